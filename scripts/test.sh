@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs every test: the release build's ctest suite (unit, python oracles, gpu — skipped without a
+# device), then the I/O tests under AddressSanitizer + UBSan, then each libFuzzer target briefly.
+# `scripts/test.sh asan` or `scripts/test.sh fuzz` runs one part.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JOBS=$(nproc)
+part=${1:-all}
+
+run_release() {
+  echo "== tests (release build)"
+  (cd build/default && ctest --output-on-failure -j "$JOBS")
+}
+
+run_asan() {
+  echo "== I/O tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+  cmake --preset asan >/dev/null
+  cmake --build --preset asan -j "$JOBS" --target tandem_tests tandem
+  (cd build/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+     ctest --output-on-failure -j "$JOBS" -L unit -R 'Parquet|Csv|Thrift|Codec|Encoding|Column|Arrow')
+}
+
+run_fuzz() {
+  echo "== fuzzers (brief)"
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz -j "$JOBS"
+  shopt -s nullglob
+  for f in build/fuzz/fuzz/*_fuzz; do
+    name=$(basename "$f")
+    corpus=build/fuzz/corpus/$name
+    mkdir -p "$corpus"
+    echo "-- $name (30 s)"
+    "$f" -max_total_time=30 -rss_limit_mb=2048 -timeout=10 "$corpus" fuzz/seeds/"$name" 2>&1 | tail -3
+  done
+}
+
+case "$part" in
+  all) run_release; run_asan; run_fuzz ;;
+  asan) run_asan ;;
+  fuzz) run_fuzz ;;
+  release) run_release ;;
+  *) echo "usage: scripts/test.sh [all|release|asan|fuzz]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,83 @@
+// Aligned host buffers.
+#include "tandem/memory/buffer.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace tandem {
+namespace {
+
+uint8_t* AlignedAlloc(int64_t capacity) {
+  if (capacity == 0) return nullptr;
+  const size_t rounded = static_cast<size_t>((capacity + kBufferAlignment - 1) / kBufferAlignment *
+                                             kBufferAlignment);
+  void* p = std::aligned_alloc(kBufferAlignment, rounded);
+  if (p == nullptr) throw std::bad_alloc();
+  return static_cast<uint8_t*>(p);
+}
+
+}  // namespace
+
+Buffer::~Buffer() {
+  if (owned_) {
+    std::free(data_);
+  } else if (release_) {
+    release_();
+  }
+}
+
+std::shared_ptr<Buffer> Buffer::Allocate(int64_t size) {
+  std::shared_ptr<Buffer> b(new Buffer());
+  b->Resize(size);
+  return b;
+}
+
+Result<std::shared_ptr<Buffer>> Buffer::TryAllocate(int64_t size) {
+  try {
+    return Allocate(size);
+  } catch (const std::bad_alloc&) {
+    return Status::OutOfMemory("could not allocate " + std::to_string(size) + " bytes");
+  }
+}
+
+std::shared_ptr<Buffer> Buffer::Wrap(const void* data, int64_t size,
+                                     std::function<void()> release) {
+  std::shared_ptr<Buffer> b(new Buffer());
+  b->data_ = static_cast<uint8_t*>(const_cast<void*>(data));
+  b->size_ = size;
+  b->capacity_ = size;
+  b->owned_ = false;
+  b->release_ = std::move(release);
+  return b;
+}
+
+std::shared_ptr<Buffer> Buffer::CopyOf(const void* data, int64_t size) {
+  auto b = Allocate(size);
+  if (size > 0) std::memcpy(b->data_, data, static_cast<size_t>(size));
+  return b;
+}
+
+void Buffer::Reserve(int64_t capacity) {
+  if (capacity <= capacity_) return;
+  if (!owned_) std::abort();  // wrapped memory cannot grow: a Tandem bug if it is tried
+  uint8_t* fresh = AlignedAlloc(capacity);
+  if (size_ > 0) std::memcpy(fresh, data_, static_cast<size_t>(size_));
+  std::memset(fresh + size_, 0, static_cast<size_t>(capacity - size_));
+  std::free(data_);
+  data_ = fresh;
+  capacity_ = capacity;
+}
+
+void Buffer::Resize(int64_t new_size) {
+  if (new_size > capacity_) {
+    int64_t grown = capacity_ + capacity_ / 2;
+    Reserve(new_size > grown ? new_size : grown);
+  }
+  if (new_size > size_ && new_size <= capacity_) {
+    std::memset(data_ + size_, 0, static_cast<size_t>(new_size - size_));
+  }
+  size_ = new_size;
+}
+
+}  // namespace tandem
