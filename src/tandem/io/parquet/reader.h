@@ -1,0 +1,46 @@
+// Parquet reading: one file (ParquetFile) or a table of many (ReadParquet over a file, a
+// directory, a glob, hive-style key=value/ folders). Values become Tandem columns:
+//   BOOLEAN -> bool; INT32/INT64 -> int8..int64 / uint8..uint64 per their logical type;
+//   INT96 -> timestamp (us); FLOAT/DOUBLE -> float32/float64; BYTE_ARRAY -> string or binary;
+//   decimals (INT32, INT64, BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY) -> decimal(p,s);
+//   DATE -> date32; TIMESTAMP millis/micros/nanos -> timestamp (us), utc per isAdjustedToUTC.
+// Errors name the file, and where it matters the row group, column and page.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tandem/column/table.h"
+#include "tandem/io/parquet/metadata.h"
+#include "tandem/io/parquet/scan_predicate.h"
+
+namespace tandem::parquet {
+
+struct ReadOptions {
+  std::vector<std::string> columns;       // projection by name; empty means every column
+  std::vector<ScanPredicate> predicates;  // conjunction; row groups that cannot match are skipped
+  int num_threads = 0;                    // 0 = all hardware threads
+};
+
+// One open Parquet file: footer parsed, schema converted, column chunks readable.
+class ParquetFile {
+ public:
+  static Result<std::unique_ptr<ParquetFile>> Open(const std::string& path);
+  virtual ~ParquetFile() = default;
+
+  virtual const std::string& path() const = 0;
+  virtual const FileMetaData& metadata() const = 0;
+  // The Tandem schema of the file's leaf columns (flat schemas only; nested ones fail at Open
+  // only when a nested column is read: ReadRowGroup names it).
+  virtual const Schema& schema() const = 0;
+  virtual int num_row_groups() const = 0;
+  // Reads the given columns (indexes into schema()) of one row group into a batch.
+  virtual Result<BatchPtr> ReadRowGroup(int row_group, const std::vector<int>& columns) const = 0;
+};
+
+// Reads a file, directory, glob or hive-partitioned tree as one table. Batches come in file
+// order, then row-group order; decoding runs on all cores.
+Result<Table> ReadParquet(const std::string& path, const ReadOptions& options = {});
+
+}  // namespace tandem::parquet
