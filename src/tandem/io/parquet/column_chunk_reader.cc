@@ -1,0 +1,603 @@
+// Column chunk decoding. Values are decoded straight into the output buffers when a page has no
+// nulls and the physical type is the storage type; otherwise densely into scratch and then
+// converted and scattered. Dictionaries are converted to the output type once, so a dictionary
+// page costs one gather per row. Every count, length and index from the file is checked.
+#include "tandem/io/parquet/column_chunk_reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "tandem/common/bit_util.h"
+#include "tandem/io/parquet/codec.h"
+#include "tandem/io/parquet/decode/convert.h"
+#include "tandem/io/parquet/decode/delta.h"
+#include "tandem/io/parquet/decode/raw_buffer.h"
+#include "tandem/io/parquet/decode/rle_decoder.h"
+#include "tandem/io/parquet/page_reader.h"
+
+namespace tandem::parquet {
+namespace {
+
+using decode::ByteArrays;
+using decode::RawBuffer;
+
+enum class OutKind { kFixed, kBool, kBytes };
+
+uint32_t LoadLE32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+int BitWidthOf(int64_t max_value) {
+  int w = 0;
+  while (max_value > 0) {
+    ++w;
+    max_value >>= 1;
+  }
+  return w;
+}
+
+Status UnsupportedEncoding(Encoding e, const LeafColumn& leaf) {
+  return Status::Unsupported(std::string(EncodingName(e)) + " encoding for " +
+                             PhysicalTypeName(leaf.physical) + " values");
+}
+
+// Parses n PLAIN byte arrays (4-byte length + bytes) into a compact owned copy.
+Status ParsePlainByteArrays(const uint8_t* p, int64_t size, int64_t n, ByteArrays* out) {
+  out->offsets.resize(static_cast<size_t>(n) + 1);
+  out->offsets[0] = 0;
+  out->owned.Clear();
+  out->owned.Reserve(size);
+  const uint8_t* end = p + size;
+  int64_t pos = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (end - p < 4) return Status::Invalid("PLAIN byte array data ends at value " + std::to_string(i));
+    const uint32_t len = LoadLE32(p);
+    p += 4;
+    if (len > static_cast<uint64_t>(end - p)) {
+      return Status::Invalid("PLAIN byte array length " + std::to_string(len) + " runs past the page");
+    }
+    std::memcpy(out->owned.data() + pos, p, len);
+    p += len;
+    pos += len;
+    out->offsets[i + 1] = pos;
+  }
+  out->owned.Resize(pos);
+  out->base = out->owned.data();
+  return Status::OK();
+}
+
+template <int W>
+void GatherFixed(const uint8_t* dict, const uint32_t* idx, int64_t n, uint8_t* dst) {
+  for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * W, dict + static_cast<int64_t>(idx[i]) * W, W);
+}
+
+class ChunkDecoder {
+ public:
+  ChunkDecoder(const ColumnMetaData& meta, const LeafColumn& leaf, int64_t num_rows)
+      : meta_(meta), leaf_(leaf), num_rows_(num_rows) {
+    if (leaf.type.id == TypeId::kBool) {
+      kind_ = OutKind::kBool;
+    } else if (leaf.type.is_string_like()) {
+      kind_ = OutKind::kBytes;
+    } else {
+      kind_ = OutKind::kFixed;
+    }
+    width_ = leaf.type.byte_width();
+    phys_width_ = decode::PhysicalWidth(leaf.physical, leaf.type_length);
+  }
+
+  int64_t rows() const { return rows_; }
+
+  Status Init() {
+    try {
+      if (kind_ == OutKind::kFixed) {
+        values_.Resize(num_rows_ * width_);
+      } else if (kind_ == OutKind::kBool) {
+        values_.Resize(bit_util::BytesForBits(num_rows_));
+        std::memset(values_.data(), 0, static_cast<size_t>(values_.size()));
+      } else {
+        values_.Resize((num_rows_ + 1) * 4);
+        offsets()[0] = 0;
+        data_.Reserve(std::clamp<int64_t>(meta_.total_uncompressed_size, 64, int64_t{1} << 30));
+      }
+      if (leaf_.max_definition_level > 0) {
+        validity_.Resize(bit_util::BytesForBits(num_rows_));
+        std::memset(validity_.data(), 0, static_cast<size_t>(validity_.size()));
+      }
+    } catch (const std::bad_alloc&) {
+      return Status::OutOfMemory("cannot allocate the column for " + std::to_string(num_rows_) +
+                                 " rows");
+    }
+    return Status::OK();
+  }
+
+  Status DecodeDictionaryPage(const Page& page);
+  Status DecodeDataPage(const Page& page);
+  Result<ColumnPtr> Finish();
+
+ private:
+  int32_t* offsets() { return reinterpret_cast<int32_t*>(values_.data()); }
+  Status DecodeLevels(const uint8_t* data, int64_t size, int64_t n, int64_t* n_valid);
+  Status DecodeIndices(const uint8_t* p, int64_t size, int64_t n);
+  Status DecodeFixed(Encoding enc, const uint8_t* p, int64_t size, int64_t n, uint8_t* dst);
+  Status DecodeBool(Encoding enc, const uint8_t* p, int64_t size, int64_t n, int64_t n_valid,
+                    const uint8_t* valid);
+  Status DecodeBytes(Encoding enc, const uint8_t* p, int64_t size, int64_t n, int64_t n_valid,
+                     const uint8_t* valid);
+  Status ReserveData(int64_t extra) {
+    if (data_.size() + extra > std::numeric_limits<int32_t>::max()) {
+      return Status::Unsupported("string column chunk larger than 2 GiB");
+    }
+    data_.Reserve(data_.size() + extra);
+    return Status::OK();
+  }
+  // Appends n rows of strings; get(j) gives the j-th valid value as (pointer, length). The data
+  // buffer must already hold room for every byte (plus RawBuffer's 64-byte slack).
+  template <typename Get>
+  void AppendStrings(int64_t n, const uint8_t* valid, Get get) {
+    int32_t* off = offsets() + rows_ + 1;
+    uint8_t* d = data_.data();
+    int64_t pos = data_.size();
+    int64_t j = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (valid == nullptr || valid[i]) {
+        const auto [ptr, len] = get(j++);
+        std::memcpy(d + pos, ptr, static_cast<size_t>(len));
+        pos += len;
+      }
+      off[i] = static_cast<int32_t>(pos);
+    }
+    data_.Resize(pos);
+  }
+  Status AppendFixedAsBinary(const uint8_t* src, int64_t n, const uint8_t* valid, int64_t n_valid) {
+    const int64_t w = leaf_.type_length;
+    TANDEM_RETURN_NOT_OK(ReserveData(n_valid * w));
+    AppendStrings(n, valid, [&](int64_t j) { return std::pair(src + j * w, w); });
+    return Status::OK();
+  }
+
+  const ColumnMetaData& meta_;
+  const LeafColumn& leaf_;
+  int64_t num_rows_;
+  OutKind kind_;
+  int width_;
+  int phys_width_;
+  int64_t rows_ = 0;
+  int64_t null_count_ = 0;
+  RawBuffer values_, data_, validity_;
+  bool has_dict_ = false;
+  int64_t dict_size_ = 0;
+  RawBuffer dict_fixed_;
+  ByteArrays dict_bytes_;
+  std::vector<uint8_t> valid_;
+  std::vector<uint32_t> indices_;
+  RawBuffer dense_, physical_;
+  ByteArrays arrays_;
+};
+
+Status ChunkDecoder::DecodeDictionaryPage(const Page& page) {
+  if (has_dict_) return Status::Invalid("second dictionary page in one column chunk");
+  if (!page.header.dictionary_page_header) {
+    return Status::Invalid("dictionary page without its header");
+  }
+  const DictionaryPageHeader& dh = *page.header.dictionary_page_header;
+  if (dh.encoding != Encoding::PLAIN && dh.encoding != Encoding::PLAIN_DICTIONARY) {
+    return Status::Unsupported(std::string(EncodingName(dh.encoding)) + " dictionary page");
+  }
+  const int64_t n = dh.num_values;
+  if (n < 0) return Status::Invalid("negative dictionary size");
+  const uint8_t* p = page.data;
+  const int64_t size = page.size;
+  if (kind_ == OutKind::kBool) return Status::Unsupported("dictionary-encoded BOOLEAN column");
+  if (kind_ == OutKind::kFixed) {
+    dict_fixed_.Resize(n * width_);
+    if (leaf_.conversion == Conversion::kByteArrayDecimal) {
+      TANDEM_RETURN_NOT_OK(ParsePlainByteArrays(p, size, n, &arrays_));
+      TANDEM_RETURN_NOT_OK(decode::ConvertByteArrayDecimals(arrays_, n, width_, dict_fixed_.data()));
+    } else {
+      if (phys_width_ <= 0 || n > size / phys_width_) {
+        return Status::Invalid("dictionary of " + std::to_string(n) + " values needs more than the " +
+                               std::to_string(size) + " bytes of its page");
+      }
+      TANDEM_RETURN_NOT_OK(decode::ConvertFixed(leaf_.conversion, p, n, leaf_.type_length, width_,
+                                                dict_fixed_.data()));
+    }
+  } else if (leaf_.physical == PhysicalType::BYTE_ARRAY) {
+    TANDEM_RETURN_NOT_OK(ParsePlainByteArrays(p, size, n, &dict_bytes_));
+  } else {
+    const int64_t w = leaf_.type_length;
+    if (w <= 0 || n > size / w) return Status::Invalid("dictionary page too short");
+    dict_bytes_.offsets.resize(static_cast<size_t>(n) + 1);
+    for (int64_t i = 0; i <= n; ++i) dict_bytes_.offsets[i] = i * w;
+    dict_bytes_.owned.Resize(n * w);
+    if (n > 0) std::memcpy(dict_bytes_.owned.data(), p, static_cast<size_t>(n * w));
+    dict_bytes_.base = dict_bytes_.owned.data();
+  }
+  has_dict_ = true;
+  dict_size_ = n;
+  return Status::OK();
+}
+
+Status ChunkDecoder::DecodeLevels(const uint8_t* data, int64_t size, int64_t n, int64_t* n_valid) {
+  valid_.resize(static_cast<size_t>(n));
+  const int max_def = leaf_.max_definition_level;
+  decode::RleBitPackedDecoder dec(data, size, BitWidthOf(max_def));
+  TANDEM_RETURN_NOT_OK(dec.GetBatch(valid_.data(), n));
+  uint8_t too_big = 0;
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint8_t level = valid_[i];
+    too_big |= static_cast<uint8_t>(level > max_def);
+    const uint8_t v = level == max_def;
+    valid_[i] = v;
+    count += v;
+  }
+  if (too_big) return Status::Invalid("definition level above the column's maximum");
+  *n_valid = count;
+  return Status::OK();
+}
+
+Status ChunkDecoder::DecodeIndices(const uint8_t* p, int64_t size, int64_t n) {
+  if (!has_dict_) return Status::Invalid("dictionary-encoded page but no dictionary page");
+  indices_.resize(static_cast<size_t>(n));
+  if (n == 0) return Status::OK();
+  if (size < 1) return Status::Invalid("dictionary index data is empty");
+  const int bit_width = p[0];
+  if (bit_width > 32) return Status::Invalid("dictionary index bit width " + std::to_string(bit_width));
+  decode::RleBitPackedDecoder dec(p + 1, size - 1, bit_width);
+  TANDEM_RETURN_NOT_OK(dec.GetBatch(indices_.data(), n));
+  uint32_t max_index = 0;
+  for (int64_t i = 0; i < n; ++i) max_index = std::max(max_index, indices_[i]);
+  if (max_index >= dict_size_) {
+    return Status::Invalid("dictionary index " + std::to_string(max_index) +
+                           " out of range for a dictionary of " + std::to_string(dict_size_));
+  }
+  return Status::OK();
+}
+
+Status ChunkDecoder::DecodeFixed(Encoding enc, const uint8_t* p, int64_t size, int64_t n,
+                                 uint8_t* dst) {
+  const Conversion conv = leaf_.conversion;
+  switch (enc) {
+    case Encoding::PLAIN:
+      if (conv == Conversion::kByteArrayDecimal) {
+        TANDEM_RETURN_NOT_OK(ParsePlainByteArrays(p, size, n, &arrays_));
+        return decode::ConvertByteArrayDecimals(arrays_, n, width_, dst);
+      }
+      if (n > size / phys_width_) {
+        return Status::Invalid("PLAIN data of " + std::to_string(size) + " bytes holds fewer than " +
+                               std::to_string(n) + " values");
+      }
+      return decode::ConvertFixed(conv, p, n, leaf_.type_length, width_, dst);
+    case Encoding::PLAIN_DICTIONARY:
+    case Encoding::RLE_DICTIONARY: {
+      TANDEM_RETURN_NOT_OK(DecodeIndices(p, size, n));
+      const uint8_t* dict = dict_fixed_.data();
+      switch (width_) {
+        case 1: GatherFixed<1>(dict, indices_.data(), n, dst); break;
+        case 2: GatherFixed<2>(dict, indices_.data(), n, dst); break;
+        case 4: GatherFixed<4>(dict, indices_.data(), n, dst); break;
+        case 8: GatherFixed<8>(dict, indices_.data(), n, dst); break;
+        case 16: GatherFixed<16>(dict, indices_.data(), n, dst); break;
+        default: return Status::Internal("unexpected value width");
+      }
+      return Status::OK();
+    }
+    case Encoding::DELTA_BINARY_PACKED: {
+      if (leaf_.physical != PhysicalType::INT32 && leaf_.physical != PhysicalType::INT64) break;
+      decode::DeltaBinaryPackedDecoder dec;
+      const bool is32 = leaf_.physical == PhysicalType::INT32;
+      TANDEM_RETURN_NOT_OK(dec.Init(p, size, is32 ? 32 : 64));
+      uint8_t* phys = dst;
+      if (conv != Conversion::kCopy) {
+        physical_.Resize(n * phys_width_);
+        phys = physical_.data();
+      }
+      if (is32) {
+        TANDEM_RETURN_NOT_OK(dec.Decode(reinterpret_cast<int32_t*>(phys), n));
+      } else {
+        TANDEM_RETURN_NOT_OK(dec.Decode(reinterpret_cast<int64_t*>(phys), n));
+      }
+      if (conv == Conversion::kCopy) return Status::OK();
+      return decode::ConvertFixed(conv, phys, n, leaf_.type_length, width_, dst);
+    }
+    case Encoding::BYTE_STREAM_SPLIT: {
+      if (phys_width_ <= 0 || leaf_.physical == PhysicalType::INT96) break;
+      physical_.Resize(n * phys_width_);
+      TANDEM_RETURN_NOT_OK(decode::DecodeByteStreamSplit(p, size, phys_width_, n, physical_.data()));
+      return decode::ConvertFixed(conv, physical_.data(), n, leaf_.type_length, width_, dst);
+    }
+    case Encoding::DELTA_LENGTH_BYTE_ARRAY:
+    case Encoding::DELTA_BYTE_ARRAY: {
+      if (leaf_.physical != PhysicalType::BYTE_ARRAY &&
+          leaf_.physical != PhysicalType::FIXED_LEN_BYTE_ARRAY) {
+        break;
+      }
+      if (enc == Encoding::DELTA_LENGTH_BYTE_ARRAY) {
+        TANDEM_RETURN_NOT_OK(decode::DecodeDeltaLengthByteArray(p, size, n, &arrays_));
+      } else {
+        TANDEM_RETURN_NOT_OK(decode::DecodeDeltaByteArray(p, size, n, &arrays_));
+      }
+      if (conv == Conversion::kByteArrayDecimal) {
+        return decode::ConvertByteArrayDecimals(arrays_, n, width_, dst);
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        if (arrays_.offsets[i + 1] - arrays_.offsets[i] != phys_width_) {
+          return Status::Invalid("FIXED_LEN_BYTE_ARRAY value of the wrong length");
+        }
+      }
+      return decode::ConvertFixed(conv, arrays_.base, n, leaf_.type_length, width_, dst);
+    }
+    default:
+      break;
+  }
+  return UnsupportedEncoding(enc, leaf_);
+}
+
+Status ChunkDecoder::DecodeBool(Encoding enc, const uint8_t* p, int64_t size, int64_t n,
+                                int64_t n_valid, const uint8_t* valid) {
+  uint8_t* bits = values_.data();
+  if (enc == Encoding::PLAIN) {
+    if (bit_util::BytesForBits(n_valid) > size) return Status::Invalid("PLAIN BOOLEAN data too short");
+    if (valid == nullptr) {
+      bit_util::CopyBits(p, 0, n, bits, rows_);
+      return Status::OK();
+    }
+    int64_t j = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (valid[i]) bit_util::SetBitTo(bits, rows_ + i, bit_util::GetBit(p, j++));
+    }
+    return Status::OK();
+  }
+  if (enc != Encoding::RLE) return UnsupportedEncoding(enc, leaf_);
+  if (size < 4) return Status::Invalid("RLE BOOLEAN data without its length");
+  const uint32_t len = LoadLE32(p);
+  if (len > size - 4) return Status::Invalid("RLE BOOLEAN length runs past the page");
+  dense_.Resize(n_valid);
+  decode::RleBitPackedDecoder dec(p + 4, len, 1);
+  TANDEM_RETURN_NOT_OK(dec.GetBatch(dense_.data(), n_valid));
+  const uint8_t* d = dense_.data();
+  int64_t j = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (valid == nullptr || valid[i]) bit_util::SetBitTo(bits, rows_ + i, d[j++] != 0);
+  }
+  return Status::OK();
+}
+
+Status ChunkDecoder::DecodeBytes(Encoding enc, const uint8_t* p, int64_t size, int64_t n,
+                                 int64_t n_valid, const uint8_t* valid) {
+  const bool fixed = leaf_.physical == PhysicalType::FIXED_LEN_BYTE_ARRAY;
+  switch (enc) {
+    case Encoding::PLAIN: {
+      if (fixed) {
+        if (n_valid > size / leaf_.type_length) return Status::Invalid("PLAIN data too short");
+        return AppendFixedAsBinary(p, n, valid, n_valid);
+      }
+      TANDEM_RETURN_NOT_OK(ReserveData(size));
+      int32_t* off = offsets() + rows_ + 1;
+      uint8_t* d = data_.data();
+      int64_t pos = data_.size();
+      const uint8_t* end = p + size;
+      for (int64_t i = 0; i < n; ++i) {
+        if (valid == nullptr || valid[i]) {
+          if (end - p < 4) return Status::Invalid("PLAIN byte array data ends early");
+          const uint32_t len = LoadLE32(p);
+          p += 4;
+          if (len > static_cast<uint64_t>(end - p)) {
+            return Status::Invalid("PLAIN byte array length " + std::to_string(len) +
+                                   " runs past the page");
+          }
+          std::memcpy(d + pos, p, len);
+          p += len;
+          pos += len;
+        }
+        off[i] = static_cast<int32_t>(pos);
+      }
+      data_.Resize(pos);
+      return Status::OK();
+    }
+    case Encoding::PLAIN_DICTIONARY:
+    case Encoding::RLE_DICTIONARY: {
+      TANDEM_RETURN_NOT_OK(DecodeIndices(p, size, n_valid));
+      const int64_t* doff = dict_bytes_.offsets.data();
+      const uint32_t* idx = indices_.data();
+      int64_t total = 0;
+      for (int64_t j = 0; j < n_valid; ++j) total += doff[idx[j] + 1] - doff[idx[j]];
+      TANDEM_RETURN_NOT_OK(ReserveData(total + 16));
+      const uint8_t* base = dict_bytes_.base;
+      int32_t* off = offsets() + rows_ + 1;
+      uint8_t* d = data_.data();
+      int64_t pos = data_.size();
+      int64_t j = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        if (valid == nullptr || valid[i]) {
+          const uint32_t k = idx[j++];
+          const int64_t begin = doff[k], len = doff[k + 1] - begin;
+          // Short values: one fixed 16-byte copy (both buffers carry 64 bytes of slack).
+          if (len <= 16) {
+            std::memcpy(d + pos, base + begin, 16);
+          } else {
+            std::memcpy(d + pos, base + begin, static_cast<size_t>(len));
+          }
+          pos += len;
+        }
+        off[i] = static_cast<int32_t>(pos);
+      }
+      data_.Resize(pos);
+      return Status::OK();
+    }
+    case Encoding::DELTA_LENGTH_BYTE_ARRAY:
+    case Encoding::DELTA_BYTE_ARRAY: {
+      if (enc == Encoding::DELTA_LENGTH_BYTE_ARRAY) {
+        TANDEM_RETURN_NOT_OK(decode::DecodeDeltaLengthByteArray(p, size, n_valid, &arrays_));
+      } else {
+        TANDEM_RETURN_NOT_OK(decode::DecodeDeltaByteArray(p, size, n_valid, &arrays_));
+      }
+      const int64_t* aoff = arrays_.offsets.data();
+      if (fixed) {
+        for (int64_t i = 0; i < n_valid; ++i) {
+          if (aoff[i + 1] - aoff[i] != leaf_.type_length) {
+            return Status::Invalid("FIXED_LEN_BYTE_ARRAY value of the wrong length");
+          }
+        }
+      }
+      TANDEM_RETURN_NOT_OK(ReserveData(aoff[n_valid]));
+      const uint8_t* base = arrays_.base;
+      AppendStrings(n, valid, [&](int64_t j) { return std::pair(base + aoff[j], aoff[j + 1] - aoff[j]); });
+      return Status::OK();
+    }
+    case Encoding::BYTE_STREAM_SPLIT: {
+      if (!fixed) break;
+      physical_.Resize(n_valid * leaf_.type_length);
+      TANDEM_RETURN_NOT_OK(
+          decode::DecodeByteStreamSplit(p, size, leaf_.type_length, n_valid, physical_.data()));
+      return AppendFixedAsBinary(physical_.data(), n, valid, n_valid);
+    }
+    default:
+      break;
+  }
+  return UnsupportedEncoding(enc, leaf_);
+}
+
+Status ChunkDecoder::DecodeDataPage(const Page& page) {
+  const PageHeader& h = page.header;
+  const uint8_t* p = page.data;
+  int64_t size = page.size;
+  int64_t n = 0;
+  Encoding enc;
+  const uint8_t* def_data = nullptr;
+  int64_t def_size = 0;
+  bool levels_present = leaf_.max_definition_level > 0;
+  if (h.type == PageType::DATA_PAGE) {
+    if (!h.data_page_header) return Status::Invalid("data page without its header");
+    const DataPageHeader& d = *h.data_page_header;
+    n = d.num_values;
+    enc = d.encoding;
+    if (levels_present) {
+      if (d.definition_level_encoding != Encoding::RLE) {
+        return Status::Unsupported(std::string(EncodingName(d.definition_level_encoding)) +
+                                   " definition levels");
+      }
+      if (size < 4) return Status::Invalid("definition levels without their length");
+      const uint32_t len = LoadLE32(p);
+      if (len > size - 4) return Status::Invalid("definition levels run past the page");
+      def_data = p + 4;
+      def_size = len;
+      p += 4 + int64_t{len};
+      size -= 4 + int64_t{len};
+    }
+  } else {
+    const DataPageHeaderV2& d = *h.data_page_header_v2;
+    n = d.num_values;
+    enc = d.encoding;
+    if (d.num_rows != d.num_values) {
+      return Status::Invalid("data page v2 has " + std::to_string(d.num_values) + " values but " +
+                             std::to_string(d.num_rows) + " rows");
+    }
+    def_data = p + d.repetition_levels_byte_length;
+    def_size = d.definition_levels_byte_length;
+    const int64_t prefix = def_size + d.repetition_levels_byte_length;
+    p += prefix;
+    size -= prefix;
+    if (levels_present && def_size == 0 && d.num_nulls == 0) levels_present = false;
+  }
+  if (n < 0) return Status::Invalid("negative value count");
+  if (n > num_rows_ - rows_) {
+    return Status::Invalid("pages hold more values than the row group's " +
+                           std::to_string(num_rows_) + " rows");
+  }
+  int64_t n_valid = n;
+  if (levels_present) TANDEM_RETURN_NOT_OK(DecodeLevels(def_data, def_size, n, &n_valid));
+  const uint8_t* valid = n_valid == n ? nullptr : valid_.data();
+  if (leaf_.max_definition_level > 0) {
+    if (valid == nullptr) {
+      bit_util::SetBitsTo(validity_.data(), rows_, n, true);
+    } else {
+      uint8_t* bits = validity_.data();
+      for (int64_t i = 0; i < n; ++i) {
+        if (valid[i]) bit_util::SetBit(bits, rows_ + i);
+      }
+    }
+  }
+  Status st;
+  if (kind_ == OutKind::kFixed) {
+    uint8_t* out = values_.data() + rows_ * width_;
+    if (valid == nullptr) {
+      st = DecodeFixed(enc, p, size, n, out);
+    } else {
+      dense_.Resize(n_valid * width_);
+      st = DecodeFixed(enc, p, size, n_valid, dense_.data());
+      if (st.ok()) decode::ScatterFixed(dense_.data(), valid, n, width_, out);
+    }
+  } else if (kind_ == OutKind::kBool) {
+    st = DecodeBool(enc, p, size, n, n_valid, valid);
+  } else {
+    st = DecodeBytes(enc, p, size, n, n_valid, valid);
+  }
+  TANDEM_RETURN_NOT_OK(st);
+  null_count_ += n - n_valid;
+  rows_ += n;
+  return Status::OK();
+}
+
+Result<ColumnPtr> ChunkDecoder::Finish() {
+  if (rows_ != num_rows_) {
+    return Status::Invalid("column chunk holds " + std::to_string(rows_) +
+                           " values, its row group has " + std::to_string(num_rows_) + " rows");
+  }
+  std::shared_ptr<Buffer> validity = null_count_ > 0 ? validity_.Finish() : nullptr;
+  if (kind_ == OutKind::kBytes) {
+    auto offsets_buffer = values_.Finish();
+    return std::make_shared<Column>(leaf_.type, num_rows_, null_count_, std::move(validity),
+                                    std::move(offsets_buffer), data_.Finish());
+  }
+  return std::make_shared<Column>(leaf_.type, num_rows_, null_count_, std::move(validity),
+                                  values_.Finish());
+}
+
+}  // namespace
+
+Result<ColumnPtr> DecodeColumnChunk(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
+                                    const LeafColumn& leaf, int64_t num_rows,
+                                    const std::string& context) {
+  if (!CodecSupported(meta.codec)) {
+    return Status::Unsupported(std::string("compression codec ") + CodecName(meta.codec))
+        .WithContext(context);
+  }
+  if (num_rows < 0) return Status::Invalid("negative row count").WithContext(context);
+  ChunkDecoder decoder(meta, leaf, num_rows);
+  TANDEM_RETURN_NOT_OK(decoder.Init().WithContext(context));
+  PageReader reader(chunk, size, meta.codec);
+  Page page;
+  while (decoder.rows() < num_rows || reader.pages_read() == 0) {
+    auto more = reader.Next(&page);
+    if (!more.ok()) {
+      return more.status().WithContext(context + ", page " +
+                                       std::to_string(reader.pages_read() - 1));
+    }
+    if (!*more) break;
+    Status st;
+    try {
+      if (page.header.type == PageType::DICTIONARY_PAGE) {
+        st = decoder.DecodeDictionaryPage(page);
+      } else if (page.header.type == PageType::DATA_PAGE ||
+                 page.header.type == PageType::DATA_PAGE_V2) {
+        st = decoder.DecodeDataPage(page);
+      }
+    } catch (const std::bad_alloc&) {
+      st = Status::OutOfMemory("out of memory decoding the page");
+    }
+    if (!st.ok()) return st.WithContext(context + ", page " + std::to_string(page.index));
+  }
+  auto column = decoder.Finish();
+  if (!column.ok()) return column.status().WithContext(context);
+  return column;
+}
+
+}  // namespace tandem::parquet

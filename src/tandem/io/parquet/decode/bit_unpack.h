@@ -1,0 +1,63 @@
+// Bit unpacking for Parquet's little-endian bit-packed values (RLE/bit-packed hybrid runs and
+// DELTA_BINARY_PACKED miniblocks). Reads never go past `avail_bytes`; missing trailing bits read
+// as zero, so the caller decides whether running short is an error.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace tandem::parquet::decode {
+
+// Loads the 8 bytes at `byte` (zero-padded past avail_bytes).
+inline uint64_t LoadWord(const uint8_t* base, int64_t avail_bytes, int64_t byte) {
+  uint64_t word = 0;
+  if (byte + 8 <= avail_bytes) {
+    std::memcpy(&word, base + byte, 8);
+  } else if (byte < avail_bytes) {
+    std::memcpy(&word, base + byte, static_cast<size_t>(avail_bytes - byte));
+  }
+  return word;
+}
+
+// Value number `index` of width `bit_width` (0..64) in a packed stream starting at base.
+inline uint64_t ExtractBits(const uint8_t* base, int64_t avail_bytes, int64_t index,
+                            int bit_width) {
+  if (bit_width == 0) return 0;
+  const int64_t bit = index * bit_width;
+  const int shift = static_cast<int>(bit & 7);
+  const uint64_t lo = LoadWord(base, avail_bytes, bit >> 3) >> shift;
+  if (bit_width + shift <= 64) {
+    return bit_width == 64 ? lo : lo & ((uint64_t{1} << bit_width) - 1);
+  }
+  // Needs bits from a ninth byte (bit_width > 56).
+  const uint64_t hi = LoadWord(base, avail_bytes, (bit >> 3) + 8);
+  const uint64_t v = lo | (hi << (64 - shift));
+  return bit_width == 64 ? v : v & ((uint64_t{1} << bit_width) - 1);
+}
+
+// Unpacks n values starting at value `first` into out (T = uint8_t/uint16_t/uint32_t/uint64_t).
+template <typename T>
+inline void UnpackBits(const uint8_t* base, int64_t avail_bytes, int64_t first, int bit_width,
+                       int64_t n, T* out) {
+  if (bit_width == 0) {
+    for (int64_t i = 0; i < n; ++i) out[i] = 0;
+    return;
+  }
+  const int64_t last_byte = ((first + n) * bit_width + 7) >> 3;
+  if (bit_width <= 56 && last_byte + 8 <= avail_bytes) {
+    // Fast path: every 8-byte load stays inside the buffer.
+    const uint64_t mask = (uint64_t{1} << bit_width) - 1;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t bit = (first + i) * bit_width;
+      uint64_t word;
+      std::memcpy(&word, base + (bit >> 3), 8);
+      out[i] = static_cast<T>((word >> (bit & 7)) & mask);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = static_cast<T>(ExtractBits(base, avail_bytes, first + i, bit_width));
+  }
+}
+
+}  // namespace tandem::parquet::decode

@@ -1,0 +1,151 @@
+// Gathering a column chunk: concatenates validity bitmaps, drops null slots and widens or narrows
+// each Tandem storage type to its Parquet physical type (int8/16 -> int32, decimal(<=9) int64 ->
+// int32, booleans unpacked to bytes, strings to views).
+#include <cstring>
+#include <type_traits>
+
+#include "tandem/io/parquet/encode/chunk_data.h"
+
+namespace tandem::parquet {
+namespace {
+
+template <typename Src, typename Dst>
+void GatherFixed(const ColumnSlice& s, std::vector<Dst>* out) {
+  const Column& c = *s.column;
+  const Src* src = c.values_as<Src>() + s.begin;
+  const size_t pos = out->size();
+  out->resize(pos + static_cast<size_t>(s.length));
+  Dst* dst = out->data() + pos;
+  if (c.null_count() == 0) {
+    if constexpr (std::is_same_v<Src, Dst>) {
+      std::memcpy(dst, src, static_cast<size_t>(s.length) * sizeof(Dst));
+    } else {
+      for (int64_t i = 0; i < s.length; ++i) dst[i] = static_cast<Dst>(src[i]);
+    }
+    return;
+  }
+  const uint8_t* valid = c.validity_bits();
+  int64_t k = 0;
+  for (int64_t i = 0; i < s.length; ++i) {
+    dst[k] = static_cast<Dst>(src[i]);
+    k += bit_util::GetBit(valid, s.begin + i);
+  }
+  out->resize(pos + static_cast<size_t>(k));
+}
+
+void GatherBools(const ColumnSlice& s, std::vector<uint8_t>* out) {
+  const Column& c = *s.column;
+  const uint8_t* bits = c.values()->data();
+  const uint8_t* valid = c.null_count() == 0 ? nullptr : c.validity_bits();
+  for (int64_t i = 0; i < s.length; ++i) {
+    const int64_t row = s.begin + i;
+    if (valid == nullptr || bit_util::GetBit(valid, row)) {
+      out->push_back(static_cast<uint8_t>(bit_util::GetBit(bits, row)));
+    }
+  }
+}
+
+void GatherStrings(const ColumnSlice& s, std::vector<std::string_view>* out) {
+  const Column& c = *s.column;
+  const uint8_t* valid = c.null_count() == 0 ? nullptr : c.validity_bits();
+  for (int64_t i = 0; i < s.length; ++i) {
+    const int64_t row = s.begin + i;
+    if (valid == nullptr || bit_util::GetBit(valid, row)) out->push_back(c.GetString(row));
+  }
+}
+
+void GatherValues(const ColumnSlice& s, const ColumnWriteSpec& spec, ChunkData* out) {
+  switch (spec.type.id) {
+    case TypeId::kBool:
+      return GatherBools(s, &out->bools);
+    case TypeId::kInt8:
+      return GatherFixed<int8_t>(s, &out->i32);
+    case TypeId::kInt16:
+      return GatherFixed<int16_t>(s, &out->i32);
+    case TypeId::kInt32:
+    case TypeId::kDate32:
+      return GatherFixed<int32_t>(s, &out->i32);
+    case TypeId::kUInt8:
+      return GatherFixed<uint8_t>(s, &out->i32);
+    case TypeId::kUInt16:
+      return GatherFixed<uint16_t>(s, &out->i32);
+    case TypeId::kUInt32:
+      return GatherFixed<uint32_t>(s, &out->i32);
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kUInt64:
+      return GatherFixed<int64_t>(s, &out->i64);
+    case TypeId::kFloat32:
+      return GatherFixed<float>(s, &out->f32);
+    case TypeId::kFloat64:
+      return GatherFixed<double>(s, &out->f64);
+    case TypeId::kDecimal:
+      if (spec.kind == ValueKind::kInt32) return GatherFixed<int64_t>(s, &out->i32);
+      if (spec.kind == ValueKind::kInt64) return GatherFixed<int64_t>(s, &out->i64);
+      return GatherFixed<int128_t>(s, &out->i128);
+    case TypeId::kString:
+    case TypeId::kBinary:
+      return GatherStrings(s, &out->bytes);
+  }
+}
+
+void ReserveValues(const ColumnWriteSpec& spec, int64_t rows, ChunkData* out) {
+  const size_t n = static_cast<size_t>(rows);
+  switch (spec.kind) {
+    case ValueKind::kBool:
+      out->bools.reserve(n);
+      break;
+    case ValueKind::kInt32:
+    case ValueKind::kUInt32:
+      out->i32.reserve(n);
+      break;
+    case ValueKind::kInt64:
+    case ValueKind::kUInt64:
+      out->i64.reserve(n);
+      break;
+    case ValueKind::kFloat:
+      out->f32.reserve(n);
+      break;
+    case ValueKind::kDouble:
+      out->f64.reserve(n);
+      break;
+    case ValueKind::kDecimal128:
+      out->i128.reserve(n);
+      break;
+    case ValueKind::kByteArray:
+      out->bytes.reserve(n);
+      break;
+  }
+}
+
+}  // namespace
+
+void GatherChunk(const std::vector<ColumnSlice>& slices, const ColumnWriteSpec& spec,
+                 ChunkData* out) {
+  int64_t rows = 0;
+  int64_t nulls = 0;
+  for (const ColumnSlice& s : slices) {
+    rows += s.length;
+    if (s.column->null_count() > 0) {
+      nulls += s.length - bit_util::CountSetBits(s.column->validity_bits(), s.begin, s.length);
+    }
+  }
+  out->num_rows = rows;
+  out->null_count = nulls;
+  if (nulls > 0) {
+    out->validity.assign(static_cast<size_t>(bit_util::BytesForBits(rows) + 8), 0);
+    int64_t row = 0;
+    for (const ColumnSlice& s : slices) {
+      if (s.column->null_count() > 0) {
+        bit_util::CopyBits(s.column->validity_bits(), s.begin, s.length, out->validity.data(), row);
+      } else {
+        bit_util::SetBitsTo(out->validity.data(), row, s.length, true);
+      }
+      row += s.length;
+    }
+  }
+  ReserveValues(spec, rows - nulls, out);
+  for (const ColumnSlice& s : slices) GatherValues(s, spec, out);
+}
+
+}  // namespace tandem::parquet

@@ -1,0 +1,103 @@
+// Page iteration, checksum verification and decompression for one column chunk.
+#include "tandem/io/parquet/page_reader.h"
+
+#include <zlib.h>
+
+#include <cstring>
+#include <string>
+
+#include "tandem/io/parquet/codec.h"
+
+namespace tandem::parquet {
+namespace {
+
+uint32_t Crc32(const uint8_t* data, int64_t size) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  while (size > 0) {
+    const uInt chunk = static_cast<uInt>(size > (1 << 30) ? (1 << 30) : size);
+    crc = crc32(crc, data, chunk);
+    data += chunk;
+    size -= chunk;
+  }
+  return static_cast<uint32_t>(crc);
+}
+
+}  // namespace
+
+Result<bool> PageReader::Next(Page* page) {
+  if (pos_ >= end_) return false;
+  const int64_t index = index_++;
+  auto fail = [](const Status& st) { return st; };
+  int64_t header_size = 0;
+  auto header = ParsePageHeader(pos_, end_ - pos_, &header_size);
+  if (!header.ok()) return fail(header.status());
+  page->header = std::move(header).value();
+  page->index = index;
+  const PageHeader& h = page->header;
+  pos_ += header_size;
+  if (h.compressed_page_size > end_ - pos_) {
+    return fail(Status::Invalid("compressed size " + std::to_string(h.compressed_page_size) +
+                                " runs past the end of the column chunk"));
+  }
+  const uint8_t* body = pos_;
+  const int64_t body_size = h.compressed_page_size;
+  pos_ += body_size;
+
+  if (h.crc.has_value()) {
+    const uint32_t actual = Crc32(body, body_size);
+    if (actual != static_cast<uint32_t>(*h.crc)) {
+      return fail(Status::Invalid("CRC-32 checksum mismatch (header " +
+                                  std::to_string(static_cast<uint32_t>(*h.crc)) + ", data " +
+                                  std::to_string(actual) + ")"));
+    }
+  }
+
+  const int64_t raw_size = h.uncompressed_page_size;
+  bool compressed = codec_ != CompressionCodec::UNCOMPRESSED;
+  int64_t prefix = 0;  // v2: uncompressed level bytes in front of the values
+  if (h.type == PageType::DATA_PAGE_V2) {
+    if (!h.data_page_header_v2) return fail(Status::Invalid("data page v2 without its header"));
+    const DataPageHeaderV2& v2 = *h.data_page_header_v2;
+    if (v2.definition_levels_byte_length < 0 || v2.repetition_levels_byte_length < 0) {
+      return fail(Status::Invalid("negative level byte length"));
+    }
+    prefix = int64_t{v2.definition_levels_byte_length} + v2.repetition_levels_byte_length;
+    if (prefix > body_size || prefix > raw_size) {
+      return fail(Status::Invalid("level byte lengths exceed the page size"));
+    }
+    if (!v2.is_compressed) compressed = false;
+  } else if (h.type != PageType::DATA_PAGE && h.type != PageType::DICTIONARY_PAGE) {
+    // Index pages and unknown page types carry nothing to decode.
+    page->data = body;
+    page->size = 0;
+    return true;
+  }
+
+  if (!compressed) {
+    if (body_size != raw_size) {
+      return fail(Status::Invalid("uncompressed page of " + std::to_string(body_size) +
+                                  " bytes, header says " + std::to_string(raw_size)));
+    }
+    page->data = body;
+    page->size = body_size;
+    return true;
+  }
+  try {
+    scratch_.Resize(raw_size);
+  } catch (const std::bad_alloc&) {
+    return fail(Status::OutOfMemory("cannot allocate " + std::to_string(raw_size) + " bytes"));
+  }
+  if (prefix > 0) std::memcpy(scratch_.data(), body, static_cast<size_t>(prefix));
+  if (raw_size - prefix == 0 && body_size - prefix == 0) {
+    // An empty values section: nothing to decompress (some writers omit even the codec frame).
+  } else {
+    Status st = Decompress(codec_, body + prefix, body_size - prefix, scratch_.data() + prefix,
+                           raw_size - prefix);
+    if (!st.ok()) return fail(st);
+  }
+  page->data = scratch_.data();
+  page->size = raw_size;
+  return true;
+}
+
+}  // namespace tandem::parquet

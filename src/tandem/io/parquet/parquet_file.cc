@@ -1,0 +1,201 @@
+// ParquetFile: opens one Parquet file (magic bytes, footer, schema mapping) and reads the column
+// chunks of a row group with pread, only those asked for, decoding each into a Tandem column.
+// Instances are immutable after Open, so ReadRowGroup may run on several threads at once.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "tandem/io/parquet/column_chunk_reader.h"
+#include "tandem/io/parquet/decode/raw_buffer.h"
+#include "tandem/io/parquet/reader.h"
+#include "tandem/io/parquet/type_mapping.h"
+
+namespace tandem::parquet {
+namespace {
+
+Status ReadAt(int fd, int64_t offset, int64_t size, uint8_t* out, const std::string& path) {
+  while (size > 0) {
+    const ssize_t n = ::pread(fd, out, static_cast<size_t>(size), static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::IOError("cannot read file " + path + ": " + std::strerror(errno));
+    }
+    if (n == 0) return Status::Invalid("file " + path + " is shorter than its metadata says");
+    out += n;
+    offset += n;
+    size -= n;
+  }
+  return Status::OK();
+}
+
+class ParquetFileImpl final : public ParquetFile {
+ public:
+  ParquetFileImpl(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  ~ParquetFileImpl() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  Status Init();
+
+  const std::string& path() const override { return path_; }
+  const FileMetaData& metadata() const override { return meta_; }
+  const Schema& schema() const override { return schema_; }
+  int num_row_groups() const override { return static_cast<int>(meta_.row_groups.size()); }
+  Result<BatchPtr> ReadRowGroup(int row_group, const std::vector<int>& columns) const override;
+
+ private:
+  Result<ColumnPtr> ReadColumn(int row_group, int column) const;
+
+  std::string path_;
+  int fd_;
+  int64_t file_size_ = 0;
+  int64_t footer_start_ = 0;
+  FileMetaData meta_;
+  std::vector<LeafColumn> leaves_;
+  Schema schema_;
+};
+
+Status ParquetFileImpl::Init() {
+  const std::string where = "file " + path_;
+  struct stat st;
+  if (::fstat(fd_, &st) != 0) {
+    return Status::IOError("cannot stat file " + path_ + ": " + std::strerror(errno));
+  }
+  file_size_ = st.st_size;
+  if (file_size_ < 12) return Status::Invalid(where + ": too small to be a Parquet file");
+  uint8_t head[4], tail[8];
+  TANDEM_RETURN_NOT_OK(ReadAt(fd_, 0, 4, head, path_));
+  TANDEM_RETURN_NOT_OK(ReadAt(fd_, file_size_ - 8, 8, tail, path_));
+  if (std::memcmp(tail + 4, "PARE", 4) == 0) {
+    return Status::Unsupported("encrypted Parquet footer (" + where + ")");
+  }
+  if (std::memcmp(head, "PAR1", 4) != 0 || std::memcmp(tail + 4, "PAR1", 4) != 0) {
+    return Status::Invalid(where + ": not a Parquet file (missing PAR1 magic bytes)");
+  }
+  uint32_t footer_len;
+  std::memcpy(&footer_len, tail, 4);
+  if (int64_t{footer_len} > file_size_ - 12) {
+    return Status::Invalid(where + ": footer length " + std::to_string(footer_len) +
+                           " exceeds the file size " + std::to_string(file_size_));
+  }
+  footer_start_ = file_size_ - 8 - footer_len;
+  decode::RawBuffer footer;
+  footer.Resize(footer_len);
+  TANDEM_RETURN_NOT_OK(ReadAt(fd_, footer_start_, footer_len, footer.data(), path_));
+  auto meta = ParseFileMetaData(footer.data(), footer_len);
+  if (!meta.ok()) return meta.status().WithContext(where);
+  meta_ = std::move(meta).value();
+  auto leaves = MapParquetSchema(meta_.schema);
+  if (!leaves.ok()) return leaves.status().WithContext(where);
+  leaves_ = std::move(leaves).value();
+  for (const LeafColumn& leaf : leaves_) {
+    schema_.fields.push_back(Field{leaf.name, leaf.type, leaf.nullable});
+  }
+  for (size_t g = 0; g < meta_.row_groups.size(); ++g) {
+    const RowGroup& rg = meta_.row_groups[g];
+    if (rg.columns.size() != leaves_.size()) {
+      return Status::Invalid(where + ", row group " + std::to_string(g) + ": " +
+                             std::to_string(rg.columns.size()) + " column chunks for " +
+                             std::to_string(leaves_.size()) + " schema columns");
+    }
+    if (rg.num_rows < 0) {
+      return Status::Invalid(where + ", row group " + std::to_string(g) + ": negative row count");
+    }
+  }
+  return Status::OK();
+}
+
+Result<ColumnPtr> ParquetFileImpl::ReadColumn(int row_group, int column) const {
+  const LeafColumn& leaf = leaves_[column];
+  const std::string column_context = "file " + path_ + ", column " + leaf.name;
+  if (!leaf.unsupported.empty()) {
+    return Status::Unsupported(leaf.unsupported).WithContext(column_context);
+  }
+  const RowGroup& rg = meta_.row_groups[row_group];
+  const ColumnChunk& chunk = rg.columns[column];
+  if (chunk.has_crypto_metadata || meta_.has_encryption_algorithm) {
+    return Status::Unsupported("encrypted column").WithContext(column_context);
+  }
+  const std::string context =
+      "file " + path_ + ", row group " + std::to_string(row_group) + ", column " + leaf.name;
+  if (chunk.file_path) {
+    return Status::Unsupported("column chunk stored in another file").WithContext(context);
+  }
+  if (!chunk.meta_data) return Status::Invalid(context + ": column chunk without metadata");
+  const ColumnMetaData& md = *chunk.meta_data;
+  if (md.type != leaf.physical) {
+    return Status::Invalid(context + ": column chunk type " + PhysicalTypeName(md.type) +
+                           " differs from the schema's " + PhysicalTypeName(leaf.physical));
+  }
+  if (md.num_values != rg.num_rows) {
+    return Status::Invalid(context + ": column chunk has " + std::to_string(md.num_values) +
+                           " values, row group has " + std::to_string(rg.num_rows) + " rows");
+  }
+  if (rg.num_rows == 0) {
+    return DecodeColumnChunk(nullptr, 0, md, leaf, 0, context);  // nothing to read
+  }
+  // The chunk starts at its first page: the dictionary page when there is one. Some writers
+  // store dictionary_page_offset 0 (meaning "none") or a data_page_offset of 0.
+  int64_t start = md.data_page_offset;
+  if (md.dictionary_page_offset && *md.dictionary_page_offset >= 4 &&
+      (*md.dictionary_page_offset < start || start < 4)) {
+    start = *md.dictionary_page_offset;
+  }
+  int64_t length = md.total_compressed_size;
+  if (start < 4 || length < 0 || start > footer_start_ || length > footer_start_ - start) {
+    return Status::Invalid(context + ": column chunk range [" + std::to_string(start) + ", +" +
+                           std::to_string(length) + ") lies outside the data of the file");
+  }
+  // Old parquet-mr versions left the dictionary page header out of total_compressed_size
+  // (PARQUET-816); reading up to kChunkPadding more bytes lets such chunks decode. Decoding stops
+  // once the row group's rows are complete, so the padding is never taken for pages.
+  constexpr int64_t kChunkPadding = 100;
+  length += std::min(kChunkPadding, footer_start_ - start - length);
+  decode::RawBuffer bytes;
+  try {
+    bytes.Resize(length);
+  } catch (const std::bad_alloc&) {
+    return Status::OutOfMemory(context + ": cannot allocate " + std::to_string(length) + " bytes");
+  }
+  TANDEM_RETURN_NOT_OK(ReadAt(fd_, start, length, bytes.data(), path_));
+  return DecodeColumnChunk(bytes.data(), length, md, leaf, rg.num_rows, context);
+}
+
+Result<BatchPtr> ParquetFileImpl::ReadRowGroup(int row_group,
+                                               const std::vector<int>& columns) const {
+  if (row_group < 0 || row_group >= num_row_groups()) {
+    return Status::Invalid("file " + path_ + ": row group " + std::to_string(row_group) +
+                           " does not exist (the file has " + std::to_string(num_row_groups()) +
+                           ")");
+  }
+  auto batch = std::make_shared<Batch>();
+  batch->num_rows = meta_.row_groups[row_group].num_rows;
+  for (int c : columns) {
+    if (c < 0 || c >= schema_.num_fields()) {
+      return Status::Invalid("file " + path_ + ": column index " + std::to_string(c) +
+                             " out of range");
+    }
+    TANDEM_ASSIGN_OR_RAISE(ColumnPtr column, ReadColumn(row_group, c));
+    batch->schema.fields.push_back(schema_.fields[c]);
+    batch->columns.push_back(std::move(column));
+  }
+  return batch;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ParquetFile>> ParquetFile::Open(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IOError("cannot open file " + path + ": " + std::strerror(errno));
+  auto file = std::make_unique<ParquetFileImpl>(path, fd);
+  TANDEM_RETURN_NOT_OK(file->Init());
+  return std::unique_ptr<ParquetFile>(std::move(file));
+}
+
+}  // namespace tandem::parquet

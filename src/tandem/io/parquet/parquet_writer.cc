@@ -1,0 +1,280 @@
+// ParquetFileWriter: buffers batches until a row group is full, encodes the row group's column
+// chunks in parallel threads, appends them to "<path>.tmp-<random>" and, in Close(), writes the
+// footer, fsyncs and renames the temporary file onto the path. A writer that is destroyed
+// without a successful Close() removes its temporary file.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include "tandem/io/parquet/encode/chunk_data.h"
+#include "tandem/io/parquet/encode/column_chunk_encoder.h"
+#include "tandem/io/parquet/encode/writer_schema.h"
+#include "tandem/io/parquet/writer.h"
+
+namespace tandem::parquet {
+namespace {
+
+constexpr char kMagic[] = "PAR1";
+constexpr char kCreatedBy[] = "tandem 0.1.0";
+
+std::string RandomSuffix() {
+  std::random_device rd;
+  std::mt19937_64 gen((static_cast<uint64_t>(rd()) << 32) ^ rd());
+  const uint64_t v = gen();
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string DirectoryOf(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+bool CodecAllowed(CompressionCodec c) {
+  return c == CompressionCodec::UNCOMPRESSED || c == CompressionCodec::SNAPPY ||
+         c == CompressionCodec::ZSTD;
+}
+
+class FileWriterImpl final : public ParquetFileWriter {
+ public:
+  FileWriterImpl(std::string path, Schema schema, WriteOptions options,
+                 std::vector<SchemaElement> elements)
+      : path_(std::move(path)), schema_(std::move(schema)), options_(options) {
+    meta_.version = 2;
+    meta_.schema = std::move(elements);
+    meta_.created_by = kCreatedBy;
+    for (const Field& f : schema_.fields) specs_.push_back(MakeColumnWriteSpec(f));
+  }
+
+  ~FileWriterImpl() override {
+    if (fd_ >= 0) ::close(fd_);
+    if (!closed_ && !temp_path_.empty()) ::unlink(temp_path_.c_str());
+  }
+
+  Status CreateTempFile() {
+    temp_path_ = path_ + ".tmp-" + RandomSuffix();
+    fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
+      const int err = errno;
+      temp_path_.clear();  // nothing to remove
+      std::string msg = "cannot write " + path_ + ": " + std::strerror(err);
+      if (err == ENOENT) msg += " (directory " + DirectoryOf(path_) + " does not exist)";
+      return Status::IOError(msg);
+    }
+    return WriteBytes(kMagic, 4);
+  }
+
+  Status WriteBatch(const Batch& batch) override {
+    TANDEM_RETURN_NOT_OK(error_);
+    if (closed_) return Status::Invalid("cannot write to " + path_ + ": writer already closed");
+    TANDEM_RETURN_NOT_OK(CheckBatch(batch));
+    int64_t offset = 0;
+    while (offset < batch.num_rows) {
+      const int64_t take =
+          std::min(batch.num_rows - offset, options_.row_group_rows - pending_rows_);
+      std::vector<ColumnSlice> slices;
+      for (const ColumnPtr& c : batch.columns) slices.push_back({c, offset, take});
+      pending_.push_back(std::move(slices));
+      pending_rows_ += take;
+      offset += take;
+      if (pending_rows_ >= options_.row_group_rows) TANDEM_RETURN_NOT_OK(Fail(FlushRowGroup()));
+    }
+    return Status::OK();
+  }
+
+  Status Close() override {
+    TANDEM_RETURN_NOT_OK(error_);
+    if (closed_) return Status::Invalid("cannot close " + path_ + ": writer already closed");
+    if (pending_rows_ > 0) TANDEM_RETURN_NOT_OK(Fail(FlushRowGroup()));
+    std::string footer;
+    SerializeFileMetaData(meta_, &footer);
+    const uint32_t footer_size = static_cast<uint32_t>(footer.size());
+    footer.append(reinterpret_cast<const char*>(&footer_size), 4);
+    footer.append(kMagic, 4);
+    TANDEM_RETURN_NOT_OK(Fail(WriteBytes(footer.data(), static_cast<int64_t>(footer.size()))));
+    if (::fsync(fd_) != 0) return Fail(IOFailure("cannot sync"));
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) return Fail(IOFailure("cannot close"));
+    if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+      return Fail(IOFailure("cannot rename the temporary file onto"));
+    }
+    closed_ = true;
+    // Make the rename durable; failure here leaves a complete file, so it is not an error.
+    const int dir = ::open(DirectoryOf(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+      (void)::fsync(dir);
+      ::close(dir);
+    }
+    return Status::OK();
+  }
+
+ private:
+  Status Fail(Status st) {
+    if (!st.ok() && error_.ok()) error_ = st;
+    return st;
+  }
+
+  Status IOFailure(const std::string& what) const {
+    return Status::IOError(what + " " + path_ + ": " + std::strerror(errno));
+  }
+
+  Status CheckBatch(const Batch& batch) const {
+    if (batch.num_columns() != schema_.num_fields()) {
+      return Status::Invalid("cannot write to " + path_ + ": batch has " +
+                             std::to_string(batch.num_columns()) + " columns, the file " +
+                             std::to_string(schema_.num_fields()));
+    }
+    for (int i = 0; i < batch.num_columns(); ++i) {
+      const Field& f = schema_.field(i);
+      const ColumnPtr& c = batch.column(i);
+      if (!c || c->type() != f.type) {
+        return Status::Invalid("cannot write to " + path_ + ": column " + f.name + " is " +
+                               (c ? c->type().ToString() : std::string("missing")) +
+                               " in the batch but " + f.type.ToString() + " in the schema");
+      }
+      if (c->length() != batch.num_rows) {
+        return Status::Invalid("cannot write to " + path_ + ": column " + f.name + " has " +
+                               std::to_string(c->length()) + " rows, the batch " +
+                               std::to_string(batch.num_rows));
+      }
+      if (!f.nullable && c->null_count() > 0) {
+        return Status::Invalid("cannot write to " + path_ + ": column " + f.name +
+                               " is declared not null but has nulls");
+      }
+      if (c->null_count() > 0 && !c->has_validity()) {
+        return Status::Invalid("cannot write to " + path_ + ": column " + f.name +
+                               " counts nulls but has no validity bitmap");
+      }
+    }
+    return Status::OK();
+  }
+
+  Status WriteBytes(const void* data, int64_t size) {
+    const char* p = static_cast<const char*>(data);
+    while (size > 0) {
+      const ssize_t n = ::write(fd_, p, static_cast<size_t>(std::min<int64_t>(size, 1 << 30)));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return IOFailure("cannot write");
+      }
+      p += n;
+      size -= n;
+      file_offset_ += n;
+    }
+    return Status::OK();
+  }
+
+  // Encodes the pending rows as one row group (columns in parallel) and appends it.
+  Status FlushRowGroup() {
+    const int num_columns = schema_.num_fields();
+    std::vector<EncodedChunk> chunks(static_cast<size_t>(num_columns));
+    std::vector<Status> statuses(static_cast<size_t>(num_columns));
+    std::atomic<int> next{0};
+    auto work = [&] {
+      ChunkData data;
+      for (int c = next++; c < num_columns; c = next++) {
+        std::vector<ColumnSlice> slices;
+        slices.reserve(pending_.size());
+        for (const auto& batch_slices : pending_) slices.push_back(batch_slices[c]);
+        data = ChunkData();
+        GatherChunk(slices, specs_[c], &data);
+        statuses[c] = EncodeColumnChunk(data, specs_[c], options_, &chunks[c]);
+      }
+    };
+    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = std::min(num_columns, hw);
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+
+    const int16_t ordinal = static_cast<int16_t>(meta_.row_groups.size());
+    RowGroup rg;
+    rg.num_rows = pending_rows_;
+    rg.file_offset = file_offset_;
+    if (meta_.row_groups.size() <= INT16_MAX) rg.ordinal = ordinal;
+    int64_t compressed = 0;
+    for (int c = 0; c < num_columns; ++c) {
+      if (!statuses[c].ok()) {
+        return statuses[c].WithContext("file " + path_ + ", row group " +
+                                       std::to_string(meta_.row_groups.size()));
+      }
+      EncodedChunk& chunk = chunks[c];
+      const int64_t base = file_offset_;
+      ColumnMetaData m = std::move(chunk.meta);
+      m.data_page_offset += base;
+      if (m.dictionary_page_offset) *m.dictionary_page_offset += base;
+      TANDEM_RETURN_NOT_OK(
+          WriteBytes(chunk.bytes.data(), static_cast<int64_t>(chunk.bytes.size())));
+      chunk.bytes = std::string();
+      ColumnChunk cc;
+      cc.file_offset = base;
+      rg.total_byte_size += m.total_uncompressed_size;
+      compressed += m.total_compressed_size;
+      cc.meta_data = std::move(m);
+      rg.columns.push_back(std::move(cc));
+    }
+    rg.total_compressed_size = compressed;
+    meta_.num_rows += pending_rows_;
+    meta_.row_groups.push_back(std::move(rg));
+    pending_.clear();
+    pending_rows_ = 0;
+    return Status::OK();
+  }
+
+  std::string path_;
+  std::string temp_path_;
+  Schema schema_;
+  WriteOptions options_;
+  std::vector<ColumnWriteSpec> specs_;
+  FileMetaData meta_;
+  int fd_ = -1;
+  int64_t file_offset_ = 0;
+  bool closed_ = false;
+  Status error_;
+  std::vector<std::vector<ColumnSlice>> pending_;  // per buffered batch, one slice per column
+  int64_t pending_rows_ = 0;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(const std::string& path,
+                                                                   const Schema& schema,
+                                                                   const WriteOptions& options) {
+  if (!CodecAllowed(options.codec)) {
+    return Status::Unsupported("writing Parquet with codec number " +
+                               std::to_string(static_cast<int>(options.codec)) +
+                               " (use none, snappy or zstd): " + path);
+  }
+  if (options.row_group_rows <= 0) {
+    return Status::Invalid("cannot write " + path + ": row_group_rows must be positive");
+  }
+  if (options.data_page_bytes <= 0) {
+    return Status::Invalid("cannot write " + path + ": data_page_bytes must be positive");
+  }
+  auto elements = BuildParquetSchema(schema);
+  if (!elements.ok()) return elements.status().WithContext("cannot write " + path);
+  auto writer = std::make_unique<FileWriterImpl>(path, schema, options, std::move(*elements));
+  TANDEM_RETURN_NOT_OK(writer->CreateTempFile());
+  return std::unique_ptr<ParquetFileWriter>(std::move(writer));
+}
+
+Status WriteParquet(const std::string& path, const Table& table, const WriteOptions& options) {
+  TANDEM_ASSIGN_OR_RAISE(auto writer, ParquetFileWriter::Open(path, table.schema, options));
+  for (const BatchPtr& batch : table.batches) TANDEM_RETURN_NOT_OK(writer->WriteBatch(*batch));
+  return writer->Close();
+}
+
+}  // namespace tandem::parquet
