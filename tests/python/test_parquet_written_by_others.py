@@ -91,13 +91,13 @@ def _encodings_for(table, rng):
     return enc
 
 
-@pytest.mark.parametrize("seed", range(24))
+@pytest.mark.parametrize("seed", range(40))
 def test_pyarrow_written_files(tmp_path, seed):
     rng = random.Random(1000 + seed)
     table = _random_table(seed)
     path = str(tmp_path / f"pa_{seed}.parquet")
     codec = rng.choice(["none", "snappy", "gzip", "zstd", "lz4", "brotli"])
-    encodings = _encodings_for(table, rng) if rng.random() < 0.6 else None
+    encodings = (_encodings_for(table, rng) if rng.random() < 0.6 else None) or None
     pq.write_table(
         table, path,
         compression=codec,

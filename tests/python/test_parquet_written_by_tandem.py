@@ -22,6 +22,9 @@ KINDS = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
          "binary"]
 
 
+_EXACT = decimal.Context(prec=100)  # decimal's default 28 digits would round 38-digit values
+
+
 def _random_column(rng, kind, n, null_fraction, cardinality):
     """A column of `kind`; values come from a pool of `cardinality` (None: unbounded) so that
     dictionary encoding has something to do."""
@@ -62,7 +65,7 @@ def _random_column(rng, kind, n, null_fraction, cardinality):
             else:
                 digits = rng.randint(1, p)
                 v = rng.randint(-(10**digits - 1), 10**digits - 1)
-            return decimal.Decimal(v).scaleb(-s)
+            return decimal.Decimal(v).scaleb(-s, context=_EXACT)
         return column(gen, pa.decimal128(p, s))
     if kind == "date32":
         return column(lambda: datetime.date(1970, 1, 1) + datetime.timedelta(

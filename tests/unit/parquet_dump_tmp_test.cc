@@ -64,3 +64,24 @@ TEST(ParquetDumpTmp, Dump) {
 }
 
 }  // namespace tandem::parquet
+
+#include <chrono>
+namespace tandem::parquet {
+TEST(ParquetDumpTmp, Bench) {
+  for (int rep = 0; rep < 5; ++rep) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto f = ParquetFile::Open("/tmp/reader/lineitem.parquet");
+    ASSERT_TRUE(f.ok());
+    std::vector<int> cols;
+    for (int i = 0; i < (*f)->schema().num_fields(); ++i) cols.push_back(i);
+    int64_t rows = 0;
+    for (int g = 0; g < (*f)->num_row_groups(); ++g) {
+      auto b = (*f)->ReadRowGroup(g, cols);
+      ASSERT_TRUE(b.ok()) << b.status().ToString();
+      rows += (*b)->num_rows;
+    }
+    auto t1 = std::chrono::steady_clock::now();
+    std::printf("rows %lld: %.3f s\n", (long long)rows, std::chrono::duration<double>(t1 - t0).count());
+  }
+}
+}  // namespace tandem::parquet
