@@ -168,8 +168,8 @@ def test_statistics_match_pyarrow_computed_values(tmp_path):
 
 def test_dictionary_snappy_large_file_with_fallback(tmp_path):
     """The TPC-H generator's settings (dictionary + snappy): low-cardinality columns stay
-    dictionary-encoded; a column of unique strings overflows the dictionary and falls back to
-    PLAIN mid-chunk; pyarrow and DuckDB read everything back."""
+    dictionary-encoded; columns of many distinct strings overflow the dictionary, at once or
+    after some pages (then the rest of the chunk is PLAIN); pyarrow and DuckDB read it all back."""
     n = 300_000
     rng = random.Random(5)
     flags = ["A", "N", "R"]
@@ -177,6 +177,7 @@ def test_dictionary_snappy_large_file_with_fallback(tmp_path):
         "key": pa.array(range(n), pa.int64()),
         "flag": pa.array([flags[i % 3] for i in range(n)], pa.string()),
         "comment": pa.array([f"unique comment {i} {rng.random()}" for i in range(n)], pa.string()),
+        "customer": pa.array([f"Customer#{i // 3:09d}" for i in range(n)], pa.string()),
         "price": pa.array([decimal.Decimal(rng.randint(0, 10**8)).scaleb(-2) for _ in range(n)],
                           pa.decimal128(15, 2)),
         "ship": pa.array([datetime.date(1992, 1, 1) + datetime.timedelta(days=i % 2500)
@@ -190,11 +191,25 @@ def test_dictionary_snappy_large_file_with_fallback(tmp_path):
     cols = {meta.row_group(0).column(i).path_in_schema: meta.row_group(0).column(i)
             for i in range(meta.num_columns)}
     assert cols["flag"].has_dictionary_page and "RLE_DICTIONARY" in cols["flag"].encodings
-    assert "PLAIN" in cols["comment"].encodings  # fell back after the dictionary grew too big
+    # Unique comments overflow the dictionary within the first page: no dictionary at all.
+    assert not cols["comment"].has_dictionary_page
+    assert "RLE_DICTIONARY" not in cols["comment"].encodings
+    # Customers overflow it after a few pages: dictionary pages first, then PLAIN pages (the
+    # page counts are checked in ParquetWriterFile.DictionaryFallsBackToPlainWhenItGrowsTooLarge).
+    assert cols["customer"].has_dictionary_page
+    assert {"RLE_DICTIONARY", "PLAIN"} <= set(cols["customer"].encodings)
     # pyarrow can keep dictionary-encoded columns as dictionaries.
     t = pq.read_table(path, read_dictionary=["flag"])
     assert pa.types.is_dictionary(t.schema.field("flag").type)
     assert t.column("flag").to_pylist() == table.column("flag").to_pylist()
+
+
+def test_empty_table(tmp_path):
+    table = _random_table(99).slice(0, 0)
+    path = str(tmp_path / "empty.parquet")
+    tandem_ffi.write_parquet(table, path)
+    _check_file(path, table, "empty table")
+    assert pq.ParquetFile(path).metadata.num_rows == 0
 
 
 def test_write_error_names_the_file(tmp_path):

@@ -2,7 +2,6 @@
 // error places, and block boundaries (the same text read through tiny blocks must give the same
 // table as read in one piece).
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cstdio>
@@ -144,7 +143,8 @@ TEST(CsvReader, NullMarkers) {
 }
 
 TEST(CsvReader, RaggedRowNamesLine) {
-  EXPECT_EQ(ReadError("a,b\n1,2\n\"x\ny\",3\n4\n"), "file t.csv, line 5: expected 2 fields, found 1");
+  EXPECT_EQ(ReadError("a,b\n1,2\n\"x\ny\",3\n4\n"),
+            "file t.csv, line 5: expected 2 fields, found 1");
   EXPECT_EQ(ReadError("a,b\n1,2,3\n"), "file t.csv, line 2: expected 2 fields, found 3");
 }
 
@@ -176,10 +176,16 @@ TEST(CsvReader, ExplicitSchemaEveryType) {
                      {"b", DataType::Bool()},
                      {"bin", DataType::Binary()}}};
   const std::string max38 = std::string(34, '9') + "." + std::string(4, '9');
-  Table t = Read("a,b,c,d,e,f,g,h\n"
-                 "-128,18446744073709551615,0.1," + max38 + ",-0.05,2024-01-02T03:04:05.1234560+00:00,1,xy\n"
-                 "127,0,NaN,-" + max38 + ",9999999999999999.99,1969-12-31T23:59:59.999999Z,false,\n"
-                 "0,1,-0.0,1.5e3,12.3,1900-01-01,TRUE,\"\"\n", o);
+  Table t = Read(
+      "a,b,c,d,e,f,g,h\n"
+      "-128,18446744073709551615,0.1," +
+          max38 +
+          ",-0.05,2024-01-02T03:04:05.1234560+00:00,1,xy\n"
+          "127,0,NaN,-" +
+          max38 +
+          ",9999999999999999.99,1969-12-31T23:59:59.999999Z,false,\n"
+          "0,1,-0.0,1.5e3,12.3,1900-01-01,TRUE,\"\"\n",
+      o);
   ASSERT_EQ(t.schema.field(0).name, "i8");
   EXPECT_EQ(Texts(t, 0), (V{"-128", "127", "0"}));
   EXPECT_EQ(Texts(t, 1), (V{"18446744073709551615", "0", "1"}));

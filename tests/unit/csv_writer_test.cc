@@ -1,7 +1,6 @@
 // CSV writer: RFC 4180 quoting, NULL vs empty string, exact round trip of every type through the
 // reader with an explicit schema, and atomic replacement (temporary file, renamed on Close).
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cmath>
@@ -159,9 +158,7 @@ TEST(CsvWriter, RoundTripsEveryTypeExactly) {
 TEST(CsvWriter, AtomicReplaceAndAbandon) {
   const std::string dir = TempDir();
   const std::string path = dir + "/out.csv";
-  {
-    std::ofstream(path) << "old\n";
-  }
+  { std::ofstream(path) << "old\n"; }
   Schema schema{{{"a", DataType::Int64()}}};
   {
     auto w = CsvFileWriter::Open(path, schema);

@@ -17,6 +17,7 @@
 #include "tandem/io/parquet/encode/rle_encoder.h"
 #include "tandem/io/parquet/encode/writer_schema.h"
 #include "tandem/io/parquet/metadata.h"
+#include "tandem/io/parquet/reader.h"
 #include "tandem/io/parquet/thrift_compact_writer.h"
 #include "tandem/io/parquet/writer.h"
 
@@ -165,11 +166,21 @@ TEST(ParquetWriterSchema, DecimalByteWidths) {
 
 // --- Files -----------------------------------------------------------------------------------
 
+fs::path TestDirectory() {
+  return fs::temp_directory_path() / ("tandem_writer_test_" + std::to_string(::getpid()));
+}
+
+// Removes the test directory when the test program ends.
+class TempDirCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override { fs::remove_all(TestDirectory()); }
+};
+[[maybe_unused]] ::testing::Environment* const kCleanup =
+    ::testing::AddGlobalTestEnvironment(new TempDirCleanup);
+
 std::string TempDir() {
-  const fs::path dir =
-      fs::temp_directory_path() / ("tandem_writer_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir.string();
+  fs::create_directories(TestDirectory());
+  return TestDirectory().string();
 }
 
 std::string ReadAll(const std::string& path) {
@@ -272,6 +283,255 @@ TEST(ParquetWriterFile, NullsInNotNullColumnAreRejected) {
   const Status st = WriteParquet(TempDir() + "/bad.parquet", t);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("name"), std::string::npos) << st.message();
+}
+
+// --- Round trips through ParquetFile ---------------------------------------------------------
+
+// A column of `type` with random values (extremes included), some nulls when nullable, drawn
+// from a pool of `cardinality` values when cardinality > 0.
+ColumnPtr RandomColumn(const DataType& type, int64_t rows, double null_fraction, int cardinality,
+                       std::mt19937_64& rng) {
+  ColumnBuilder b(type);
+  std::vector<uint64_t> pool;
+  for (int i = 0; i < cardinality; ++i) pool.push_back(rng());
+  auto bits = [&]() -> uint64_t { return pool.empty() ? rng() : pool[rng() % pool.size()]; };
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int64_t r = 0; r < rows; ++r) {
+    if (unit(rng) < null_fraction) {
+      b.AppendNull();
+      continue;
+    }
+    const uint64_t x = bits();
+    switch (type.id) {
+      case TypeId::kBool:
+        b.AppendBool(x & 1);
+        break;
+      case TypeId::kInt8:
+        b.Append<int8_t>(static_cast<int8_t>(x));
+        break;
+      case TypeId::kInt16:
+        b.Append<int16_t>(static_cast<int16_t>(x));
+        break;
+      case TypeId::kInt32:
+      case TypeId::kDate32:
+        b.Append<int32_t>(static_cast<int32_t>(x % 5000000) - 2500000);
+        break;
+      case TypeId::kUInt8:
+        b.Append<uint8_t>(static_cast<uint8_t>(x));
+        break;
+      case TypeId::kUInt16:
+        b.Append<uint16_t>(static_cast<uint16_t>(x));
+        break;
+      case TypeId::kUInt32:
+        b.Append<uint32_t>(static_cast<uint32_t>(x));
+        break;
+      case TypeId::kInt64:
+      case TypeId::kTimestamp:
+        b.Append<int64_t>(static_cast<int64_t>(x) >> (x % 7 == 0 ? 0 : 8));
+        break;
+      case TypeId::kUInt64:
+        b.Append<uint64_t>(x);
+        break;
+      case TypeId::kFloat32: {
+        const float specials[] = {NAN, INFINITY, -INFINITY, -0.0f, 0.0f};
+        b.Append<float>(x % 9 < 5 ? specials[x % 9]
+                                  : static_cast<float>(static_cast<int64_t>(x)) / 1e9f);
+        break;
+      }
+      case TypeId::kFloat64: {
+        const double specials[] = {NAN, INFINITY, -INFINITY, -0.0, 0.0};
+        b.Append<double>(x % 9 < 5 ? specials[x % 9]
+                                   : static_cast<double>(static_cast<int64_t>(x)) / 1e9);
+        break;
+      }
+      case TypeId::kDecimal: {
+        int128_t max = 1;
+        for (int i = 0; i < type.precision; ++i) max *= 10;
+        max -= 1;
+        const int128_t wide = (static_cast<int128_t>(x) << 64) | rng();
+        int128_t v = wide % (max + 1);
+        if (x % 11 == 0) v = (x & 1) ? max : -max;
+        if (type.precision <= kMaxDecimal64Precision) {
+          b.Append<int64_t>(static_cast<int64_t>(v));
+        } else {
+          b.Append<int128_t>(v);
+        }
+        break;
+      }
+      case TypeId::kString:
+      case TypeId::kBinary: {
+        std::string s(x % 13 == 0 ? 3000 : x % 17, static_cast<char>('a' + x % 26));
+        if (!s.empty()) s[0] = static_cast<char>(x >> 56);  // bytes >= 0x80 too
+        b.AppendString(s);
+        break;
+      }
+    }
+  }
+  return b.Finish();
+}
+
+bool SameValue(const Column& a, int64_t i, const Column& b, int64_t j) {
+  if (a.IsNull(i) || b.IsNull(j)) return a.IsNull(i) && b.IsNull(j);
+  if (a.type().id == TypeId::kBool) return a.GetBool(i) == b.GetBool(j);
+  if (a.type().is_string_like()) return a.GetString(i) == b.GetString(j);
+  const int w = a.type().byte_width();
+  return std::memcmp(a.values()->data() + i * w, b.values()->data() + j * w, w) == 0;
+}
+
+std::vector<Field> AllTypes() {
+  return {{"b", DataType::Bool()},
+          {"i8", DataType::Int8()},
+          {"i16", DataType::Int16()},
+          {"i32", DataType::Int32(), false},
+          {"i64", DataType::Int64()},
+          {"u8", DataType::UInt8()},
+          {"u16", DataType::UInt16()},
+          {"u32", DataType::UInt32()},
+          {"u64", DataType::UInt64()},
+          {"f32", DataType::Float32()},
+          {"f64", DataType::Float64()},
+          {"d9", DataType::Decimal(9, 2)},
+          {"d18", DataType::Decimal(18, 18)},
+          {"d19", DataType::Decimal(19, 0)},
+          {"d38", DataType::Decimal(38, 5)},
+          {"date", DataType::Date32()},
+          {"ts", DataType::Timestamp(false)},
+          {"tsz", DataType::Timestamp(true)},
+          {"s", DataType::String()},
+          {"bin", DataType::Binary(), false}};
+}
+
+void ExpectRoundTrip(const Table& table, const WriteOptions& options, const std::string& what) {
+  const std::string path = TempDir() + "/roundtrip.parquet";
+  const Status written = WriteParquet(path, table, options);
+  ASSERT_TRUE(written.ok()) << what << ": " << written.ToString();
+  auto file = ParquetFile::Open(path);
+  ASSERT_TRUE(file.ok()) << what << ": " << file.status().ToString();
+  const Schema& schema = (*file)->schema();
+  ASSERT_EQ(schema.num_fields(), table.schema.num_fields()) << what;
+  for (int c = 0; c < schema.num_fields(); ++c) {
+    EXPECT_EQ(schema.field(c).type, table.schema.field(c).type) << what << " column " << c;
+    EXPECT_EQ(schema.field(c).nullable, table.schema.field(c).nullable) << what << " column " << c;
+  }
+  const int64_t expected_groups =
+      (table.num_rows() + options.row_group_rows - 1) / options.row_group_rows;
+  ASSERT_EQ((*file)->num_row_groups(), expected_groups) << what;
+  std::vector<int> all(static_cast<size_t>(schema.num_fields()));
+  for (int c = 0; c < schema.num_fields(); ++c) all[c] = c;
+  // Walk the written batches and the read row groups side by side.
+  size_t batch = 0;
+  int64_t row_in_batch = 0;
+  for (int g = 0; g < (*file)->num_row_groups(); ++g) {
+    auto read = (*file)->ReadRowGroup(g, all);
+    ASSERT_TRUE(read.ok()) << what << ": " << read.status().ToString();
+    const Batch& got = **read;
+    for (int64_t r = 0; r < got.num_rows; ++r) {
+      while (row_in_batch == table.batches[batch]->num_rows) {
+        ++batch;
+        row_in_batch = 0;
+      }
+      const Batch& want = *table.batches[batch];
+      for (int c = 0; c < schema.num_fields(); ++c) {
+        ASSERT_TRUE(SameValue(*want.column(c), row_in_batch, *got.column(c), r))
+            << what << ": column " << table.schema.field(c).name << ", row group " << g << ", row "
+            << r;
+      }
+      ++row_in_batch;
+    }
+  }
+}
+
+TEST(ParquetWriterRoundTrip, EveryTypeCodecAndEncoding) {
+  std::mt19937_64 rng(2024);
+  const CompressionCodec codecs[] = {CompressionCodec::UNCOMPRESSED, CompressionCodec::SNAPPY,
+                                     CompressionCodec::ZSTD};
+  for (int trial = 0; trial < 6; ++trial) {
+    Table table;
+    table.schema.fields = AllTypes();
+    // Several batches of uneven sizes, so row groups span batches.
+    for (int64_t rows : {700, 1, 0, 1299}) {
+      auto b = std::make_shared<Batch>();
+      b->schema = table.schema;
+      b->num_rows = rows;
+      for (const Field& f : table.schema.fields) {
+        const double nulls = f.nullable ? (trial % 3) * 0.3 : 0.0;
+        const int cardinality = trial % 2 == 0 ? 0 : 1 + static_cast<int>(rng() % 200);
+        b->columns.push_back(RandomColumn(f.type, rows, nulls, cardinality, rng));
+      }
+      table.batches.push_back(b);
+    }
+    WriteOptions options;
+    options.codec = codecs[trial % 3];
+    options.dictionary = trial % 4 != 3;
+    options.row_group_rows = trial < 3 ? 512 : 100000;
+    options.data_page_bytes = trial % 2 == 0 ? 700 : 1 << 20;
+    ExpectRoundTrip(table, options, "trial " + std::to_string(trial));
+  }
+}
+
+TEST(ParquetWriterRoundTrip, AllNullAndEmptyColumns) {
+  std::mt19937_64 rng(3);
+  Table table;
+  table.schema.fields = {{"n", DataType::String()}, {"x", DataType::Float64()}};
+  auto b = std::make_shared<Batch>();
+  b->schema = table.schema;
+  b->num_rows = 1000;
+  b->columns = {RandomColumn(DataType::String(), 1000, 1.0, 0, rng),
+                RandomColumn(DataType::Float64(), 1000, 1.0, 0, rng)};
+  table.batches.push_back(b);
+  ExpectRoundTrip(table, WriteOptions(), "all null");
+}
+
+// Encoding statistics of the first column chunk of a file.
+std::vector<PageEncodingStats> ChunkEncodings(const std::string& path) {
+  auto meta = ReadFooter(path);
+  EXPECT_TRUE(meta.ok());
+  if (!meta.ok()) return {};
+  return meta->row_groups[0].columns[0].meta_data->encoding_stats;
+}
+
+int32_t PagesOf(const std::vector<PageEncodingStats>& stats, PageType type, Encoding encoding) {
+  int32_t n = 0;
+  for (const auto& s : stats) n += (s.page_type == type && s.encoding == encoding) ? s.count : 0;
+  return n;
+}
+
+TEST(ParquetWriterFile, DictionaryFallsBackToPlainWhenItGrowsTooLarge) {
+  std::mt19937_64 rng(11);
+  Table table;
+  table.schema.fields = {{"unique", DataType::Int64()}};
+  ColumnBuilder b(DataType::Int64());
+  for (int64_t i = 0; i < 400000; ++i) b.Append<int64_t>(i * 7919);
+  auto batch = std::make_shared<Batch>();
+  batch->schema = table.schema;
+  batch->num_rows = 400000;
+  batch->columns = {b.Finish()};
+  table.batches = {batch};
+  WriteOptions options;
+  options.data_page_bytes = 64 << 10;
+  const std::string path = TempDir() + "/fallback.parquet";
+  ASSERT_TRUE(WriteParquet(path, table, options).ok());
+  const auto stats = ChunkEncodings(path);
+  EXPECT_EQ(PagesOf(stats, PageType::DICTIONARY_PAGE, Encoding::PLAIN), 1);
+  // 1 MiB of 8-byte entries fills after 131072 values: 16 pages of 8192 values.
+  EXPECT_EQ(PagesOf(stats, PageType::DATA_PAGE, Encoding::RLE_DICTIONARY), 16);
+  EXPECT_EQ(PagesOf(stats, PageType::DATA_PAGE, Encoding::PLAIN),
+            (400000 - 16 * 8192 + 8191) / 8192);
+  ExpectRoundTrip(table, options, "fallback");
+}
+
+TEST(ParquetWriterFile, DictionaryOffWritesPlainPagesOnly) {
+  Table table = SmallTable();
+  WriteOptions options;
+  options.dictionary = false;
+  const std::string path = TempDir() + "/plain.parquet";
+  ASSERT_TRUE(WriteParquet(path, table, options).ok());
+  auto meta = ReadFooter(path);
+  ASSERT_TRUE(meta.ok());
+  for (const ColumnChunk& c : meta->row_groups[0].columns) {
+    EXPECT_FALSE(c.meta_data->dictionary_page_offset.has_value());
+    EXPECT_EQ(PagesOf(c.meta_data->encoding_stats, PageType::DATA_PAGE, Encoding::PLAIN), 1);
+  }
 }
 
 }  // namespace

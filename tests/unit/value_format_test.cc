@@ -1,5 +1,7 @@
 // Value formatting: decimals, dates, timestamps, floats, JSON strings and base64 against
 // independent oracles (Python's datetime / numpy day counts, RFC 4648 vectors, from_chars).
+#include "tandem/format/value_format.h"
+
 #include <gtest/gtest.h>
 
 #include <charconv>
@@ -7,7 +9,6 @@
 #include <limits>
 
 #include "tandem/column/column_builder.h"
-#include "tandem/format/value_format.h"
 
 namespace tandem::format {
 namespace {
@@ -41,9 +42,15 @@ TEST(ValueFormat, DecimalsKeepTheirScale) {
 TEST(ValueFormat, DatesMatchPythonDayCounts) {
   // Day numbers from Python: (date(y, m, d) - date(1970, 1, 1)).days and numpy datetime64[D].
   const std::pair<int32_t, const char*> cases[] = {
-      {0, "1970-01-01"},           {-1, "1969-12-31"},        {19724, "2024-01-02"},
-      {11016, "2000-02-29"},       {-719162, "0001-01-01"},   {2932896, "9999-12-31"},
-      {-25508, "1900-03-01"},      {-735525, "-0044-03-15"},  {-2147483648, "-5877641-06-23"},
+      {0, "1970-01-01"},
+      {-1, "1969-12-31"},
+      {19724, "2024-01-02"},
+      {11016, "2000-02-29"},
+      {-719162, "0001-01-01"},
+      {2932896, "9999-12-31"},
+      {-25508, "1900-03-01"},
+      {-735525, "-0044-03-15"},
+      {-2147483648, "-5877641-06-23"},
       {2147483647, "5881580-07-11"},
   };
   for (const auto& [days, text] : cases) {
@@ -143,8 +150,7 @@ TEST(ValueFormat, JsonStringEscaping) {
             "\"h\xC3\xA9 \xF0\x9F\x98\x80\"");
   // Invalid UTF-8: lone continuation byte, truncated sequence, overlong, surrogate.
   EXPECT_EQ(Str(AppendJsonString, std::string_view("x\x80y")), "\"x\xEF\xBF\xBDy\"");
-  EXPECT_EQ(Str(AppendJsonString, std::string_view("\xE2\x82")),
-            "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");
+  EXPECT_EQ(Str(AppendJsonString, std::string_view("\xE2\x82")), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");
   EXPECT_EQ(Str(AppendJsonString, std::string_view("\xC0\xAF")), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");
   EXPECT_EQ(Str(AppendJsonString, std::string_view("\xED\xA0\x80")),
             "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");
@@ -153,8 +159,13 @@ TEST(ValueFormat, JsonStringEscaping) {
 
 TEST(ValueFormat, Base64Rfc4648Vectors) {
   const std::pair<const char*, const char*> vectors[] = {
-      {"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},         {"foo", "Zm9v"},
-      {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"},
+      {"", ""},
+      {"f", "Zg=="},
+      {"fo", "Zm8="},
+      {"foo", "Zm9v"},
+      {"foob", "Zm9vYg=="},
+      {"fooba", "Zm9vYmE="},
+      {"foobar", "Zm9vYmFy"},
   };
   for (const auto& [in, out] : vectors) EXPECT_EQ(Str(AppendBase64, std::string_view(in)), out);
 }

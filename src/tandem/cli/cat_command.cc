@@ -219,8 +219,8 @@ Result<std::vector<int>> ResolveColumns(const std::string& path, const Schema& s
   for (const std::string& name : columns) {
     const int index = schema.FieldIndex(name);
     if (index < 0) {
-      return Status::Invalid("file " + path + ": no column '" + name + "' (columns: " +
-                             JoinNames(schema) + ")");
+      return Status::Invalid("file " + path + ": no column '" + name +
+                             "' (columns: " + JoinNames(schema) + ")");
     }
     indexes.push_back(index);
   }
@@ -344,7 +344,8 @@ int RunCat(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-TANDEM_REGISTER_COMMAND(cat, "cat", "cat FILE_OR_DIR [--format table|csv|jsonl] [--columns a,b] [--limit N]",
+TANDEM_REGISTER_COMMAND(cat, "cat",
+                        "cat FILE_OR_DIR [--format table|csv|jsonl] [--columns a,b] [--limit N]",
                         RunCat);
 
 }  // namespace tandem::cli

@@ -58,8 +58,8 @@ TablePrinter::TablePrinter(std::FILE* out, const Schema& schema, TablePrinterOpt
   if (options_.max_cell_width < 2) options_.max_cell_width = 2;
   for (const Field& f : schema_.fields) {
     right_align_.push_back(IsNumeric(f.type));
-    widths_.push_back(static_cast<int>(
-        std::min<int64_t>(DisplayWidth(f.name), options_.max_cell_width)));
+    widths_.push_back(
+        static_cast<int>(std::min<int64_t>(DisplayWidth(f.name), options_.max_cell_width)));
   }
 }
 
@@ -110,7 +110,8 @@ void TablePrinter::PrintBuffered() {
       widths_[c] = static_cast<int>(std::max<int64_t>(widths_[c], DisplayWidth(buffered_[i])));
     }
     std::vector<std::string> names;
-    for (const Field& f : schema_.fields) names.push_back(Truncate(f.name, options_.max_cell_width));
+    for (const Field& f : schema_.fields)
+      names.push_back(Truncate(f.name, options_.max_cell_width));
     PrintRow(names, 0);
     line_.clear();
     for (size_t c = 0; c < ncols; ++c) {

@@ -96,10 +96,12 @@ CivilDate CivilFromDays(int64_t days) {
   const int64_t day_of_era = z - era * 146097;
   const int64_t year_of_era =
       (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
-  const int64_t day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+  const int64_t day_of_year =
+      day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
   const int64_t month_from_march = (5 * day_of_year + 2) / 153;
   const int day = static_cast<int>(day_of_year - (153 * month_from_march + 2) / 5 + 1);
-  const int month = static_cast<int>(month_from_march < 10 ? month_from_march + 3 : month_from_march - 9);
+  const int month =
+      static_cast<int>(month_from_march < 10 ? month_from_march + 3 : month_from_march - 9);
   const int64_t year = year_of_era + era * 400 + (month <= 2 ? 1 : 0);
   return {year, month, day};
 }
@@ -251,13 +253,27 @@ void AppendJsonString(std::string_view text, std::string* out) {
     }
     if (c < 0x80) {
       switch (c) {
-        case '"': out->append("\\\""); break;
-        case '\\': out->append("\\\\"); break;
-        case '\n': out->append("\\n"); break;
-        case '\r': out->append("\\r"); break;
-        case '\t': out->append("\\t"); break;
-        case '\b': out->append("\\b"); break;
-        case '\f': out->append("\\f"); break;
+        case '"':
+          out->append("\\\"");
+          break;
+        case '\\':
+          out->append("\\\\");
+          break;
+        case '\n':
+          out->append("\\n");
+          break;
+        case '\r':
+          out->append("\\r");
+          break;
+        case '\t':
+          out->append("\\t");
+          break;
+        case '\b':
+          out->append("\\b");
+          break;
+        case '\f':
+          out->append("\\f");
+          break;
         default:
           out->append("\\u00");
           out->push_back(kHex[c >> 4]);
@@ -285,17 +301,39 @@ bool IsNumeric(const DataType& type) {
 void AppendText(const Column& column, int64_t row, std::string* out) {
   const DataType& type = column.type();
   switch (type.id) {
-    case TypeId::kBool: out->append(column.GetBool(row) ? "true" : "false"); return;
-    case TypeId::kInt8: AppendInteger(column.Value<int8_t>(row), out); return;
-    case TypeId::kInt16: AppendInteger(column.Value<int16_t>(row), out); return;
-    case TypeId::kInt32: AppendInteger(column.Value<int32_t>(row), out); return;
-    case TypeId::kInt64: AppendInteger(column.Value<int64_t>(row), out); return;
-    case TypeId::kUInt8: AppendInteger(column.Value<uint8_t>(row), out); return;
-    case TypeId::kUInt16: AppendInteger(column.Value<uint16_t>(row), out); return;
-    case TypeId::kUInt32: AppendInteger(column.Value<uint32_t>(row), out); return;
-    case TypeId::kUInt64: AppendInteger(column.Value<uint64_t>(row), out); return;
-    case TypeId::kFloat32: AppendFloating(column.Value<float>(row), false, out); return;
-    case TypeId::kFloat64: AppendFloating(column.Value<double>(row), false, out); return;
+    case TypeId::kBool:
+      out->append(column.GetBool(row) ? "true" : "false");
+      return;
+    case TypeId::kInt8:
+      AppendInteger(column.Value<int8_t>(row), out);
+      return;
+    case TypeId::kInt16:
+      AppendInteger(column.Value<int16_t>(row), out);
+      return;
+    case TypeId::kInt32:
+      AppendInteger(column.Value<int32_t>(row), out);
+      return;
+    case TypeId::kInt64:
+      AppendInteger(column.Value<int64_t>(row), out);
+      return;
+    case TypeId::kUInt8:
+      AppendInteger(column.Value<uint8_t>(row), out);
+      return;
+    case TypeId::kUInt16:
+      AppendInteger(column.Value<uint16_t>(row), out);
+      return;
+    case TypeId::kUInt32:
+      AppendInteger(column.Value<uint32_t>(row), out);
+      return;
+    case TypeId::kUInt64:
+      AppendInteger(column.Value<uint64_t>(row), out);
+      return;
+    case TypeId::kFloat32:
+      AppendFloating(column.Value<float>(row), false, out);
+      return;
+    case TypeId::kFloat64:
+      AppendFloating(column.Value<double>(row), false, out);
+      return;
     case TypeId::kDecimal:
       if (type.is_wide_decimal()) {
         AppendDecimal(column.Value<int128_t>(row), type.scale, out);
@@ -303,10 +341,18 @@ void AppendText(const Column& column, int64_t row, std::string* out) {
         AppendDecimal(column.Value<int64_t>(row), type.scale, out);
       }
       return;
-    case TypeId::kDate32: AppendDate(column.Value<int32_t>(row), out); return;
-    case TypeId::kTimestamp: AppendTimestamp(column.Value<int64_t>(row), type.utc, out); return;
-    case TypeId::kString: out->append(column.GetString(row)); return;
-    case TypeId::kBinary: AppendBase64(column.GetString(row), out); return;
+    case TypeId::kDate32:
+      AppendDate(column.Value<int32_t>(row), out);
+      return;
+    case TypeId::kTimestamp:
+      AppendTimestamp(column.Value<int64_t>(row), type.utc, out);
+      return;
+    case TypeId::kString:
+      out->append(column.GetString(row));
+      return;
+    case TypeId::kBinary:
+      AppendBase64(column.GetString(row), out);
+      return;
   }
 }
 
@@ -317,8 +363,12 @@ void AppendJson(const Column& column, int64_t row, std::string* out) {
   }
   const DataType& type = column.type();
   switch (type.id) {
-    case TypeId::kFloat32: AppendFloating(column.Value<float>(row), true, out); return;
-    case TypeId::kFloat64: AppendFloating(column.Value<double>(row), true, out); return;
+    case TypeId::kFloat32:
+      AppendFloating(column.Value<float>(row), true, out);
+      return;
+    case TypeId::kFloat64:
+      AppendFloating(column.Value<double>(row), true, out);
+      return;
     case TypeId::kDecimal:
     case TypeId::kDate32:
     case TypeId::kTimestamp:
@@ -328,8 +378,12 @@ void AppendJson(const Column& column, int64_t row, std::string* out) {
       AppendText(column, row, out);
       out->push_back('"');
       return;
-    case TypeId::kString: AppendJsonString(column.GetString(row), out); return;
-    default: AppendText(column, row, out); return;
+    case TypeId::kString:
+      AppendJsonString(column.GetString(row), out);
+      return;
+    default:
+      AppendText(column, row, out);
+      return;
   }
 }
 

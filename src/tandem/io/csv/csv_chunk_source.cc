@@ -51,7 +51,8 @@ Status ChunkSource::Refill() {
   if (leftover > 0) std::memcpy(next->data(), block_->data() + pos_, static_cast<size_t>(leftover));
   int64_t filled = leftover;
   while (filled < leftover + to_read) {
-    const ssize_t n = ::read(fd_, next->data() + filled, static_cast<size_t>(leftover + to_read - filled));
+    const ssize_t n =
+        ::read(fd_, next->data() + filled, static_cast<size_t>(leftover + to_read - filled));
     if (n < 0) {
       if (errno == EINTR) continue;
       return Status::IOError("file " + name_ + ": read failed: " + std::strerror(errno));

@@ -30,7 +30,8 @@ class ChunkSource {
   Result<std::optional<RowChunk>> Next(int64_t max_rows);
 
  private:
-  ChunkSource(std::string name, const Dialect& dialect) : name_(std::move(name)), tokenizer_(dialect) {}
+  ChunkSource(std::string name, const Dialect& dialect)
+      : name_(std::move(name)), tokenizer_(dialect) {}
   Status Refill();
 
   std::string name_;

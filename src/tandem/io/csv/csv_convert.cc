@@ -147,23 +147,32 @@ Status ConvertColumn(const RowChunk& chunk, const OutputColumn& column, const Co
     return [](std::string_view s, T* out, const char**) { return ParseIntegerAs<T>(s, out); };
   };
   switch (type.id) {
-    case TypeId::kBool: return ConvertBool(chunk, column, ctx, b);
-    case TypeId::kInt8: return ConvertFixed<int8_t>(chunk, column, ctx, b, integer(int8_t{}));
-    case TypeId::kInt16: return ConvertFixed<int16_t>(chunk, column, ctx, b, integer(int16_t{}));
-    case TypeId::kInt32: return ConvertFixed<int32_t>(chunk, column, ctx, b, integer(int32_t{}));
-    case TypeId::kInt64: return ConvertFixed<int64_t>(chunk, column, ctx, b, integer(int64_t{}));
-    case TypeId::kUInt8: return ConvertFixed<uint8_t>(chunk, column, ctx, b, integer(uint8_t{}));
-    case TypeId::kUInt16: return ConvertFixed<uint16_t>(chunk, column, ctx, b, integer(uint16_t{}));
-    case TypeId::kUInt32: return ConvertFixed<uint32_t>(chunk, column, ctx, b, integer(uint32_t{}));
-    case TypeId::kUInt64: return ConvertFixed<uint64_t>(chunk, column, ctx, b, integer(uint64_t{}));
+    case TypeId::kBool:
+      return ConvertBool(chunk, column, ctx, b);
+    case TypeId::kInt8:
+      return ConvertFixed<int8_t>(chunk, column, ctx, b, integer(int8_t{}));
+    case TypeId::kInt16:
+      return ConvertFixed<int16_t>(chunk, column, ctx, b, integer(int16_t{}));
+    case TypeId::kInt32:
+      return ConvertFixed<int32_t>(chunk, column, ctx, b, integer(int32_t{}));
+    case TypeId::kInt64:
+      return ConvertFixed<int64_t>(chunk, column, ctx, b, integer(int64_t{}));
+    case TypeId::kUInt8:
+      return ConvertFixed<uint8_t>(chunk, column, ctx, b, integer(uint8_t{}));
+    case TypeId::kUInt16:
+      return ConvertFixed<uint16_t>(chunk, column, ctx, b, integer(uint16_t{}));
+    case TypeId::kUInt32:
+      return ConvertFixed<uint32_t>(chunk, column, ctx, b, integer(uint32_t{}));
+    case TypeId::kUInt64:
+      return ConvertFixed<uint64_t>(chunk, column, ctx, b, integer(uint64_t{}));
     case TypeId::kFloat32:
-      return ConvertFixed<float>(chunk, column, ctx, b, [](std::string_view s, float* out,
-                                                           const char**) { return ParseFloat(s, out); });
+      return ConvertFixed<float>(
+          chunk, column, ctx, b,
+          [](std::string_view s, float* out, const char**) { return ParseFloat(s, out); });
     case TypeId::kFloat64:
-      return ConvertFixed<double>(chunk, column, ctx, b,
-                                  [](std::string_view s, double* out, const char**) {
-                                    return ParseDouble(s, out);
-                                  });
+      return ConvertFixed<double>(
+          chunk, column, ctx, b,
+          [](std::string_view s, double* out, const char**) { return ParseDouble(s, out); });
     case TypeId::kDecimal: {
       const int precision = type.precision;
       const int scale = type.scale;
@@ -183,10 +192,9 @@ Status ConvertColumn(const RowChunk& chunk, const OutputColumn& column, const Co
                                    });
     }
     case TypeId::kDate32:
-      return ConvertFixed<int32_t>(chunk, column, ctx, b,
-                                   [](std::string_view s, int32_t* out, const char**) {
-                                     return ParseDate(s, out);
-                                   });
+      return ConvertFixed<int32_t>(
+          chunk, column, ctx, b,
+          [](std::string_view s, int32_t* out, const char**) { return ParseDate(s, out); });
     case TypeId::kTimestamp: {
       const bool utc = type.utc;
       return ConvertFixed<int64_t>(chunk, column, ctx, b,
@@ -201,7 +209,8 @@ Status ConvertColumn(const RowChunk& chunk, const OutputColumn& column, const Co
                                    });
     }
     case TypeId::kString:
-    case TypeId::kBinary: return ConvertString(chunk, column, ctx, b);
+    case TypeId::kBinary:
+      return ConvertString(chunk, column, ctx, b);
   }
   return Status::Internal("CSV conversion: unknown type " + type.ToString());
 }

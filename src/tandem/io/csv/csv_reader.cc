@@ -127,8 +127,8 @@ Status CsvReaderImpl::Init(const CsvReadOptions& options) {
       if (index < 0) {
         std::string available;
         for (const Field& f : fields) available += (available.empty() ? "" : ", ") + f.name;
-        return Status::Invalid("file " + file + ": no column '" + name + "' (columns: " +
-                               available + ")");
+        return Status::Invalid("file " + file + ": no column '" + name +
+                               "' (columns: " + available + ")");
       }
       selected.push_back(index);
     }
@@ -136,8 +136,7 @@ Status CsvReaderImpl::Init(const CsvReadOptions& options) {
   for (int index : selected) {
     internal::OutputColumn column{index, fields[index]};
     if (infer) {
-      column.field.type = internal::InferColumnType(
-          pending_, index, want, ctx_);
+      column.field.type = internal::InferColumnType(pending_, index, want, ctx_);
       column.field.nullable = true;
     }
     ctx_.columns.push_back(column);
@@ -201,8 +200,8 @@ Result<Table> ReadAll(CsvReaderImpl* reader, int num_threads) {
 
 Result<std::unique_ptr<CsvReader>> CsvReader::Open(const std::string& path,
                                                    const CsvReadOptions& options) {
-  TANDEM_ASSIGN_OR_RAISE(auto source, ChunkSource::OpenFile(path, {options.delimiter, options.quote,
-                                                                   options.escape}));
+  TANDEM_ASSIGN_OR_RAISE(
+      auto source, ChunkSource::OpenFile(path, {options.delimiter, options.quote, options.escape}));
   TANDEM_ASSIGN_OR_RAISE(auto reader, CsvReaderImpl::Make(std::move(source), options));
   return std::unique_ptr<CsvReader>(std::move(reader));
 }
@@ -217,8 +216,8 @@ Result<std::unique_ptr<CsvReader>> CsvReader::OpenBuffer(std::string data,
 }
 
 Result<Table> ReadCsv(const std::string& path, const CsvReadOptions& options) {
-  TANDEM_ASSIGN_OR_RAISE(auto source, ChunkSource::OpenFile(path, {options.delimiter, options.quote,
-                                                                   options.escape}));
+  TANDEM_ASSIGN_OR_RAISE(
+      auto source, ChunkSource::OpenFile(path, {options.delimiter, options.quote, options.escape}));
   TANDEM_ASSIGN_OR_RAISE(auto reader, CsvReaderImpl::Make(std::move(source), options));
   return ReadAll(reader.get(), DefaultThreads(options.num_threads));
 }

@@ -27,9 +27,9 @@ struct FieldRef {
 
 // Complete rows tokenized from one block, row-major: fields[row * num_fields + column].
 struct TokenizedRows {
-  int num_fields = -1;              // -1 until the first row fixes it
+  int num_fields = -1;  // -1 until the first row fixes it
   std::vector<FieldRef> fields;
-  std::vector<int64_t> lines;       // physical line (1-based) where each row starts
+  std::vector<int64_t> lines;  // physical line (1-based) where each row starts
   int64_t num_rows() const { return static_cast<int64_t>(lines.size()); }
 };
 

@@ -189,9 +189,10 @@ bool ParseTimestamp(std::string_view s, int64_t* micros, bool* has_zone) {
     }
     if (p != s.size()) return false;
   }
-  const int128_t total =
-      (static_cast<int128_t>(days) * 86400 + hour * 3600 + minute * 60 + second -
-       zone_offset_seconds) * 1000000 + fraction_micros;
+  const int128_t total = (static_cast<int128_t>(days) * 86400 + hour * 3600 + minute * 60 + second -
+                          zone_offset_seconds) *
+                             1000000 +
+                         fraction_micros;
   if (total < std::numeric_limits<int64_t>::min() || total > std::numeric_limits<int64_t>::max()) {
     return false;
   }

@@ -3,10 +3,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <algorithm>
 #include <random>
 
 #include "tandem/format/value_format.h"
@@ -186,8 +186,8 @@ Result<std::unique_ptr<CsvFileWriter>> CsvFileWriter::Open(const std::string& pa
       return Status::IOError("file " + path + ": cannot create " + temp_path + ": " +
                              std::strerror(errno));
     }
-    auto writer = std::make_unique<CsvFileWriterImpl>(path, std::move(temp_path), fd, schema,
-                                                      options);
+    auto writer =
+        std::make_unique<CsvFileWriterImpl>(path, std::move(temp_path), fd, schema, options);
     TANDEM_RETURN_NOT_OK(writer->Start());
     return std::unique_ptr<CsvFileWriter>(std::move(writer));
   }

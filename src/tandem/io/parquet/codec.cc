@@ -22,7 +22,9 @@ Status SizeMismatch(const char* codec, int64_t got, int64_t want) {
                          std::to_string(want));
 }
 
-Status Corrupt(const char* codec) { return Status::Invalid(std::string("corrupt ") + codec + " data"); }
+Status Corrupt(const char* codec) {
+  return Status::Invalid(std::string("corrupt ") + codec + " data");
+}
 
 Status SnappyDecompress(const uint8_t* in, int64_t in_size, uint8_t* out, int64_t out_size) {
   size_t len = 0;
@@ -86,7 +88,8 @@ Status GzipDecompress(const uint8_t* in, int64_t in_size, uint8_t* out, int64_t 
 }
 
 Status ZstdDecompress(const uint8_t* in, int64_t in_size, uint8_t* out, int64_t out_size) {
-  const size_t n = ZSTD_decompress(out, static_cast<size_t>(out_size), in, static_cast<size_t>(in_size));
+  const size_t n =
+      ZSTD_decompress(out, static_cast<size_t>(out_size), in, static_cast<size_t>(in_size));
   if (ZSTD_isError(n)) {
     return Status::Invalid(std::string("corrupt zstd data: ") + ZSTD_getErrorName(n));
   }
@@ -193,13 +196,20 @@ Status Decompress(CompressionCodec codec, const uint8_t* in, int64_t in_size, ui
       if (in_size != out_size) return SizeMismatch("uncompressed", in_size, out_size);
       if (in_size > 0) std::memcpy(out, in, static_cast<size_t>(in_size));
       return Status::OK();
-    case CompressionCodec::SNAPPY: return SnappyDecompress(in, in_size, out, out_size);
-    case CompressionCodec::GZIP: return GzipDecompress(in, in_size, out, out_size);
-    case CompressionCodec::ZSTD: return ZstdDecompress(in, in_size, out, out_size);
-    case CompressionCodec::LZ4_RAW: return Lz4RawDecompress(in, in_size, out, out_size);
-    case CompressionCodec::LZ4: return Lz4HadoopDecompress(in, in_size, out, out_size);
-    case CompressionCodec::BROTLI: return BrotliDecompress(in, in_size, out, out_size);
-    case CompressionCodec::LZO: break;
+    case CompressionCodec::SNAPPY:
+      return SnappyDecompress(in, in_size, out, out_size);
+    case CompressionCodec::GZIP:
+      return GzipDecompress(in, in_size, out, out_size);
+    case CompressionCodec::ZSTD:
+      return ZstdDecompress(in, in_size, out, out_size);
+    case CompressionCodec::LZ4_RAW:
+      return Lz4RawDecompress(in, in_size, out, out_size);
+    case CompressionCodec::LZ4:
+      return Lz4HadoopDecompress(in, in_size, out, out_size);
+    case CompressionCodec::BROTLI:
+      return BrotliDecompress(in, in_size, out, out_size);
+    case CompressionCodec::LZO:
+      break;
   }
   return Status::Unsupported(std::string("compression codec ") + CodecName(codec));
 }
@@ -219,7 +229,8 @@ Status Compress(CompressionCodec codec, const uint8_t* in, int64_t in_size, std:
       out->resize(start + n);
       return Status::OK();
     }
-    case CompressionCodec::GZIP: return GzipCompress(in, in_size, out, level);
+    case CompressionCodec::GZIP:
+      return GzipCompress(in, in_size, out, level);
     case CompressionCodec::ZSTD: {
       const size_t bound = ZSTD_compressBound(static_cast<size_t>(in_size));
       out->resize(start + bound);
@@ -239,9 +250,9 @@ Status Compress(CompressionCodec codec, const uint8_t* in, int64_t in_size, std:
       const int header = hadoop ? 8 : 0;
       const int bound = LZ4_compressBound(static_cast<int>(in_size));
       out->resize(start + header + bound);
-      const int n = LZ4_compress_default(reinterpret_cast<const char*>(in),
-                                         out->data() + start + header,
-                                         static_cast<int>(in_size), bound);
+      const int n =
+          LZ4_compress_default(reinterpret_cast<const char*>(in), out->data() + start + header,
+                               static_cast<int>(in_size), bound);
       if (n <= 0 && in_size > 0) {
         out->resize(start);
         return Status::Internal("lz4 compression failed");
@@ -271,7 +282,8 @@ Status Compress(CompressionCodec codec, const uint8_t* in, int64_t in_size, std:
       out->resize(start + n);
       return Status::OK();
     }
-    case CompressionCodec::LZO: break;
+    case CompressionCodec::LZO:
+      break;
   }
   return Status::Unsupported(std::string("compression codec ") + CodecName(codec));
 }

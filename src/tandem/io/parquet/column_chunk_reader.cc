@@ -56,11 +56,13 @@ Status ParsePlainByteArrays(const uint8_t* p, int64_t size, int64_t n, ByteArray
   const uint8_t* end = p + size;
   int64_t pos = 0;
   for (int64_t i = 0; i < n; ++i) {
-    if (end - p < 4) return Status::Invalid("PLAIN byte array data ends at value " + std::to_string(i));
+    if (end - p < 4)
+      return Status::Invalid("PLAIN byte array data ends at value " + std::to_string(i));
     const uint32_t len = LoadLE32(p);
     p += 4;
     if (len > static_cast<uint64_t>(end - p)) {
-      return Status::Invalid("PLAIN byte array length " + std::to_string(len) + " runs past the page");
+      return Status::Invalid("PLAIN byte array length " + std::to_string(len) +
+                             " runs past the page");
     }
     std::memcpy(out->owned.data() + pos, p, len);
     p += len;
@@ -74,7 +76,8 @@ Status ParsePlainByteArrays(const uint8_t* p, int64_t size, int64_t n, ByteArray
 
 template <int W>
 void GatherFixed(const uint8_t* dict, const uint32_t* idx, int64_t n, uint8_t* dst) {
-  for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * W, dict + static_cast<int64_t>(idx[i]) * W, W);
+  for (int64_t i = 0; i < n; ++i)
+    std::memcpy(dst + i * W, dict + static_cast<int64_t>(idx[i]) * W, W);
 }
 
 class ChunkDecoder {
@@ -199,11 +202,13 @@ Status ChunkDecoder::DecodeDictionaryPage(const Page& page) {
     dict_fixed_.Resize(n * width_);
     if (leaf_.conversion == Conversion::kByteArrayDecimal) {
       TANDEM_RETURN_NOT_OK(ParsePlainByteArrays(p, size, n, &arrays_));
-      TANDEM_RETURN_NOT_OK(decode::ConvertByteArrayDecimals(arrays_, n, width_, dict_fixed_.data()));
+      TANDEM_RETURN_NOT_OK(
+          decode::ConvertByteArrayDecimals(arrays_, n, width_, dict_fixed_.data()));
     } else {
       if (phys_width_ <= 0 || n > size / phys_width_) {
-        return Status::Invalid("dictionary of " + std::to_string(n) + " values needs more than the " +
-                               std::to_string(size) + " bytes of its page");
+        return Status::Invalid("dictionary of " + std::to_string(n) +
+                               " values needs more than the " + std::to_string(size) +
+                               " bytes of its page");
       }
       TANDEM_RETURN_NOT_OK(decode::ConvertFixed(leaf_.conversion, p, n, leaf_.type_length, width_,
                                                 dict_fixed_.data()));
@@ -249,7 +254,8 @@ Status ChunkDecoder::DecodeIndices(const uint8_t* p, int64_t size, int64_t n) {
   if (n == 0) return Status::OK();
   if (size < 1) return Status::Invalid("dictionary index data is empty");
   const int bit_width = p[0];
-  if (bit_width > 32) return Status::Invalid("dictionary index bit width " + std::to_string(bit_width));
+  if (bit_width > 32)
+    return Status::Invalid("dictionary index bit width " + std::to_string(bit_width));
   decode::RleBitPackedDecoder dec(p + 1, size - 1, bit_width);
   TANDEM_RETURN_NOT_OK(dec.GetBatch(indices_.data(), n));
   uint32_t max_index = 0;
@@ -271,8 +277,8 @@ Status ChunkDecoder::DecodeFixed(Encoding enc, const uint8_t* p, int64_t size, i
         return decode::ConvertByteArrayDecimals(arrays_, n, width_, dst);
       }
       if (n > size / phys_width_) {
-        return Status::Invalid("PLAIN data of " + std::to_string(size) + " bytes holds fewer than " +
-                               std::to_string(n) + " values");
+        return Status::Invalid("PLAIN data of " + std::to_string(size) +
+                               " bytes holds fewer than " + std::to_string(n) + " values");
       }
       return decode::ConvertFixed(conv, p, n, leaf_.type_length, width_, dst);
     case Encoding::PLAIN_DICTIONARY:
@@ -280,12 +286,23 @@ Status ChunkDecoder::DecodeFixed(Encoding enc, const uint8_t* p, int64_t size, i
       TANDEM_RETURN_NOT_OK(DecodeIndices(p, size, n));
       const uint8_t* dict = dict_fixed_.data();
       switch (width_) {
-        case 1: GatherFixed<1>(dict, indices_.data(), n, dst); break;
-        case 2: GatherFixed<2>(dict, indices_.data(), n, dst); break;
-        case 4: GatherFixed<4>(dict, indices_.data(), n, dst); break;
-        case 8: GatherFixed<8>(dict, indices_.data(), n, dst); break;
-        case 16: GatherFixed<16>(dict, indices_.data(), n, dst); break;
-        default: return Status::Internal("unexpected value width");
+        case 1:
+          GatherFixed<1>(dict, indices_.data(), n, dst);
+          break;
+        case 2:
+          GatherFixed<2>(dict, indices_.data(), n, dst);
+          break;
+        case 4:
+          GatherFixed<4>(dict, indices_.data(), n, dst);
+          break;
+        case 8:
+          GatherFixed<8>(dict, indices_.data(), n, dst);
+          break;
+        case 16:
+          GatherFixed<16>(dict, indices_.data(), n, dst);
+          break;
+        default:
+          return Status::Internal("unexpected value width");
       }
       return Status::OK();
     }
@@ -310,7 +327,8 @@ Status ChunkDecoder::DecodeFixed(Encoding enc, const uint8_t* p, int64_t size, i
     case Encoding::BYTE_STREAM_SPLIT: {
       if (phys_width_ <= 0 || leaf_.physical == PhysicalType::INT96) break;
       physical_.Resize(n * phys_width_);
-      TANDEM_RETURN_NOT_OK(decode::DecodeByteStreamSplit(p, size, phys_width_, n, physical_.data()));
+      TANDEM_RETURN_NOT_OK(
+          decode::DecodeByteStreamSplit(p, size, phys_width_, n, physical_.data()));
       return decode::ConvertFixed(conv, physical_.data(), n, leaf_.type_length, width_, dst);
     }
     case Encoding::DELTA_LENGTH_BYTE_ARRAY:
@@ -344,7 +362,8 @@ Status ChunkDecoder::DecodeBool(Encoding enc, const uint8_t* p, int64_t size, in
                                 int64_t n_valid, const uint8_t* valid) {
   uint8_t* bits = values_.data();
   if (enc == Encoding::PLAIN) {
-    if (bit_util::BytesForBits(n_valid) > size) return Status::Invalid("PLAIN BOOLEAN data too short");
+    if (bit_util::BytesForBits(n_valid) > size)
+      return Status::Invalid("PLAIN BOOLEAN data too short");
     if (valid == nullptr) {
       bit_util::CopyBits(p, 0, n, bits, rows_);
       return Status::OK();
@@ -409,7 +428,7 @@ Status ChunkDecoder::DecodeBytes(Encoding enc, const uint8_t* p, int64_t size, i
       const uint32_t* idx = indices_.data();
       int64_t total = 0;
       for (int64_t j = 0; j < n_valid; ++j) total += doff[idx[j] + 1] - doff[idx[j]];
-      TANDEM_RETURN_NOT_OK(ReserveData(total + 16));
+      TANDEM_RETURN_NOT_OK(ReserveData(total + 32));
       const uint8_t* base = dict_bytes_.base;
       int32_t* off = offsets() + rows_ + 1;
       uint8_t* d = data_.data();
@@ -419,9 +438,11 @@ Status ChunkDecoder::DecodeBytes(Encoding enc, const uint8_t* p, int64_t size, i
         if (valid == nullptr || valid[i]) {
           const uint32_t k = idx[j++];
           const int64_t begin = doff[k], len = doff[k + 1] - begin;
-          // Short values: one fixed 16-byte copy (both buffers carry 64 bytes of slack).
+          // Short values: one fixed-size copy (both buffers carry 64 bytes of slack).
           if (len <= 16) {
             std::memcpy(d + pos, base + begin, 16);
+          } else if (len <= 32) {
+            std::memcpy(d + pos, base + begin, 32);
           } else {
             std::memcpy(d + pos, base + begin, static_cast<size_t>(len));
           }
@@ -449,7 +470,8 @@ Status ChunkDecoder::DecodeBytes(Encoding enc, const uint8_t* p, int64_t size, i
       }
       TANDEM_RETURN_NOT_OK(ReserveData(aoff[n_valid]));
       const uint8_t* base = arrays_.base;
-      AppendStrings(n, valid, [&](int64_t j) { return std::pair(base + aoff[j], aoff[j + 1] - aoff[j]); });
+      AppendStrings(n, valid,
+                    [&](int64_t j) { return std::pair(base + aoff[j], aoff[j + 1] - aoff[j]); });
       return Status::OK();
     }
     case Encoding::BYTE_STREAM_SPLIT: {

@@ -29,7 +29,6 @@ Status ReadStruct(Reader& r, Fn&& on_field) {
   return Status::OK();
 }
 
-
 // A field whose wire type differs from the one parquet.thrift declares is skipped, as generated
 // Thrift code does (some writers reused field ids for other types).
 #define TANDEM_SKIP_IF(cond) \
@@ -37,14 +36,14 @@ Status ReadStruct(Reader& r, Fn&& on_field) {
 
 template <typename T>
 Status ReadInt(Reader& r, ThriftType type, const char* what, T* out) {
-  TANDEM_SKIP_IF(type != ThriftType::kI16 && type != ThriftType::kI32 &&
-                 type != ThriftType::kI64 && type != ThriftType::kByte);
+  TANDEM_SKIP_IF(type != ThriftType::kI16 && type != ThriftType::kI32 && type != ThriftType::kI64 &&
+                 type != ThriftType::kByte);
   int64_t v = 0;
   TANDEM_RETURN_NOT_OK(r.ReadInteger(type, &v));
   if (v < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
       v > static_cast<int64_t>(std::numeric_limits<T>::max())) {
-    return Status::Invalid(std::string("Thrift field ") + what + " out of range: " +
-                           std::to_string(v));
+    return Status::Invalid(std::string("Thrift field ") + what +
+                           " out of range: " + std::to_string(v));
   }
   *out = static_cast<T>(v);
   return Status::OK();
@@ -84,9 +83,9 @@ Status ReadList(Reader& r, ThriftType type, ThriftType want, const char* what, F
   ThriftType elem;
   int64_t n;
   TANDEM_RETURN_NOT_OK(r.ReadListHeader(&elem, &n));
-  const bool int_like = want == ThriftType::kI32 &&
-                        (elem == ThriftType::kI16 || elem == ThriftType::kI64 ||
-                         elem == ThriftType::kByte);
+  const bool int_like =
+      want == ThriftType::kI32 &&
+      (elem == ThriftType::kI16 || elem == ThriftType::kI64 || elem == ThriftType::kByte);
   if (elem != want && !int_like && n > 0) {
     return Status::Invalid(std::string("Thrift list ") + what + " has elements of the wrong type");
   }
@@ -98,13 +97,21 @@ Status ParseStatistics(Reader& r, Statistics* s) {
   return ReadStruct(r, [&](int16_t id, ThriftType t, bool* handled) -> Status {
     *handled = true;
     switch (id) {
-      case 1: return ReadString(r, t, "Statistics.max", &s->max.emplace());
-      case 2: return ReadString(r, t, "Statistics.min", &s->min.emplace());
-      case 3: return ReadOptInt(r, t, "Statistics.null_count", &s->null_count);
-      case 4: return ReadOptInt(r, t, "Statistics.distinct_count", &s->distinct_count);
-      case 5: return ReadString(r, t, "Statistics.max_value", &s->max_value.emplace());
-      case 6: return ReadString(r, t, "Statistics.min_value", &s->min_value.emplace());
-      default: *handled = false; return Status::OK();
+      case 1:
+        return ReadString(r, t, "Statistics.max", &s->max.emplace());
+      case 2:
+        return ReadString(r, t, "Statistics.min", &s->min.emplace());
+      case 3:
+        return ReadOptInt(r, t, "Statistics.null_count", &s->null_count);
+      case 4:
+        return ReadOptInt(r, t, "Statistics.distinct_count", &s->distinct_count);
+      case 5:
+        return ReadString(r, t, "Statistics.max_value", &s->max_value.emplace());
+      case 6:
+        return ReadString(r, t, "Statistics.min_value", &s->min_value.emplace());
+      default:
+        *handled = false;
+        return Status::OK();
     }
   });
 }
@@ -114,9 +121,14 @@ Status ParseKeyValue(Reader& r, KeyValue* kv) {
   TANDEM_RETURN_NOT_OK(ReadStruct(r, [&](int16_t id, ThriftType t, bool* handled) -> Status {
     *handled = true;
     switch (id) {
-      case 1: has_key = true; return ReadString(r, t, "KeyValue.key", &kv->key);
-      case 2: return ReadString(r, t, "KeyValue.value", &kv->value.emplace());
-      default: *handled = false; return Status::OK();
+      case 1:
+        has_key = true;
+        return ReadString(r, t, "KeyValue.key", &kv->key);
+      case 2:
+        return ReadString(r, t, "KeyValue.value", &kv->value.emplace());
+      default:
+        *handled = false;
+        return Status::OK();
     }
   }));
   if (!has_key) return Status::Invalid("KeyValue without a key");
@@ -124,9 +136,8 @@ Status ParseKeyValue(Reader& r, KeyValue* kv) {
 }
 
 Status ParseKeyValues(Reader& r, ThriftType t, const char* what, std::vector<KeyValue>* out) {
-  return ReadList(r, t, ThriftType::kStruct, what, [&](ThriftType) {
-    return ParseKeyValue(r, &out->emplace_back());
-  });
+  return ReadList(r, t, ThriftType::kStruct, what,
+                  [&](ThriftType) { return ParseKeyValue(r, &out->emplace_back()); });
 }
 
 Status ParseTimeUnit(Reader& r, LogicalType::TimeUnit* unit) {
@@ -145,10 +156,18 @@ Status ParseLogicalType(Reader& r, LogicalType* lt) {
     *handled = true;
     using K = LogicalType::Kind;
     switch (id) {
-      case 1: lt->kind = K::kString; break;
-      case 2: lt->kind = K::kMap; break;
-      case 3: lt->kind = K::kList; break;
-      case 4: lt->kind = K::kEnum; break;
+      case 1:
+        lt->kind = K::kString;
+        break;
+      case 2:
+        lt->kind = K::kMap;
+        break;
+      case 3:
+        lt->kind = K::kList;
+        break;
+      case 4:
+        lt->kind = K::kEnum;
+        break;
       case 5:
         lt->kind = K::kDecimal;
         return ReadStruct(r, [&](int16_t fid, ThriftType ft, bool* h) -> Status {
@@ -158,7 +177,9 @@ Status ParseLogicalType(Reader& r, LogicalType* lt) {
           *h = false;
           return Status::OK();
         });
-      case 6: lt->kind = K::kDate; break;
+      case 6:
+        lt->kind = K::kDate;
+        break;
       case 7:
       case 8:
         lt->kind = id == 7 ? K::kTime : K::kTimestamp;
@@ -178,12 +199,24 @@ Status ParseLogicalType(Reader& r, LogicalType* lt) {
           *h = false;
           return Status::OK();
         });
-      case 11: lt->kind = K::kUnknown; break;
-      case 12: lt->kind = K::kJson; break;
-      case 13: lt->kind = K::kBson; break;
-      case 14: lt->kind = K::kUuid; break;
-      case 15: lt->kind = K::kFloat16; break;
-      default: lt->kind = K::kOther; break;
+      case 11:
+        lt->kind = K::kUnknown;
+        break;
+      case 12:
+        lt->kind = K::kJson;
+        break;
+      case 13:
+        lt->kind = K::kBson;
+        break;
+      case 14:
+        lt->kind = K::kUuid;
+        break;
+      case 15:
+        lt->kind = K::kFloat16;
+        break;
+      default:
+        lt->kind = K::kOther;
+        break;
     }
     return r.Skip(t);
   });
@@ -201,7 +234,8 @@ Status ParseSchemaElement(Reader& r, SchemaElement* e) {
         e->type = static_cast<PhysicalType>(v);
         return Status::OK();
       }
-      case 2: return ReadOptInt(r, t, "SchemaElement.type_length", &e->type_length);
+      case 2:
+        return ReadOptInt(r, t, "SchemaElement.type_length", &e->type_length);
       case 3: {
         int32_t v = 0;
         TANDEM_RETURN_NOT_OK(ReadInt(r, t, "SchemaElement.repetition_type", &v));
@@ -209,21 +243,29 @@ Status ParseSchemaElement(Reader& r, SchemaElement* e) {
         e->repetition = static_cast<Repetition>(v);
         return Status::OK();
       }
-      case 4: has_name = true; return ReadString(r, t, "SchemaElement.name", &e->name);
-      case 5: return ReadOptInt(r, t, "SchemaElement.num_children", &e->num_children);
+      case 4:
+        has_name = true;
+        return ReadString(r, t, "SchemaElement.name", &e->name);
+      case 5:
+        return ReadOptInt(r, t, "SchemaElement.num_children", &e->num_children);
       case 6: {
         int32_t v = 0;
         TANDEM_RETURN_NOT_OK(ReadInt(r, t, "SchemaElement.converted_type", &v));
         e->converted_type = static_cast<ConvertedType>(v);
         return Status::OK();
       }
-      case 7: return ReadOptInt(r, t, "SchemaElement.scale", &e->scale);
-      case 8: return ReadOptInt(r, t, "SchemaElement.precision", &e->precision);
-      case 9: return ReadOptInt(r, t, "SchemaElement.field_id", &e->field_id);
+      case 7:
+        return ReadOptInt(r, t, "SchemaElement.scale", &e->scale);
+      case 8:
+        return ReadOptInt(r, t, "SchemaElement.precision", &e->precision);
+      case 9:
+        return ReadOptInt(r, t, "SchemaElement.field_id", &e->field_id);
       case 10:
         if (t != ThriftType::kStruct) return r.Skip(t);
         return ParseLogicalType(r, &e->logical_type.emplace());
-      default: *handled = false; return Status::OK();
+      default:
+        *handled = false;
+        return Status::OK();
     }
   }));
   if (!has_name) return Status::Invalid("schema element without a name");
@@ -246,17 +288,25 @@ Status ParseColumnMetaData(Reader& r, ColumnMetaData* m) {
           return ReadEnum(r, et, "ColumnMetaData.encodings", &m->encodings.emplace_back());
         });
       case 3:
-        return ReadList(r, t, ThriftType::kBinary, "ColumnMetaData.path_in_schema",
-                        [&](ThriftType) { return r.ReadBinary(&m->path_in_schema.emplace_back()); });
-      case 4: return ReadEnum(r, t, "ColumnMetaData.codec", &m->codec);
-      case 5: return ReadInt(r, t, "ColumnMetaData.num_values", &m->num_values);
-      case 6: return ReadInt(r, t, "total_uncompressed_size", &m->total_uncompressed_size);
-      case 7: return ReadInt(r, t, "total_compressed_size", &m->total_compressed_size);
-      case 8: return ParseKeyValues(r, t, "ColumnMetaData.key_value_metadata",
-                                    &m->key_value_metadata);
-      case 9: return ReadInt(r, t, "data_page_offset", &m->data_page_offset);
-      case 10: return ReadOptInt(r, t, "index_page_offset", &m->index_page_offset);
-      case 11: return ReadOptInt(r, t, "dictionary_page_offset", &m->dictionary_page_offset);
+        return ReadList(
+            r, t, ThriftType::kBinary, "ColumnMetaData.path_in_schema",
+            [&](ThriftType) { return r.ReadBinary(&m->path_in_schema.emplace_back()); });
+      case 4:
+        return ReadEnum(r, t, "ColumnMetaData.codec", &m->codec);
+      case 5:
+        return ReadInt(r, t, "ColumnMetaData.num_values", &m->num_values);
+      case 6:
+        return ReadInt(r, t, "total_uncompressed_size", &m->total_uncompressed_size);
+      case 7:
+        return ReadInt(r, t, "total_compressed_size", &m->total_compressed_size);
+      case 8:
+        return ParseKeyValues(r, t, "ColumnMetaData.key_value_metadata", &m->key_value_metadata);
+      case 9:
+        return ReadInt(r, t, "data_page_offset", &m->data_page_offset);
+      case 10:
+        return ReadOptInt(r, t, "index_page_offset", &m->index_page_offset);
+      case 11:
+        return ReadOptInt(r, t, "dictionary_page_offset", &m->dictionary_page_offset);
       case 12:
         if (t != ThriftType::kStruct) return r.Skip(t);
         return ParseStatistics(r, &m->statistics.emplace());
@@ -272,9 +322,13 @@ Status ParseColumnMetaData(Reader& r, ColumnMetaData* m) {
             return Status::OK();
           });
         });
-      case 14: return ReadOptInt(r, t, "bloom_filter_offset", &m->bloom_filter_offset);
-      case 15: return ReadOptInt(r, t, "bloom_filter_length", &m->bloom_filter_length);
-      default: *handled = false; return Status::OK();
+      case 14:
+        return ReadOptInt(r, t, "bloom_filter_offset", &m->bloom_filter_offset);
+      case 15:
+        return ReadOptInt(r, t, "bloom_filter_length", &m->bloom_filter_length);
+      default:
+        *handled = false;
+        return Status::OK();
     }
   }));
   return Status::OK();
@@ -284,14 +338,21 @@ Status ParseColumnChunk(Reader& r, ColumnChunk* c) {
   return ReadStruct(r, [&](int16_t id, ThriftType t, bool* handled) -> Status {
     *handled = true;
     switch (id) {
-      case 1: return ReadString(r, t, "ColumnChunk.file_path", &c->file_path.emplace());
-      case 2: return ReadInt(r, t, "ColumnChunk.file_offset", &c->file_offset);
+      case 1:
+        return ReadString(r, t, "ColumnChunk.file_path", &c->file_path.emplace());
+      case 2:
+        return ReadInt(r, t, "ColumnChunk.file_offset", &c->file_offset);
       case 3:
         if (t != ThriftType::kStruct) return r.Skip(t);
         return ParseColumnMetaData(r, &c->meta_data.emplace());
       case 8:
-      case 9: c->has_crypto_metadata = true; *handled = false; return Status::OK();
-      default: *handled = false; return Status::OK();
+      case 9:
+        c->has_crypto_metadata = true;
+        *handled = false;
+        return Status::OK();
+      default:
+        *handled = false;
+        return Status::OK();
     }
   });
 }
@@ -304,12 +365,19 @@ Status ParseRowGroup(Reader& r, RowGroup* g) {
         return ReadList(r, t, ThriftType::kStruct, "RowGroup.columns", [&](ThriftType) {
           return ParseColumnChunk(r, &g->columns.emplace_back());
         });
-      case 2: return ReadInt(r, t, "RowGroup.total_byte_size", &g->total_byte_size);
-      case 3: return ReadInt(r, t, "RowGroup.num_rows", &g->num_rows);
-      case 5: return ReadOptInt(r, t, "RowGroup.file_offset", &g->file_offset);
-      case 6: return ReadOptInt(r, t, "RowGroup.total_compressed_size", &g->total_compressed_size);
-      case 7: return ReadOptInt(r, t, "RowGroup.ordinal", &g->ordinal);
-      default: *handled = false; return Status::OK();
+      case 2:
+        return ReadInt(r, t, "RowGroup.total_byte_size", &g->total_byte_size);
+      case 3:
+        return ReadInt(r, t, "RowGroup.num_rows", &g->num_rows);
+      case 5:
+        return ReadOptInt(r, t, "RowGroup.file_offset", &g->file_offset);
+      case 6:
+        return ReadOptInt(r, t, "RowGroup.total_compressed_size", &g->total_compressed_size);
+      case 7:
+        return ReadOptInt(r, t, "RowGroup.ordinal", &g->ordinal);
+      default:
+        *handled = false;
+        return Status::OK();
     }
   });
 }
@@ -318,14 +386,20 @@ Status ParseDataPageHeader(Reader& r, DataPageHeader* h) {
   return ReadStruct(r, [&](int16_t id, ThriftType t, bool* handled) -> Status {
     *handled = true;
     switch (id) {
-      case 1: return ReadInt(r, t, "DataPageHeader.num_values", &h->num_values);
-      case 2: return ReadEnum(r, t, "DataPageHeader.encoding", &h->encoding);
-      case 3: return ReadEnum(r, t, "definition_level_encoding", &h->definition_level_encoding);
-      case 4: return ReadEnum(r, t, "repetition_level_encoding", &h->repetition_level_encoding);
+      case 1:
+        return ReadInt(r, t, "DataPageHeader.num_values", &h->num_values);
+      case 2:
+        return ReadEnum(r, t, "DataPageHeader.encoding", &h->encoding);
+      case 3:
+        return ReadEnum(r, t, "definition_level_encoding", &h->definition_level_encoding);
+      case 4:
+        return ReadEnum(r, t, "repetition_level_encoding", &h->repetition_level_encoding);
       case 5:
         if (t != ThriftType::kStruct) return r.Skip(t);
         return ParseStatistics(r, &h->statistics.emplace());
-      default: *handled = false; return Status::OK();
+      default:
+        *handled = false;
+        return Status::OK();
     }
   });
 }
@@ -334,19 +408,26 @@ Status ParseDataPageHeaderV2(Reader& r, DataPageHeaderV2* h) {
   return ReadStruct(r, [&](int16_t id, ThriftType t, bool* handled) -> Status {
     *handled = true;
     switch (id) {
-      case 1: return ReadInt(r, t, "DataPageHeaderV2.num_values", &h->num_values);
-      case 2: return ReadInt(r, t, "DataPageHeaderV2.num_nulls", &h->num_nulls);
-      case 3: return ReadInt(r, t, "DataPageHeaderV2.num_rows", &h->num_rows);
-      case 4: return ReadEnum(r, t, "DataPageHeaderV2.encoding", &h->encoding);
-      case 5: return ReadInt(r, t, "definition_levels_byte_length",
-                             &h->definition_levels_byte_length);
-      case 6: return ReadInt(r, t, "repetition_levels_byte_length",
-                             &h->repetition_levels_byte_length);
-      case 7: return ReadBoolField(r, t, "DataPageHeaderV2.is_compressed", &h->is_compressed);
+      case 1:
+        return ReadInt(r, t, "DataPageHeaderV2.num_values", &h->num_values);
+      case 2:
+        return ReadInt(r, t, "DataPageHeaderV2.num_nulls", &h->num_nulls);
+      case 3:
+        return ReadInt(r, t, "DataPageHeaderV2.num_rows", &h->num_rows);
+      case 4:
+        return ReadEnum(r, t, "DataPageHeaderV2.encoding", &h->encoding);
+      case 5:
+        return ReadInt(r, t, "definition_levels_byte_length", &h->definition_levels_byte_length);
+      case 6:
+        return ReadInt(r, t, "repetition_levels_byte_length", &h->repetition_levels_byte_length);
+      case 7:
+        return ReadBoolField(r, t, "DataPageHeaderV2.is_compressed", &h->is_compressed);
       case 8:
         if (t != ThriftType::kStruct) return r.Skip(t);
         return ParseStatistics(r, &h->statistics.emplace());
-      default: *handled = false; return Status::OK();
+      default:
+        *handled = false;
+        return Status::OK();
     }
   });
 }
@@ -355,15 +436,19 @@ Status ParseDictionaryPageHeader(Reader& r, DictionaryPageHeader* h) {
   return ReadStruct(r, [&](int16_t id, ThriftType t, bool* handled) -> Status {
     *handled = true;
     switch (id) {
-      case 1: return ReadInt(r, t, "DictionaryPageHeader.num_values", &h->num_values);
-      case 2: return ReadEnum(r, t, "DictionaryPageHeader.encoding", &h->encoding);
+      case 1:
+        return ReadInt(r, t, "DictionaryPageHeader.num_values", &h->num_values);
+      case 2:
+        return ReadEnum(r, t, "DictionaryPageHeader.encoding", &h->encoding);
       case 3: {
         bool v = false;
         TANDEM_RETURN_NOT_OK(ReadBoolField(r, t, "DictionaryPageHeader.is_sorted", &v));
         h->is_sorted = v;
         return Status::OK();
       }
-      default: *handled = false; return Status::OK();
+      default:
+        *handled = false;
+        return Status::OK();
     }
   });
 }
@@ -377,23 +462,32 @@ Result<FileMetaData> ParseFileMetaData(const uint8_t* data, int64_t size) {
   Status st = ReadStruct(r, [&](int16_t id, ThriftType t, bool* handled) -> Status {
     *handled = true;
     switch (id) {
-      case 1: return ReadInt(r, t, "FileMetaData.version", &meta.version);
+      case 1:
+        return ReadInt(r, t, "FileMetaData.version", &meta.version);
       case 2:
         has_schema = true;
         return ReadList(r, t, ThriftType::kStruct, "FileMetaData.schema", [&](ThriftType) {
           return ParseSchemaElement(r, &meta.schema.emplace_back());
         });
-      case 3: has_rows = true; return ReadInt(r, t, "FileMetaData.num_rows", &meta.num_rows);
+      case 3:
+        has_rows = true;
+        return ReadInt(r, t, "FileMetaData.num_rows", &meta.num_rows);
       case 4:
         has_groups = true;
         return ReadList(r, t, ThriftType::kStruct, "FileMetaData.row_groups", [&](ThriftType) {
           return ParseRowGroup(r, &meta.row_groups.emplace_back());
         });
-      case 5: return ParseKeyValues(r, t, "FileMetaData.key_value_metadata",
-                                    &meta.key_value_metadata);
-      case 6: return ReadString(r, t, "FileMetaData.created_by", &meta.created_by.emplace());
-      case 8: meta.has_encryption_algorithm = true; *handled = false; return Status::OK();
-      default: *handled = false; return Status::OK();
+      case 5:
+        return ParseKeyValues(r, t, "FileMetaData.key_value_metadata", &meta.key_value_metadata);
+      case 6:
+        return ReadString(r, t, "FileMetaData.created_by", &meta.created_by.emplace());
+      case 8:
+        meta.has_encryption_algorithm = true;
+        *handled = false;
+        return Status::OK();
+      default:
+        *handled = false;
+        return Status::OK();
     }
   });
   if (!st.ok()) return Status::Invalid("corrupt Parquet footer: " + st.message());
@@ -411,7 +505,9 @@ Result<PageHeader> ParsePageHeader(const uint8_t* data, int64_t size, int64_t* c
   Status st = ReadStruct(r, [&](int16_t id, ThriftType t, bool* handled) -> Status {
     *handled = true;
     switch (id) {
-      case 1: has_type = true; return ReadEnum(r, t, "PageHeader.type", &h.type);
+      case 1:
+        has_type = true;
+        return ReadEnum(r, t, "PageHeader.type", &h.type);
       case 2:
         has_usize = true;
         return ReadInt(r, t, "PageHeader.uncompressed_page_size", &h.uncompressed_page_size);
@@ -433,7 +529,9 @@ Result<PageHeader> ParsePageHeader(const uint8_t* data, int64_t size, int64_t* c
       case 8:
         if (t != ThriftType::kStruct) return r.Skip(t);
         return ParseDataPageHeaderV2(r, &h.data_page_header_v2.emplace());
-      default: *handled = false; return Status::OK();
+      default:
+        *handled = false;
+        return Status::OK();
     }
   });
   if (!st.ok()) return Status::Invalid("corrupt page header: " + st.message());

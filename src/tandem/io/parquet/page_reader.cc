@@ -82,7 +82,10 @@ Result<bool> PageReader::Next(Page* page) {
     page->size = body_size;
     return true;
   }
+  // One decompression buffer per thread, reused across pages and chunks.
+  thread_local decode::RawBuffer scratch_;
   try {
+    scratch_.Clear();
     scratch_.Resize(raw_size);
   } catch (const std::bad_alloc&) {
     return fail(Status::OutOfMemory("cannot allocate " + std::to_string(raw_size) + " bytes"));

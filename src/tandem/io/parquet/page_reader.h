@@ -33,7 +33,6 @@ class PageReader {
   const uint8_t* end_;
   CompressionCodec codec_;
   int64_t index_ = 0;
-  decode::RawBuffer scratch_;
 };
 
 }  // namespace tandem::parquet

@@ -157,7 +157,12 @@ Result<ColumnPtr> ParquetFileImpl::ReadColumn(int row_group, int column) const {
   // once the row group's rows are complete, so the padding is never taken for pages.
   constexpr int64_t kChunkPadding = 100;
   length += std::min(kChunkPadding, footer_start_ - start - length);
-  decode::RawBuffer bytes;
+  // Chunks up to kReusedBytes reuse one per-thread buffer: no fresh pages to fault in per chunk.
+  constexpr int64_t kReusedBytes = int64_t{64} << 20;
+  thread_local decode::RawBuffer reused;
+  decode::RawBuffer large;
+  decode::RawBuffer& bytes = length <= kReusedBytes ? reused : large;
+  bytes.Clear();
   try {
     bytes.Resize(length);
   } catch (const std::bad_alloc&) {

@@ -1,19 +1,19 @@
 // ParquetFileWriter: buffers batches until a row group is full, encodes the row group's column
-// chunks in parallel threads, appends them to "<path>.tmp-<random>" and, in Close(), writes the
-// footer, fsyncs and renames the temporary file onto the path. A writer that is destroyed
+// chunks in parallel on the thread pool and appends them to "<path>.tmp-<random>"; Close()
+// writes the footer, fsyncs and renames the temporary file onto the path. A writer destroyed
 // without a successful Close() removes its temporary file.
 #include <fcntl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstring>
 #include <random>
-#include <thread>
 
+#include "tandem/common/thread_pool.h"
 #include "tandem/io/parquet/encode/chunk_data.h"
 #include "tandem/io/parquet/encode/column_chunk_encoder.h"
 #include "tandem/io/parquet/encode/writer_schema.h"
@@ -153,10 +153,9 @@ class FileWriterImpl final : public ParquetFileWriter {
         return Status::Invalid("cannot write to " + path_ + ": column " + f.name +
                                " is declared not null but has nulls");
       }
-      if (c->null_count() > 0 && !c->has_validity()) {
-        return Status::Invalid("cannot write to " + path_ + ": column " + f.name +
-                               " counts nulls but has no validity bitmap");
-      }
+      // Buffer sizes and offsets must agree with the length before the encoders read them.
+      const Status valid = c->Validate();
+      if (!valid.ok()) return valid.WithContext("cannot write to " + path_ + ", column " + f.name);
     }
     return Status::OK();
   }
@@ -176,29 +175,65 @@ class FileWriterImpl final : public ParquetFileWriter {
     return Status::OK();
   }
 
+  // Writes the pieces in order with as few system calls as possible.
+  Status WritePieces(const std::vector<std::string>& pieces) {
+    constexpr size_t kMaxIov = 512;
+    size_t first = 0;
+    while (first < pieces.size()) {
+      iovec iov[kMaxIov];
+      size_t count = 0;
+      size_t next = first;
+      int64_t total = 0;
+      while (next < pieces.size() && count < kMaxIov && total < (int64_t{1} << 30)) {
+        const std::string& piece = pieces[next++];
+        if (piece.empty()) continue;
+        iov[count].iov_base = const_cast<char*>(piece.data());
+        iov[count].iov_len = piece.size();
+        total += static_cast<int64_t>(piece.size());
+        ++count;
+      }
+      if (count > 0) {
+        const ssize_t n = ::writev(fd_, iov, static_cast<int>(count));
+        if (n < 0 && errno == EINTR) continue;  // nothing written: retry the same pieces
+        if (n < 0) return IOFailure("cannot write");
+        file_offset_ += n;
+        // After a short write, the rest of this group goes piece by piece.
+        int64_t skip = n;
+        for (size_t k = 0; k < count && n < total; ++k) {
+          const int64_t len = static_cast<int64_t>(iov[k].iov_len);
+          if (skip >= len) {
+            skip -= len;
+            continue;
+          }
+          TANDEM_RETURN_NOT_OK(
+              WriteBytes(static_cast<const char*>(iov[k].iov_base) + skip, len - skip));
+          skip = 0;
+        }
+      }
+      first = next;
+    }
+    return Status::OK();
+  }
+
   // Encodes the pending rows as one row group (columns in parallel) and appends it.
   Status FlushRowGroup() {
     const int num_columns = schema_.num_fields();
     std::vector<EncodedChunk> chunks(static_cast<size_t>(num_columns));
-    std::vector<Status> statuses(static_cast<size_t>(num_columns));
-    std::atomic<int> next{0};
-    auto work = [&] {
+    auto encode = [&](int64_t c) -> Status {
+      std::vector<ColumnSlice> slices;
+      slices.reserve(pending_.size());
+      for (const auto& batch_slices : pending_) slices.push_back(batch_slices[c]);
       ChunkData data;
-      for (int c = next++; c < num_columns; c = next++) {
-        std::vector<ColumnSlice> slices;
-        slices.reserve(pending_.size());
-        for (const auto& batch_slices : pending_) slices.push_back(batch_slices[c]);
-        data = ChunkData();
-        GatherChunk(slices, specs_[c], &data);
-        statuses[c] = EncodeColumnChunk(data, specs_[c], options_, &chunks[c]);
-      }
+      GatherChunk(slices, specs_[c], &data);
+      return EncodeColumnChunk(data, specs_[c], options_, &chunks[c]);
     };
-    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const int threads = std::min(num_columns, hw);
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-    for (std::thread& t : pool) t.join();
+    // Small row groups are not worth waking the pool for.
+    const bool parallel = num_columns > 1 && pending_rows_ * num_columns >= 65536;
+    const Status encoded = ThreadPool::Default().ParallelFor(num_columns, encode, parallel ? 0 : 1);
+    if (!encoded.ok()) {
+      return encoded.WithContext("file " + path_ + ", row group " +
+                                 std::to_string(meta_.row_groups.size()));
+    }
 
     const int16_t ordinal = static_cast<int16_t>(meta_.row_groups.size());
     RowGroup rg;
@@ -207,18 +242,13 @@ class FileWriterImpl final : public ParquetFileWriter {
     if (meta_.row_groups.size() <= INT16_MAX) rg.ordinal = ordinal;
     int64_t compressed = 0;
     for (int c = 0; c < num_columns; ++c) {
-      if (!statuses[c].ok()) {
-        return statuses[c].WithContext("file " + path_ + ", row group " +
-                                       std::to_string(meta_.row_groups.size()));
-      }
       EncodedChunk& chunk = chunks[c];
       const int64_t base = file_offset_;
       ColumnMetaData m = std::move(chunk.meta);
       m.data_page_offset += base;
       if (m.dictionary_page_offset) *m.dictionary_page_offset += base;
-      TANDEM_RETURN_NOT_OK(
-          WriteBytes(chunk.bytes.data(), static_cast<int64_t>(chunk.bytes.size())));
-      chunk.bytes = std::string();
+      TANDEM_RETURN_NOT_OK(WritePieces(chunk.pieces));
+      chunk.pieces = std::vector<std::string>();
       ColumnChunk cc;
       cc.file_offset = base;
       rg.total_byte_size += m.total_uncompressed_size;

@@ -28,7 +28,8 @@ Status ThriftCompactReader::ReadVarint(uint64_t* value) {
       return Status::OK();
     }
   }
-  return Status::Invalid("Thrift varint longer than 10 bytes at byte " + std::to_string(consumed()));
+  return Status::Invalid("Thrift varint longer than 10 bytes at byte " +
+                         std::to_string(consumed()));
 }
 
 Status ThriftCompactReader::ReadI16(int16_t* value) {
@@ -133,8 +134,9 @@ Status ThriftCompactReader::ReadListHeader(ThriftType* element_type, int64_t* si
     n = static_cast<int64_t>(v);
   }
   // Every element takes at least one byte except booleans... which also take one in lists.
-  if (n > remaining()) return Status::Invalid("Thrift list of " + std::to_string(n) +
-                                              " elements exceeds the data left");
+  if (n > remaining())
+    return Status::Invalid("Thrift list of " + std::to_string(n) +
+                           " elements exceeds the data left");
   *element_type = static_cast<ThriftType>(t);
   *size = n;
   return Status::OK();

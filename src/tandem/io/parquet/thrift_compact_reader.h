@@ -34,7 +34,8 @@ class ThriftCompactReader {
   // Largest list the reader accepts; larger ones are surely corrupt metadata.
   static constexpr int64_t kMaxListSize = int64_t{1} << 28;
 
-  ThriftCompactReader(const uint8_t* data, int64_t size) : pos_(data), begin_(data), end_(data + size) {}
+  ThriftCompactReader(const uint8_t* data, int64_t size)
+      : pos_(data), begin_(data), end_(data + size) {}
 
   int64_t consumed() const { return pos_ - begin_; }
   int64_t remaining() const { return end_ - pos_; }

@@ -83,35 +83,67 @@ std::optional<LogicalType> FromConvertedType(const SchemaElement& e) {
     lt.is_signed = is_signed;
   };
   switch (*e.converted_type) {
-    case ConvertedType::UTF8: lt.kind = K::kString; break;
-    case ConvertedType::ENUM: lt.kind = K::kEnum; break;
-    case ConvertedType::JSON: lt.kind = K::kJson; break;
-    case ConvertedType::BSON: lt.kind = K::kBson; break;
-    case ConvertedType::DATE: lt.kind = K::kDate; break;
+    case ConvertedType::UTF8:
+      lt.kind = K::kString;
+      break;
+    case ConvertedType::ENUM:
+      lt.kind = K::kEnum;
+      break;
+    case ConvertedType::JSON:
+      lt.kind = K::kJson;
+      break;
+    case ConvertedType::BSON:
+      lt.kind = K::kBson;
+      break;
+    case ConvertedType::DATE:
+      lt.kind = K::kDate;
+      break;
     case ConvertedType::DECIMAL:
       lt.kind = K::kDecimal;
       lt.decimal_precision = e.precision.value_or(0);
       lt.decimal_scale = e.scale.value_or(0);
       break;
     case ConvertedType::TIME_MILLIS:
-    case ConvertedType::TIME_MICROS: lt.kind = K::kTime; break;
+    case ConvertedType::TIME_MICROS:
+      lt.kind = K::kTime;
+      break;
     case ConvertedType::TIMESTAMP_MILLIS:
     case ConvertedType::TIMESTAMP_MICROS:
       lt.kind = K::kTimestamp;
       lt.adjusted_to_utc = true;
-      lt.unit = *e.converted_type == ConvertedType::TIMESTAMP_MILLIS ? LogicalType::TimeUnit::kMillis
-                                                                    : LogicalType::TimeUnit::kMicros;
+      lt.unit = *e.converted_type == ConvertedType::TIMESTAMP_MILLIS
+                    ? LogicalType::TimeUnit::kMillis
+                    : LogicalType::TimeUnit::kMicros;
       break;
-    case ConvertedType::UINT_8: integer(8, false); break;
-    case ConvertedType::UINT_16: integer(16, false); break;
-    case ConvertedType::UINT_32: integer(32, false); break;
-    case ConvertedType::UINT_64: integer(64, false); break;
-    case ConvertedType::INT_8: integer(8, true); break;
-    case ConvertedType::INT_16: integer(16, true); break;
-    case ConvertedType::INT_32: integer(32, true); break;
-    case ConvertedType::INT_64: integer(64, true); break;
-    case ConvertedType::INTERVAL: lt.kind = K::kOther; break;
-    default: return std::nullopt;  // MAP, LIST, MAP_KEY_VALUE: groups, no leaf meaning
+    case ConvertedType::UINT_8:
+      integer(8, false);
+      break;
+    case ConvertedType::UINT_16:
+      integer(16, false);
+      break;
+    case ConvertedType::UINT_32:
+      integer(32, false);
+      break;
+    case ConvertedType::UINT_64:
+      integer(64, false);
+      break;
+    case ConvertedType::INT_8:
+      integer(8, true);
+      break;
+    case ConvertedType::INT_16:
+      integer(16, true);
+      break;
+    case ConvertedType::INT_32:
+      integer(32, true);
+      break;
+    case ConvertedType::INT_64:
+      integer(64, true);
+      break;
+    case ConvertedType::INTERVAL:
+      lt.kind = K::kOther;
+      break;
+    default:
+      return std::nullopt;  // MAP, LIST, MAP_KEY_VALUE: groups, no leaf meaning
   }
   return lt;
 }
@@ -181,8 +213,10 @@ void MapLeafType(const SchemaElement& e, LeafColumn* leaf) {
                    Conversion::kInt64ToInt128, leaf);
       } else if (kind == K::kTimestamp) {
         leaf->type = DataType::Timestamp(lt->adjusted_to_utc);
-        if (lt->unit == LogicalType::TimeUnit::kMillis) leaf->conversion = Conversion::kMillisToMicros;
-        if (lt->unit == LogicalType::TimeUnit::kNanos) leaf->conversion = Conversion::kNanosToMicros;
+        if (lt->unit == LogicalType::TimeUnit::kMillis)
+          leaf->conversion = Conversion::kMillisToMicros;
+        if (lt->unit == LogicalType::TimeUnit::kNanos)
+          leaf->conversion = Conversion::kNanosToMicros;
       } else if (kind == K::kTime) {
         SetUnsupported(leaf, "TIME type");
       }

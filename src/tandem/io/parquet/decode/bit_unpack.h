@@ -35,6 +35,19 @@ inline uint64_t ExtractBits(const uint8_t* base, int64_t avail_bytes, int64_t in
   return bit_width == 64 ? v : v & ((uint64_t{1} << bit_width) - 1);
 }
 
+// Constant-width unpack (the compiler unrolls the 8-value bit pattern); the caller guarantees
+// 8 readable bytes past the last value's byte.
+template <int W, typename T>
+inline void UnpackConstantWidth(const uint8_t* base, int64_t first, int64_t n, T* out) {
+  constexpr uint64_t kMask = (uint64_t{1} << W) - 1;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t bit = (first + i) * W;
+    uint64_t word;
+    std::memcpy(&word, base + (bit >> 3), 8);
+    out[i] = static_cast<T>((word >> (bit & 7)) & kMask);
+  }
+}
+
 // Unpacks n values starting at value `first` into out (T = uint8_t/uint16_t/uint32_t/uint64_t).
 template <typename T>
 inline void UnpackBits(const uint8_t* base, int64_t avail_bytes, int64_t first, int bit_width,
@@ -44,6 +57,23 @@ inline void UnpackBits(const uint8_t* base, int64_t avail_bytes, int64_t first, 
     return;
   }
   const int64_t last_byte = ((first + n) * bit_width + 7) >> 3;
+  if (bit_width <= 32 && last_byte + 8 <= avail_bytes) {
+    switch (bit_width) {
+#define TANDEM_UNPACK_CASE(W) \
+  case W:                     \
+    return UnpackConstantWidth<W>(base, first, n, out);
+      TANDEM_UNPACK_CASE(1)
+      TANDEM_UNPACK_CASE(2) TANDEM_UNPACK_CASE(3) TANDEM_UNPACK_CASE(4) TANDEM_UNPACK_CASE(5)
+          TANDEM_UNPACK_CASE(6) TANDEM_UNPACK_CASE(7) TANDEM_UNPACK_CASE(8) TANDEM_UNPACK_CASE(9)
+              TANDEM_UNPACK_CASE(10) TANDEM_UNPACK_CASE(11) TANDEM_UNPACK_CASE(12)
+                  TANDEM_UNPACK_CASE(13) TANDEM_UNPACK_CASE(14) TANDEM_UNPACK_CASE(15)
+                      TANDEM_UNPACK_CASE(16) TANDEM_UNPACK_CASE(17) TANDEM_UNPACK_CASE(18)
+                          TANDEM_UNPACK_CASE(19) TANDEM_UNPACK_CASE(20) TANDEM_UNPACK_CASE(21)
+                              TANDEM_UNPACK_CASE(22) TANDEM_UNPACK_CASE(23) TANDEM_UNPACK_CASE(24)
+#undef TANDEM_UNPACK_CASE
+                                  default : break;
+    }
+  }
   if (bit_width <= 56 && last_byte + 8 <= avail_bytes) {
     // Fast path: every 8-byte load stays inside the buffer.
     const uint64_t mask = (uint64_t{1} << bit_width) - 1;

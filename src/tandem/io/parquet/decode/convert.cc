@@ -98,12 +98,17 @@ void UnsplitWidth(const uint8_t* data, int64_t stride, int64_t n, uint8_t* out) 
 int PhysicalWidth(PhysicalType type, int32_t type_length) {
   switch (type) {
     case PhysicalType::INT32:
-    case PhysicalType::FLOAT: return 4;
+    case PhysicalType::FLOAT:
+      return 4;
     case PhysicalType::INT64:
-    case PhysicalType::DOUBLE: return 8;
-    case PhysicalType::INT96: return 12;
-    case PhysicalType::FIXED_LEN_BYTE_ARRAY: return type_length;
-    default: return 0;
+    case PhysicalType::DOUBLE:
+      return 8;
+    case PhysicalType::INT96:
+      return 12;
+    case PhysicalType::FIXED_LEN_BYTE_ARRAY:
+      return type_length;
+    default:
+      return 0;
   }
 }
 
@@ -113,11 +118,21 @@ Status ConvertFixed(Conversion conversion, const uint8_t* src, int64_t n, int32_
     case Conversion::kCopy:
       if (n > 0) std::memcpy(dst, src, static_cast<size_t>(n * out_width));
       return Status::OK();
-    case Conversion::kInt32ToInt8: Cast<int32_t, int8_t>(src, n, dst); return Status::OK();
-    case Conversion::kInt32ToInt16: Cast<int32_t, int16_t>(src, n, dst); return Status::OK();
-    case Conversion::kInt32ToInt64: Cast<int32_t, int64_t>(src, n, dst); return Status::OK();
-    case Conversion::kInt32ToInt128: Cast<int32_t, int128_t>(src, n, dst); return Status::OK();
-    case Conversion::kInt64ToInt128: Cast<int64_t, int128_t>(src, n, dst); return Status::OK();
+    case Conversion::kInt32ToInt8:
+      Cast<int32_t, int8_t>(src, n, dst);
+      return Status::OK();
+    case Conversion::kInt32ToInt16:
+      Cast<int32_t, int16_t>(src, n, dst);
+      return Status::OK();
+    case Conversion::kInt32ToInt64:
+      Cast<int32_t, int64_t>(src, n, dst);
+      return Status::OK();
+    case Conversion::kInt32ToInt128:
+      Cast<int32_t, int128_t>(src, n, dst);
+      return Status::OK();
+    case Conversion::kInt64ToInt128:
+      Cast<int64_t, int128_t>(src, n, dst);
+      return Status::OK();
     case Conversion::kMillisToMicros: {
       bool overflow = false;
       for (int64_t i = 0; i < n; ++i) {
@@ -187,12 +202,18 @@ Status ConvertByteArrayDecimals(const ByteArrays& values, int64_t n, int out_wid
 
 void ScatterFixed(const uint8_t* dense, const uint8_t* valid, int64_t n, int width, uint8_t* dst) {
   switch (width) {
-    case 1: return ScatterWidth<1>(dense, valid, n, dst);
-    case 2: return ScatterWidth<2>(dense, valid, n, dst);
-    case 4: return ScatterWidth<4>(dense, valid, n, dst);
-    case 8: return ScatterWidth<8>(dense, valid, n, dst);
-    case 16: return ScatterWidth<16>(dense, valid, n, dst);
-    default: break;
+    case 1:
+      return ScatterWidth<1>(dense, valid, n, dst);
+    case 2:
+      return ScatterWidth<2>(dense, valid, n, dst);
+    case 4:
+      return ScatterWidth<4>(dense, valid, n, dst);
+    case 8:
+      return ScatterWidth<8>(dense, valid, n, dst);
+    case 16:
+      return ScatterWidth<16>(dense, valid, n, dst);
+    default:
+      break;
   }
   int64_t j = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -205,7 +226,8 @@ void ScatterFixed(const uint8_t* dense, const uint8_t* valid, int64_t n, int wid
   }
 }
 
-Status DecodeByteStreamSplit(const uint8_t* data, int64_t size, int width, int64_t n, uint8_t* out) {
+Status DecodeByteStreamSplit(const uint8_t* data, int64_t size, int width, int64_t n,
+                             uint8_t* out) {
   if (width <= 0 || size % width != 0) {
     return Status::Invalid("BYTE_STREAM_SPLIT data of " + std::to_string(size) +
                            " bytes is not a multiple of the value width " + std::to_string(width));
@@ -216,9 +238,15 @@ Status DecodeByteStreamSplit(const uint8_t* data, int64_t size, int width, int64
                            " values, page needs " + std::to_string(n));
   }
   switch (width) {
-    case 2: UnsplitWidth<2>(data, stride, n, out); break;
-    case 4: UnsplitWidth<4>(data, stride, n, out); break;
-    case 8: UnsplitWidth<8>(data, stride, n, out); break;
+    case 2:
+      UnsplitWidth<2>(data, stride, n, out);
+      break;
+    case 4:
+      UnsplitWidth<4>(data, stride, n, out);
+      break;
+    case 8:
+      UnsplitWidth<8>(data, stride, n, out);
+      break;
     default:
       for (int64_t i = 0; i < n; ++i) {
         for (int k = 0; k < width; ++k) out[i * width + k] = data[k * stride + i];

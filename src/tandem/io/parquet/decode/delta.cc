@@ -78,8 +78,8 @@ Status DeltaBinaryPackedDecoder::NextMiniblock() {
 template <typename T>
 Status DeltaBinaryPackedDecoder::Decode(T* out, int64_t n) {
   if (n > values_left()) {
-    return Corrupt("asked for " + std::to_string(n) + " values, " +
-                   std::to_string(values_left()) + " left");
+    return Corrupt("asked for " + std::to_string(n) + " values, " + std::to_string(values_left()) +
+                   " left");
   }
   int64_t i = 0;
   if (n > 0 && emitted_ == 0) {
@@ -112,9 +112,9 @@ Status DecodeDeltaLengthByteArray(const uint8_t* data, int64_t size, int64_t n, 
   DeltaBinaryPackedDecoder lengths;
   TANDEM_RETURN_NOT_OK(lengths.Init(data, size, 32));
   if (lengths.total_values() < n) {
-    return Status::Invalid("corrupt DELTA_LENGTH_BYTE_ARRAY data: " +
-                           std::to_string(lengths.total_values()) + " lengths for " +
-                           std::to_string(n) + " values");
+    return Status::Invalid(
+        "corrupt DELTA_LENGTH_BYTE_ARRAY data: " + std::to_string(lengths.total_values()) +
+        " lengths for " + std::to_string(n) + " values");
   }
   std::vector<int32_t> lens(static_cast<size_t>(n));
   TANDEM_RETURN_NOT_OK(lengths.Decode(lens.data(), n));
@@ -129,7 +129,8 @@ Status DecodeDeltaLengthByteArray(const uint8_t* data, int64_t size, int64_t n, 
   int64_t total = 0;
   out->offsets[0] = 0;
   for (int64_t i = 0; i < n; ++i) {
-    if (lens[i] < 0) return Status::Invalid("corrupt DELTA_LENGTH_BYTE_ARRAY data: negative length");
+    if (lens[i] < 0)
+      return Status::Invalid("corrupt DELTA_LENGTH_BYTE_ARRAY data: negative length");
     total += lens[i];
     out->offsets[i + 1] = total;
   }
@@ -167,7 +168,8 @@ Status DecodeDeltaByteArray(const uint8_t* data, int64_t size, int64_t n, ByteAr
     out->owned.Resize(begin + p + slen);
     uint8_t* dst = out->owned.data() + begin;
     if (p > 0) std::memmove(dst, out->owned.data() + prev_begin, static_cast<size_t>(p));
-    if (slen > 0) std::memcpy(dst + p, suffixes.base + suffixes.offsets[i], static_cast<size_t>(slen));
+    if (slen > 0)
+      std::memcpy(dst + p, suffixes.base + suffixes.offsets[i], static_cast<size_t>(slen));
     prev_begin = begin;
     prev_len = p + slen;
     out->offsets[i + 1] = begin + prev_len;

@@ -41,8 +41,8 @@ Status RleBitPackedDecoder::NextRun() {
     packed_base_ = pos_;
     packed_bytes_ = full_bytes < avail ? full_bytes : avail;
     packed_index_ = 0;
-    packed_left_ = bit_width_ == 0 ? static_cast<int64_t>(groups) * 8
-                                   : packed_bytes_ * 8 / bit_width_;
+    packed_left_ =
+        bit_width_ == 0 ? static_cast<int64_t>(groups) * 8 : packed_bytes_ * 8 / bit_width_;
     if (packed_left_ > static_cast<int64_t>(groups) * 8) packed_left_ = groups * 8;
     pos_ += packed_bytes_;
     if (packed_left_ == 0) return Status::Invalid("RLE data ends inside a bit-packed run");

@@ -1,7 +1,8 @@
 // ChunkData: the rows of one column in one row group, gathered from the batches that hold them
 // and converted to the Parquet physical representation: a validity bitmap for the rows and the
 // present (non-null) values only, contiguous, in the vector of the column's ValueKind.
-// Byte-array values are views into the source columns, which the caller keeps alive.
+// Byte-array values (and borrowed fixed-width values) are views into the source columns, which the
+// caller keeps alive.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,10 @@ struct ChunkData {
   std::vector<double> f64;        // kDouble
   std::vector<int128_t> i128;     // kDecimal128
   std::vector<std::string_view> bytes;  // kByteArray
+  // Set instead of filling a vector when the chunk is one slice without nulls whose storage
+  // already is the physical representation: the values are read in place.
+  const void* borrowed_values = nullptr;
+  int64_t num_values = 0;  // present values, whichever way they are held
 };
 
 // Gathers the slices (all of spec.type) into `out`.

@@ -118,6 +118,47 @@ void ReserveValues(const ColumnWriteSpec& spec, int64_t rows, ChunkData* out) {
   }
 }
 
+// Whether the Tandem storage of the type is bit for bit the physical value of its kind.
+bool StorageIsPhysical(const ColumnWriteSpec& spec) {
+  switch (spec.type.id) {
+    case TypeId::kInt32:
+    case TypeId::kDate32:
+    case TypeId::kUInt32:
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kUInt64:
+    case TypeId::kFloat32:
+    case TypeId::kFloat64:
+      return true;
+    case TypeId::kDecimal:
+      return spec.kind != ValueKind::kInt32;  // decimal(<=9) narrows int64 to int32
+    default:
+      return false;
+  }
+}
+
+int64_t StoredValues(const ColumnWriteSpec& spec, const ChunkData& d) {
+  switch (spec.kind) {
+    case ValueKind::kBool:
+      return static_cast<int64_t>(d.bools.size());
+    case ValueKind::kInt32:
+    case ValueKind::kUInt32:
+      return static_cast<int64_t>(d.i32.size());
+    case ValueKind::kInt64:
+    case ValueKind::kUInt64:
+      return static_cast<int64_t>(d.i64.size());
+    case ValueKind::kFloat:
+      return static_cast<int64_t>(d.f32.size());
+    case ValueKind::kDouble:
+      return static_cast<int64_t>(d.f64.size());
+    case ValueKind::kDecimal128:
+      return static_cast<int64_t>(d.i128.size());
+    case ValueKind::kByteArray:
+      return static_cast<int64_t>(d.bytes.size());
+  }
+  return 0;
+}
+
 }  // namespace
 
 void GatherChunk(const std::vector<ColumnSlice>& slices, const ColumnWriteSpec& spec,
@@ -144,8 +185,15 @@ void GatherChunk(const std::vector<ColumnSlice>& slices, const ColumnWriteSpec& 
       row += s.length;
     }
   }
+  if (slices.size() == 1 && nulls == 0 && StorageIsPhysical(spec)) {
+    const ColumnSlice& s = slices[0];
+    out->borrowed_values = s.column->values()->data() + s.begin * spec.type.byte_width();
+    out->num_values = rows;
+    return;
+  }
   ReserveValues(spec, rows - nulls, out);
   for (const ColumnSlice& s : slices) GatherValues(s, spec, out);
+  out->num_values = StoredValues(spec, *out);
 }
 
 }  // namespace tandem::parquet

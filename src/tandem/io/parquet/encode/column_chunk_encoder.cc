@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstring>
 #include <optional>
+#include <type_traits>
 
 #include "tandem/io/parquet/codec.h"
 #include "tandem/io/parquet/encode/dictionary_builder.h"
@@ -21,7 +22,11 @@ struct PageRange {
   int64_t rows = 0;
   int64_t value_begin = 0;
   int64_t values = 0;
+  int64_t plain_bytes = 0;  // PLAIN size of the page's values
 };
+
+template <typename Ops>
+constexpr bool kFixedSize = !std::is_same_v<typename Ops::Value, std::string_view>;
 
 template <typename Ops>
 class ChunkEncoder {
@@ -46,12 +51,13 @@ class ChunkEncoder {
     m.codec = options_.codec;
     m.num_values = data_.num_rows;
     const std::vector<PageRange> pages = SplitPages();
+    out_->pieces.reserve(pages.size() * 2 + 2);
     const size_t dictionary_pages = BuildDictionary(pages);
     if (dictionary_pages > 0) {
-      m.dictionary_page_offset = static_cast<int64_t>(out_->bytes.size());
+      m.dictionary_page_offset = out_->size;
       TANDEM_RETURN_NOT_OK(WriteDictionaryPage());
     }
-    m.data_page_offset = static_cast<int64_t>(out_->bytes.size());
+    m.data_page_offset = out_->size;
     for (size_t p = 0; p < pages.size(); ++p) {
       TANDEM_RETURN_NOT_OK(WriteDataPage(pages[p], p < dictionary_pages));
     }
@@ -83,6 +89,17 @@ class ChunkEncoder {
     PageRange page;
     int64_t bytes = 0;
     int64_t value = 0;
+    if (data_.validity.empty() && kFixedSize<Ops>) {
+      const int64_t width = ops_.PlainSize(Value{});
+      const int64_t per_page =
+          std::clamp<int64_t>((target + width - 1) / width, 1, kMaxRowsPerPage);
+      for (int64_t row = 0; row < data_.num_rows; row += per_page) {
+        const int64_t rows = std::min(per_page, data_.num_rows - row);
+        pages.push_back(PageRange{row, rows, row, rows, rows * width});
+      }
+      if (pages.empty()) pages.push_back(PageRange{});
+      return pages;
+    }
     for (int64_t row = 0; row < data_.num_rows; ++row) {
       if (IsValid(row)) {
         bytes += ops_.PlainSize(values_[value]);
@@ -91,11 +108,13 @@ class ChunkEncoder {
       }
       ++page.rows;
       if (bytes >= target || page.rows >= kMaxRowsPerPage) {
+        page.plain_bytes = bytes;
         pages.push_back(page);
         page = PageRange{row + 1, 0, value, 0};
         bytes = 0;
       }
     }
+    page.plain_bytes = bytes;
     if (page.rows > 0 || pages.empty()) pages.push_back(page);
     return pages;
   }
@@ -164,16 +183,35 @@ class ChunkEncoder {
     d.definition_level_encoding = Encoding::RLE;
     d.repetition_level_encoding = Encoding::RLE;
     StatisticsBuilder<Ops> page_stats(ops_);
-    page_stats.Update(values, page.values);
+    if (options_.statistics) PageStatistics(page, dictionary_encoded, &page_stats);
     chunk_stats_.Merge(page_stats);
     if (options_.statistics) d.statistics = page_stats.ToThrift(page.rows - page.values);
     header.data_page_header = std::move(d);
     return AppendPage(&header, "data page");
   }
 
+  // Min/max of a page. A dictionary-encoded page with more values than dictionary entries looks
+  // only at the entries it uses, which is much cheaper for strings.
+  void PageStatistics(const PageRange& page, bool dictionary_encoded,
+                      StatisticsBuilder<Ops>* stats) {
+    if constexpr (Ops::kDictionary) {
+      if (dictionary_encoded && dictionary_->size() <= page.values) {
+        used_.assign(static_cast<size_t>(dictionary_->size()), 0);
+        const uint32_t* indices = indices_.data() + page.value_begin;
+        for (int64_t i = 0; i < page.values; ++i) used_[indices[i]] = 1;
+        const std::vector<Value>& entries = dictionary_->values();
+        for (size_t e = 0; e < entries.size(); ++e) {
+          if (used_[e]) stats->Update(&entries[e], 1);
+        }
+        return;
+      }
+    }
+    stats->Update(values_ + page.value_begin, page.values);
+  }
+
   // Compresses body_ and appends header + body to the chunk.
   Status AppendPage(PageHeader* header, const char* what) {
-    const std::string* payload = &body_;
+    std::string* payload = &body_;
     if (options_.codec != CompressionCodec::UNCOMPRESSED) {
       compressed_.clear();
       Status st = Compress(options_.codec, reinterpret_cast<const uint8_t*>(body_.data()),
@@ -187,12 +225,17 @@ class ChunkEncoder {
     }
     header->uncompressed_page_size = static_cast<int32_t>(body_.size());
     header->compressed_page_size = static_cast<int32_t>(payload->size());
-    const size_t header_start = out_->bytes.size();
-    SerializePageHeader(*header, &out_->bytes);
-    const int64_t header_size = static_cast<int64_t>(out_->bytes.size() - header_start);
-    out_->bytes.append(*payload);
-    out_->meta.total_uncompressed_size += header_size + static_cast<int64_t>(body_.size());
-    out_->meta.total_compressed_size += header_size + static_cast<int64_t>(payload->size());
+    std::string header_bytes;
+    SerializePageHeader(*header, &header_bytes);
+    const int64_t header_size = static_cast<int64_t>(header_bytes.size());
+    const int64_t body_size = static_cast<int64_t>(body_.size());
+    const int64_t payload_size = static_cast<int64_t>(payload->size());
+    out_->pieces.push_back(std::move(header_bytes));
+    out_->pieces.push_back(std::move(*payload));  // the next page starts a fresh buffer
+    payload->clear();
+    out_->size += header_size + payload_size;
+    out_->meta.total_uncompressed_size += header_size + body_size;
+    out_->meta.total_compressed_size += header_size + payload_size;
     return Status::OK();
   }
 
@@ -206,6 +249,7 @@ class ChunkEncoder {
   StatisticsBuilder<Ops> chunk_stats_;
   std::optional<DictionaryBuilder<Ops>> dictionary_;
   std::vector<uint32_t> indices_;
+  std::vector<uint8_t> used_;  // dictionary entries seen in the current page
   int bit_width_ = 1;
   int32_t plain_pages_ = 0;
   std::string body_;
@@ -215,8 +259,9 @@ class ChunkEncoder {
 template <typename Ops, typename Value>
 Status Run(const ChunkData& data, const std::vector<Value>& values, Ops ops,
            const ColumnWriteSpec& spec, const WriteOptions& options, EncodedChunk* out) {
-  ChunkEncoder<Ops> encoder(data, values.data(), static_cast<int64_t>(values.size()), ops, spec,
-                            options, out);
+  const Value* held =
+      data.borrowed_values ? static_cast<const Value*>(data.borrowed_values) : values.data();
+  ChunkEncoder<Ops> encoder(data, held, data.num_values, ops, spec, options, out);
   return encoder.Encode();
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "tandem/io/parquet/encode/chunk_data.h"
 #include "tandem/io/parquet/writer.h"
@@ -15,9 +16,12 @@ namespace tandem::parquet {
 constexpr int64_t kDictionaryPageLimit = 1 << 20;
 constexpr int64_t kMaxRowsPerPage = 1 << 20;
 
+// The chunk's bytes are kept as pieces (each page header, each page body) written in order,
+// so page bodies are never copied once encoded and compressed.
 struct EncodedChunk {
-  std::string bytes;    // page headers and page bodies
-  ColumnMetaData meta;  // offsets relative to the start of `bytes`
+  std::vector<std::string> pieces;
+  int64_t size = 0;     // total bytes of the pieces
+  ColumnMetaData meta;  // offsets relative to the start of the chunk
 };
 
 // Errors name the column.

@@ -25,18 +25,60 @@ inline uint64_t MixHash(uint64_t x) {
   return x;
 }
 
+inline uint64_t Load64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+inline uint32_t Load32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+// The bytes of a string shorter than 8 bytes folded into one word with at most three loads,
+// none outside the string (byte-wise copies into a stack word stall store forwarding).
+inline uint64_t LoadShort(const char* p, size_t n) {
+  if (n >= 4) return Load32(p) | (static_cast<uint64_t>(Load32(p + n - 4)) << 32);
+  if (n == 0) return 0;
+  return static_cast<uint8_t>(p[0]) | (static_cast<uint64_t>(static_cast<uint8_t>(p[n / 2])) << 8) |
+         (static_cast<uint64_t>(static_cast<uint8_t>(p[n - 1])) << 16);
+}
+
 inline uint64_t HashBytes(const char* p, size_t n) {
   uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
-  while (n >= 8) {
-    uint64_t w;
-    std::memcpy(&w, p, 8);
-    h = (h ^ MixHash(w)) * 0x100000001b3ULL;
-    p += 8;
-    n -= 8;
+  if (n < 8) return MixHash(h ^ LoadShort(p, n));
+  const size_t whole = n & ~size_t{7};
+  for (size_t i = 0; i < whole; i += 8) h = (h ^ MixHash(Load64(p + i))) * 0x100000001b3ULL;
+  if (whole < n) h ^= MixHash(Load64(p + n - 8) + 1);  // overlapping load of the last bytes
+  return MixHash(h);
+}
+
+// Unsigned bytewise a < b, eight bytes at a time.
+inline bool LessBytes(std::string_view a, std::string_view b) {
+  const size_t m = a.size() < b.size() ? a.size() : b.size();
+  size_t i = 0;
+  for (; i + 8 <= m; i += 8) {
+    const uint64_t x = __builtin_bswap64(Load64(a.data() + i));
+    const uint64_t y = __builtin_bswap64(Load64(b.data() + i));
+    if (x != y) return x < y;
   }
-  uint64_t tail = 0;
-  std::memcpy(&tail, p, n);
-  return MixHash(h ^ tail ^ (n << 56));
+  for (; i < m; ++i) {
+    if (a[i] != b[i]) return static_cast<uint8_t>(a[i]) < static_cast<uint8_t>(b[i]);
+  }
+  return a.size() < b.size();
+}
+
+// Equality of two byte strings, inline for short ones.
+inline bool SameBytes(std::string_view a, std::string_view b) {
+  const size_t n = a.size();
+  if (n != b.size()) return false;
+  if (n < 8) return LoadShort(a.data(), n) == LoadShort(b.data(), n);
+  if (n <= 16) {
+    return Load64(a.data()) == Load64(b.data()) &&
+           Load64(a.data() + n - 8) == Load64(b.data() + n - 8);
+  }
+  return std::memcmp(a.data(), b.data(), n) == 0;
 }
 
 template <typename T>
@@ -124,11 +166,11 @@ struct BoolOps {
 };
 
 // Wide decimals as FIXED_LEN_BYTE_ARRAY: the low `width` bytes of the two's complement value,
-// big-endian; signed order.
+// big-endian; signed order. No deprecated min/max: old readers compared those bytewise.
 struct Decimal128Ops {
   using Value = int128_t;
   static constexpr bool kDictionary = true;
-  static constexpr bool kLegacyStats = true;
+  static constexpr bool kLegacyStats = false;
   int width = 16;
   int64_t PlainSize(int128_t) const { return width; }
   void AppendBigEndian(int128_t v, char* dst) const {
@@ -176,9 +218,9 @@ struct ByteArrayOps {
     }
   }
   uint64_t Hash(std::string_view v) const { return HashBytes(v.data(), v.size()); }
-  bool Same(std::string_view a, std::string_view b) const { return a == b; }
+  bool Same(std::string_view a, std::string_view b) const { return SameBytes(a, b); }
   bool Skip(std::string_view) const { return false; }
-  bool Less(std::string_view a, std::string_view b) const { return a < b; }
+  bool Less(std::string_view a, std::string_view b) const { return LessBytes(a, b); }
   void AppendStat(std::string_view v, bool, std::string* out) const { out->append(v); }
 };
 
