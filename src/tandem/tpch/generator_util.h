@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <string_view>
 
@@ -52,6 +53,16 @@ inline std::string_view FormatNumbered(char* buf, std::string_view prefix, int64
   std::memcpy(buf, prefix.data(), prefix.size());
   char* end = WritePadded(buf + prefix.size(), number, 9);
   return std::string_view(buf, static_cast<size_t>(end - buf));
+}
+
+// Concatenates `parts` into buf (which must be large enough).
+inline std::string_view Join(char* buf, std::initializer_list<std::string_view> parts) {
+  char* p = buf;
+  for (std::string_view s : parts) {
+    std::memcpy(p, s.data(), s.size());
+    p += s.size();
+  }
+  return std::string_view(buf, static_cast<size_t>(p - buf));
 }
 
 // Phone number of clause 4.2.2.9: "CC-LLL-LLL-LLLL" with CC = nationkey + 10.

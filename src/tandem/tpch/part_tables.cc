@@ -30,15 +30,6 @@ std::string_view FormatPartName(char* buf, uint64_t row, std::array<uint8_t, 92>
   return std::string_view(buf, static_cast<size_t>(p - buf));
 }
 
-std::string_view Concat(char* buf, std::string_view a, std::string_view sep, std::string_view b) {
-  char* p = buf;
-  for (std::string_view s : {a, sep, b}) {
-    std::memcpy(p, s.data(), s.size());
-    p += s.size();
-  }
-  return std::string_view(buf, static_cast<size_t>(p - buf));
-}
-
 }  // namespace
 
 Result<BatchPtr> GeneratePart(const TpchSizes& sizes, int64_t begin, int64_t end) {
@@ -59,27 +50,18 @@ Result<BatchPtr> GeneratePart(const TpchSizes& sizes, int64_t begin, int64_t end
     const int64_t key = row + 1;
     partkey.data()[i] = key;
     name.AppendString(FormatPartName(buf, r, order));
-    const int64_t m = RandomRange(kPartMfgr, r, 1, 5);
-    std::memcpy(buf, "Manufacturer#", 13);
-    buf[13] = static_cast<char>('0' + m);
-    mfgr.AppendString(std::string_view(buf, 14));
-    std::memcpy(buf, "Brand#", 6);
-    buf[6] = static_cast<char>('0' + m);
-    buf[7] = static_cast<char>('0' + RandomRange(kPartBrand, r, 1, 5));
-    brand.AppendString(std::string_view(buf, 8));
-    const std::string_view t1 = kTypeSyllable1[RandomRange(kPartType, 3 * r, 0, 5)];
-    const std::string_view t2 = kTypeSyllable2[RandomRange(kPartType, 3 * r + 1, 0, 4)];
-    const std::string_view t3 = kTypeSyllable3[RandomRange(kPartType, 3 * r + 2, 0, 4)];
-    char* p = buf;
-    for (std::string_view s : {t1, std::string_view(" "), t2, std::string_view(" "), t3}) {
-      std::memcpy(p, s.data(), s.size());
-      p += s.size();
-    }
-    type.AppendString(std::string_view(buf, static_cast<size_t>(p - buf)));
+    // P_MFGR "Manufacturer#M" and P_BRAND "Brand#MN" share the digit M.
+    const char digits[2] = {static_cast<char>('0' + RandomRange(kPartMfgr, r, 1, 5)),
+                            static_cast<char>('0' + RandomRange(kPartBrand, r, 1, 5))};
+    mfgr.AppendString(Join(buf, {"Manufacturer#", std::string_view(digits, 1)}));
+    brand.AppendString(Join(buf, {"Brand#", std::string_view(digits, 2)}));
+    type.AppendString(Join(buf, {kTypeSyllable1[RandomRange(kPartType, 3 * r, 0, 5)], " ",
+                                 kTypeSyllable2[RandomRange(kPartType, 3 * r + 1, 0, 4)], " ",
+                                 kTypeSyllable3[RandomRange(kPartType, 3 * r + 2, 0, 4)]}));
     size.data()[i] = static_cast<int32_t>(RandomRange(kPartSize, r, 1, 50));
     container.AppendString(
-        Concat(buf, kContainerSyllable1[RandomRange(kPartContainer, 2 * r, 0, 4)], " ",
-               kContainerSyllable2[RandomRange(kPartContainer, 2 * r + 1, 0, 7)]));
+        Join(buf, {kContainerSyllable1[RandomRange(kPartContainer, 2 * r, 0, 4)], " ",
+                   kContainerSyllable2[RandomRange(kPartContainer, 2 * r + 1, 0, 7)]}));
     retail.data()[i] = RetailPriceCents(key);
     comment.AppendString(text.Text(kPartComment, r, 5, 22));
   }
