@@ -163,3 +163,97 @@ def test_single_thread_and_projection(name):
     columns = list(reversed(expected.column_names))
     actual = tandem_ffi.read_parquet(path, columns=columns, num_threads=1)
     _assert_equal(actual, expected.select(columns), name)
+
+
+# ---- statistics: `tandem meta --json` against pyarrow's footer reading ----------------------
+
+def _tandem_bin():
+    path = os.environ.get("TANDEM_BIN")
+    if path:
+        return path
+    return os.path.join(os.environ.get("TANDEM_BUILD_DIR", "build/default"), "tandem")
+
+
+def _unescape_text(text):
+    """Undoes FormatStatValue's string quoting: "..." with \\" \\\\ \\xNN escapes."""
+    assert text.startswith('"'), text
+    end = text.rindex('"')
+    body, out, i = text[1:end], bytearray(), 0
+    while i < len(body):
+        if body[i] == "\\" and body[i + 1] == "x":
+            out.append(int(body[i + 2:i + 4], 16))
+            i += 4
+        elif body[i] == "\\":
+            out += body[i + 1].encode()
+            i += 2
+        else:
+            out += body[i].encode()
+            i += 1
+    return bytes(out), text[end + 1:].startswith("...")
+
+
+def _same_bound(mine, theirs, tandem_type, logical):
+    """Whether Tandem's printed bound equals pyarrow's typed one."""
+    import datetime
+    import struct
+    if tandem_type == "bool":
+        return mine == ("true" if theirs else "false")
+    if tandem_type.startswith(("int", "uint")):
+        return int(mine) == int(theirs)
+    if tandem_type.startswith("float"):
+        if isinstance(theirs, bytes):  # pyarrow leaves float16 bounds as raw bytes
+            theirs = struct.unpack("<e", theirs)[0]
+        return float(mine) == float(theirs)
+    if tandem_type.startswith("decimal"):
+        return decimal.Decimal(mine) == decimal.Decimal(theirs)
+    if tandem_type == "date32":
+        return mine == str(theirs)
+    if tandem_type.startswith("timestamp"):
+        got = datetime.datetime.fromisoformat(mine.rstrip("Z")).replace(tzinfo=None)
+        return got == theirs.replace(tzinfo=None)
+    if tandem_type in ("string", "binary"):
+        if tandem_type == "string":
+            got, truncated = _unescape_text(mine)
+        else:
+            hex_part = mine.split("...")[0]
+            got, truncated = bytes.fromhex(hex_part[2:]), "..." in mine
+        want = theirs.encode() if isinstance(theirs, str) else bytes(theirs)
+        return want.startswith(got) if truncated else got == want
+    raise AssertionError(f"no comparison for {tandem_type} ({logical})")
+
+
+@pytest.mark.parametrize("name", _files())
+def test_statistics_match_pyarrow(name):
+    """Every min/max Tandem decodes equals pyarrow's; null counts agree."""
+    import json
+    import subprocess
+    path = os.path.join(DATA_DIR, name)
+    try:
+        md = pq.ParquetFile(path).metadata
+    except pa.ArrowException:
+        pytest.skip("pyarrow cannot read this footer: no oracle")
+    run = subprocess.run([_tandem_bin(), "meta", "--json", path], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    meta = json.loads(run.stdout)
+    assert meta["num_rows"] == md.num_rows
+    assert len(meta["row_groups"]) == md.num_row_groups
+    columns = meta["columns"]
+    assert len(columns) == md.num_columns
+    for g, rg in enumerate(meta["row_groups"]):
+        for c, chunk in enumerate(rg["columns"]):
+            theirs = md.row_group(g).column(c)
+            assert chunk["total_compressed_size"] == theirs.total_compressed_size
+            assert chunk["num_values"] == theirs.num_values
+            mine = chunk.get("statistics")
+            stats = theirs.statistics
+            if not mine or stats is None:
+                continue
+            where = f"{name}, row group {g}, column {columns[c]['path']}"
+            if "nulls" in mine and stats.has_null_count:
+                assert mine["nulls"] == stats.null_count, where
+            tandem_type = columns[c]["tandem_type"]
+            if "min" not in mine or not stats.has_min_max or tandem_type.startswith("not "):
+                continue
+            for key, value in (("min", stats.min), ("max", stats.max)):
+                assert _same_bound(mine[key], value, tandem_type, stats.logical_type), (
+                    f"{where}: {key} {mine[key]!r}, pyarrow {value!r}")

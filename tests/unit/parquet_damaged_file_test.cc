@@ -27,7 +27,7 @@ namespace tandem::parquet {
 namespace {
 namespace fs = std::filesystem;
 
-constexpr int kCaseSeconds = 20;
+constexpr int kCaseSeconds = 10;
 
 std::string DataFile(const std::string& name) {
   return std::string(TANDEM_TESTDATA_DIR) + "/parquet-testing/data/" + name;

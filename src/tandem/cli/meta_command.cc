@@ -16,8 +16,9 @@ namespace {
 
 using namespace tandem::parquet;
 
-constexpr const char* kUsage =
-    "meta FILE [--json]        Parquet footer: schema, row groups, stats";
+constexpr const char* kUsage = "meta FILE [--json]";
+constexpr const char* kHelpLine =
+    "meta FILE [--json]      Parquet footer: schema, row groups, statistics";
 
 const char* RepetitionName(Repetition r) {
   switch (r) {
@@ -395,6 +396,6 @@ int RunMeta(const std::vector<std::string>& args) {
 
 }  // namespace
 
-TANDEM_REGISTER_COMMAND(meta, "meta", kUsage, RunMeta);
+TANDEM_REGISTER_COMMAND(meta, "meta", kHelpLine, RunMeta);
 
 }  // namespace tandem::cli

@@ -290,26 +290,56 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
     }
   }
 
-  // Decode every (row group, file column) pair in parallel; results land in fixed slots.
+  // Decode every (row group, file column) pair in parallel; results land in fixed slots. The
+  // biggest chunks start first (longest-processing-time-first), so that no large chunk is left
+  // to run alone at the end while the other cores idle.
   const size_t ncols = file_columns.size();
   std::vector<ColumnPtr> decoded(row_groups.size() * ncols);
-  TANDEM_RETURN_NOT_OK(pool.ParallelFor(
-      static_cast<int64_t>(decoded.size()),
-      [&](int64_t t) -> Status {
+  std::vector<Status> slot_status(decoded.size());
+  auto chunk_bytes = [&](size_t slot) -> int64_t {
+    const KeptRowGroup& rg = row_groups[slot / ncols];
+    const auto& chunks = files[rg.file]->metadata().row_groups[rg.row_group].columns;
+    const int column = file_columns[slot % ncols];
+    if (column >= static_cast<int>(chunks.size()) || !chunks[column].meta_data) return 0;
+    return chunks[column].meta_data->total_uncompressed_size;
+  };
+  std::vector<size_t> order(decoded.size());
+  std::vector<int64_t> cost(decoded.size());
+  for (size_t t = 0; t < order.size(); ++t) {
+    order[t] = t;
+    cost[t] = chunk_bytes(t);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return cost[a] > cost[b]; });
+  Status decode_status = pool.ParallelFor(
+      static_cast<int64_t>(order.size()),
+      [&](int64_t i) -> Status {
+        const size_t t = order[i];
         const KeptRowGroup& rg = row_groups[t / ncols];
         const int column = file_columns[t % ncols];
         const ParquetFile& file = *files[rg.file];
-        TANDEM_ASSIGN_OR_RAISE(BatchPtr batch, file.ReadRowGroup(rg.row_group, {column}));
-        if (!batch || batch->num_columns() != 1 || batch->column(0)->length() != rg.rows) {
-          return Status::Invalid(file.path() + ": row group " + std::to_string(rg.row_group) +
-                                 ", column " + file_schema.field(column).name +
-                                 ": decoded length differs from the row group's row count " +
-                                 std::to_string(rg.rows));
+        auto batch = file.ReadRowGroup(rg.row_group, {column});
+        if (!batch.ok()) {
+          slot_status[t] = batch.status();
+        } else if (!*batch || (*batch)->num_columns() != 1 ||
+                   (*batch)->column(0)->length() != rg.rows) {
+          slot_status[t] = Status::Invalid(
+              file.path() + ": row group " + std::to_string(rg.row_group) + ", column " +
+              file_schema.field(column).name +
+              ": decoded length differs from the row group's row count " + std::to_string(rg.rows));
+        } else {
+          decoded[t] = (*batch)->column(0);
         }
-        decoded[t] = batch->column(0);
-        return Status::OK();
+        return slot_status[t];
       },
-      options.num_threads));
+      options.num_threads);
+  if (!decode_status.ok()) {
+    // Report the failure that comes first in file / row-group / column order.
+    for (const Status& s : slot_status) {
+      if (!s.ok()) return s;
+    }
+    return decode_status;  // an exception turned into a Status
+  }
 
   Table table;
   table.schema = out_schema;
