@@ -49,6 +49,12 @@ Status UnsupportedEncoding(Encoding e, const LeafColumn& leaf) {
 
 // Parses n PLAIN byte arrays (4-byte length + bytes) into a compact owned copy.
 Status ParsePlainByteArrays(const uint8_t* p, int64_t size, int64_t n, ByteArrays* out) {
+  // Each value takes at least its 4-byte length: a count beyond that is damage, and is caught
+  // before it sizes an allocation.
+  if (n < 0 || n > size / 4) {
+    return Status::Invalid(std::to_string(n) + " PLAIN byte arrays cannot fit in " +
+                           std::to_string(size) + " bytes");
+  }
   out->offsets.resize(static_cast<size_t>(n) + 1);
   out->offsets[0] = 0;
   out->owned.Clear();
@@ -199,9 +205,9 @@ Status ChunkDecoder::DecodeDictionaryPage(const Page& page) {
   const int64_t size = page.size;
   if (kind_ == OutKind::kBool) return Status::Unsupported("dictionary-encoded BOOLEAN column");
   if (kind_ == OutKind::kFixed) {
-    dict_fixed_.Resize(n * width_);
     if (leaf_.conversion == Conversion::kByteArrayDecimal) {
       TANDEM_RETURN_NOT_OK(ParsePlainByteArrays(p, size, n, &arrays_));
+      dict_fixed_.Resize(n * width_);
       TANDEM_RETURN_NOT_OK(
           decode::ConvertByteArrayDecimals(arrays_, n, width_, dict_fixed_.data()));
     } else {
@@ -210,6 +216,7 @@ Status ChunkDecoder::DecodeDictionaryPage(const Page& page) {
                                " values needs more than the " + std::to_string(size) +
                                " bytes of its page");
       }
+      dict_fixed_.Resize(n * width_);
       TANDEM_RETURN_NOT_OK(decode::ConvertFixed(leaf_.conversion, p, n, leaf_.type_length, width_,
                                                 dict_fixed_.data()));
     }
