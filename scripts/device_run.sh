@@ -22,7 +22,8 @@ echo "== python tests"
 TANDEM_BIN=$PWD/.device/bin/tandem TANDEM_C_LIB=$PWD/.device/bin/libtandem_c.so \
 TANDEM_TESTDATA_DIR=$PWD/.device/testdata TANDEM_BUILD_DIR=$PWD/.device/bin \
   python3 -m pytest -q -p no:cacheprovider tests/python 2>&1 | tee "$OUT/python_tests.log" | tail -5
-if [ -x scripts/bench.sh ]; then
-  echo "== benchmark"
-  TANDEM_BUILD=.device/bin PYTHON=python3 scripts/bench.sh 2>&1 | tee "$OUT/bench.log" | tail -15
-fi
+echo "== Parquet read benchmark (TPC-H lineitem), $(nproc) cores"
+for sf in 1 10; do
+  BUILD_DIR=.device/bin PYTHON=python3 scripts/bench.sh --sf $sf --data /tmp/tpch-sf$sf 2>&1 |
+    tee "$OUT/bench_sf$sf.log" | tail -5
+done

@@ -4,10 +4,10 @@
 # and the parquet-testing files. Run after `make build` (CMAKE_CUDA_ARCHITECTURES=90).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rm -rf .device && mkdir -p .device/bin .device/lib .device/testdata
+rm -rf .device && mkdir -p .device/bin/bench .device/lib .device/testdata
 B=build/default
 cp $B/tandem $B/libtandem_c.so $B/tests/tandem_tests $B/tests/tandem_gpu_tests .device/bin/
-cp $B/bench/*_bench .device/bin/ 2>/dev/null || true
+cp $B/bench/*_bench .device/bin/bench/
 for lib in $(ldd $B/tandem $B/libtandem_c.so | awk '/=> \//{print $3}' | sort -u); do
   case "$(basename "$lib")" in
     libc.so*|libm.so*|libstdc++*|libgcc_s*|ld-linux*) ;;

@@ -5,6 +5,7 @@
 #include "tandem/io/parquet/column_chunk_reader.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -26,6 +27,9 @@ using decode::ByteArrays;
 using decode::RawBuffer;
 
 enum class OutKind { kFixed, kBool, kBytes };
+
+// String bytes past which a column switches from int32 to int64 offsets (tests lower it).
+std::atomic<int64_t> large_offset_threshold{std::numeric_limits<int32_t>::max()};
 
 uint32_t LoadLE32(const uint8_t* p) {
   uint32_t v;
@@ -89,7 +93,11 @@ void GatherFixed(const uint8_t* dict, const uint32_t* idx, int64_t n, uint8_t* d
 class ChunkDecoder {
  public:
   ChunkDecoder(const ColumnMetaData& meta, const LeafColumn& leaf, int64_t num_rows)
-      : meta_(meta), leaf_(leaf), num_rows_(num_rows) {
+      : meta_(meta),
+        leaf_(leaf),
+        num_rows_(num_rows),
+        large_threshold_(std::min<int64_t>(large_offset_threshold.load(std::memory_order_relaxed),
+                                           std::numeric_limits<int32_t>::max())) {
     if (leaf.type.id == TypeId::kBool) {
       kind_ = OutKind::kBool;
     } else if (leaf.type.is_string_like()) {
@@ -103,7 +111,9 @@ class ChunkDecoder {
 
   int64_t rows() const { return rows_; }
 
-  Status Init() {
+  // `chunk_size`: the bytes of the (possibly compressed) chunk, which bound what an uncompressed
+  // chunk can hold; compressed ones start with at most 1 GiB of string room and grow.
+  Status Init(int64_t chunk_size) {
     try {
       if (kind_ == OutKind::kFixed) {
         values_.Resize(num_rows_ * width_);
@@ -113,7 +123,10 @@ class ChunkDecoder {
       } else {
         values_.Resize((num_rows_ + 1) * 4);
         offsets()[0] = 0;
-        data_.Reserve(std::clamp<int64_t>(meta_.total_uncompressed_size, 64, int64_t{1} << 30));
+        const int64_t bound =
+            meta_.codec == CompressionCodec::UNCOMPRESSED ? chunk_size : int64_t{1} << 30;
+        data_.Reserve(
+            std::clamp<int64_t>(meta_.total_uncompressed_size, 64, std::max<int64_t>(bound, 64)));
       }
       if (leaf_.max_definition_level > 0) {
         validity_.Resize(bit_util::BytesForBits(num_rows_));
@@ -132,6 +145,11 @@ class ChunkDecoder {
 
  private:
   int32_t* offsets() { return reinterpret_cast<int32_t*>(values_.data()); }
+  // Where row `row`'s end offset goes, as int32 or int64 (after PromoteOffsets).
+  template <typename Off>
+  Off* offsets_from(int64_t row) {
+    return reinterpret_cast<Off*>(values_.data()) + row + 1;
+  }
   Status DecodeLevels(const uint8_t* data, int64_t size, int64_t n, int64_t* n_valid);
   Status DecodeIndices(const uint8_t* p, int64_t size, int64_t n);
   Status DecodeFixed(Encoding enc, const uint8_t* p, int64_t size, int64_t n, uint8_t* dst);
@@ -139,18 +157,37 @@ class ChunkDecoder {
                     const uint8_t* valid);
   Status DecodeBytes(Encoding enc, const uint8_t* p, int64_t size, int64_t n, int64_t n_valid,
                      const uint8_t* valid);
-  Status ReserveData(int64_t extra) {
-    if (data_.size() + extra > std::numeric_limits<int32_t>::max()) {
-      return Status::Unsupported("string column chunk larger than 2 GiB");
-    }
-    data_.Reserve(data_.size() + extra);
+  // Makes room for up to `extra` more string bytes (plus `slack` bytes the copy loop may
+  // touch). Called before every page's offsets are written: when the bytes could pass the
+  // threshold, the offsets so far are widened to int64, once.
+  Status ReserveData(int64_t extra, int64_t slack = 0) {
+    const int64_t needed = data_.size() + extra;
+    if (!large_ && needed > large_threshold_) PromoteOffsets();
+    data_.Reserve(needed + slack);
     return Status::OK();
+  }
+  void PromoteOffsets() {
+    RawBuffer wide;
+    wide.Resize((num_rows_ + 1) * 8);
+    const int32_t* narrow = offsets();
+    int64_t* out = reinterpret_cast<int64_t*>(wide.data());
+    for (int64_t i = 0; i <= rows_; ++i) out[i] = narrow[i];
+    values_.Swap(wide);
+    large_ = true;
   }
   // Appends n rows of strings; get(j) gives the j-th valid value as (pointer, length). The data
   // buffer must already hold room for every byte (plus RawBuffer's 64-byte slack).
   template <typename Get>
   void AppendStrings(int64_t n, const uint8_t* valid, Get get) {
-    int32_t* off = offsets() + rows_ + 1;
+    if (large_) {
+      AppendStringsAs<int64_t>(n, valid, get);
+    } else {
+      AppendStringsAs<int32_t>(n, valid, get);
+    }
+  }
+  template <typename Off, typename Get>
+  void AppendStringsAs(int64_t n, const uint8_t* valid, Get get) {
+    Off* off = offsets_from<Off>(rows_);
     uint8_t* d = data_.data();
     int64_t pos = data_.size();
     int64_t j = 0;
@@ -160,10 +197,14 @@ class ChunkDecoder {
         std::memcpy(d + pos, ptr, static_cast<size_t>(len));
         pos += len;
       }
-      off[i] = static_cast<int32_t>(pos);
+      off[i] = static_cast<Off>(pos);
     }
     data_.Resize(pos);
   }
+  template <typename Off>
+  Status AppendPlainByteArrays(const uint8_t* p, int64_t size, int64_t n, const uint8_t* valid);
+  template <typename Off>
+  void AppendDictionaryStrings(int64_t n, const uint8_t* valid);
   Status AppendFixedAsBinary(const uint8_t* src, int64_t n, const uint8_t* valid, int64_t n_valid) {
     const int64_t w = leaf_.type_length;
     TANDEM_RETURN_NOT_OK(ReserveData(n_valid * w));
@@ -174,6 +215,8 @@ class ChunkDecoder {
   const ColumnMetaData& meta_;
   const LeafColumn& leaf_;
   int64_t num_rows_;
+  int64_t large_threshold_;
+  bool large_ = false;  // string offsets are int64
   OutKind kind_;
   int width_;
   int phys_width_;
@@ -405,28 +448,11 @@ Status ChunkDecoder::DecodeBytes(Encoding enc, const uint8_t* p, int64_t size, i
         if (n_valid > size / leaf_.type_length) return Status::Invalid("PLAIN data too short");
         return AppendFixedAsBinary(p, n, valid, n_valid);
       }
-      TANDEM_RETURN_NOT_OK(ReserveData(size));
-      int32_t* off = offsets() + rows_ + 1;
-      uint8_t* d = data_.data();
-      int64_t pos = data_.size();
-      const uint8_t* end = p + size;
-      for (int64_t i = 0; i < n; ++i) {
-        if (valid == nullptr || valid[i]) {
-          if (end - p < 4) return Status::Invalid("PLAIN byte array data ends early");
-          const uint32_t len = LoadLE32(p);
-          p += 4;
-          if (len > static_cast<uint64_t>(end - p)) {
-            return Status::Invalid("PLAIN byte array length " + std::to_string(len) +
-                                   " runs past the page");
-          }
-          std::memcpy(d + pos, p, len);
-          p += len;
-          pos += len;
-        }
-        off[i] = static_cast<int32_t>(pos);
-      }
-      data_.Resize(pos);
-      return Status::OK();
+      // Every valid value carries a 4-byte length: the bytes are at most size - 4 * n_valid.
+      const int64_t max_bytes = std::max<int64_t>(0, size - 4 * n_valid);
+      TANDEM_RETURN_NOT_OK(ReserveData(max_bytes, size - max_bytes));
+      return large_ ? AppendPlainByteArrays<int64_t>(p, size, n, valid)
+                    : AppendPlainByteArrays<int32_t>(p, size, n, valid);
     }
     case Encoding::PLAIN_DICTIONARY:
     case Encoding::RLE_DICTIONARY: {
@@ -435,29 +461,12 @@ Status ChunkDecoder::DecodeBytes(Encoding enc, const uint8_t* p, int64_t size, i
       const uint32_t* idx = indices_.data();
       int64_t total = 0;
       for (int64_t j = 0; j < n_valid; ++j) total += doff[idx[j] + 1] - doff[idx[j]];
-      TANDEM_RETURN_NOT_OK(ReserveData(total + 32));
-      const uint8_t* base = dict_bytes_.base;
-      int32_t* off = offsets() + rows_ + 1;
-      uint8_t* d = data_.data();
-      int64_t pos = data_.size();
-      int64_t j = 0;
-      for (int64_t i = 0; i < n; ++i) {
-        if (valid == nullptr || valid[i]) {
-          const uint32_t k = idx[j++];
-          const int64_t begin = doff[k], len = doff[k + 1] - begin;
-          // Short values: one fixed-size copy (both buffers carry 64 bytes of slack).
-          if (len <= 16) {
-            std::memcpy(d + pos, base + begin, 16);
-          } else if (len <= 32) {
-            std::memcpy(d + pos, base + begin, 32);
-          } else {
-            std::memcpy(d + pos, base + begin, static_cast<size_t>(len));
-          }
-          pos += len;
-        }
-        off[i] = static_cast<int32_t>(pos);
+      TANDEM_RETURN_NOT_OK(ReserveData(total, 32));
+      if (large_) {
+        AppendDictionaryStrings<int64_t>(n, valid);
+      } else {
+        AppendDictionaryStrings<int32_t>(n, valid);
       }
-      data_.Resize(pos);
       return Status::OK();
     }
     case Encoding::DELTA_LENGTH_BYTE_ARRAY:
@@ -492,6 +501,61 @@ Status ChunkDecoder::DecodeBytes(Encoding enc, const uint8_t* p, int64_t size, i
       break;
   }
   return UnsupportedEncoding(enc, leaf_);
+}
+
+template <typename Off>
+Status ChunkDecoder::AppendPlainByteArrays(const uint8_t* p, int64_t size, int64_t n,
+                                           const uint8_t* valid) {
+  Off* off = offsets_from<Off>(rows_);
+  uint8_t* d = data_.data();
+  int64_t pos = data_.size();
+  const uint8_t* end = p + size;
+  for (int64_t i = 0; i < n; ++i) {
+    if (valid == nullptr || valid[i]) {
+      if (end - p < 4) return Status::Invalid("PLAIN byte array data ends early");
+      const uint32_t len = LoadLE32(p);
+      p += 4;
+      if (len > static_cast<uint64_t>(end - p)) {
+        return Status::Invalid("PLAIN byte array length " + std::to_string(len) +
+                               " runs past the page");
+      }
+      std::memcpy(d + pos, p, len);
+      p += len;
+      pos += len;
+    }
+    off[i] = static_cast<Off>(pos);
+  }
+  data_.Resize(pos);
+  return Status::OK();
+}
+
+// Gathers dictionary strings by the indices in indices_ (already checked against the dictionary).
+template <typename Off>
+void ChunkDecoder::AppendDictionaryStrings(int64_t n, const uint8_t* valid) {
+  const int64_t* doff = dict_bytes_.offsets.data();
+  const uint32_t* idx = indices_.data();
+  const uint8_t* base = dict_bytes_.base;
+  Off* off = offsets_from<Off>(rows_);
+  uint8_t* d = data_.data();
+  int64_t pos = data_.size();
+  int64_t j = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (valid == nullptr || valid[i]) {
+      const uint32_t k = idx[j++];
+      const int64_t begin = doff[k], len = doff[k + 1] - begin;
+      // Short values: one fixed-size copy (both buffers carry 64 bytes of slack).
+      if (len <= 16) {
+        std::memcpy(d + pos, base + begin, 16);
+      } else if (len <= 32) {
+        std::memcpy(d + pos, base + begin, 32);
+      } else {
+        std::memcpy(d + pos, base + begin, static_cast<size_t>(len));
+      }
+      pos += len;
+    }
+    off[i] = static_cast<Off>(pos);
+  }
+  data_.Resize(pos);
 }
 
 Status ChunkDecoder::DecodeDataPage(const Page& page) {
@@ -584,13 +648,17 @@ Result<ColumnPtr> ChunkDecoder::Finish() {
   if (kind_ == OutKind::kBytes) {
     auto offsets_buffer = values_.Finish();
     return std::make_shared<Column>(leaf_.type, num_rows_, null_count_, std::move(validity),
-                                    std::move(offsets_buffer), data_.Finish());
+                                    std::move(offsets_buffer), data_.Finish(), large_);
   }
   return std::make_shared<Column>(leaf_.type, num_rows_, null_count_, std::move(validity),
                                   values_.Finish());
 }
 
 }  // namespace
+
+int64_t SetLargeOffsetThresholdForTesting(int64_t bytes) {
+  return large_offset_threshold.exchange(bytes);
+}
 
 Result<ColumnPtr> DecodeColumnChunk(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
                                     const LeafColumn& leaf, int64_t num_rows,
@@ -601,7 +669,7 @@ Result<ColumnPtr> DecodeColumnChunk(const uint8_t* chunk, int64_t size, const Co
   }
   if (num_rows < 0) return Status::Invalid("negative row count").WithContext(context);
   ChunkDecoder decoder(meta, leaf, num_rows);
-  TANDEM_RETURN_NOT_OK(decoder.Init().WithContext(context));
+  TANDEM_RETURN_NOT_OK(decoder.Init(size).WithContext(context));
   PageReader reader(chunk, size, meta.codec);
   Page page;
   while (decoder.rows() < num_rows || reader.pages_read() == 0) {

@@ -18,4 +18,8 @@ Result<ColumnPtr> DecodeColumnChunk(const uint8_t* chunk, int64_t size, const Co
                                     const LeafColumn& leaf, int64_t num_rows,
                                     const std::string& context);
 
+// Test hook: string/binary columns switch from int32 to int64 offsets once their bytes could pass
+// `bytes` (default INT32_MAX, the most int32 offsets can address). Returns the previous value.
+int64_t SetLargeOffsetThresholdForTesting(int64_t bytes);
+
 }  // namespace tandem::parquet

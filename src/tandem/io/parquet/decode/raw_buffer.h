@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <utility>
 
 #include "tandem/memory/buffer.h"
 
@@ -43,6 +44,11 @@ class RawBuffer {
     size_ = size;
   }
   void Clear() { size_ = 0; }
+  void Swap(RawBuffer& other) {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    std::swap(capacity_, other.capacity_);
+  }
 
   // Moves the bytes into a tandem::Buffer of size() bytes; this RawBuffer becomes empty.
   std::shared_ptr<Buffer> Finish() {
