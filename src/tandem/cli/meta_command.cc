@@ -20,97 +20,6 @@ constexpr const char* kUsage = "meta FILE [--json]";
 constexpr const char* kHelpLine =
     "meta FILE [--json]      Parquet footer: schema, row groups, statistics";
 
-const char* RepetitionName(Repetition r) {
-  switch (r) {
-    case Repetition::REQUIRED:
-      return "REQUIRED";
-    case Repetition::OPTIONAL:
-      return "OPTIONAL";
-    case Repetition::REPEATED:
-      return "REPEATED";
-  }
-  return "?";
-}
-
-std::string ConvertedTypeName(ConvertedType t) {
-  static const char* kNames[] = {"UTF8",
-                                 "MAP",
-                                 "MAP_KEY_VALUE",
-                                 "LIST",
-                                 "ENUM",
-                                 "DECIMAL",
-                                 "DATE",
-                                 "TIME_MILLIS",
-                                 "TIME_MICROS",
-                                 "TIMESTAMP_MILLIS",
-                                 "TIMESTAMP_MICROS",
-                                 "UINT_8",
-                                 "UINT_16",
-                                 "UINT_32",
-                                 "UINT_64",
-                                 "INT_8",
-                                 "INT_16",
-                                 "INT_32",
-                                 "INT_64",
-                                 "JSON",
-                                 "BSON",
-                                 "INTERVAL"};
-  const int i = static_cast<int>(t);
-  if (i >= 0 && i < static_cast<int>(sizeof(kNames) / sizeof(kNames[0]))) return kNames[i];
-  return "CONVERTED(" + std::to_string(i) + ")";
-}
-
-std::string LogicalTypeName(const LogicalType& t) {
-  using K = LogicalType::Kind;
-  auto unit = [&] {
-    switch (t.unit) {
-      case LogicalType::TimeUnit::kMillis:
-        return "MILLIS";
-      case LogicalType::TimeUnit::kMicros:
-        return "MICROS";
-      case LogicalType::TimeUnit::kNanos:
-        return "NANOS";
-    }
-    return "?";
-  };
-  switch (t.kind) {
-    case K::kNone:
-      return "";
-    case K::kString:
-      return "STRING";
-    case K::kMap:
-      return "MAP";
-    case K::kList:
-      return "LIST";
-    case K::kEnum:
-      return "ENUM";
-    case K::kDecimal:
-      return "DECIMAL(" + std::to_string(t.decimal_precision) + "," +
-             std::to_string(t.decimal_scale) + ")";
-    case K::kDate:
-      return "DATE";
-    case K::kTime:
-      return std::string("TIME(") + unit() + (t.adjusted_to_utc ? ", UTC)" : ", local)");
-    case K::kTimestamp:
-      return std::string("TIMESTAMP(") + unit() + (t.adjusted_to_utc ? ", UTC)" : ", local)");
-    case K::kInteger:
-      return "INT(" + std::to_string(t.bit_width) + (t.is_signed ? ", signed)" : ", unsigned)");
-    case K::kUnknown:
-      return "UNKNOWN";
-    case K::kJson:
-      return "JSON";
-    case K::kBson:
-      return "BSON";
-    case K::kUuid:
-      return "UUID";
-    case K::kFloat16:
-      return "FLOAT16";
-    case K::kOther:
-      return "OTHER";
-  }
-  return "?";
-}
-
 // ---- JSON output helpers -------------------------------------------------------------------
 
 bool IsValidUtf8(const std::string& s) {
@@ -171,10 +80,11 @@ std::string EncodingList(const std::vector<Encoding>& encodings, bool json) {
 // Text of one schema element (leaf or group) without its name.
 std::string ElementDescription(const SchemaElement& e) {
   std::string s = e.repetition ? RepetitionName(*e.repetition) : "";
+  if (!s.empty()) s += ' ';
   if (!e.type) {
-    s += (s.empty() ? "" : " ") + std::string("group");
+    s += "group";
   } else {
-    s += (s.empty() ? "" : " ") + std::string(PhysicalTypeName(*e.type));
+    s += PhysicalTypeName(*e.type);
     if (*e.type == PhysicalType::FIXED_LEN_BYTE_ARRAY && e.type_length) {
       s += "(" + std::to_string(*e.type_length) + ")";
     }

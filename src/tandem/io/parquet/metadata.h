@@ -239,5 +239,9 @@ void SerializePageHeader(const PageHeader& header, std::string* out);
 const char* EncodingName(Encoding e);
 const char* CodecName(CompressionCodec c);
 const char* PhysicalTypeName(PhysicalType t);
+const char* RepetitionName(Repetition r);
+std::string ConvertedTypeName(ConvertedType t);
+// "DECIMAL(9,2)", "TIMESTAMP(MICROS, UTC)", "INT(16, unsigned)"; empty for none.
+std::string LogicalTypeName(const LogicalType& t);
 
 }  // namespace tandem::parquet

@@ -8,25 +8,9 @@
 #include <string>
 
 #include "tandem/common/status.h"
+#include "tandem/io/parquet/thrift_compact_types.h"
 
 namespace tandem::parquet {
-
-// Compact protocol type codes (as they appear in field headers and list headers).
-enum class ThriftType : uint8_t {
-  kStop = 0,
-  kBoolTrue = 1,
-  kBoolFalse = 2,
-  kByte = 3,
-  kI16 = 4,
-  kI32 = 5,
-  kI64 = 6,
-  kDouble = 7,
-  kBinary = 8,
-  kList = 9,
-  kSet = 10,
-  kMap = 11,
-  kStruct = 12,
-};
 
 class ThriftCompactReader {
  public:

@@ -8,23 +8,9 @@
 #include <string_view>
 #include <vector>
 
-namespace tandem::parquet {
+#include "tandem/io/parquet/thrift_compact_types.h"
 
-// Element / field type codes of the compact protocol.
-enum class ThriftType : uint8_t {
-  kBoolTrue = 1,
-  kBoolFalse = 2,
-  kByte = 3,
-  kI16 = 4,
-  kI32 = 5,
-  kI64 = 6,
-  kDouble = 7,
-  kBinary = 8,
-  kList = 9,
-  kSet = 10,
-  kMap = 11,
-  kStruct = 12,
-};
+namespace tandem::parquet {
 
 class ThriftCompactWriter {
  public:
