@@ -8,10 +8,10 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache git clang-format clang libclang-rt-14-dev
   libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libbrotli-dev   # Parquet codecs
   libgtest-dev libgmock-dev libbenchmark-dev                      # tests and benchmarks
-  libpg-query-dev                                                 # SQL parser (issue 3)
+  libpg-query-dev nlohmann-json3-dev                              # SQL parser and its JSON parse tree
   python3 python3-venv python3-pip                                # test oracles (pyarrow, duckdb)
 )
-PY_PACKAGES=(pyarrow==26.0.1 duckdb==1.4.4 numpy==2.3.5 pytest==8.4.2)
+PY_PACKAGES=(pyarrow==26.0.1 duckdb==1.4.4 duckdb-extension-tpch==1.4.4 numpy==2.3.5 pytest==8.4.2)
 
 stamp_dir=.deps
 mkdir -p "$stamp_dir"

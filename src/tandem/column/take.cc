@@ -1,0 +1,196 @@
+// Row gathering by index for every column layout.
+#include "tandem/column/take.h"
+
+#include <cstring>
+
+#include "tandem/column/column_builder.h"
+
+namespace tandem {
+namespace {
+
+template <typename Index>
+ColumnPtr TakeImpl(const Column& src, const Index* idx, int64_t n) {
+  const DataType& type = src.type();
+  int64_t nulls = 0;
+  std::shared_ptr<Buffer> validity;
+  bool any_negative = false;
+  for (int64_t i = 0; i < n; ++i) any_negative |= idx[i] < 0;
+  if (src.null_count() > 0 || any_negative) {
+    validity = Buffer::Allocate(bit_util::BytesForBits(n));
+    uint8_t* bits = validity->mutable_data();
+    for (int64_t i = 0; i < n; ++i) {
+      const bool valid = idx[i] >= 0 && src.IsValid(idx[i]);
+      if (valid) {
+        bit_util::SetBit(bits, i);
+      } else {
+        ++nulls;
+      }
+    }
+    if (nulls == 0) validity.reset();
+  }
+  if (type.id == TypeId::kBool) {
+    auto values = Buffer::Allocate(bit_util::BytesForBits(n));
+    uint8_t* out = values->mutable_data();
+    for (int64_t i = 0; i < n; ++i) {
+      if (idx[i] >= 0 && src.GetBool(idx[i])) bit_util::SetBit(out, i);
+    }
+    return std::make_shared<Column>(type, n, nulls, validity, values);
+  }
+  if (type.is_string_like()) {
+    int64_t bytes = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (idx[i] >= 0) bytes += src.StringOffset(idx[i] + 1) - src.StringOffset(idx[i]);
+    }
+    const bool large = bytes > INT32_MAX;
+    auto offsets = Buffer::Allocate((n + 1) * (large ? 8 : 4));
+    auto data = Buffer::Allocate(bytes);
+    const char* base = src.data() ? reinterpret_cast<const char*>(src.data()->data()) : "";
+    char* out = reinterpret_cast<char*>(data->mutable_data());
+    int64_t pos = 0;
+    for (int64_t i = 0; i <= n; ++i) {
+      if (large) {
+        offsets->mutable_data_as<int64_t>()[i] = pos;
+      } else {
+        offsets->mutable_data_as<int32_t>()[i] = static_cast<int32_t>(pos);
+      }
+      if (i == n || idx[i] < 0) continue;
+      const int64_t b = src.StringOffset(idx[i]);
+      const int64_t len = src.StringOffset(idx[i] + 1) - b;
+      if (len > 0) std::memcpy(out + pos, base + b, static_cast<size_t>(len));
+      pos += len;
+    }
+    return std::make_shared<Column>(type, n, nulls, validity, offsets, data, large);
+  }
+  const int w = type.byte_width();
+  auto values = Buffer::Allocate(n * w);
+  uint8_t* out = values->mutable_data();
+  const uint8_t* in = src.values()->data();
+  switch (w) {
+#define TANDEM_TAKE_CASE(W, T)                                                      \
+  case W: {                                                                         \
+    T* o = reinterpret_cast<T*>(out);                                               \
+    const T* s = reinterpret_cast<const T*>(in);                                    \
+    for (int64_t i = 0; i < n; ++i) o[i] = idx[i] >= 0 ? s[idx[i]] : T{};          \
+    break;                                                                          \
+  }
+    TANDEM_TAKE_CASE(1, uint8_t)
+    TANDEM_TAKE_CASE(2, uint16_t)
+    TANDEM_TAKE_CASE(4, uint32_t)
+    TANDEM_TAKE_CASE(8, uint64_t)
+    TANDEM_TAKE_CASE(16, uint128_t)
+#undef TANDEM_TAKE_CASE
+  }
+  return std::make_shared<Column>(type, n, nulls, validity, values);
+}
+
+}  // namespace
+
+ColumnPtr Take(const Column& source, const int32_t* indices, int64_t count) {
+  return TakeImpl(source, indices, count);
+}
+ColumnPtr Take(const Column& source, const int64_t* indices, int64_t count) {
+  return TakeImpl(source, indices, count);
+}
+
+BatchPtr TakeBatch(const Batch& source, const int32_t* indices, int64_t count) {
+  auto out = std::make_shared<Batch>();
+  out->schema = source.schema;
+  out->num_rows = count;
+  for (const auto& c : source.columns) out->columns.push_back(Take(*c, indices, count));
+  return out;
+}
+
+ColumnPtr TakeFromBatches(const std::vector<BatchPtr>& batches, int column,
+                          const int64_t* packed_refs, int64_t count) {
+  if (batches.size() == 1) {
+    std::vector<int64_t> rows(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) {
+      rows[i] = packed_refs[i] < 0 ? -1 : (packed_refs[i] & 0xFFFFFFFF);
+    }
+    return Take(*batches[0]->columns[column], rows.data(), count);
+  }
+  ColumnBuilder b(batches.empty() ? DataType::Int64()
+                                  : batches[0]->columns[column]->type(), count);
+  for (int64_t i = 0; i < count; ++i) {
+    if (packed_refs[i] < 0) {
+      b.AppendNull();
+    } else {
+      const auto& col = *batches[packed_refs[i] >> 32]->columns[column];
+      b.AppendFrom(col, packed_refs[i] & 0xFFFFFFFF);
+    }
+  }
+  return b.Finish();
+}
+
+ColumnPtr BroadcastValue(const Value& value, int64_t count) {
+  ColumnBuilder b(value.type, count);
+  if (value.is_null) {
+    b.AppendNulls(count);
+    return b.Finish();
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    switch (value.type.id) {
+      case TypeId::kBool: b.AppendBool(value.i64 != 0); break;
+      case TypeId::kInt8:
+      case TypeId::kUInt8: b.Append<int8_t>(static_cast<int8_t>(value.i64)); break;
+      case TypeId::kInt16:
+      case TypeId::kUInt16: b.Append<int16_t>(static_cast<int16_t>(value.i64)); break;
+      case TypeId::kInt32:
+      case TypeId::kUInt32:
+      case TypeId::kDate32: b.Append<int32_t>(static_cast<int32_t>(value.i64)); break;
+      case TypeId::kFloat32: b.Append<float>(static_cast<float>(value.f64)); break;
+      case TypeId::kFloat64: b.Append<double>(value.f64); break;
+      case TypeId::kDecimal:
+        if (value.type.is_wide_decimal()) {
+          b.Append<int128_t>(value.i128);
+        } else {
+          b.Append<int64_t>(value.i64);
+        }
+        break;
+      case TypeId::kString:
+      case TypeId::kBinary: b.AppendString(value.str); break;
+      default: b.Append<int64_t>(value.i64); break;
+    }
+  }
+  return b.Finish();
+}
+
+Value GetValue(const Column& column, int64_t row) {
+  const DataType& t = column.type();
+  if (column.IsNull(row)) return Value::Null(t);
+  Value v = Value::Null(t);
+  v.is_null = false;
+  switch (t.id) {
+    case TypeId::kBool: v.i64 = column.GetBool(row); break;
+    case TypeId::kInt8: v.i64 = column.Value<int8_t>(row); break;
+    case TypeId::kUInt8: v.i64 = column.Value<uint8_t>(row); break;
+    case TypeId::kInt16: v.i64 = column.Value<int16_t>(row); break;
+    case TypeId::kUInt16: v.i64 = column.Value<uint16_t>(row); break;
+    case TypeId::kInt32:
+    case TypeId::kDate32: v.i64 = column.Value<int32_t>(row); break;
+    case TypeId::kUInt32: v.i64 = column.Value<uint32_t>(row); break;
+    case TypeId::kInt64:
+    case TypeId::kUInt64:
+    case TypeId::kTimestamp: v.i64 = column.Value<int64_t>(row); break;
+    case TypeId::kFloat32: v.f64 = column.Value<float>(row); break;
+    case TypeId::kFloat64: v.f64 = column.Value<double>(row); break;
+    case TypeId::kDecimal:
+      if (t.is_wide_decimal()) {
+        v.i128 = column.Value<int128_t>(row);
+      } else {
+        v.i64 = column.Value<int64_t>(row);
+      }
+      break;
+    case TypeId::kString:
+    case TypeId::kBinary: v.str = std::string(column.GetString(row)); break;
+  }
+  return v;
+}
+
+BatchPtr CombineBatches(const Table& table) {
+  if (table.batches.size() == 1) return table.batches[0];
+  auto combined = ConcatenateBatches(table.batches, table.schema);
+  return combined.ok() ? *combined : nullptr;
+}
+
+}  // namespace tandem

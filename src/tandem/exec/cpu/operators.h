@@ -1,0 +1,28 @@
+// The CPU operators, one file each under exec/cpu/. Each takes the node and its already
+// computed inputs and returns its output table (schema = node.schema). Batches of the output
+// may have any size; operators that keep order (filter, project, sort, limit) keep it.
+#pragma once
+
+#include "tandem/column/table.h"
+#include "tandem/exec/exec_context.h"
+#include "tandem/plan/logical_plan.h"
+
+namespace tandem::cpu {
+
+Result<Table> Scan(const PlanNode& node, ExecContext& ctx);
+Result<Table> Filter(const PlanNode& node, const Table& input, ExecContext& ctx);
+Result<Table> Project(const PlanNode& node, const Table& input, ExecContext& ctx);
+Result<Table> HashAggregate(const PlanNode& node, const Table& input, ExecContext& ctx);
+Result<Table> HashJoin(const PlanNode& node, const Table& left, const Table& right,
+                       ExecContext& ctx);
+Result<Table> Sort(const PlanNode& node, const Table& input, ExecContext& ctx);
+// kLimit; when the input node is a kSort the executor calls TopN instead of Sort + Limit.
+Result<Table> Limit(const PlanNode& node, const Table& input, ExecContext& ctx);
+Result<Table> TopN(const PlanNode& limit_node, const PlanNode& sort_node, const Table& input,
+                   ExecContext& ctx);
+Result<Table> SetOperation(const PlanNode& node, const Table& left, const Table& right,
+                           ExecContext& ctx);
+Result<Table> Window(const PlanNode& node, const Table& input, ExecContext& ctx);
+Result<Table> Values(const PlanNode& node, ExecContext& ctx);
+
+}  // namespace tandem::cpu

@@ -1,0 +1,113 @@
+// The logical plan: a tree of PlanNodes that the binder builds, the optimizer rewrites and the
+// executor runs (operator by operator; physical choices such as hash vs. sort are made by the
+// executor and, later, the placement planner). Each node has an output Schema; expressions in a
+// node refer to its input columns by position (see expr/expr.h). One struct with kind-specific
+// fields keeps rewrites simple; only the fields of the node's kind are meaningful.
+//
+// Output columns per kind:
+//   kScan      the source columns listed in scan_columns, in that order
+//   kFilter, kSort, kLimit   the input's columns
+//   kProject   one per expression
+//   kAggregate group keys, then aggregates, then (with grouping sets) a grouping-id int64 whose
+//              bit i is 1 when group key i is not part of the row's grouping set
+//   kJoin      left columns then right columns; semi and anti joins: left columns only
+//   kSetOp     the left input's columns (names from the left)
+//   kWindow    the input's columns, then one per window call
+//   kValues    the literal rows
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tandem/catalog/table_source.h"
+#include "tandem/expr/aggregate.h"
+#include "tandem/expr/expr.h"
+#include "tandem/io/parquet/scan_predicate.h"
+
+namespace tandem {
+
+enum class PlanKind { kScan, kFilter, kProject, kAggregate, kJoin, kSort, kLimit, kSetOp,
+                      kWindow, kValues };
+
+enum class JoinType { kInner, kLeft, kRight, kFull, kSemi, kAnti };
+
+enum class SetOpKind { kUnion, kIntersect, kExcept };
+
+struct PlanNode;
+using PlanPtr = std::shared_ptr<PlanNode>;
+
+struct PlanNode {
+  PlanKind kind = PlanKind::kValues;
+  std::vector<PlanPtr> children;
+  Schema schema;  // output schema
+
+  // kScan
+  std::shared_ptr<TableSource> source;
+  std::vector<int> scan_columns;                       // indexes into source->schema
+  std::vector<parquet::ScanPredicate> scan_predicates;  // for row-group pruning only; the exact
+                                                        // filter stays in a kFilter above
+  // kFilter
+  ExprPtr predicate;
+
+  // kProject
+  std::vector<ExprPtr> exprs;
+
+  // kAggregate
+  std::vector<ExprPtr> group_keys;
+  std::vector<AggregateCall> aggregates;
+  std::vector<std::vector<int>> grouping_sets;  // indexes into group_keys; empty = plain GROUP BY
+
+  // kJoin: equi-join keys (left_keys[i] over the left input, right_keys[i] over the right input)
+  // and a residual condition over left ++ right columns (null = none). No keys and no
+  // condition is a cross join. null_aware: NOT IN semantics for kAnti (a NULL key on either side
+  // makes the NOT IN unknown).
+  JoinType join_type = JoinType::kInner;
+  std::vector<ExprPtr> left_keys;
+  std::vector<ExprPtr> right_keys;
+  ExprPtr condition;
+  bool null_aware = false;
+
+  // kSort
+  std::vector<SortKey> sort_keys;
+
+  // kLimit: limit < 0 means none
+  int64_t limit = -1;
+  int64_t offset = 0;
+
+  // kSetOp
+  SetOpKind set_op = SetOpKind::kUnion;
+  bool set_all = false;
+
+  // kWindow
+  std::vector<WindowCall> windows;
+
+  // kValues
+  std::vector<std::vector<Value>> rows;
+
+  // Optimizer estimate of the output row count; -1 unknown.
+  double estimated_rows = -1;
+
+  // One line describing this node alone ("HashJoin INNER (l_orderkey = o_orderkey)").
+  std::string Describe() const;
+};
+
+// Constructors that derive the output schema from the children.
+PlanPtr MakeScan(std::shared_ptr<TableSource> source, std::vector<int> columns);
+PlanPtr MakeFilter(PlanPtr child, ExprPtr predicate);
+PlanPtr MakeProject(PlanPtr child, std::vector<ExprPtr> exprs, std::vector<std::string> names);
+PlanPtr MakeAggregate(PlanPtr child, std::vector<ExprPtr> keys, std::vector<std::string> key_names,
+                      std::vector<AggregateCall> aggregates,
+                      std::vector<std::vector<int>> grouping_sets = {});
+PlanPtr MakeJoin(PlanPtr left, PlanPtr right, JoinType type, std::vector<ExprPtr> left_keys,
+                 std::vector<ExprPtr> right_keys, ExprPtr condition, bool null_aware = false);
+PlanPtr MakeSort(PlanPtr child, std::vector<SortKey> keys);
+PlanPtr MakeLimit(PlanPtr child, int64_t limit, int64_t offset);
+PlanPtr MakeSetOp(PlanPtr left, PlanPtr right, SetOpKind op, bool all);
+PlanPtr MakeWindow(PlanPtr child, std::vector<WindowCall> windows);
+PlanPtr MakeValues(Schema schema, std::vector<std::vector<Value>> rows);
+
+// The whole tree, indented, one node a line (EXPLAIN without metrics).
+std::string PlanToString(const PlanNode& root);
+
+}  // namespace tandem

@@ -1,0 +1,23 @@
+// The optimizer: rewrites a bound plan into an equivalent cheaper one. Passes, in order:
+//   decorrelation   kSubquery expressions -> semi/anti/inner/left joins (+ aggregation for
+//                   scalar subqueries); uncorrelated scalar subqueries may be evaluated once
+//   constant folding
+//   predicate pushdown  conjuncts move below projections and into joins; WHERE equalities
+//                   between two sides turn cross joins into hash joins
+//   join ordering   greedy on estimated cardinalities (Parquet footers, filter selectivities);
+//                   the smaller input becomes the build (right) side
+//   projection pruning  each scan reads only the columns used above it
+//   scan predicates  simple column-vs-constant conjuncts copied to the scan for row-group pruning
+#pragma once
+
+#include "tandem/plan/logical_plan.h"
+
+namespace tandem {
+
+struct OptimizerOptions {
+  bool reorder_joins = true;
+};
+
+Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options = {});
+
+}  // namespace tandem
