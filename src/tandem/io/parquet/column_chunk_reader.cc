@@ -16,6 +16,7 @@
 #include "tandem/io/parquet/codec.h"
 #include "tandem/io/parquet/decode/convert.h"
 #include "tandem/io/parquet/decode/delta.h"
+#include "tandem/io/parquet/decode/msb_bit_unpack.h"
 #include "tandem/io/parquet/decode/raw_buffer.h"
 #include "tandem/io/parquet/decode/rle_decoder.h"
 #include "tandem/io/parquet/page_reader.h"
@@ -111,26 +112,21 @@ class ChunkDecoder {
 
   int64_t rows() const { return rows_; }
 
-  // `chunk_size`: the bytes of the (possibly compressed) chunk, which bound what an uncompressed
-  // chunk can hold; compressed ones start with at most 1 GiB of string room and grow.
+  // `chunk_size`: the bytes of the (possibly compressed) chunk. The row group's row count is a
+  // claim from the footer, so the first allocation is also bounded by the chunk (64 rows per
+  // byte: only extremely compressible chunks grow later); pages then grow the column to the
+  // values they hold. Uncompressed string bytes are bounded by the chunk; compressed ones start
+  // with at most 1 GiB of room and grow.
   Status Init(int64_t chunk_size) {
     try {
-      if (kind_ == OutKind::kFixed) {
-        values_.Resize(num_rows_ * width_);
-      } else if (kind_ == OutKind::kBool) {
-        values_.Resize(bit_util::BytesForBits(num_rows_));
-        std::memset(values_.data(), 0, static_cast<size_t>(values_.size()));
-      } else {
-        values_.Resize((num_rows_ + 1) * 4);
+      constexpr int64_t kMinRows = 64 * 1024, kRowsPerByte = 64;
+      GrowRows(std::min(num_rows_, std::max(kMinRows, chunk_size * kRowsPerByte)));
+      if (kind_ == OutKind::kBytes) {
         offsets()[0] = 0;
         const int64_t bound =
             meta_.codec == CompressionCodec::UNCOMPRESSED ? chunk_size : int64_t{1} << 30;
         data_.Reserve(
             std::clamp<int64_t>(meta_.total_uncompressed_size, 64, std::max<int64_t>(bound, 64)));
-      }
-      if (leaf_.max_definition_level > 0) {
-        validity_.Resize(bit_util::BytesForBits(num_rows_));
-        std::memset(validity_.data(), 0, static_cast<size_t>(validity_.size()));
       }
     } catch (const std::bad_alloc&) {
       return Status::OutOfMemory("cannot allocate the column for " + std::to_string(num_rows_) +
@@ -145,12 +141,36 @@ class ChunkDecoder {
 
  private:
   int32_t* offsets() { return reinterpret_cast<int32_t*>(values_.data()); }
+  // Makes the output buffers hold `rows` rows (at most the row group's), growing geometrically;
+  // bitmaps are zero-filled. Throws std::bad_alloc.
+  void EnsureRows(int64_t rows) {
+    if (rows > capacity_rows_) GrowRows(std::min(num_rows_, std::max(rows, capacity_rows_ * 2)));
+  }
+  void GrowRows(int64_t rows) {
+    if (kind_ == OutKind::kFixed) {
+      values_.Resize(rows * width_);
+    } else if (kind_ == OutKind::kBool) {
+      GrowZeroed(&values_, bit_util::BytesForBits(rows));
+    } else {
+      values_.Resize((rows + 1) * (large_ ? 8 : 4));
+    }
+    if (leaf_.max_definition_level > 0) GrowZeroed(&validity_, bit_util::BytesForBits(rows));
+    capacity_rows_ = rows;
+  }
+  static void GrowZeroed(RawBuffer* buffer, int64_t size) {
+    const int64_t old_size = buffer->size();
+    buffer->Resize(size);
+    if (size > old_size) {
+      std::memset(buffer->data() + old_size, 0, static_cast<size_t>(size - old_size));
+    }
+  }
   // Where row `row`'s end offset goes, as int32 or int64 (after PromoteOffsets).
   template <typename Off>
   Off* offsets_from(int64_t row) {
     return reinterpret_cast<Off*>(values_.data()) + row + 1;
   }
-  Status DecodeLevels(const uint8_t* data, int64_t size, int64_t n, int64_t* n_valid);
+  Status DecodeLevels(const uint8_t* data, int64_t size, int64_t n, bool bit_packed,
+                      int64_t* n_valid);
   Status DecodeIndices(const uint8_t* p, int64_t size, int64_t n);
   Status DecodeFixed(Encoding enc, const uint8_t* p, int64_t size, int64_t n, uint8_t* dst);
   Status DecodeBool(Encoding enc, const uint8_t* p, int64_t size, int64_t n, int64_t n_valid,
@@ -168,7 +188,7 @@ class ChunkDecoder {
   }
   void PromoteOffsets() {
     RawBuffer wide;
-    wide.Resize((num_rows_ + 1) * 8);
+    wide.Resize((capacity_rows_ + 1) * 8);
     const int32_t* narrow = offsets();
     int64_t* out = reinterpret_cast<int64_t*>(wide.data());
     for (int64_t i = 0; i <= rows_; ++i) out[i] = narrow[i];
@@ -221,6 +241,7 @@ class ChunkDecoder {
   int width_;
   int phys_width_;
   int64_t rows_ = 0;
+  int64_t capacity_rows_ = 0;  // rows the output buffers hold room for
   int64_t null_count_ = 0;
   RawBuffer values_, data_, validity_;
   bool has_dict_ = false;
@@ -279,11 +300,16 @@ Status ChunkDecoder::DecodeDictionaryPage(const Page& page) {
   return Status::OK();
 }
 
-Status ChunkDecoder::DecodeLevels(const uint8_t* data, int64_t size, int64_t n, int64_t* n_valid) {
+Status ChunkDecoder::DecodeLevels(const uint8_t* data, int64_t size, int64_t n, bool bit_packed,
+                                  int64_t* n_valid) {
   valid_.resize(static_cast<size_t>(n));
   const int max_def = leaf_.max_definition_level;
-  decode::RleBitPackedDecoder dec(data, size, BitWidthOf(max_def));
-  TANDEM_RETURN_NOT_OK(dec.GetBatch(valid_.data(), n));
+  if (bit_packed) {
+    TANDEM_RETURN_NOT_OK(decode::UnpackMsbFirst(data, size, BitWidthOf(max_def), n, valid_.data()));
+  } else {
+    decode::RleBitPackedDecoder dec(data, size, BitWidthOf(max_def));
+    TANDEM_RETURN_NOT_OK(dec.GetBatch(valid_.data(), n));
+  }
   uint8_t too_big = 0;
   int64_t count = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -567,12 +593,23 @@ Status ChunkDecoder::DecodeDataPage(const Page& page) {
   const uint8_t* def_data = nullptr;
   int64_t def_size = 0;
   bool levels_present = leaf_.max_definition_level > 0;
+  bool levels_bit_packed = false;
   if (h.type == PageType::DATA_PAGE) {
     if (!h.data_page_header) return Status::Invalid("data page without its header");
     const DataPageHeader& d = *h.data_page_header;
     n = d.num_values;
     enc = d.encoding;
-    if (levels_present) {
+    if (n < 0) return Status::Invalid("negative value count");
+    if (levels_present && d.definition_level_encoding == Encoding::BIT_PACKED) {
+      // Deprecated MSB-first packing: no length prefix, exactly ceil(n * width / 8) bytes.
+      const int64_t len = bit_util::BytesForBits(n * BitWidthOf(leaf_.max_definition_level));
+      if (len > size) return Status::Invalid("BIT_PACKED definition levels run past the page");
+      def_data = p;
+      def_size = len;
+      levels_bit_packed = true;
+      p += len;
+      size -= len;
+    } else if (levels_present) {
       if (d.definition_level_encoding != Encoding::RLE) {
         return Status::Unsupported(std::string(EncodingName(d.definition_level_encoding)) +
                                    " definition levels");
@@ -605,8 +642,11 @@ Status ChunkDecoder::DecodeDataPage(const Page& page) {
     return Status::Invalid("pages hold more values than the row group's " +
                            std::to_string(num_rows_) + " rows");
   }
+  EnsureRows(rows_ + n);
   int64_t n_valid = n;
-  if (levels_present) TANDEM_RETURN_NOT_OK(DecodeLevels(def_data, def_size, n, &n_valid));
+  if (levels_present) {
+    TANDEM_RETURN_NOT_OK(DecodeLevels(def_data, def_size, n, levels_bit_packed, &n_valid));
+  }
   const uint8_t* valid = n_valid == n ? nullptr : valid_.data();
   if (leaf_.max_definition_level > 0) {
     if (valid == nullptr) {

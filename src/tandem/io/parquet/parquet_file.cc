@@ -1,16 +1,13 @@
-// ParquetFile: opens one Parquet file (magic bytes, footer, schema mapping) and reads the column
-// chunks of a row group with pread, only those asked for, decoding each into a Tandem column.
-// Instances are immutable after Open, so ReadRowGroup may run on several threads at once.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+// ParquetFile: opens one Parquet file or in-memory buffer (magic bytes, footer, schema mapping)
+// and reads the column chunks of a row group, only those asked for, decoding each into a Tandem
+// column. Files are read with pread; buffers are decoded in place. Instances are immutable after
+// Open, so ReadRowGroup may run on several threads at once.
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <new>
 #include <string>
 
+#include "tandem/io/parquet/byte_source.h"
 #include "tandem/io/parquet/column_chunk_reader.h"
 #include "tandem/io/parquet/decode/raw_buffer.h"
 #include "tandem/io/parquet/reader.h"
@@ -19,27 +16,10 @@
 namespace tandem::parquet {
 namespace {
 
-Status ReadAt(int fd, int64_t offset, int64_t size, uint8_t* out, const std::string& path) {
-  while (size > 0) {
-    const ssize_t n = ::pread(fd, out, static_cast<size_t>(size), static_cast<off_t>(offset));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Status::IOError("cannot read file " + path + ": " + std::strerror(errno));
-    }
-    if (n == 0) return Status::Invalid("file " + path + " is shorter than its metadata says");
-    out += n;
-    offset += n;
-    size -= n;
-  }
-  return Status::OK();
-}
-
 class ParquetFileImpl final : public ParquetFile {
  public:
-  ParquetFileImpl(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
-  ~ParquetFileImpl() override {
-    if (fd_ >= 0) ::close(fd_);
-  }
+  ParquetFileImpl(std::string path, std::unique_ptr<ByteSource> source)
+      : path_(std::move(path)), source_(std::move(source)) {}
 
   Status Init();
 
@@ -53,7 +33,7 @@ class ParquetFileImpl final : public ParquetFile {
   Result<ColumnPtr> ReadColumn(int row_group, int column) const;
 
   std::string path_;
-  int fd_;
+  std::unique_ptr<ByteSource> source_;
   int64_t file_size_ = 0;
   int64_t footer_start_ = 0;
   FileMetaData meta_;
@@ -63,15 +43,11 @@ class ParquetFileImpl final : public ParquetFile {
 
 Status ParquetFileImpl::Init() {
   const std::string where = "file " + path_;
-  struct stat st;
-  if (::fstat(fd_, &st) != 0) {
-    return Status::IOError("cannot stat file " + path_ + ": " + std::strerror(errno));
-  }
-  file_size_ = st.st_size;
+  file_size_ = source_->size();
   if (file_size_ < 12) return Status::Invalid(where + ": too small to be a Parquet file");
   uint8_t head[4], tail[8];
-  TANDEM_RETURN_NOT_OK(ReadAt(fd_, 0, 4, head, path_));
-  TANDEM_RETURN_NOT_OK(ReadAt(fd_, file_size_ - 8, 8, tail, path_));
+  TANDEM_RETURN_NOT_OK(source_->ReadAt(0, 4, head));
+  TANDEM_RETURN_NOT_OK(source_->ReadAt(file_size_ - 8, 8, tail));
   if (std::memcmp(tail + 4, "PARE", 4) == 0) {
     return Status::Unsupported("encrypted Parquet footer (" + where + ")");
   }
@@ -86,9 +62,13 @@ Status ParquetFileImpl::Init() {
   }
   footer_start_ = file_size_ - 8 - footer_len;
   decode::RawBuffer footer;
-  footer.Resize(footer_len);
-  TANDEM_RETURN_NOT_OK(ReadAt(fd_, footer_start_, footer_len, footer.data(), path_));
-  auto meta = ParseFileMetaData(footer.data(), footer_len);
+  const uint8_t* footer_bytes = source_->View(footer_start_, footer_len);
+  if (footer_bytes == nullptr) {
+    footer.Resize(footer_len);
+    TANDEM_RETURN_NOT_OK(source_->ReadAt(footer_start_, footer_len, footer.data()));
+    footer_bytes = footer.data();
+  }
+  auto meta = ParseFileMetaData(footer_bytes, footer_len);
   if (!meta.ok()) return meta.status().WithContext(where);
   meta_ = std::move(meta).value();
   auto leaves = MapParquetSchema(meta_.schema);
@@ -157,6 +137,9 @@ Result<ColumnPtr> ParquetFileImpl::ReadColumn(int row_group, int column) const {
   // once the row group's rows are complete, so the padding is never taken for pages.
   constexpr int64_t kChunkPadding = 100;
   length += std::min(kChunkPadding, footer_start_ - start - length);
+  if (const uint8_t* in_place = source_->View(start, length)) {
+    return DecodeColumnChunk(in_place, length, md, leaf, rg.num_rows, context);
+  }
   // Chunks up to kReusedBytes reuse one per-thread buffer: no fresh pages to fault in per chunk.
   constexpr int64_t kReusedBytes = int64_t{64} << 20;
   thread_local decode::RawBuffer reused;
@@ -168,7 +151,7 @@ Result<ColumnPtr> ParquetFileImpl::ReadColumn(int row_group, int column) const {
   } catch (const std::bad_alloc&) {
     return Status::OutOfMemory(context + ": cannot allocate " + std::to_string(length) + " bytes");
   }
-  TANDEM_RETURN_NOT_OK(ReadAt(fd_, start, length, bytes.data(), path_));
+  TANDEM_RETURN_NOT_OK(source_->ReadAt(start, length, bytes.data()));
   return DecodeColumnChunk(bytes.data(), length, md, leaf, rg.num_rows, context);
 }
 
@@ -195,12 +178,35 @@ Result<BatchPtr> ParquetFileImpl::ReadRowGroup(int row_group,
 
 }  // namespace
 
-Result<std::unique_ptr<ParquetFile>> ParquetFile::Open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::IOError("cannot open file " + path + ": " + std::strerror(errno));
-  auto file = std::make_unique<ParquetFileImpl>(path, fd);
+namespace {
+
+Result<std::unique_ptr<ParquetFile>> OpenSource(std::string name,
+                                                std::unique_ptr<ByteSource> source) {
+  auto file = std::make_unique<ParquetFileImpl>(std::move(name), std::move(source));
   TANDEM_RETURN_NOT_OK(file->Init());
   return std::unique_ptr<ParquetFile>(std::move(file));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ParquetFile>> ParquetFile::Open(const std::string& path) {
+  TANDEM_ASSIGN_OR_RAISE(auto source, OpenFileSource(path));
+  return OpenSource(path, std::move(source));
+}
+
+Result<std::unique_ptr<ParquetFile>> ParquetFile::OpenBuffer(std::shared_ptr<Buffer> buffer,
+                                                             std::string display_name) {
+  if (!buffer) return Status::Invalid("file " + display_name + ": no buffer");
+  return OpenSource(std::move(display_name), MemorySource(std::move(buffer)));
+}
+
+Result<std::unique_ptr<ParquetFile>> ParquetFile::OpenBuffer(const uint8_t* data, int64_t size,
+                                                             std::string display_name) {
+  if (size < 0 || (data == nullptr && size > 0)) {
+    return Status::Invalid("file " + display_name + ": invalid buffer");
+  }
+  static const uint8_t kEmpty[1] = {0};
+  return OpenBuffer(Buffer::Wrap(data ? data : kEmpty, size, nullptr), std::move(display_name));
 }
 
 }  // namespace tandem::parquet

@@ -27,6 +27,13 @@ struct ReadOptions {
 class ParquetFile {
  public:
   static Result<std::unique_ptr<ParquetFile>> Open(const std::string& path);
+  // The same over a whole Parquet file held in memory, decoded in place (no copy of the file);
+  // `display_name` stands for the path in path() and error messages. The first form keeps the
+  // buffer alive; with the second the caller keeps `data` alive as long as the ParquetFile.
+  static Result<std::unique_ptr<ParquetFile>> OpenBuffer(std::shared_ptr<Buffer> buffer,
+                                                         std::string display_name);
+  static Result<std::unique_ptr<ParquetFile>> OpenBuffer(const uint8_t* data, int64_t size,
+                                                         std::string display_name);
   virtual ~ParquetFile() = default;
 
   virtual const std::string& path() const = 0;
