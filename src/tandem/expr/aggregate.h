@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tandem/common/status.h"
 #include "tandem/expr/expr.h"
 
 namespace tandem {
