@@ -1,0 +1,404 @@
+// `tandem sql`: runs SQL text (an argument or a file of several statements, all in one session so
+// views and tables persist between them) and prints each result as an aligned table, CSV or JSON
+// lines, or writes the last one to a Parquet or CSV file (atomically). A query that runs longer
+// than a second shows a running indicator on stderr when stderr is a terminal.
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "tandem/cli/command.h"
+#include "tandem/common/progress_bar.h"
+#include "tandem/format/table_printer.h"
+#include "tandem/format/value_format.h"
+#include "tandem/io/csv/csv.h"
+#include "tandem/io/parquet/writer.h"
+#include "tandem/sql/parser.h"
+#include "tandem/sql/session.h"
+
+namespace tandem::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "sql \"QUERY\" | -f FILE.sql [--table NAME=PATH]... [--catalog FILE] "
+    "[--format table|csv|jsonl] [--output FILE.parquet|FILE.csv] [--ansi] [--threads N] "
+    "[--table-dir DIR] [--timing]";
+
+int UsageError(const std::string& message) {
+  std::fprintf(stderr, "tandem: %s\nusage: tandem %s\n", message.c_str(), kUsage);
+  return 2;
+}
+
+struct SqlArgs {
+  std::optional<std::string> query;
+  std::optional<std::string> file;  // "-" is stdin
+  std::vector<std::pair<std::string, std::string>> tables;
+  std::vector<std::string> catalogs;
+  std::string format = "table";
+  std::string output;
+  bool ansi = false;
+  int threads = 0;
+  std::string table_dir = ".";
+  bool timing = false;
+};
+
+bool EndsWithLower(const std::string& s, const std::string& suffix) {
+  if (s.size() < suffix.size()) return false;
+  for (size_t i = 0; i < suffix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) != suffix[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Returns 0 when parsed, else the exit code (2) after printing the usage error.
+int ParseArgs(const std::vector<std::string>& args, SqlArgs* out) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    std::string value;
+    bool has_value = false;
+    const size_t eq = arg.find('=');
+    if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      has_value = true;
+    }
+    auto take_value = [&]() -> bool {
+      if (has_value) return true;
+      if (i + 1 >= args.size()) return false;
+      value = args[++i];
+      return true;
+    };
+    if (arg == "-f" || arg == "--file") {
+      if (!take_value()) return UsageError(arg + " needs a file name");
+      if (out->file) return UsageError("more than one -f");
+      out->file = value;
+    } else if (arg == "--table") {
+      if (!take_value()) return UsageError("--table needs NAME=PATH");
+      const size_t sep = value.find('=');
+      if (sep == std::string::npos || sep == 0 || sep + 1 == value.size()) {
+        return UsageError("--table needs NAME=PATH, got '" + value + "'");
+      }
+      out->tables.emplace_back(value.substr(0, sep), value.substr(sep + 1));
+    } else if (arg == "--catalog") {
+      if (!take_value()) return UsageError("--catalog needs a file name");
+      out->catalogs.push_back(value);
+    } else if (arg == "--format") {
+      if (!take_value()) return UsageError("--format needs a value");
+      if (value != "table" && value != "csv" && value != "jsonl") {
+        return UsageError("unknown format '" + value + "' (table, csv or jsonl)");
+      }
+      out->format = value;
+    } else if (arg == "--output" || arg == "-o") {
+      if (!take_value()) return UsageError(arg + " needs a file name");
+      if (!EndsWithLower(value, ".parquet") && !EndsWithLower(value, ".csv")) {
+        return UsageError("--output must name a .parquet or .csv file, got '" + value + "'");
+      }
+      out->output = value;
+    } else if (arg == "--ansi") {
+      if (has_value) return UsageError("--ansi takes no value");
+      out->ansi = true;
+    } else if (arg == "--timing") {
+      if (has_value) return UsageError("--timing takes no value");
+      out->timing = true;
+    } else if (arg == "--threads") {
+      if (!take_value()) return UsageError("--threads needs a value");
+      char* end = nullptr;
+      errno = 0;
+      const long n = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || errno != 0 || n < 0 || n > 4096) {
+        return UsageError("--threads needs an integer from 0 (all cores) to 4096, got '" + value +
+                          "'");
+      }
+      out->threads = static_cast<int>(n);
+    } else if (arg == "--table-dir") {
+      if (!take_value()) return UsageError("--table-dir needs a directory");
+      out->table_dir = value;
+    } else if (arg.rfind("-", 0) == 0 && arg.size() > 1) {
+      return UsageError("unknown option '" + arg + "'");
+    } else if (!out->query) {
+      out->query = arg;
+    } else {
+      return UsageError("more than one query argument (quote the query, or use -f FILE)");
+    }
+  }
+  if (out->query && out->file) return UsageError("give either a query or -f FILE, not both");
+  if (!out->query && !out->file) return UsageError("missing query (or -f FILE)");
+  return 0;
+}
+
+Result<std::string> ReadScript(const std::string& path) {
+  std::ostringstream text;
+  if (path == "-") {
+    text << std::cin.rdbuf();
+    return text.str();
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError("cannot open " + path + ": " + std::strerror(errno));
+  text << in.rdbuf();
+  if (in.bad()) return Status::IOError("cannot read " + path);
+  return text.str();
+}
+
+// The script with everything but one statement neutralized: text before it becomes one block
+// comment of the same bytes (newlines and multi-byte characters kept, so line:column positions
+// stay those of the script) and text after it is cut.
+std::string StatementOnly(const std::string& script, const sql::ParsedStatement& stmt) {
+  const size_t begin =
+      std::min<size_t>(static_cast<size_t>(std::max(stmt.location, 0)), script.size());
+  const size_t end =
+      stmt.length > 0 ? std::min<size_t>(begin + stmt.length, script.size()) : script.size();
+  std::string text = script.substr(0, end);
+  auto plain = [&](size_t i) {
+    return static_cast<unsigned char>(text[i]) < 0x80 && text[i] != '\n';
+  };
+  // The comment opens at the first two plain bytes and closes at the last two before `begin`;
+  // only newlines may lie outside it.
+  size_t open = 0;
+  while (open + 1 < begin && !(plain(open) && plain(open + 1))) {
+    if (text[open] != '\n') break;
+    ++open;
+  }
+  size_t close = begin;  // one past the closing "*/"
+  while (close >= 2 && close > open + 3 && !(plain(close - 1) && plain(close - 2))) {
+    if (text[close - 1] != '\n') break;
+    --close;
+  }
+  if (begin >= 4 && close > open + 3 && close >= 2 && plain(open) && plain(open + 1) &&
+      plain(close - 1) && plain(close - 2)) {
+    for (size_t i = open + 2; i + 2 < close; ++i) {
+      if (text[i] == '*' || text[i] == '/') text[i] = ' ';
+    }
+    text[open] = '/';
+    text[open + 1] = '*';
+    text[close - 2] = '*';
+    text[close - 1] = '/';
+  } else {
+    for (size_t i = 0; i < begin; ++i) {
+      if (text[i] != '\n') text[i] = ' ';
+    }
+  }
+  return text;
+}
+
+// Runs one statement on a worker thread; after a second, if stderr is a terminal, shows a
+// running indicator until it finishes.
+Result<sql::StatementResult> RunWithIndicator(sql::Session& session, const std::string& text,
+                                              const std::string& label) {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::optional<Result<sql::StatementResult>> result;
+  std::thread worker([&] {
+    Result<sql::StatementResult> r = Status::Internal("statement did not run");
+    try {
+      r = session.Execute(text);
+    } catch (const std::bad_alloc&) {
+      r = Status::OutOfMemory("out of memory");
+    } catch (const std::exception& e) {
+      r = Status::Internal(e.what());
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    result.emplace(std::move(r));
+    cv.notify_all();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    const bool finished =
+        cv.wait_for(lock, std::chrono::seconds(1), [&] { return result.has_value(); });
+    if (!finished && ProgressBar::StderrIsTerminal()) {
+      while (
+          !cv.wait_for(lock, std::chrono::milliseconds(200), [&] { return result.has_value(); })) {
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::fprintf(stderr, "\r%s  running  %.1f s\x1b[K", label.c_str(), seconds);
+        std::fflush(stderr);
+      }
+      std::fprintf(stderr, "\r\x1b[K");
+      std::fflush(stderr);
+    }
+  }
+  worker.join();
+  return std::move(*result);
+}
+
+// The first words of a statement, for the running indicator.
+std::string StatementLabel(const std::string& text) {
+  std::string label;
+  for (char c : text) {
+    if (label.size() >= 40) {
+      label += "...";
+      break;
+    }
+    const bool space = std::isspace(static_cast<unsigned char>(c));
+    if (space && (label.empty() || label.back() == ' ')) continue;
+    label.push_back(space ? ' ' : c);
+  }
+  return label;
+}
+
+void PrintTable(const Table& table) {
+  format::TablePrinter printer(stdout, table.schema);
+  for (const BatchPtr& batch : table.batches) printer.AddRows(*batch, 0, batch->num_rows);
+  printer.Finish();
+}
+
+void PrintCsv(const Table& table) {
+  csv::CsvWriteOptions options;
+  std::string out;
+  csv::AppendCsvHeader(table.schema, options, &out);
+  constexpr int64_t kStep = 4096;
+  for (const BatchPtr& batch : table.batches) {
+    for (int64_t b = 0; b < batch->num_rows; b += kStep) {
+      csv::AppendCsvRows(*batch, b, std::min(batch->num_rows, b + kStep), options, &out);
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      out.clear();
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+void PrintJsonLines(const Table& table) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < table.schema.num_fields(); ++i) {
+    std::string key = i == 0 ? "{" : ",";
+    format::AppendJsonString(table.schema.field(i).name, &key);
+    key.push_back(':');
+    keys.push_back(std::move(key));
+  }
+  std::string out;
+  for (const BatchPtr& batch : table.batches) {
+    for (int64_t row = 0; row < batch->num_rows; ++row) {
+      if (keys.empty()) out.push_back('{');
+      for (size_t c = 0; c < keys.size(); ++c) {
+        out.append(keys[c]);
+        format::AppendJson(*batch->column(static_cast<int>(c)), row, &out);
+      }
+      out.append("}\n");
+      if (out.size() >= (1 << 16)) {
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        out.clear();
+      }
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+// EXPLAIN output: the plan lines as they are (a table would truncate long lines).
+void PrintPlan(const Table& table) {
+  for (const BatchPtr& batch : table.batches) {
+    for (int64_t row = 0; row < batch->num_rows; ++row) {
+      std::string line;
+      if (!batch->column(0)->IsNull(row)) format::AppendText(*batch->column(0), row, &line);
+      line.push_back('\n');
+      std::fwrite(line.data(), 1, line.size(), stdout);
+    }
+  }
+}
+
+Status WriteOutput(const std::string& path, const Table& table) {
+  if (EndsWithLower(path, ".csv")) return csv::WriteCsv(path, table);
+  return parquet::WriteParquet(path, table);
+}
+
+int RunSql(const std::vector<std::string>& argv) {
+  SqlArgs args;
+  if (int code = ParseArgs(argv, &args); code != 0) return code;
+
+  sql::SessionOptions options;
+  options.ansi = args.ansi;
+  options.num_threads = args.threads;
+  options.table_dir = args.table_dir;
+  sql::Session session(options);
+  for (const std::string& catalog : args.catalogs) {
+    if (Status st = session.catalog().LoadFile(catalog); !st.ok()) return Fail(st.ToString());
+  }
+  for (const auto& [name, path] : args.tables) {
+    if (Status st = session.RegisterTable(name, path); !st.ok()) return Fail(st.ToString());
+  }
+
+  std::string script;
+  if (args.file) {
+    Result<std::string> text = ReadScript(*args.file);
+    if (!text.ok()) return Fail(text.status().ToString());
+    script = std::move(*text);
+  } else {
+    script = *args.query;
+  }
+  Result<std::vector<sql::ParsedStatement>> statements = sql::ParseSql(script);
+  if (!statements.ok()) return Fail(statements.status().ToString());
+  if (statements->empty()) return Fail("no SQL statement to run");
+
+  static char stdout_buffer[1 << 16];
+  std::setvbuf(stdout, stdout_buffer, _IOFBF, sizeof(stdout_buffer));
+  bool printed_any = false;
+  for (size_t i = 0; i < statements->size(); ++i) {
+    const sql::ParsedStatement& stmt = (*statements)[i];
+    const std::string text = StatementOnly(script, stmt);
+    Result<sql::StatementResult> result = RunWithIndicator(
+        session, text,
+        StatementLabel(script.substr(std::min<size_t>(std::max(stmt.location, 0), script.size()))));
+    if (!result.ok()) {
+      std::fflush(stdout);
+      return Fail(result.status().ToString());
+    }
+    const bool last = i + 1 == statements->size();
+    const bool is_explain = stmt.tree.is_object() && stmt.tree.contains("ExplainStmt");
+    if (args.timing) std::fprintf(stderr, "Time: %.3f ms\n", result->millis);
+    if (last && !args.output.empty()) {
+      if (result->kind != sql::StatementResult::Kind::kRows) {
+        std::fflush(stdout);
+        return Fail("--output needs the last statement to return rows");
+      }
+      if (Status st = WriteOutput(args.output, result->table); !st.ok()) {
+        std::fflush(stdout);
+        return Fail(st.ToString());
+      }
+      continue;
+    }
+    if (result->kind == sql::StatementResult::Kind::kMessage) {
+      if (args.format == "table") {
+        std::fprintf(stdout, "%s%s\n", printed_any ? "\n" : "", result->message.c_str());
+        printed_any = true;
+      }
+      continue;
+    }
+    if (args.format == "csv") {
+      PrintCsv(result->table);
+    } else if (args.format == "jsonl") {
+      PrintJsonLines(result->table);
+    } else {
+      if (printed_any) std::fputc('\n', stdout);
+      if (is_explain) {
+        PrintPlan(result->table);
+      } else {
+        PrintTable(result->table);
+      }
+      printed_any = true;
+    }
+    std::fflush(stdout);
+  }
+  if (std::fflush(stdout) != 0) return Fail(std::string("writing output: ") + std::strerror(errno));
+  return 0;
+}
+
+}  // namespace
+
+TANDEM_REGISTER_COMMAND(sql, "sql", kUsage, RunSql);
+
+}  // namespace tandem::cli

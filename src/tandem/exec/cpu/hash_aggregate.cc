@@ -1,0 +1,460 @@
+// Hash aggregation (kAggregate): GROUP BY with any key types, grouping sets, FILTER clauses and
+// DISTINCT aggregates, parallel in two phases:
+//   1. Each worker takes input batches in turn, evaluates the keys, arguments and filters, and
+//      folds them into its own GroupTable + aggregate states (one per grouping set). A DISTINCT
+//      aggregate instead inserts (keys, argument) pairs into a per-worker dedupe table.
+//   2. The workers' groups are split into partitions by key hash and each partition is merged by
+//      one thread into a final table; deduped (keys, argument) pairs are looked up there and
+//      folded into the DISTINCT aggregates. Each partition becomes one output batch.
+// Few groups (TPC-H Q1) stay in tiny per-worker tables and merge serially in microseconds.
+#include <algorithm>
+#include <atomic>
+#include <iterator>
+#include <memory>
+#include <vector>
+
+#include "tandem/column/take.h"
+#include "tandem/common/thread_pool.h"
+#include "tandem/exec/cpu/aggregate_states.h"
+#include "tandem/exec/cpu/group_table.h"
+#include "tandem/exec/cpu/hash_aggregate.h"
+#include "tandem/exec/cpu/operator_util.h"
+#include "tandem/exec/cpu/operators.h"
+
+namespace tandem::cpu {
+namespace {
+
+using namespace agg;  // NOLINT: this file is the aggregation operator
+using opx::EvaluateOrReference;
+using opx::Morsels;
+using opx::OperatorThreads;
+using opx::SelectTrueRows;
+
+constexpr int kPartitionBits = 5;
+constexpr int64_t kParallelMergeGroups = 1 << 15;
+
+struct GroupingSet {
+  std::vector<int> keys;  // indexes into node.group_keys
+  int64_t grouping_id = 0;
+};
+
+// One worker's (or one partition's) tables for one grouping set.
+struct SetState {
+  std::unique_ptr<GroupTable> table;
+  std::vector<std::unique_ptr<AggState>> states;    // one per aggregate
+  std::vector<std::unique_ptr<GroupTable>> dedupe;  // per aggregate; only DISTINCT ones
+};
+
+class Aggregation {
+ public:
+  Aggregation(const PlanNode& node, const Expr* predicate, ExecContext& ctx)
+      : node_(node), predicate_(predicate), ctx_(ctx) {}
+
+  int64_t selected_rows() const { return selected_rows_.load(); }
+
+  Result<Table> Run(const Table& input) {
+    TANDEM_RETURN_NOT_OK(Prepare());
+    const int threads = OperatorThreads(ctx_);
+    const std::vector<BatchPtr> batches = Morsels(input, threads);
+    const int workers =
+        std::max<int>(1, std::min<int64_t>(threads, static_cast<int64_t>(batches.size())));
+    partials_.resize(workers);
+    for (auto& w : partials_) {
+      w.resize(sets_.size());
+      for (size_t s = 0; s < sets_.size(); ++s) TANDEM_RETURN_NOT_OK(InitSetState(s, &w[s]));
+    }
+    std::atomic<int64_t> next{0};
+    TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(
+        workers,
+        [&](int64_t w) -> Status {
+          EvalContext eval = ctx_.eval;
+          for (;;) {
+            const int64_t b = next.fetch_add(1);
+            if (b >= static_cast<int64_t>(batches.size())) return Status::OK();
+            TANDEM_RETURN_NOT_OK(Consume(*batches[b], eval, &partials_[w]));
+          }
+        },
+        workers));
+
+    Table out;
+    out.schema = node_.schema;
+    for (size_t s = 0; s < sets_.size(); ++s) {
+      TANDEM_RETURN_NOT_OK(MergeAndEmit(s, &out));
+    }
+    return out;
+  }
+
+ private:
+  Status Prepare() {
+    for (const auto& k : node_.group_keys) key_types_.push_back(k->type);
+    if (node_.grouping_sets.empty()) {
+      GroupingSet all;
+      for (size_t i = 0; i < node_.group_keys.size(); ++i) all.keys.push_back(static_cast<int>(i));
+      sets_.push_back(all);
+    } else {
+      for (const auto& set : node_.grouping_sets) {
+        GroupingSet gs;
+        gs.keys = set;
+        gs.grouping_id = 0;
+        for (size_t i = 0; i < node_.group_keys.size(); ++i) {
+          if (std::find(set.begin(), set.end(), static_cast<int>(i)) == set.end()) {
+            gs.grouping_id |= int64_t{1} << i;
+          }
+        }
+        for (int k : set) {
+          if (k < 0 || k >= static_cast<int>(node_.group_keys.size())) {
+            return Status::Internal("grouping set names key " + std::to_string(k) +
+                                    " of an aggregate with " +
+                                    std::to_string(node_.group_keys.size()) + " keys");
+          }
+        }
+        sets_.push_back(gs);
+      }
+    }
+    for (const auto& a : node_.aggregates) {
+      if (a.kind != AggregateKind::kCountStar && !a.arg) {
+        return Status::Internal("aggregate " + a.name + " has no argument");
+      }
+      arg_types_.push_back(a.arg ? a.arg->type : DataType::Int64());
+      has_distinct_ |= a.distinct;
+    }
+    return Status::OK();
+  }
+
+  std::vector<DataType> SetKeyTypes(size_t s) const {
+    std::vector<DataType> t;
+    for (int k : sets_[s].keys) t.push_back(key_types_[k]);
+    return t;
+  }
+
+  Status InitSetState(size_t s, SetState* st) {
+    st->table = std::make_unique<GroupTable>(SetKeyTypes(s));
+    st->states.clear();
+    st->dedupe.clear();
+    for (size_t j = 0; j < node_.aggregates.size(); ++j) {
+      TANDEM_ASSIGN_OR_RAISE(auto state, MakeAggState(node_.aggregates[j], arg_types_[j]));
+      st->states.push_back(std::move(state));
+      if (node_.aggregates[j].distinct) {
+        auto types = SetKeyTypes(s);
+        types.push_back(arg_types_[j]);
+        st->dedupe.push_back(std::make_unique<GroupTable>(std::move(types)));
+      } else {
+        st->dedupe.push_back(nullptr);
+      }
+    }
+    return Status::OK();
+  }
+
+  struct Inputs {
+    std::vector<ColumnPtr> keys;
+    std::vector<ColumnPtr> args;
+    std::vector<std::vector<int32_t>> filter_rows;
+  };
+
+  Status EvaluateInputs(const Batch& batch, EvalContext& eval, Inputs* in) {
+    in->keys.clear();
+    for (const auto& k : node_.group_keys) {
+      TANDEM_ASSIGN_OR_RAISE(auto col, EvaluateOrReference(*k, batch, eval));
+      in->keys.push_back(std::move(col));
+    }
+    const size_t num_aggs = node_.aggregates.size();
+    in->args.assign(num_aggs, nullptr);
+    in->filter_rows.assign(num_aggs, {});
+    for (size_t j = 0; j < num_aggs; ++j) {
+      const AggregateCall& a = node_.aggregates[j];
+      if (a.arg) {
+        TANDEM_ASSIGN_OR_RAISE(in->args[j], EvaluateOrReference(*a.arg, batch, eval));
+      }
+      if (a.filter) {
+        TANDEM_ASSIGN_OR_RAISE(in->filter_rows[j], SelectTrueRows(*a.filter, batch, eval));
+      }
+    }
+    return Status::OK();
+  }
+
+  // Phase 1: one batch into a worker's tables. With a fused filter, the rows where it holds are
+  // aggregated in place when most rows pass (expressions are evaluated on the whole batch; if
+  // that fails, possibly because of a filtered-out row, the batch is compacted and evaluated
+  // again), or from a compacted copy when few pass.
+  Status Consume(const Batch& batch, EvalContext& eval, std::vector<SetState>* sets) {
+    const int64_t n = batch.num_rows;
+    if (n == 0) return Status::OK();
+    if (n > INT32_MAX) return Status::Unsupported("aggregate input batches over 2^31 rows");
+    Inputs in;
+    if (predicate_) {
+      TANDEM_ASSIGN_OR_RAISE(auto sel, SelectTrueRows(*predicate_, batch, eval));
+      const int64_t m = static_cast<int64_t>(sel.size());
+      selected_rows_ += m;
+      if (m == 0) return Status::OK();
+      if (m < n) {
+        if (m * 4 >= n && EvaluateInputs(batch, eval, &in).ok()) {
+          return Apply(in, n, &sel, sets);
+        }
+        auto compact = TakeBatch(batch, sel.data(), m);
+        compact->num_rows = m;
+        TANDEM_RETURN_NOT_OK(EvaluateInputs(*compact, eval, &in));
+        return Apply(in, m, nullptr, sets);
+      }
+    }
+    TANDEM_RETURN_NOT_OK(EvaluateInputs(batch, eval, &in));
+    return Apply(in, n, nullptr, sets);
+  }
+
+  // Sorted intersection of two ascending row lists.
+  static std::vector<int32_t> Intersect(const std::vector<int32_t>& a,
+                                        const std::vector<int32_t>& b) {
+    std::vector<int32_t> out;
+    out.reserve(std::min(a.size(), b.size()));
+    std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+    return out;
+  }
+
+  // Folds evaluated inputs of n rows (only rows `base` when given) into the tables.
+  Status Apply(Inputs& in, int64_t n, const std::vector<int32_t>* base,
+               std::vector<SetState>* sets) {
+    const size_t num_aggs = node_.aggregates.size();
+    if (base) {
+      for (size_t j = 0; j < num_aggs; ++j) {
+        if (node_.aggregates[j].filter) in.filter_rows[j] = Intersect(in.filter_rows[j], *base);
+      }
+    }
+    const int64_t m = base ? static_cast<int64_t>(base->size()) : n;
+    std::vector<uint64_t> hashes(has_distinct_ ? static_cast<size_t>(n) : 0);
+    std::vector<uint64_t> full_hashes;
+    std::vector<uint32_t> gids(static_cast<size_t>(n));
+    std::vector<uint32_t> found(base ? static_cast<size_t>(m) : 0);
+    std::vector<uint32_t> rows;
+    for (size_t s = 0; s < sets_.size(); ++s) {
+      SetState& st = (*sets)[s];
+      std::vector<const Column*> cols;
+      for (int k : sets_[s].keys) cols.push_back(in.keys[k].get());
+      const KeyView view = KeyView::FromColumns(cols);
+      // Key hashes are needed here only for DISTINCT (partitioning the deduped pairs); the
+      // table hashes by itself, and not at all for rows its few-groups memo answers.
+      const uint64_t* key_hashes = nullptr;
+      if (has_distinct_) {
+        HashKeys(view, n, hashes.data());
+        key_hashes = hashes.data();
+      }
+      if (base) {
+        static_assert(sizeof(int32_t) == sizeof(uint32_t));
+        st.table->FindOrInsert(view, key_hashes, nullptr,
+                               reinterpret_cast<const uint32_t*>(base->data()), m, found.data());
+        for (int64_t k = 0; k < m; ++k) gids[(*base)[k]] = found[k];
+      } else {
+        st.table->FindOrInsert(view, key_hashes, nullptr, nullptr, n, gids.data());
+      }
+      const int64_t groups = st.table->num_groups();
+      for (size_t j = 0; j < num_aggs; ++j) {
+        st.states[j]->Resize(groups);
+        const AggregateCall& a = node_.aggregates[j];
+        const std::vector<int32_t>* sel = a.filter ? &in.filter_rows[j] : base;
+        if (a.distinct) {
+          TANDEM_RETURN_NOT_OK(InsertDistinct(cols, *in.args[j], sel, hashes, &full_hashes, &rows,
+                                              st.dedupe[j].get()));
+          continue;
+        }
+        TANDEM_RETURN_NOT_OK(st.states[j]->Update(gids.data(), in.args[j].get(),
+                                                  sel ? sel->data() : nullptr,
+                                                  sel ? static_cast<int64_t>(sel->size()) : n));
+      }
+    }
+    return Status::OK();
+  }
+
+  // Inserts the (keys, arg) pairs of rows passing the filter with a non-NULL arg.
+  static Status InsertDistinct(std::vector<const Column*> cols, const Column& arg,
+                               const std::vector<int32_t>* filter, const std::vector<uint64_t>& hashes,
+                               std::vector<uint64_t>* full_hashes, std::vector<uint32_t>* rows,
+                               GroupTable* dedupe) {
+    const int64_t n = arg.length();
+    rows->clear();
+    if (filter) {
+      for (int32_t r : *filter) {
+        if (arg.IsValid(r)) rows->push_back(static_cast<uint32_t>(r));
+      }
+    } else {
+      for (int64_t r = 0; r < n; ++r) {
+        if (arg.IsValid(r)) rows->push_back(static_cast<uint32_t>(r));
+      }
+    }
+    cols.push_back(&arg);
+    const KeyView view = KeyView::FromColumns(cols);
+    full_hashes->resize(static_cast<size_t>(n));
+    HashKeys(view, n, full_hashes->data());
+    std::vector<uint32_t> ignored(rows->size());
+    dedupe->FindOrInsert(view, full_hashes->data(), hashes.data(), rows->data(),
+                         static_cast<int64_t>(rows->size()), ignored.data());
+    return Status::OK();
+  }
+
+  // Phase 2 for one grouping set: merge the workers' tables partition by partition and append
+  // the result batches.
+  Status MergeAndEmit(size_t s, Table* out) {
+    const int workers = static_cast<int>(partials_.size());
+    int64_t total = 0;
+    for (auto& w : partials_) total += w[s].table->num_groups();
+    const bool keyless = sets_[s].keys.empty();
+    int bits = 0;
+    if (!keyless && workers > 1 && total >= kParallelMergeGroups) bits = kPartitionBits;
+    const int partitions = 1 << bits;
+    std::vector<SetState> finals(static_cast<size_t>(partitions));
+
+    if (workers == 1 && partitions == 1) {
+      finals[0] = std::move(partials_[0][s]);
+      TANDEM_RETURN_NOT_OK(FinishDistinct(s, bits, 0, &finals[0], /*already_final=*/true));
+    } else {
+      // Group lists per worker and partition (main tables and dedupe tables).
+      auto split = [&](const GroupTable& t) {
+        std::vector<std::vector<uint32_t>> lists(static_cast<size_t>(partitions));
+        const auto& ph = t.partition_hashes();
+        for (int64_t g = 0; g < t.num_groups(); ++g) {
+          lists[bits ? ph[g] >> (64 - bits) : 0].push_back(static_cast<uint32_t>(g));
+        }
+        return lists;
+      };
+      std::vector<std::vector<std::vector<uint32_t>>> lists(static_cast<size_t>(workers));
+      TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(workers, [&](int64_t w) {
+        lists[w] = split(*partials_[w][s].table);
+        return Status::OK();
+      }));
+      TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(partitions, [&](int64_t p) {
+        SetState& f = finals[p];
+        TANDEM_RETURN_NOT_OK(InitSetState(s, &f));
+        std::vector<uint32_t> dst;
+        for (int w = 0; w < workers; ++w) {
+          SetState& src = partials_[w][s];
+          const std::vector<uint32_t>& groups = lists[w][p];
+          if (groups.empty()) continue;
+          const int64_t n = static_cast<int64_t>(groups.size());
+          dst.resize(groups.size());
+          f.table->FindOrInsert(src.table->StoredKeys(), src.table->group_hashes().data(),
+                                src.table->partition_hashes().data(), groups.data(), n,
+                                dst.data());
+          for (size_t j = 0; j < f.states.size(); ++j) {
+            f.states[j]->Resize(f.table->num_groups());
+            if (!node_.aggregates[j].distinct) {
+              f.states[j]->Merge(*src.states[j], groups.data(), dst.data(), n);
+            }
+          }
+        }
+        return FinishDistinct(s, bits, p, &f, /*already_final=*/false);
+      }));
+    }
+
+    for (int p = 0; p < partitions; ++p) {
+      SetState& f = finals[p];
+      if (keyless && f.table->num_groups() == 0) {
+        // No keys: one row even for empty input (count 0, other aggregates NULL).
+        uint64_t h = 0;
+        uint32_t g = 0;
+        f.table->FindOrInsert(KeyView{}, &h, &h, nullptr, 1, &g);
+      }
+      const int64_t groups = f.table->num_groups();
+      if (groups == 0) continue;
+      for (auto& state : f.states) state->Resize(groups);
+      TANDEM_ASSIGN_OR_RAISE(auto batch, EmitBatch(s, f));
+      out->batches.push_back(std::move(batch));
+    }
+    return Status::OK();
+  }
+
+  // Folds the deduped (keys, arg) pairs of partition p into the DISTINCT aggregates of `f`.
+  Status FinishDistinct(size_t s, int bits, int64_t p, SetState* f, bool already_final) {
+    const size_t num_keys = sets_[s].keys.size();
+    for (size_t j = 0; j < node_.aggregates.size(); ++j) {
+      if (!node_.aggregates[j].distinct) continue;
+      std::unique_ptr<GroupTable> merged;
+      GroupTable* d = nullptr;
+      if (already_final) {
+        d = f->dedupe[j].get();
+      } else {
+        auto types = SetKeyTypes(s);
+        types.push_back(arg_types_[j]);
+        merged = std::make_unique<GroupTable>(std::move(types));
+        std::vector<uint32_t> groups, ignored;
+        for (auto& w : partials_) {
+          const GroupTable& src = *w[s].dedupe[j];
+          groups.clear();
+          const auto& ph = src.partition_hashes();
+          for (int64_t g = 0; g < src.num_groups(); ++g) {
+            if ((bits ? static_cast<int64_t>(ph[g] >> (64 - bits)) : 0) == p) {
+              groups.push_back(static_cast<uint32_t>(g));
+            }
+          }
+          ignored.resize(groups.size());
+          merged->FindOrInsert(src.StoredKeys(), src.group_hashes().data(), ph.data(),
+                               groups.data(), static_cast<int64_t>(groups.size()),
+                               ignored.data());
+        }
+        d = merged.get();
+      }
+      const int64_t n = d->num_groups();
+      if (n == 0) continue;
+      KeyView keys = d->StoredKeys();
+      keys.columns.resize(num_keys);
+      std::vector<uint32_t> gids(static_cast<size_t>(n));
+      f->table->FindOrInsert(keys, d->partition_hashes().data(), nullptr, nullptr, n, gids.data());
+      for (auto& state : f->states) state->Resize(f->table->num_groups());
+      ColumnPtr arg = d->ExportKey(static_cast<int>(num_keys));
+      TANDEM_RETURN_NOT_OK(f->states[j]->Update(gids.data(), arg.get(), nullptr, n));
+    }
+    return Status::OK();
+  }
+
+  Result<BatchPtr> EmitBatch(size_t s, const SetState& f) {
+    const int64_t groups = f.table->num_groups();
+    auto batch = std::make_shared<Batch>();
+    batch->schema = node_.schema;
+    batch->num_rows = groups;
+    const auto& set_keys = sets_[s].keys;
+    for (size_t i = 0; i < node_.group_keys.size(); ++i) {
+      auto it = std::find(set_keys.begin(), set_keys.end(), static_cast<int>(i));
+      if (it == set_keys.end()) {
+        batch->columns.push_back(BroadcastValue(Value::Null(key_types_[i]), groups));
+      } else {
+        batch->columns.push_back(f.table->ExportKey(static_cast<int>(it - set_keys.begin())));
+      }
+    }
+    for (const auto& state : f.states) {
+      TANDEM_ASSIGN_OR_RAISE(auto col, state->Finalize(groups));
+      batch->columns.push_back(std::move(col));
+    }
+    if (!node_.grouping_sets.empty()) {
+      batch->columns.push_back(BroadcastValue(Value::Int64(sets_[s].grouping_id), groups));
+    }
+    if (batch->num_columns() != node_.schema.num_fields()) {
+      return Status::Internal("aggregate produced " + std::to_string(batch->num_columns()) +
+                              " columns for a schema of " +
+                              std::to_string(node_.schema.num_fields()));
+    }
+    return batch;
+  }
+
+  const PlanNode& node_;
+  const Expr* predicate_;  // a fused Filter's predicate, or null
+  ExecContext& ctx_;
+  std::atomic<int64_t> selected_rows_{0};
+  bool has_distinct_ = false;
+  std::vector<GroupingSet> sets_;
+  std::vector<DataType> key_types_;
+  std::vector<DataType> arg_types_;
+  std::vector<std::vector<SetState>> partials_;  // [worker][set]
+};
+
+}  // namespace
+
+Result<Table> HashAggregate(const PlanNode& node, const Table& input, ExecContext& ctx) {
+  Aggregation aggregation(node, nullptr, ctx);
+  return aggregation.Run(input);
+}
+
+Result<Table> HashAggregateFiltered(const PlanNode& node, const Expr& predicate,
+                                    const Table& input, ExecContext& ctx, int64_t* rows_selected) {
+  Aggregation aggregation(node, &predicate, ctx);
+  auto out = aggregation.Run(input);
+  if (rows_selected) *rows_selected = aggregation.selected_rows();
+  return out;
+}
+
+}  // namespace tandem::cpu

@@ -1,0 +1,167 @@
+// HashJoin: every join type. With equi keys the right input is built into a JoinHashTable
+// (parallel, partitioned) and the left input is probed morsel by morsel in parallel; without keys
+// it is a nested-loop join (CROSS JOIN, non-equi conditions). The join-type logic (residual
+// condition, outer rows, semi/anti) lives in join_emit.cc. Output order is not specified.
+#include <algorithm>
+
+#include "tandem/common/thread_pool.h"
+#include "tandem/exec/cpu/join_emit.h"
+#include "tandem/exec/cpu/join_hash_table.h"
+#include "tandem/exec/cpu/join_keys.h"
+#include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/cpu/row_gather.h"
+
+namespace tandem::cpu {
+namespace {
+
+Table CollectOutput(const Schema& schema, std::vector<BatchPtr>& batches) {
+  Table out;
+  out.schema = schema;
+  for (auto& b : batches) {
+    if (b && b->num_rows > 0) out.batches.push_back(std::move(b));
+  }
+  return out;
+}
+
+Result<std::vector<DataType>> KeyTypes(const PlanNode& node) {
+  if (node.left_keys.size() != node.right_keys.size()) {
+    return Status::Internal("hash join has " + std::to_string(node.left_keys.size()) +
+                            " left keys but " + std::to_string(node.right_keys.size()) +
+                            " right keys");
+  }
+  std::vector<DataType> types;
+  for (size_t k = 0; k < node.left_keys.size(); ++k) {
+    const DataType& l = node.left_keys[k]->type;
+    const DataType& r = node.right_keys[k]->type;
+    if (l != r) {
+      return Status::Internal("hash join key " + std::to_string(k) +
+                              " types differ: " + l.ToString() + " vs " + r.ToString());
+    }
+    types.push_back(l);
+  }
+  return types;
+}
+
+Status CheckKeyColumnTypes(const std::vector<std::vector<ColumnPtr>>& cols,
+                           const std::vector<DataType>& types) {
+  for (const auto& batch_cols : cols) {
+    for (size_t k = 0; k < types.size(); ++k) {
+      if (batch_cols[k]->type() != types[k]) {
+        return Status::Internal("hash join key " + std::to_string(k) + " evaluated to " +
+                                batch_cols[k]->type().ToString() + ", expected " +
+                                types[k].ToString());
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Result<Table> EquiJoin(const PlanNode& node, const Table& left, const Table& right,
+                       ExecContext& ctx) {
+  ThreadPool& pool = ThreadPool::Default();
+  TANDEM_ASSIGN_OR_RAISE(std::vector<DataType> types, KeyTypes(node));
+  const KeyLayout layout(types, /*nulls_equal=*/false);
+
+  TANDEM_ASSIGN_OR_RAISE(auto right_keys,
+                         EvaluateColumnsPerBatch(node.right_keys, right.batches, ctx.eval));
+  TANDEM_RETURN_NOT_OK(CheckKeyColumnTypes(right_keys, types));
+  const std::vector<Morsel> build_morsels = MakeMorsels(right.batches);
+  std::vector<std::vector<ColumnPtr>> build_key_cols;
+  build_key_cols.reserve(build_morsels.size());
+  for (const Morsel& m : build_morsels) build_key_cols.push_back(right_keys[m.batch]);
+  TANDEM_ASSIGN_OR_RAISE(JoinHashTable table,
+                         JoinHashTable::Build(layout, build_morsels, build_key_cols));
+
+  const bool right_nonempty = right.num_rows() > 0;
+  const bool null_aware = node.null_aware && node.join_type == JoinType::kAnti;
+  if (null_aware && right_nonempty && !table.null_key_refs().empty()) {
+    Table empty;
+    empty.schema = node.schema;
+    return empty;  // x NOT IN (..., NULL, ...) is never TRUE
+  }
+
+  TANDEM_ASSIGN_OR_RAISE(auto left_keys,
+                         EvaluateColumnsPerBatch(node.left_keys, left.batches, ctx.eval));
+  TANDEM_RETURN_NOT_OK(CheckKeyColumnTypes(left_keys, types));
+  JoinEmitter emitter(node, left, right, table.entry_refs(), table.num_entries());
+  const bool first_only = emitter.first_match_only();
+  const std::vector<Morsel> morsels = MakeMorsels(left.batches);
+  std::vector<BatchPtr> outputs(morsels.size() + 1);
+  TANDEM_RETURN_NOT_OK(
+      pool.ParallelFor(static_cast<int64_t>(morsels.size()), [&](int64_t mi) -> Status {
+        const Morsel& m = morsels[mi];
+        EncodedKeys keys(layout, left_keys[m.batch], m.begin, m.end);
+        JoinCandidates c;
+        const int64_t rows = keys.num_rows();
+        c.probe.reserve(static_cast<size_t>(rows));
+        c.build.reserve(static_cast<size_t>(rows));
+        std::vector<uint8_t> excluded;
+        if (null_aware && right_nonempty && keys.any_null()) {
+          excluded.resize(static_cast<size_t>(rows));
+          for (int64_t i = 0; i < rows; ++i) excluded[i] = keys.is_null(i);
+        }
+        if (table.num_entries() > 0) {
+          table.ProbeAll(keys, first_only, [&](int64_t i, int64_t entry) {
+            c.probe.push_back(m.begin + i);
+            c.build.push_back(entry);
+          });
+        }
+        EvalContext eval = ctx.eval;
+        TANDEM_ASSIGN_OR_RAISE(
+            outputs[mi],
+            emitter.EmitMorsel(m, &c, excluded.empty() ? nullptr : excluded.data(), eval));
+        return Status::OK();
+      }));
+  if (node.join_type == JoinType::kRight || node.join_type == JoinType::kFull) {
+    TANDEM_ASSIGN_OR_RAISE(outputs.back(), emitter.EmitUnmatchedBuild(table.null_key_refs()));
+  }
+  return CollectOutput(node.schema, outputs);
+}
+
+Result<Table> NestedLoopJoin(const PlanNode& node, const Table& left, const Table& right,
+                             ExecContext& ctx) {
+  std::vector<int64_t> build_refs;
+  for (size_t b = 0; b < right.batches.size(); ++b) {
+    for (int64_t r = 0; r < right.batches[b]->num_rows; ++r) {
+      build_refs.push_back(PackRowRef(static_cast<int64_t>(b), r));
+    }
+  }
+  const int64_t num_build = static_cast<int64_t>(build_refs.size());
+  JoinEmitter emitter(node, left, right, build_refs.data(), num_build);
+  const bool first_only = emitter.first_match_only();
+  const int64_t rows_per_morsel = std::clamp<int64_t>(
+      kDefaultMorselRows / std::max<int64_t>(num_build, 1), 1, kDefaultMorselRows);
+  const std::vector<Morsel> morsels = MakeMorsels(left.batches, rows_per_morsel);
+  std::vector<BatchPtr> outputs(morsels.size() + 1);
+  TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(
+      static_cast<int64_t>(morsels.size()), [&](int64_t mi) -> Status {
+        const Morsel& m = morsels[mi];
+        JoinCandidates c;
+        const int64_t per_row = first_only ? std::min<int64_t>(num_build, 1) : num_build;
+        c.probe.reserve(static_cast<size_t>((m.end - m.begin) * per_row));
+        c.build.reserve(c.probe.capacity());
+        for (int64_t row = m.begin; row < m.end; ++row) {
+          for (int64_t id = 0; id < per_row; ++id) {
+            c.probe.push_back(row);
+            c.build.push_back(id);
+          }
+        }
+        EvalContext eval = ctx.eval;
+        TANDEM_ASSIGN_OR_RAISE(outputs[mi], emitter.EmitMorsel(m, &c, nullptr, eval));
+        return Status::OK();
+      }));
+  if (node.join_type == JoinType::kRight || node.join_type == JoinType::kFull) {
+    TANDEM_ASSIGN_OR_RAISE(outputs.back(), emitter.EmitUnmatchedBuild({}));
+  }
+  return CollectOutput(node.schema, outputs);
+}
+
+}  // namespace
+
+Result<Table> HashJoin(const PlanNode& node, const Table& left, const Table& right,
+                       ExecContext& ctx) {
+  if (node.left_keys.empty()) return NestedLoopJoin(node, left, right, ctx);
+  return EquiJoin(node, left, right, ctx);
+}
+
+}  // namespace tandem::cpu

@@ -1,0 +1,165 @@
+// Join-type specific output assembly (see join_emit.h).
+#include "tandem/exec/cpu/join_emit.h"
+
+#include <algorithm>
+
+#include "tandem/column/take.h"
+#include "tandem/expr/cpu/evaluate.h"
+
+namespace tandem::cpu {
+namespace {
+
+constexpr int64_t kConditionSlice = 1 << 20;  // candidate pairs per condition evaluation
+
+}  // namespace
+
+JoinEmitter::JoinEmitter(const PlanNode& node, const Table& left, const Table& right,
+                         const int64_t* build_refs, int64_t num_build_ids)
+    : node_(node),
+      left_(left),
+      right_(right),
+      build_refs_(build_refs),
+      num_build_ids_(num_build_ids) {
+  if (node.condition) {
+    std::vector<int> used;
+    CollectColumns(*node.condition, &used);
+    std::sort(used.begin(), used.end());
+    used.erase(std::unique(used.begin(), used.end()), used.end());
+    const int num_left = left.schema.num_fields();
+    const int num_total = num_left + right.schema.num_fields();
+    std::vector<int> mapping(static_cast<size_t>(num_total), -1);
+    int next = 0;
+    for (int c : used) {
+      if (c < 0 || c >= num_total) continue;
+      if (c < num_left) cond_left_cols_.push_back(c);
+    }
+    for (int c : used) {
+      if (c >= num_left && c < num_total) cond_right_cols_.push_back(c - num_left);
+    }
+    for (int c : cond_left_cols_) mapping[c] = next++;
+    for (int c : cond_right_cols_) mapping[c + num_left] = next++;
+    condition_ = RemapColumns(node.condition, mapping);
+  }
+  if (node.join_type == JoinType::kRight || node.join_type == JoinType::kFull) {
+    build_matched_ = std::make_unique<std::atomic<uint8_t>[]>(static_cast<size_t>(num_build_ids));
+    for (int64_t i = 0; i < num_build_ids; ++i)
+      build_matched_[i].store(0, std::memory_order_relaxed);
+  }
+}
+
+bool JoinEmitter::first_match_only() const {
+  return !condition_ && (node_.join_type == JoinType::kSemi || node_.join_type == JoinType::kAnti);
+}
+
+Status JoinEmitter::ApplyCondition(const Batch& left_batch, JoinCandidates* c,
+                                   EvalContext& ctx) const {
+  const int64_t total = static_cast<int64_t>(c->probe.size());
+  int64_t kept = 0;
+  std::vector<int64_t> refs;
+  for (int64_t begin = 0; begin < total; begin += kConditionSlice) {
+    const int64_t n = std::min(kConditionSlice, total - begin);
+    Batch pairs;
+    pairs.num_rows = n;
+    for (int col : cond_left_cols_) {
+      pairs.schema.fields.push_back(left_.schema.field(col));
+      pairs.columns.push_back(Take(*left_batch.columns[col], c->probe.data() + begin, n));
+    }
+    refs.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) refs[i] = build_refs_[c->build[begin + i]];
+    for (int col : cond_right_cols_) {
+      pairs.schema.fields.push_back(right_.schema.field(col));
+      pairs.columns.push_back(
+          GatherRows(right_.batches, col, right_.schema.field(col).type, refs.data(), n));
+    }
+    TANDEM_ASSIGN_OR_RAISE(std::vector<int32_t> sel, EvaluateSelection(*condition_, pairs, ctx));
+    for (int32_t s : sel) {
+      c->probe[kept] = c->probe[begin + s];
+      c->build[kept] = c->build[begin + s];
+      ++kept;
+    }
+  }
+  c->probe.resize(static_cast<size_t>(kept));
+  c->build.resize(static_cast<size_t>(kept));
+  return Status::OK();
+}
+
+BatchPtr JoinEmitter::Assemble(const Batch& left_batch, const std::vector<int64_t>& probe,
+                               const std::vector<int64_t>& refs) const {
+  auto out = std::make_shared<Batch>();
+  out->schema = node_.schema;
+  const int64_t n = static_cast<int64_t>(probe.size());
+  out->num_rows = n;
+  for (const auto& col : left_batch.columns) out->columns.push_back(Take(*col, probe.data(), n));
+  if (node_.join_type != JoinType::kSemi && node_.join_type != JoinType::kAnti) {
+    for (int c = 0; c < right_.schema.num_fields(); ++c) {
+      out->columns.push_back(
+          GatherRows(right_.batches, c, right_.schema.field(c).type, refs.data(), n));
+    }
+  }
+  return out;
+}
+
+Result<BatchPtr> JoinEmitter::EmitMorsel(const Morsel& m, JoinCandidates* c,
+                                         const uint8_t* excluded, EvalContext& ctx) {
+  const Batch& lb = *left_.batches[m.batch];
+  if (condition_ && !c->probe.empty()) TANDEM_RETURN_NOT_OK(ApplyCondition(lb, c, ctx));
+  const JoinType type = node_.join_type;
+  const int64_t pairs = static_cast<int64_t>(c->probe.size());
+
+  if (build_matched_) {
+    for (int64_t id : c->build) build_matched_[id].store(1, std::memory_order_relaxed);
+  }
+  if (type == JoinType::kSemi || type == JoinType::kAnti) {
+    const int64_t rows = m.end - m.begin;
+    std::vector<uint8_t> hit(static_cast<size_t>(rows), 0);
+    for (int64_t p : c->probe) hit[p - m.begin] = 1;
+    std::vector<int64_t> keep;
+    const uint8_t want = type == JoinType::kSemi ? 1 : 0;
+    for (int64_t i = 0; i < rows; ++i) {
+      if (hit[i] == want && !(excluded && excluded[i] && type == JoinType::kAnti)) {
+        keep.push_back(m.begin + i);
+      }
+    }
+    if (keep.empty()) return BatchPtr();
+    return Assemble(lb, keep, {});
+  }
+
+  std::vector<int64_t> refs(static_cast<size_t>(pairs));
+  for (int64_t i = 0; i < pairs; ++i) refs[i] = build_refs_[c->build[i]];
+  std::vector<int64_t>& probe = c->probe;
+  if (type == JoinType::kLeft || type == JoinType::kFull) {
+    const int64_t rows = m.end - m.begin;
+    std::vector<uint8_t> hit(static_cast<size_t>(rows), 0);
+    for (int64_t p : probe) hit[p - m.begin] = 1;
+    for (int64_t i = 0; i < rows; ++i) {
+      if (!hit[i]) {
+        probe.push_back(m.begin + i);
+        refs.push_back(-1);
+      }
+    }
+  }
+  if (probe.empty()) return BatchPtr();
+  return Assemble(lb, probe, refs);
+}
+
+Result<BatchPtr> JoinEmitter::EmitUnmatchedBuild(const std::vector<int64_t>& extra_refs) {
+  std::vector<int64_t> refs = extra_refs;
+  if (build_matched_) {
+    for (int64_t id = 0; id < num_build_ids_; ++id) {
+      if (!build_matched_[id].load(std::memory_order_relaxed)) refs.push_back(build_refs_[id]);
+    }
+  }
+  if (refs.empty()) return BatchPtr();
+  const int64_t n = static_cast<int64_t>(refs.size());
+  auto out = std::make_shared<Batch>();
+  out->schema = node_.schema;
+  out->num_rows = n;
+  for (const auto& f : left_.schema.fields) out->columns.push_back(NullColumn(f.type, n));
+  for (int c = 0; c < right_.schema.num_fields(); ++c) {
+    out->columns.push_back(
+        GatherRows(right_.batches, c, right_.schema.field(c).type, refs.data(), n));
+  }
+  return out;
+}
+
+}  // namespace tandem::cpu

@@ -1,0 +1,58 @@
+// The join-type logic shared by the hash join and the nested-loop join: given the candidate
+// pairs of one probe morsel (key-equal pairs, or all pairs without keys), applies the residual
+// condition and produces that morsel's output for INNER, LEFT, RIGHT, FULL, SEMI and ANTI joins;
+// right and full joins mark matched build rows so the unmatched ones can be emitted at the end.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "tandem/column/table.h"
+#include "tandem/exec/cpu/row_gather.h"
+#include "tandem/plan/logical_plan.h"
+
+namespace tandem::cpu {
+
+// Candidate pairs of one morsel, grouped by probe row (rows in ascending order): probe rows are
+// row numbers in the left batch; build ids are dense build numbers (see build_refs).
+struct JoinCandidates {
+  std::vector<int64_t> probe;
+  std::vector<int64_t> build;
+};
+
+class JoinEmitter {
+ public:
+  // build_refs[id] is the packed (batch << 32 | row) reference of dense build id `id` in the
+  // right input's batches; num_build_ids ids exist.
+  JoinEmitter(const PlanNode& node, const Table& left, const Table& right,
+              const int64_t* build_refs, int64_t num_build_ids);
+
+  // Output for one morsel. excluded (may be null): per morsel row, 1 = the row never appears in
+  // an ANTI join's output (null-aware NOT IN with a NULL key).
+  Result<BatchPtr> EmitMorsel(const Morsel& m, JoinCandidates* c, const uint8_t* excluded,
+                              EvalContext& ctx);
+
+  // RIGHT/FULL joins: the build rows never matched (plus extra_refs, build rows with NULL keys),
+  // with NULL left columns. Null when there are none.
+  Result<BatchPtr> EmitUnmatchedBuild(const std::vector<int64_t>& extra_refs);
+
+  bool first_match_only() const;  // SEMI/ANTI without a condition: one candidate per row is enough
+
+ private:
+  Status ApplyCondition(const Batch& left_batch, JoinCandidates* c, EvalContext& ctx) const;
+  BatchPtr Assemble(const Batch& left_batch, const std::vector<int64_t>& probe,
+                    const std::vector<int64_t>& build_refs) const;
+
+  const PlanNode& node_;
+  const Table& left_;
+  const Table& right_;
+  const int64_t* build_refs_;
+  int64_t num_build_ids_;
+  ExprPtr condition_;                // remapped onto cond_left_cols_ ++ cond_right_cols_
+  std::vector<int> cond_left_cols_;  // left columns the condition reads
+  std::vector<int> cond_right_cols_;
+  std::unique_ptr<std::atomic<uint8_t>[]> build_matched_;
+};
+
+}  // namespace tandem::cpu

@@ -1,0 +1,37 @@
+// Helpers the CPU operators share: expression evaluation with a zero-copy path for plain column
+// references, selection of TRUE rows, row-range slicing of batches, worker counts.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tandem/column/batch.h"
+#include "tandem/column/table.h"
+#include "tandem/exec/exec_context.h"
+#include "tandem/expr/expr.h"
+
+namespace tandem::cpu::opx {
+
+// Evaluates `expr` over the batch; a column reference of this query level returns the input
+// column itself (no copy).
+Result<ColumnPtr> EvaluateOrReference(const Expr& expr, const Batch& batch, EvalContext& ctx);
+
+// Rows where `predicate` is TRUE (not FALSE, not NULL); a boolean column reference is read
+// directly.
+Result<std::vector<int32_t>> SelectTrueRows(const Expr& predicate, const Batch& batch,
+                                            EvalContext& ctx);
+
+// Rows [begin, begin + length) of a batch as a new batch (copies).
+BatchPtr SliceBatch(const Batch& batch, int64_t begin, int64_t length);
+
+// The batches of `table`, with batches much larger than `morsel_rows` cut into pieces when that
+// gives the threads more to share (keeps row order).
+std::vector<BatchPtr> Morsels(const Table& table, int workers, int64_t morsel_rows = 1 << 17);
+
+// Threads an operator should use: ctx.num_threads, or the default pool's size.
+int OperatorThreads(const ExecContext& ctx);
+
+// Bytes held by a table's buffers (for metrics).
+int64_t TableBytes(const Table& table);
+
+}  // namespace tandem::cpu::opx

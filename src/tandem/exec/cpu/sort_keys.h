@@ -1,0 +1,57 @@
+// Normalized sort keys: each row's leading sort keys are encoded into up to four 64-bit words
+// whose unsigned comparison equals the SQL ordering (NULL placement per key, ASC/DESC, integers
+// with the sign bit flipped, floats mapped so NaN sorts after every number and -0.0 == 0.0,
+// decimals, dates, timestamps, and a prefix of the first string key). Keys that do not fit (and
+// whatever follows a string prefix) are compared by CompareTail, a typed comparator used only on
+// ties. Used by Sort, TopN and Window.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tandem/column/column.h"
+
+namespace tandem::cpu {
+
+struct SortOrder {
+  bool ascending = true;
+  bool nulls_first = false;
+};
+
+class SortKeyEncoder {
+ public:
+  static constexpr int kMaxWords = 4;
+
+  // columns[batch][key]: the key columns of every input batch (all of one type per key).
+  SortKeyEncoder(std::vector<std::vector<ColumnPtr>> columns, std::vector<SortOrder> orders);
+
+  int words() const { return words_; }
+  int num_keys() const { return static_cast<int>(orders_.size()); }
+  // Whether rows with equal words may still differ (then CompareTail decides).
+  bool needs_tail() const { return tail_from_ < num_keys(); }
+
+  // Writes words() words per row for rows [begin, end) of one batch.
+  void Encode(int batch, int64_t begin, int64_t end, uint64_t* out) const;
+
+  // Compares keys [tail_from, num_keys) of two rows given as packed (batch << 32 | row) refs.
+  int CompareTail(int64_t a, int64_t b) const { return CompareKeys(a, b, tail_from_, num_keys()); }
+  // Compares keys [from, to) of two rows: < 0, 0 or > 0 in the SQL order.
+  int CompareKeys(int64_t a, int64_t b, int from, int to) const;
+
+ private:
+  struct KeyPlan {
+    bool null_byte = false;  // some value is NULL: a leading byte orders NULLs
+    int value_bytes = 0;     // encoded value bytes (string prefix length for strings)
+    int offset = 0;          // byte offset in the row's words
+  };
+
+  std::vector<std::vector<ColumnPtr>> columns_;
+  std::vector<SortOrder> orders_;
+  std::vector<DataType> types_;
+  std::vector<KeyPlan> plans_;  // for keys [0, encoded_keys_)
+  int encoded_keys_ = 0;
+  int tail_from_ = 0;
+  int words_ = 1;
+};
+
+}  // namespace tandem::cpu

@@ -1,0 +1,151 @@
+// Parallel run sort and pairwise merge over normalized key words (see sort_runs.h).
+#include "tandem/exec/cpu/sort_runs.h"
+
+#include <algorithm>
+
+#include "tandem/common/thread_pool.h"
+#include "tandem/exec/cpu/row_gather.h"
+
+namespace tandem::cpu {
+namespace {
+
+template <int K>
+struct SortItem {
+  uint64_t w[K];
+  int64_t ref;
+};
+
+template <int K>
+Result<std::vector<int64_t>> SortedRefsK(const std::vector<BatchPtr>& batches,
+                                         const SortKeyEncoder& enc, int64_t limit) {
+  using Item = SortItem<K>;
+  ThreadPool& pool = ThreadPool::Default();
+  int64_t total = 0;
+  for (const auto& b : batches) total += b->num_rows;
+  const int64_t threads = std::max(1, pool.num_threads() + 1);
+  const int64_t run_rows = std::max<int64_t>(int64_t{1} << 14, (total + threads - 1) / threads);
+  const std::vector<Morsel> morsels = MakeMorsels(batches, run_rows);
+  const bool tail = enc.needs_tail();
+  auto less = [&enc, tail](const Item& x, const Item& y) {
+    for (int j = 0; j < K; ++j) {
+      if (x.w[j] != y.w[j]) return x.w[j] < y.w[j];
+    }
+    if (tail) {
+      const int c = enc.CompareTail(x.ref, y.ref);
+      if (c != 0) return c < 0;
+    }
+    return x.ref < y.ref;
+  };
+
+  std::vector<std::vector<Item>> runs(morsels.size());
+  TANDEM_RETURN_NOT_OK(
+      pool.ParallelFor(static_cast<int64_t>(morsels.size()), [&](int64_t m) -> Status {
+        const Morsel& ms = morsels[m];
+        const int64_t n = ms.end - ms.begin;
+        std::vector<uint64_t> words(static_cast<size_t>(n * K));
+        enc.Encode(ms.batch, ms.begin, ms.end, words.data());
+        std::vector<Item>& run = runs[m];
+        run.resize(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) {
+          for (int j = 0; j < K; ++j) run[i].w[j] = words[i * K + j];
+          run[i].ref = PackRowRef(ms.batch, ms.begin + i);
+        }
+        if (limit >= 0 && limit < n) {
+          std::partial_sort(run.begin(), run.begin() + limit, run.end(), less);
+          run.resize(static_cast<size_t>(limit));
+        } else {
+          std::sort(run.begin(), run.end(), less);
+        }
+        return Status::OK();
+      }));
+
+  while (runs.size() > 1) {
+    std::vector<std::vector<Item>> merged((runs.size() + 1) / 2);
+    TANDEM_RETURN_NOT_OK(
+        pool.ParallelFor(static_cast<int64_t>(merged.size()), [&](int64_t p) -> Status {
+          if (2 * p + 1 >= static_cast<int64_t>(runs.size())) {
+            merged[p] = std::move(runs[2 * p]);
+            return Status::OK();
+          }
+          const auto& a = runs[2 * p];
+          const auto& b = runs[2 * p + 1];
+          int64_t n = static_cast<int64_t>(a.size() + b.size());
+          if (limit >= 0) n = std::min(n, limit);
+          std::vector<Item>& out = merged[p];
+          out.resize(static_cast<size_t>(n));
+          size_t i = 0, j = 0;
+          for (int64_t o = 0; o < n; ++o) {
+            if (j >= b.size() || (i < a.size() && !less(b[j], a[i]))) {
+              out[o] = a[i++];
+            } else {
+              out[o] = b[j++];
+            }
+          }
+          std::vector<Item>().swap(runs[2 * p]);
+          std::vector<Item>().swap(runs[2 * p + 1]);
+          return Status::OK();
+        }));
+    runs = std::move(merged);
+  }
+  std::vector<int64_t> refs;
+  if (!runs.empty()) {
+    refs.resize(runs[0].size());
+    for (size_t i = 0; i < refs.size(); ++i) refs[i] = runs[0][i].ref;
+  }
+  return refs;
+}
+
+}  // namespace
+
+Result<std::vector<int64_t>> SortedRowRefs(const std::vector<BatchPtr>& batches,
+                                           const SortKeyEncoder& encoder, int64_t limit) {
+  switch (encoder.words()) {
+    case 1:
+      return SortedRefsK<1>(batches, encoder, limit);
+    case 2:
+      return SortedRefsK<2>(batches, encoder, limit);
+    case 3:
+      return SortedRefsK<3>(batches, encoder, limit);
+    default:
+      return SortedRefsK<4>(batches, encoder, limit);
+  }
+}
+
+Result<SortKeyEncoder> MakeSortKeyEncoder(const std::vector<SortKey>& keys,
+                                          const std::vector<BatchPtr>& batches, EvalContext& ctx) {
+  std::vector<ExprPtr> exprs;
+  std::vector<SortOrder> orders;
+  for (const SortKey& k : keys) {
+    exprs.push_back(k.expr);
+    orders.push_back({k.ascending, k.nulls_first});
+  }
+  TANDEM_ASSIGN_OR_RAISE(auto columns, EvaluateColumnsPerBatch(exprs, batches, ctx));
+  return SortKeyEncoder(std::move(columns), std::move(orders));
+}
+
+Result<Table> GatherTable(const Table& input, const Schema& schema,
+                          const std::vector<int64_t>& refs, int64_t begin, int64_t end) {
+  Table out;
+  out.schema = schema;
+  begin = std::max<int64_t>(begin, 0);
+  end = std::min<int64_t>(end, static_cast<int64_t>(refs.size()));
+  if (begin >= end) return out;
+  const int64_t chunks = (end - begin + kDefaultMorselRows - 1) / kDefaultMorselRows;
+  out.batches.resize(static_cast<size_t>(chunks));
+  TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(chunks, [&](int64_t c) -> Status {
+    const int64_t from = begin + c * kDefaultMorselRows;
+    const int64_t n = std::min(kDefaultMorselRows, end - from);
+    auto batch = std::make_shared<Batch>();
+    batch->schema = schema;
+    batch->num_rows = n;
+    for (int col = 0; col < schema.num_fields(); ++col) {
+      batch->columns.push_back(
+          GatherRows(input.batches, col, input.schema.field(col).type, refs.data() + from, n));
+    }
+    out.batches[c] = std::move(batch);
+    return Status::OK();
+  }));
+  return out;
+}
+
+}  // namespace tandem::cpu

@@ -1,0 +1,214 @@
+// SUM/AVG/COUNT/MIN/MAX over window frames in O(n log n) or better: COUNT, SUM and AVG from
+// prefix sums (exact int128 for integers and decimals, long double for floats), MIN and MAX from
+// a running best when every frame starts at its partition's start, else from a segment tree of
+// row indexes. Results are in the layout's sorted order (see window_functions.h).
+#include <cmath>
+#include <cstring>
+#include <string_view>
+
+#include "tandem/column/column_builder.h"
+#include "tandem/column/take.h"
+#include "tandem/exec/cpu/window_functions.h"
+
+namespace tandem::cpu {
+namespace {
+
+int128_t Pow10(int e) {
+  int128_t p = 1;
+  for (int i = 0; i < e; ++i) p *= 10;
+  return p;
+}
+
+// Integer or unscaled decimal value of row i as int128.
+int128_t ExactValue(const Column& c, int64_t i) {
+  switch (c.type().id) {
+    case TypeId::kBool:
+      return c.GetBool(i);
+    case TypeId::kInt8:
+      return c.Value<int8_t>(i);
+    case TypeId::kInt16:
+      return c.Value<int16_t>(i);
+    case TypeId::kInt32:
+      return c.Value<int32_t>(i);
+    case TypeId::kInt64:
+      return c.Value<int64_t>(i);
+    case TypeId::kUInt8:
+      return c.Value<uint8_t>(i);
+    case TypeId::kUInt16:
+      return c.Value<uint16_t>(i);
+    case TypeId::kUInt32:
+      return c.Value<uint32_t>(i);
+    case TypeId::kUInt64:
+      return c.Value<uint64_t>(i);
+    case TypeId::kDecimal:
+      return c.type().is_wide_decimal() ? c.Value<int128_t>(i) : int128_t{c.Value<int64_t>(i)};
+    default:
+      return 0;
+  }
+}
+
+long double FloatValue(const Column& c, int64_t i) {
+  return c.type().id == TypeId::kFloat32 ? c.Value<float>(i) : c.Value<double>(i);
+}
+
+// Divides rounding half away from zero.
+int128_t DivideRounded(int128_t num, int128_t den) {
+  int128_t q = num / den, r = num % den;
+  if (2 * (r < 0 ? -r : r) >= den) q += (num < 0) ? -1 : 1;
+  return q;
+}
+
+// Best (min or max) row index per frame. Better(a, b): a's value is strictly better than b's.
+template <typename Better>
+std::vector<int64_t> BestIndexes(const Column& arg, const WindowLayout& L,
+                                 const std::vector<int64_t>& fs, const std::vector<int64_t>& fe,
+                                 Better better) {
+  const int64_t n = L.size();
+  std::vector<int64_t> out(static_cast<size_t>(n), -1);
+  auto pick = [&](int64_t a, int64_t b) {  // -1 = none; NULLs never win
+    if (a < 0) return b;
+    if (b < 0) return a;
+    return better(b, a) ? b : a;
+  };
+  auto valid = [&](int64_t i) { return arg.IsValid(i) ? i : int64_t{-1}; };
+  bool anchored = true;
+  for (int64_t i = 0; i < n && anchored; ++i) anchored = fs[i] == L.part_start[i];
+  if (anchored) {  // running best within each partition
+    std::vector<int64_t> running(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      running[i] = i == L.part_start[i] ? valid(i) : pick(running[i - 1], valid(i));
+    }
+    for (int64_t i = 0; i < n; ++i) out[i] = fe[i] > fs[i] ? running[fe[i] - 1] : -1;
+    return out;
+  }
+  std::vector<int64_t> tree(static_cast<size_t>(2 * n), -1);
+  for (int64_t i = 0; i < n; ++i) tree[n + i] = valid(i);
+  for (int64_t i = n - 1; i > 0; --i) tree[i] = pick(tree[2 * i], tree[2 * i + 1]);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t best = -1;
+    for (int64_t l = fs[i] + n, r = fe[i] + n; l < r; l >>= 1, r >>= 1) {
+      if (l & 1) best = pick(best, tree[l++]);
+      if (r & 1) best = pick(best, tree[--r]);
+    }
+    out[i] = best;
+  }
+  return out;
+}
+
+Result<ColumnPtr> MinMax(const WindowCall& call, const Column& arg, const WindowLayout& L,
+                         const std::vector<int64_t>& fs, const std::vector<int64_t>& fe) {
+  const bool is_min = call.aggregate == AggregateKind::kMin;
+  std::vector<int64_t> idx;
+  const DataType& t = arg.type();
+  if (t.is_string_like()) {
+    idx = BestIndexes(arg, L, fs, fe, [&](int64_t a, int64_t b) {
+      const int c = arg.GetString(a).compare(arg.GetString(b));
+      return is_min ? c < 0 : c > 0;
+    });
+  } else if (t.is_floating()) {
+    auto key = [&](int64_t i) {  // ordered bits: NaN above every number, -0.0 == 0.0
+      double d = t.id == TypeId::kFloat32 ? arg.Value<float>(i) : arg.Value<double>(i);
+      if (d == 0) d = 0;
+      uint64_t u = 0x7FF8000000000000ULL;
+      if (!std::isnan(d)) std::memcpy(&u, &d, 8);
+      return (u >> 63) ? ~u : (u | (1ULL << 63));
+    };
+    idx = BestIndexes(arg, L, fs, fe, [&](int64_t a, int64_t b) {
+      return is_min ? key(a) < key(b) : key(a) > key(b);
+    });
+  } else {
+    idx = BestIndexes(arg, L, fs, fe, [&](int64_t a, int64_t b) {
+      const int128_t x = ExactValue(arg, a), y = ExactValue(arg, b);
+      return is_min ? x < y : x > y;
+    });
+  }
+  return Take(arg, idx.data(), L.size());
+}
+
+}  // namespace
+
+Result<ColumnPtr> ComputeWindowAggregate(const WindowCall& call, const WindowLayout& L,
+                                         const std::vector<ColumnPtr>& args,
+                                         const std::vector<int64_t>& fs,
+                                         const std::vector<int64_t>& fe) {
+  const int64_t n = L.size();
+  const AggregateKind kind = call.aggregate;
+  if (kind == AggregateKind::kCountStar) {
+    std::vector<int64_t> out(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) out[i] = fe[i] - fs[i];
+    return WindowIntColumn(call.type, out);
+  }
+  if (args.empty()) {
+    return Status::Invalid(std::string(AggregateKindName(kind)) + " OVER needs an argument");
+  }
+  const Column& arg = *args[0];
+  if (kind == AggregateKind::kMin || kind == AggregateKind::kMax) {
+    return MinMax(call, arg, L, fs, fe);
+  }
+  // Prefix counts of non-NULL values.
+  std::vector<int64_t> count(static_cast<size_t>(n + 1), 0);
+  for (int64_t i = 0; i < n; ++i) count[i + 1] = count[i] + (arg.IsValid(i) ? 1 : 0);
+  if (kind == AggregateKind::kCount) {
+    std::vector<int64_t> out(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) out[i] = count[fe[i]] - count[fs[i]];
+    return WindowIntColumn(call.type, out);
+  }
+  if (kind != AggregateKind::kSum && kind != AggregateKind::kAvg) {
+    return Status::Unsupported(std::string(AggregateKindName(kind)) + " as a window function");
+  }
+  ColumnBuilder b(call.type, n);
+  const DataType& t = arg.type();
+  if (t.is_floating()) {
+    std::vector<long double> sum(static_cast<size_t>(n + 1), 0);
+    for (int64_t i = 0; i < n; ++i) sum[i + 1] = sum[i] + (arg.IsValid(i) ? FloatValue(arg, i) : 0);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t c = count[fe[i]] - count[fs[i]];
+      if (c == 0) {
+        b.AppendNull();
+        continue;
+      }
+      const long double s = sum[fe[i]] - sum[fs[i]];
+      b.Append<double>(static_cast<double>(kind == AggregateKind::kAvg ? s / c : s));
+    }
+    return b.Finish();
+  }
+  if (!t.is_integer() && !t.is_decimal()) {
+    return Status::Invalid(std::string("cannot ") + AggregateKindName(kind) + " " + t.ToString());
+  }
+  std::vector<int128_t> sum(static_cast<size_t>(n + 1), 0);
+  for (int64_t i = 0; i < n; ++i) sum[i + 1] = sum[i] + (arg.IsValid(i) ? ExactValue(arg, i) : 0);
+  const DataType& rt = call.type;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t c = count[fe[i]] - count[fs[i]];
+    if (c == 0) {
+      b.AppendNull();
+      continue;
+    }
+    const int128_t s = sum[fe[i]] - sum[fs[i]];
+    int128_t v = s;
+    if (kind == AggregateKind::kAvg) {
+      if (rt.id == TypeId::kFloat64) {
+        double d = static_cast<double>(s) / static_cast<double>(c);
+        if (t.is_decimal()) d /= static_cast<double>(Pow10(t.scale));
+        b.Append<double>(d);
+        continue;
+      }
+      const int shift = rt.is_decimal() && t.is_decimal() ? rt.scale - t.scale : 0;
+      v = DivideRounded(s * Pow10(std::max(shift, 0)), c);
+    }
+    if (rt.id == TypeId::kFloat64) {
+      b.Append<double>(static_cast<double>(v));
+    } else if (rt.is_wide_decimal()) {
+      b.Append<int128_t>(v);
+    } else {
+      if (v > INT64_MAX || v < INT64_MIN) {
+        return Status::Invalid(call.name + ": integer overflow in window " +
+                               AggregateKindName(kind));
+      }
+      b.Append<int64_t>(static_cast<int64_t>(v));
+    }
+  }
+  return b.Finish();
+}
+
+}  // namespace tandem::cpu

@@ -1,0 +1,168 @@
+// Partition, peer and frame bounds of window functions (see window_frames.h).
+#include "tandem/exec/cpu/window_frames.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tandem/exec/cpu/sort_keys.h"
+
+namespace tandem::cpu {
+namespace {
+
+// The ORDER BY key as doubles, negated for DESC so the non-NULL values ascend in sorted order.
+Result<std::vector<double>> RangeKeyValues(const Column& key, bool ascending) {
+  const DataType& t = key.type();
+  const int64_t n = key.length();
+  std::vector<double> v(static_cast<size_t>(n), 0);
+  double scale = 1;
+  if (t.is_decimal()) scale = std::pow(10.0, t.scale);
+  for (int64_t i = 0; i < n; ++i) {
+    if (key.IsNull(i)) continue;
+    double x = 0;
+    switch (t.id) {
+      case TypeId::kInt8:
+        x = key.Value<int8_t>(i);
+        break;
+      case TypeId::kInt16:
+        x = key.Value<int16_t>(i);
+        break;
+      case TypeId::kInt32:
+      case TypeId::kDate32:
+        x = key.Value<int32_t>(i);
+        break;
+      case TypeId::kInt64:
+        x = static_cast<double>(key.Value<int64_t>(i));
+        break;
+      case TypeId::kUInt8:
+        x = key.Value<uint8_t>(i);
+        break;
+      case TypeId::kUInt16:
+        x = key.Value<uint16_t>(i);
+        break;
+      case TypeId::kUInt32:
+        x = key.Value<uint32_t>(i);
+        break;
+      case TypeId::kUInt64:
+        x = static_cast<double>(key.Value<uint64_t>(i));
+        break;
+      case TypeId::kFloat32:
+        x = key.Value<float>(i);
+        break;
+      case TypeId::kFloat64:
+        x = key.Value<double>(i);
+        break;
+      case TypeId::kDecimal:
+        x = t.is_wide_decimal() ? static_cast<double>(key.Value<int128_t>(i)) / scale
+                                : static_cast<double>(key.Value<int64_t>(i)) / scale;
+        break;
+      default:
+        return Status::Unsupported("RANGE frame with an offset over a " + t.ToString() +
+                                   " ORDER BY key");
+    }
+    v[i] = ascending ? x : -x;
+  }
+  return v;
+}
+
+}  // namespace
+
+void ComputeWindowBounds(const SortKeyEncoder& encoder, int num_partition_keys,
+                         WindowLayout* layout) {
+  const int64_t n = layout->size();
+  const int num_keys = encoder.num_keys();
+  layout->part_start.resize(n);
+  layout->part_end.resize(n);
+  layout->peer_start.resize(n);
+  layout->peer_end.resize(n);
+  int64_t ps = 0, qs = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (i > 0) {
+      const int64_t a = layout->refs[i - 1], b = layout->refs[i];
+      if (encoder.CompareKeys(a, b, 0, num_partition_keys) != 0) {
+        ps = qs = i;
+      } else if (encoder.CompareKeys(a, b, num_partition_keys, num_keys) != 0) {
+        qs = i;
+      }
+    }
+    layout->part_start[i] = ps;
+    layout->peer_start[i] = qs;
+  }
+  int64_t pe = n, qe = n;
+  for (int64_t i = n - 1; i >= 0; --i) {
+    if (i + 1 < n) {
+      if (layout->part_start[i + 1] != layout->part_start[i])
+        pe = qe = i + 1;
+      else if (layout->peer_start[i + 1] != layout->peer_start[i])
+        qe = i + 1;
+    }
+    layout->part_end[i] = pe;
+    layout->peer_end[i] = qe;
+  }
+}
+
+Status ComputeFrames(const WindowFrame& frame, const WindowLayout& layout, const Column* order_key,
+                     bool ascending, std::vector<int64_t>* start, std::vector<int64_t>* end) {
+  using B = WindowFrame::BoundKind;
+  const int64_t n = layout.size();
+  start->resize(n);
+  end->resize(n);
+  const bool rows = frame.unit == WindowFrame::Unit::kRows;
+  const bool value_offsets =
+      !rows && (frame.start == B::kPreceding || frame.start == B::kFollowing ||
+                frame.end == B::kPreceding || frame.end == B::kFollowing);
+  std::vector<double> keys;
+  if (value_offsets) {
+    if (!order_key) {
+      return Status::Invalid("RANGE frame with an offset needs exactly one ORDER BY key");
+    }
+    TANDEM_ASSIGN_OR_RAISE(keys, RangeKeyValues(*order_key, ascending));
+  }
+  const bool key_nulls = order_key && order_key->null_count() > 0;
+  auto is_null = [&](int64_t i) { return key_nulls && order_key->IsNull(i); };
+  // Non-NULL key range of the partition of position i (NULLs sort first or last).
+  auto non_null_range = [&](int64_t i, int64_t* lo, int64_t* hi) {
+    *lo = layout.part_start[i];
+    *hi = layout.part_end[i];
+    if (!key_nulls) return;
+    while (*lo < *hi && is_null(*lo)) *lo = layout.peer_end[*lo];
+    while (*hi > *lo && is_null(*hi - 1)) *hi = layout.peer_start[*hi - 1];
+  };
+  auto bound = [&](B kind, int64_t offset, int64_t i, bool is_start) -> int64_t {
+    const int64_t ps = layout.part_start[i], pe = layout.part_end[i];
+    switch (kind) {
+      case B::kUnboundedPreceding:
+        return ps;
+      case B::kUnboundedFollowing:
+        return pe;
+      case B::kCurrentRow:
+        if (rows) return is_start ? i : i + 1;
+        return is_start ? layout.peer_start[i] : layout.peer_end[i];
+      case B::kPreceding:
+      case B::kFollowing: {
+        const int64_t delta = kind == B::kPreceding ? -offset : offset;
+        if (rows) {
+          const int64_t at = i + delta + (is_start ? 0 : 1);
+          return std::clamp<int64_t>(at, ps, pe);
+        }
+        if (is_null(i)) return is_start ? layout.peer_start[i] : layout.peer_end[i];
+        int64_t lo, hi;
+        non_null_range(i, &lo, &hi);
+        const double target = keys[i] + static_cast<double>(delta);
+        const double* k = keys.data();
+        if (is_start) return std::lower_bound(k + lo, k + hi, target) - k;
+        return std::upper_bound(k + lo, k + hi, target) - k;
+      }
+    }
+    return ps;
+  };
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t s = bound(frame.start, frame.start_offset, i, true);
+    int64_t e = bound(frame.end, frame.end_offset, i, false);
+    if (e < s) e = s;
+    (*start)[i] = s;
+    (*end)[i] = e;
+  }
+  return Status::OK();
+}
+
+}  // namespace tandem::cpu

@@ -1,0 +1,36 @@
+// Window layout and frames. A WindowLayout is one sorted order of the input rows (by PARTITION
+// BY then ORDER BY) with, for every sorted position, its partition's and its peer group's
+// bounds. Frame bounds [start, end) per position follow ROWS (row offsets) or RANGE (peer groups
+// for CURRENT ROW; value offsets over a single numeric ORDER BY key) semantics, clamped to the
+// partition; an empty frame has start == end.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tandem/column/column.h"
+#include "tandem/expr/aggregate.h"
+
+namespace tandem::cpu {
+
+class SortKeyEncoder;
+
+struct WindowLayout {
+  std::vector<int64_t> refs;  // packed input row refs in sorted order
+  std::vector<int64_t> part_start, part_end;
+  std::vector<int64_t> peer_start, peer_end;
+  int64_t size() const { return static_cast<int64_t>(refs.size()); }
+};
+
+// Fills the partition and peer bounds of a layout whose refs are sorted by the encoder's keys:
+// keys [0, num_partition_keys) are the PARTITION BY keys, the rest the ORDER BY keys.
+void ComputeWindowBounds(const SortKeyEncoder& encoder, int num_partition_keys,
+                         WindowLayout* layout);
+
+// Frame bounds for every sorted position. order_key: the single ORDER BY key in sorted order
+// (needed only for RANGE frames with value offsets; may be null otherwise); ascending: its
+// direction.
+Status ComputeFrames(const WindowFrame& frame, const WindowLayout& layout, const Column* order_key,
+                     bool ascending, std::vector<int64_t>* start, std::vector<int64_t>* end);
+
+}  // namespace tandem::cpu

@@ -1,0 +1,15 @@
+// Join ordering: every maximal tree of inner joins is flattened into its inputs and the
+// predicates between them, then rebuilt greedily (GOO: repeatedly join the two connected
+// subtrees whose join is estimated smallest, so the result may be bushy). Each hash join gets
+// the smaller estimated input on the right, as its build side. Two inputs with no predicate
+// between them are joined (a cross product) only when no connected pair is left. A projection
+// on top restores the original column order.
+#pragma once
+
+#include "tandem/plan/logical_plan.h"
+
+namespace tandem::plan {
+
+PlanPtr ReorderJoins(const PlanPtr& plan);
+
+}  // namespace tandem::plan

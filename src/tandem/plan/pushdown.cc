@@ -1,0 +1,340 @@
+// Predicate pushdown (see pushdown.h).
+#include "tandem/plan/pushdown.h"
+
+#include <set>
+#include <string>
+
+#include "tandem/plan/cardinality.h"
+#include "tandem/plan/rewrite_util.h"
+
+namespace tandem::plan {
+namespace {
+
+// Functions that return NULL when any argument is NULL.
+bool IsStrictFunction(const std::string& name) {
+  static const std::set<std::string> kStrict = {
+      "add",    "subtract",   "multiply",   "divide",   "modulo",      "mod",       "negate",
+      "eq",     "ne",         "lt",         "le",       "gt",          "ge",        "not",
+      "like",   "ilike",      "substring",  "upper",    "lower",       "trim",      "ltrim",
+      "rtrim",  "length",     "replace",    "strpos",   "starts_with", "ends_with", "contains",
+      "lpad",   "rpad",       "split_part", "left",     "right",       "reverse",   "repeat",
+      "concat", "date_trunc", "date_add",   "date_sub", "datediff",    "abs",       "sign",
+      "round",  "floor",      "ceil",       "power",    "sqrt",        "ln",        "log10",
+      "log2",   "exp",        "to_date"};
+  return kStrict.count(name) > 0 || name.rfind("extract_", 0) == 0 ||
+         name.rfind("add_interval_", 0) == 0;
+}
+
+// Whether `e` is NULL whenever every column in [begin, end) is NULL.
+bool NullWhenNull(const Expr& e, int begin, int end) {
+  switch (e.kind) {
+    case ExprKind::kColumnRef:
+      return e.outer_depth == 0 && e.column_index >= begin && e.column_index < end;
+    case ExprKind::kCast:
+      return !e.try_cast && NullWhenNull(*e.args[0], begin, end);
+    case ExprKind::kCall:
+      if (!IsStrictFunction(e.name)) return false;
+      for (const auto& a : e.args) {
+        if (NullWhenNull(*a, begin, end)) return true;
+      }
+      return false;
+    case ExprKind::kInList:
+      return NullWhenNull(*e.args[0], begin, end);
+    default:
+      return false;
+  }
+}
+
+PlanPtr WithFilter(PlanPtr plan, const std::vector<ExprPtr>& preds) {
+  if (preds.empty()) return plan;
+  auto f = MakeFilter(plan, CombineConjuncts(preds));
+  return f;
+}
+
+enum class Side { kNone, kLeft, kRight, kBoth };
+
+Side SideOf(const Expr& e, int left_width) {
+  bool left = false, right = false;
+  for (int c : ColumnsOf(e)) (c < left_width ? left : right) = true;
+  if (left && right) return Side::kBoth;
+  return left ? Side::kLeft : right ? Side::kRight : Side::kNone;
+}
+
+PlanPtr PushDown(const PlanPtr& node, std::vector<ExprPtr> preds);
+
+// Structural equality (column positions, not display names).
+bool SameExpr(const Expr& a, const Expr& b) {
+  if (a.kind != b.kind || a.type != b.type || a.name != b.name || a.negated != b.negated ||
+      a.try_cast != b.try_cast || a.has_else != b.has_else || a.args.size() != b.args.size()) {
+    return false;
+  }
+  if (a.kind == ExprKind::kColumnRef &&
+      (a.column_index != b.column_index || a.outer_depth != b.outer_depth)) {
+    return false;
+  }
+  if (a.kind == ExprKind::kLiteral && !(a.literal == b.literal)) return false;
+  if (a.kind == ExprKind::kSubquery) return false;
+  for (size_t i = 0; i < a.args.size(); ++i) {
+    if (!SameExpr(*a.args[i], *b.args[i])) return false;
+  }
+  return true;
+}
+
+std::vector<ExprPtr> Disjuncts(const ExprPtr& e) {
+  if (e->kind == ExprKind::kCall && e->name == "or" && e->args.size() == 2) {
+    auto out = Disjuncts(e->args[0]);
+    auto more = Disjuncts(e->args[1]);
+    out.insert(out.end(), more.begin(), more.end());
+    return out;
+  }
+  return {e};
+}
+
+ExprPtr CombineDisjuncts(const std::vector<ExprPtr>& parts) {
+  ExprPtr out;
+  for (const auto& p : parts) out = out ? MakeBoolCall("or", {out, p}) : p;
+  return out;
+}
+
+// (A AND x) OR (A AND y) -> A AND (x OR y): conjuncts every disjunct shares come out, so a join
+// key hidden in each branch (TPC-H Q19) becomes a key.
+void FactorOr(const ExprPtr& pred, std::vector<ExprPtr>* out) {
+  const auto disjuncts = Disjuncts(pred);
+  if (disjuncts.size() < 2) {
+    out->push_back(pred);
+    return;
+  }
+  std::vector<std::vector<ExprPtr>> branches;
+  for (const auto& d : disjuncts) branches.push_back(SplitConjuncts(d));
+  std::vector<ExprPtr> common;
+  for (const auto& c : branches[0]) {
+    bool everywhere = true;
+    for (size_t b = 1; b < branches.size() && everywhere; ++b) {
+      bool found = false;
+      for (const auto& x : branches[b]) found = found || SameExpr(*x, *c);
+      everywhere = found;
+    }
+    bool seen = false;
+    for (const auto& x : common) seen = seen || SameExpr(*x, *c);
+    if (everywhere && !seen) common.push_back(c);
+  }
+  if (common.empty()) {
+    out->push_back(pred);
+    return;
+  }
+  std::vector<ExprPtr> rests;
+  bool some_branch_empty = false;
+  for (const auto& branch : branches) {
+    std::vector<ExprPtr> rest;
+    for (const auto& x : branch) {
+      bool is_common = false;
+      for (const auto& c : common) is_common = is_common || SameExpr(*x, *c);
+      if (!is_common) rest.push_back(x);
+    }
+    if (rest.empty()) some_branch_empty = true;  // that branch is just A: the OR is A
+    rests.push_back(CombineConjuncts(rest));
+  }
+  for (const auto& c : common) out->push_back(c);
+  if (!some_branch_empty) out->push_back(CombineDisjuncts(rests));
+}
+
+// For an OR over two join inputs: the OR of each branch's conjuncts on one input alone, implied
+// by the predicate and cheap to apply to that input first. Null when some branch has none.
+ExprPtr ImpliedSidePredicate(const ExprPtr& pred, int begin, int end) {
+  const auto disjuncts = Disjuncts(pred);
+  if (disjuncts.size() < 2) return nullptr;
+  std::vector<ExprPtr> parts;
+  for (const auto& d : disjuncts) {
+    std::vector<ExprPtr> mine;
+    for (const auto& c : SplitConjuncts(d)) {
+      const auto cols = ColumnsOf(*c);
+      if (!cols.empty() && cols.front() >= begin && cols.back() < end) mine.push_back(c);
+    }
+    if (mine.empty()) return nullptr;
+    parts.push_back(CombineConjuncts(mine));
+  }
+  return CombineDisjuncts(parts);
+}
+
+// Moves a semi join below an inner join when its keys and condition read one side of it only,
+// so IN/EXISTS filters shrink that input before the inner join (TPC-H Q18).
+PlanPtr SinkSemiJoin(const PlanPtr& semi) {
+  const PlanPtr& inner = semi->children[0];
+  if (semi->join_type != JoinType::kSemi || inner->kind != PlanKind::kJoin ||
+      inner->join_type != JoinType::kInner) {
+    return semi;
+  }
+  const int nl = inner->schema.num_fields();
+  const int na = inner->children[0]->schema.num_fields();
+  std::vector<int> used;
+  for (const auto& k : semi->left_keys) {
+    for (int c : ColumnsOf(*k)) used.push_back(c);
+  }
+  if (semi->condition) {
+    for (int c : ColumnsOf(*semi->condition)) {
+      if (c < nl) used.push_back(c);
+    }
+  }
+  if (used.empty()) return semi;
+  bool all_a = true, all_b = true;
+  for (int c : used) (c < na ? all_b : all_a) = false;
+  if (!all_a && !all_b) return semi;
+  const int side = all_a ? 0 : 1;
+  // Only when the semi join's input is not much larger than the side it would filter: probing
+  // a whole big table where a few joined rows would do (TPC-H Q21) is no gain.
+  if (EstimatePlan(*semi->children[1]).rows > 2 * EstimatePlan(*inner->children[side]).rows) {
+    return semi;
+  }
+  const int begin = all_a ? 0 : na;
+  const int side_width = inner->children[side]->schema.num_fields();
+  auto move = [&](const ExprPtr& e) -> ExprPtr {
+    if (!e) return e;
+    return RewriteColumnRefs(e, [&](const Expr& ref) -> ExprPtr {
+      if (ref.outer_depth != 0) return nullptr;
+      auto c = std::make_shared<Expr>(ref);
+      c->column_index =
+          ref.column_index < nl ? ref.column_index - begin : ref.column_index - nl + side_width;
+      return c;
+    });
+  };
+  std::vector<ExprPtr> lk;
+  for (const auto& k : semi->left_keys) lk.push_back(move(k));
+  auto sunk = MakeJoin(inner->children[side], semi->children[1], JoinType::kSemi, lk,
+                       semi->right_keys, move(semi->condition), semi->null_aware);
+  std::vector<PlanPtr> children = inner->children;
+  children[side] = SinkSemiJoin(sunk);
+  return WithChildren(*inner, std::move(children));
+}
+
+PlanPtr PushJoin(const PlanNode& node, std::vector<ExprPtr> preds) {
+  const int nl = node.children[0]->schema.num_fields();
+  const int nr = node.children[1]->schema.num_fields();
+  JoinType jt = node.join_type;
+  // WHERE conjuncts that reject a null-supplied side make the join stricter.
+  bool reject_left = false, reject_right = false;
+  if (jt == JoinType::kLeft || jt == JoinType::kRight || jt == JoinType::kFull) {
+    for (const auto& p : preds) {
+      reject_left = reject_left || RejectsNulls(*p, 0, nl);
+      reject_right = reject_right || RejectsNulls(*p, nl, nl + nr);
+    }
+  }
+  if (jt == JoinType::kLeft && reject_right) jt = JoinType::kInner;
+  if (jt == JoinType::kRight && reject_left) jt = JoinType::kInner;
+  if (jt == JoinType::kFull) {
+    if (reject_left && reject_right) {
+      jt = JoinType::kInner;
+    } else if (reject_left) {
+      jt = JoinType::kLeft;
+    } else if (reject_right) {
+      jt = JoinType::kRight;
+    }
+  }
+  std::vector<ExprPtr> above, to_left, to_right, on;
+  const std::vector<ExprPtr> conjuncts = JoinConjuncts(node);
+  if (jt == JoinType::kAnti && node.null_aware) {
+    auto l = PushDown(node.children[0], preds);
+    auto r = PushDown(node.children[1], {});
+    return WithChildren(node, {l, r});
+  }
+  auto route = [&](const ExprPtr& c, bool from_above) {
+    const Side s = SideOf(*c, nl);
+    const bool left_ok = jt == JoinType::kInner || jt == JoinType::kSemi ||
+                         (from_above && (jt == JoinType::kLeft || jt == JoinType::kAnti));
+    const bool right_ok =
+        jt == JoinType::kInner || (from_above && jt == JoinType::kRight) ||
+        (!from_above && (jt == JoinType::kLeft || jt == JoinType::kSemi || jt == JoinType::kAnti));
+    if ((s == Side::kLeft || (s == Side::kNone && from_above)) && left_ok) {
+      to_left.push_back(c);
+    } else if (s == Side::kRight && right_ok) {
+      to_right.push_back(ShiftColumns(c, -nl));
+    } else if (from_above && jt != JoinType::kInner) {
+      above.push_back(c);
+    } else {
+      on.push_back(c);
+    }
+  };
+  std::vector<ExprPtr> factored_preds, factored_conjuncts;
+  for (const auto& p : preds) FactorOr(p, &factored_preds);
+  for (const auto& c : conjuncts) FactorOr(c, &factored_conjuncts);
+  for (const auto& p : factored_preds) route(p, true);
+  for (const auto& c : factored_conjuncts) route(c, false);
+  if (jt == JoinType::kInner) {
+    for (const auto& c : on) {
+      if (SideOf(*c, nl) != Side::kBoth) continue;
+      if (auto l = ImpliedSidePredicate(c, 0, nl)) to_left.push_back(l);
+      if (auto r = ImpliedSidePredicate(c, nl, nl + nr)) to_right.push_back(ShiftColumns(r, -nl));
+    }
+  }
+  std::vector<ExprPtr> lk, rk, rest;
+  SplitJoinConjuncts(on, nl, &lk, &rk, &rest);
+  auto l = PushDown(node.children[0], to_left);
+  auto r = PushDown(node.children[1], to_right);
+  auto join = MakeJoin(l, r, jt, lk, rk, CombineConjuncts(rest), node.null_aware);
+  return WithFilter(SinkSemiJoin(join), above);
+}
+
+PlanPtr PushDown(const PlanPtr& node, std::vector<ExprPtr> preds) {
+  switch (node->kind) {
+    case PlanKind::kFilter: {
+      for (const auto& c : SplitConjuncts(node->predicate)) preds.push_back(c);
+      return PushDown(node->children[0], std::move(preds));
+    }
+    case PlanKind::kProject: {
+      std::vector<ExprPtr> below;
+      for (const auto& p : preds) below.push_back(SubstituteColumns(p, node->exprs));
+      return WithChildren(*node, {PushDown(node->children[0], std::move(below))});
+    }
+    case PlanKind::kAggregate: {
+      std::vector<ExprPtr> above, below;
+      const int nk = static_cast<int>(node->group_keys.size());
+      for (const auto& p : preds) {
+        const auto cols = ColumnsOf(*p);
+        const bool keys_only = node->grouping_sets.empty() && !cols.empty() && cols.back() < nk;
+        if (keys_only) {
+          below.push_back(SubstituteColumns(p, node->group_keys));
+        } else {
+          above.push_back(p);
+        }
+      }
+      return WithFilter(WithChildren(*node, {PushDown(node->children[0], std::move(below))}),
+                        above);
+    }
+    case PlanKind::kJoin:
+      return PushJoin(*node, std::move(preds));
+    case PlanKind::kSort:
+      return WithChildren(*node, {PushDown(node->children[0], std::move(preds))});
+    case PlanKind::kSetOp:
+      return WithChildren(*node,
+                          {PushDown(node->children[0], preds), PushDown(node->children[1], preds)});
+    default: {
+      std::vector<PlanPtr> children;
+      for (const auto& c : node->children) children.push_back(PushDown(c, {}));
+      return WithFilter(WithChildren(*node, std::move(children)), preds);
+    }
+  }
+}
+
+}  // namespace
+
+bool RejectsNulls(const Expr& p, int begin, int end) {
+  if (p.kind == ExprKind::kCall) {
+    if (p.name == "and") {
+      for (const auto& a : p.args) {
+        if (RejectsNulls(*a, begin, end)) return true;
+      }
+      return false;
+    }
+    if (p.name == "or") {
+      for (const auto& a : p.args) {
+        if (!RejectsNulls(*a, begin, end)) return false;
+      }
+      return !p.args.empty();
+    }
+    if (p.name == "is_not_null" && p.args.size() == 1) return NullWhenNull(*p.args[0], begin, end);
+  }
+  return NullWhenNull(p, begin, end);
+}
+
+PlanPtr PushDownPredicates(const PlanPtr& plan) { return PushDown(plan, {}); }
+
+}  // namespace tandem::plan

@@ -1,0 +1,139 @@
+// Binder errors and hints: positions "(line L:C)", "did you mean" by edit distance, and small
+// helpers to read libpg_query JSON nodes.
+#include <algorithm>
+
+#include "tandem/sql/binder_internal.h"
+#include "tandem/sql/parser.h"
+
+namespace tandem::sql::binder {
+
+namespace {
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t subst = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+SourcePos Binder::Pos(int location) const {
+  if (location < 0) return {};
+  return PositionOf(sql_, location);
+}
+
+std::string Binder::At(int location) const {
+  if (location < 0) return "";
+  return " (line " + Pos(location).ToString() + ")";
+}
+
+Status Binder::Error(const std::string& msg, int location) const {
+  // A hint goes after the position: "column x not found (line 1:8); did you mean y?"
+  const size_t hint = msg.find("; did you mean");
+  if (hint != std::string::npos) {
+    return Status::Invalid(msg.substr(0, hint) + At(location) + msg.substr(hint));
+  }
+  return Status::Invalid(msg + At(location));
+}
+
+Status Binder::ErrorAtPos(const std::string& msg, const SourcePos& pos) const {
+  return Status::Invalid(msg + (pos.line > 0 ? " (line " + pos.ToString() + ")" : ""));
+}
+
+Status Binder::Unsupported(const std::string& feature, int location) const {
+  return Status::Unsupported(feature + At(location));
+}
+
+std::string ClosestName(const std::string& name, const std::vector<std::string>& candidates) {
+  // Close enough: at most a third of the name's characters differ (at least one may), and the
+  // candidate is not just some other name of the same tiny length.
+  const std::string lname = Lower(name);
+  const size_t limit = std::max<size_t>(1, lname.size() / 3);
+  std::string best;
+  size_t best_distance = limit + 1;
+  for (const auto& c : candidates) {
+    const size_t d = EditDistance(lname, Lower(c));
+    if (d < best_distance && d < lname.size()) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+const std::string& NodeTag(const Json& node) {
+  static const std::string kEmpty;
+  if (!node.is_object() || node.empty()) return kEmpty;
+  return node.begin().key();
+}
+
+const Json& NodeBody(const Json& node) {
+  static const Json kEmpty = Json::object();
+  if (!node.is_object() || node.empty()) return kEmpty;
+  return node.begin().value();
+}
+
+int LocationOf(const Json& node) {
+  const Json& body = NodeBody(node);
+  if (body.is_object()) {
+    auto it = body.find("location");
+    if (it != body.end() && it->is_number_integer()) return it->get<int>();
+  }
+  return -1;
+}
+
+int FirstLocation(const Json& node) {
+  if (node.is_object()) {
+    auto it = node.find("location");
+    if (it != node.end() && it->is_number_integer() && it->get<int>() >= 0) return it->get<int>();
+    for (const auto& [key, child] : node.items()) {
+      const int loc = FirstLocation(child);
+      if (loc >= 0) return loc;
+    }
+  } else if (node.is_array()) {
+    for (const auto& child : node) {
+      const int loc = FirstLocation(child);
+      if (loc >= 0) return loc;
+    }
+  }
+  return -1;
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+const Json& Child(const Json& node, const char* key) {
+  static const Json kNull;
+  if (!node.is_object()) return kNull;
+  auto it = node.find(key);
+  return it == node.end() ? kNull : *it;
+}
+
+std::string Str(const Json& node, const char* key) {
+  const Json& v = Child(node, key);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+int64_t Int(const Json& node, const char* key, int64_t def) {
+  const Json& v = Child(node, key);
+  return v.is_number_integer() ? v.get<int64_t>() : def;
+}
+
+bool Flag(const Json& node, const char* key) {
+  const Json& v = Child(node, key);
+  return v.is_boolean() && v.get<bool>();
+}
+
+std::string StringValue(const Json& node) { return Str(Child(node, "String"), "sval"); }
+
+}  // namespace tandem::sql::binder

@@ -1,0 +1,172 @@
+// Name resolution (unqualified and qualified column names, correlation one level out, ambiguity
+// and "did you mean" hints) and small expression utilities the binder files share.
+#include <set>
+
+#include "tandem/sql/binder_internal.h"
+
+namespace tandem::sql::binder {
+
+Result<ExprPtr> ResolveColumn(const Binder& b, const Scope& scope, const std::string& qualifier,
+                              const std::string& name, int location) {
+  const std::string lname = Lower(name);
+  const std::string lqual = Lower(qualifier);
+  bool qualifier_seen = qualifier.empty();
+  int depth = 0;
+  for (const Scope* s = &scope; s != nullptr; s = s->parent, ++depth) {
+    std::vector<const ScopeColumn*> matches;
+    for (const auto& c : s->columns) {
+      if (!lqual.empty() && c.qualifier != lqual) continue;
+      qualifier_seen = true;
+      if (lqual.empty() && c.hidden) continue;
+      if (Lower(c.name) == lname) matches.push_back(&c);
+    }
+    if (matches.size() > 1) {
+      std::string list;
+      for (size_t i = 0; i < matches.size(); ++i) {
+        list += (i ? ", " : "") +
+                (matches[i]->qualifier.empty() ? "" : matches[i]->qualifier + ".") +
+                matches[i]->name;
+      }
+      return b.Error("column reference " + name + " is ambiguous (could be " + list + ")",
+                     location);
+    }
+    if (matches.size() == 1) {
+      if (depth > 1) {
+        return b.Unsupported("correlated column " + name + " from a query two or more levels out",
+                             location);
+      }
+      const ScopeColumn& c = *matches[0];
+      auto e = MakeColumnRef(c.index, c.type, c.nullable, c.name);
+      e->outer_depth = depth;
+      e->pos = b.Pos(location);
+      return e;
+    }
+  }
+  if (!qualifier_seen) {
+    std::vector<std::string> tables;
+    for (const Scope* s = &scope; s != nullptr; s = s->parent) {
+      for (const auto& c : s->columns) {
+        if (!c.qualifier.empty()) tables.push_back(c.qualifier);
+      }
+    }
+    const std::string hint = ClosestName(qualifier, tables);
+    return b.Error("table " + qualifier + " not found in FROM" +
+                       (hint.empty() ? "" : "; did you mean " + hint + "?"),
+                   location);
+  }
+  std::vector<std::string> candidates;
+  for (const Scope* s = &scope; s != nullptr; s = s->parent) {
+    for (const auto& c : s->columns) {
+      if (lqual.empty() || c.qualifier == lqual) candidates.push_back(c.name);
+    }
+  }
+  const std::string full = qualifier.empty() ? name : qualifier + "." + name;
+  const std::string hint = ClosestName(name, candidates);
+  return b.Error(
+      "column " + full + " not found" + (hint.empty() ? "" : "; did you mean " + hint + "?"),
+      location);
+}
+
+bool SameExpr(const Expr& a, const Expr& b) {
+  if (a.kind != b.kind || a.type != b.type || a.args.size() != b.args.size()) return false;
+  switch (a.kind) {
+    case ExprKind::kColumnRef:
+      if (a.column_index != b.column_index || a.outer_depth != b.outer_depth) return false;
+      break;
+    case ExprKind::kLiteral:
+      if (!(a.literal == b.literal) || a.name != b.name) return false;
+      break;
+    case ExprKind::kCall:
+      if (a.name != b.name) return false;
+      break;
+    case ExprKind::kCast:
+      if (a.try_cast != b.try_cast) return false;
+      break;
+    case ExprKind::kCase:
+      if (a.has_else != b.has_else) return false;
+      break;
+    case ExprKind::kInList:
+      if (a.negated != b.negated) return false;
+      break;
+    case ExprKind::kSubquery:
+      return &a == &b;
+  }
+  for (size_t i = 0; i < a.args.size(); ++i) {
+    if (!SameExpr(*a.args[i], *b.args[i])) return false;
+  }
+  return true;
+}
+
+bool IsUntypedNull(const Expr& e) {
+  return e.kind == ExprKind::kLiteral && e.literal.is_null && e.name == "__untyped_null";
+}
+
+ExprPtr MakeUntypedNull() {
+  auto e = MakeLiteral(Value::Null(DataType::Int32()));
+  e->name = "__untyped_null";
+  return e;
+}
+
+ExprPtr WithPos(ExprPtr e, const SourcePos& pos) {
+  e->pos = pos;
+  return e;
+}
+
+ExprPtr CastTo(const ExprPtr& e, const DataType& type) {
+  if (IsUntypedNull(*e)) {
+    auto lit = MakeLiteral(Value::Null(type));
+    lit->pos = e->pos;
+    return lit;
+  }
+  if (e->type == type) return e;
+  return MakeCast(e, type);
+}
+
+Result<ExprPtr> RemapOuterRefsInExpr(const ExprPtr& e, int level, const OuterRefMap& map) {
+  auto copy = std::make_shared<Expr>(*e);
+  if (copy->kind == ExprKind::kColumnRef && copy->outer_depth == level) {
+    TANDEM_ASSIGN_OR_RAISE(copy->column_index, map(*e));
+  }
+  for (auto& a : copy->args) {
+    TANDEM_ASSIGN_OR_RAISE(a, RemapOuterRefsInExpr(a, level, map));
+  }
+  if (copy->kind == ExprKind::kSubquery && copy->subquery) {
+    // The subquery plan is bound freshly for this expression; copy its nodes so that a shared
+    // expression is never remapped twice.
+    auto plan = std::make_shared<PlanNode>(*copy->subquery);
+    TANDEM_RETURN_NOT_OK(RemapOuterRefs(*plan, level + 1, map));
+    copy->subquery = plan;
+  }
+  return copy;
+}
+
+Status RemapOuterRefs(PlanNode& plan, int level, const OuterRefMap& map) {
+  auto fix = [&](ExprPtr& e) -> Status {
+    if (!e) return Status::OK();
+    TANDEM_ASSIGN_OR_RAISE(e, RemapOuterRefsInExpr(e, level, map));
+    return Status::OK();
+  };
+  TANDEM_RETURN_NOT_OK(fix(plan.predicate));
+  for (auto& e : plan.exprs) TANDEM_RETURN_NOT_OK(fix(e));
+  for (auto& e : plan.group_keys) TANDEM_RETURN_NOT_OK(fix(e));
+  for (auto& a : plan.aggregates) {
+    TANDEM_RETURN_NOT_OK(fix(a.arg));
+    TANDEM_RETURN_NOT_OK(fix(a.filter));
+  }
+  for (auto& e : plan.left_keys) TANDEM_RETURN_NOT_OK(fix(e));
+  for (auto& e : plan.right_keys) TANDEM_RETURN_NOT_OK(fix(e));
+  TANDEM_RETURN_NOT_OK(fix(plan.condition));
+  for (auto& k : plan.sort_keys) TANDEM_RETURN_NOT_OK(fix(k.expr));
+  for (auto& w : plan.windows) {
+    for (auto& e : w.args) TANDEM_RETURN_NOT_OK(fix(e));
+    for (auto& e : w.partition_by) TANDEM_RETURN_NOT_OK(fix(e));
+    for (auto& k : w.order_by) TANDEM_RETURN_NOT_OK(fix(k.expr));
+  }
+  for (auto& c : plan.children) {
+    c = std::make_shared<PlanNode>(*c);
+    TANDEM_RETURN_NOT_OK(RemapOuterRefs(*c, level, map));
+  }
+  return Status::OK();
+}
+
+}  // namespace tandem::sql::binder

@@ -1,0 +1,249 @@
+// SQL text -> libpg_query JSON parse trees, one per statement, and byte offset -> line:column.
+//
+// PostgreSQL's grammar lacks a few spellings that DuckDB and Spark users write. Before parsing, a
+// small lexical pass rewrites them IN PLACE, keeping every byte offset the same, so that all
+// "location" fields (and so every error position) still point into the user's own text:
+//   TRY_CAST(x AS t)          -> "    CAST(x AS t)"; the TypeCast node then gets
+//                                "tandem_try_cast": true (matched by its location)
+//   FROM 'dir/*.parquet'      -> FROM "dir/*.parquet" (a quoted name the binder opens as a file)
+//   INTERVAL 3 DAY            -> INTERVAL'3'DAY
+//   INTERVAL '90' DAY (3)     -> INTERVAL '90' DAY     (the TPC-H spec's precision is dropped)
+//   CAST(x AS DOUBLE)         -> CAST(x AS float8)
+#include "tandem/sql/parser.h"
+
+#include <pg_query.h>
+
+#include <cctype>
+#include <set>
+
+namespace tandem::sql {
+namespace {
+
+struct Token {
+  enum Kind { kWord, kNumber, kString, kQuotedName, kPunct } kind;
+  size_t begin;
+  size_t end;
+  std::string lower;  // words: lower-cased text; punctuation: the character(s)
+};
+
+bool IsWordStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsWordChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
+
+// Splits the text into tokens, skipping whitespace and comments. Strings keep their quotes.
+std::vector<Token> Tokenize(const std::string& s) {
+  std::vector<Token> out;
+  size_t i = 0;
+  const size_t n = s.size();
+  while (i < n) {
+    const char c = s[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+    } else if (c == '-' && i + 1 < n && s[i + 1] == '-') {
+      while (i < n && s[i] != '\n') ++i;
+    } else if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+      int depth = 0;
+      while (i < n) {
+        if (s[i] == '/' && i + 1 < n && s[i + 1] == '*') {
+          ++depth;
+          i += 2;
+        } else if (s[i] == '*' && i + 1 < n && s[i + 1] == '/') {
+          i += 2;
+          if (--depth == 0) break;
+        } else {
+          ++i;
+        }
+      }
+    } else if (c == '\'' || c == '"') {
+      const size_t b = i++;
+      while (i < n) {
+        if (s[i] == c) {
+          if (i + 1 < n && s[i + 1] == c) {
+            i += 2;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        ++i;
+      }
+      out.push_back({c == '\'' ? Token::kString : Token::kQuotedName, b, i, ""});
+    } else if (IsWordStart(c)) {
+      const size_t b = i;
+      while (i < n && IsWordChar(s[i])) ++i;
+      std::string w = s.substr(b, i - b);
+      for (char& ch : w) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      out.push_back({Token::kWord, b, i, std::move(w)});
+    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+      const size_t b = i;
+      while (i < n && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+      out.push_back({Token::kNumber, b, i, ""});
+    } else if (c == ':' && i + 1 < n && s[i + 1] == ':') {
+      out.push_back({Token::kPunct, i, i + 2, "::"});
+      i += 2;
+    } else {
+      out.push_back({Token::kPunct, i, i + 1, std::string(1, c)});
+      ++i;
+    }
+  }
+  return out;
+}
+
+bool IsIntervalUnit(const std::string& w) {
+  static const std::set<std::string> kUnits = {"year",    "month",   "day",    "hour",  "minute",
+                                               "second",  "years",   "months", "days",  "hours",
+                                               "minutes", "seconds", "week",   "weeks", "quarter"};
+  return kUnits.count(w) > 0;
+}
+
+bool EndsFromList(const std::string& w) {
+  static const std::set<std::string> kWords = {
+      "where",     "group",  "having", "order",  "limit",   "offset", "union",
+      "intersect", "except", "window", "select", "qualify", "fetch",  "returning"};
+  return kWords.count(w) > 0;
+}
+
+// Rewrites the DuckDB/Spark spellings described at the top of the file; same length out as in.
+std::string Rewrite(const std::string& sql, std::set<int>* try_cast_locations) {
+  std::string out = sql;
+  const std::vector<Token> t = Tokenize(sql);
+  struct Frame {
+    bool is_query;
+    bool in_from = false;
+  };
+  std::vector<Frame> frames = {{true}};
+  for (size_t k = 0; k < t.size(); ++k) {
+    const Token& tok = t[k];
+    const Token* prev = k > 0 ? &t[k - 1] : nullptr;
+    const Token* next = k + 1 < t.size() ? &t[k + 1] : nullptr;
+    if (tok.kind == Token::kPunct && tok.lower == "(") {
+      const bool query =
+          next && next->kind == Token::kWord &&
+          (next->lower == "select" || next->lower == "with" || next->lower == "values");
+      frames.push_back({query});
+      continue;
+    }
+    if (tok.kind == Token::kPunct && tok.lower == ")") {
+      if (frames.size() > 1) frames.pop_back();
+      continue;
+    }
+    Frame& f = frames.back();
+    if (tok.kind == Token::kWord) {
+      if (tok.lower == "from" && f.is_query) f.in_from = true;
+      if (EndsFromList(tok.lower)) f.in_from = false;
+      if (tok.lower == "try_cast" && next && next->lower == "(") {
+        out.replace(tok.begin, 4, "    ");
+        try_cast_locations->insert(static_cast<int>(tok.begin + 4));
+      }
+      if (tok.lower == "double" && prev && (prev->lower == "as" || prev->lower == "::") &&
+          !(next && next->lower == "precision")) {
+        out.replace(tok.begin, 6, "float8");
+      }
+      if (tok.lower == "interval" && next && k + 2 < t.size()) {
+        const Token& unit = t[k + 2];
+        if (next->kind == Token::kNumber && unit.kind == Token::kWord &&
+            IsIntervalUnit(unit.lower) && next->begin > tok.end && unit.begin > next->end &&
+            sql.find_first_of(".eE", next->begin) >= next->end) {
+          out[next->begin - 1] = '\'';
+          out[next->end] = '\'';
+        }
+        if (next->kind == Token::kString && unit.kind == Token::kWord &&
+            IsIntervalUnit(unit.lower) && unit.lower != "second" && k + 5 < t.size() &&
+            t[k + 3].lower == "(" && t[k + 4].kind == Token::kNumber && t[k + 5].lower == ")") {
+          for (size_t b = t[k + 3].begin; b < t[k + 5].end; ++b) out[b] = ' ';
+        }
+      }
+    }
+    if (tok.kind == Token::kString && f.is_query && prev &&
+        ((prev->kind == Token::kWord && (prev->lower == "from" || prev->lower == "join")) ||
+         (prev->lower == "," && f.in_from))) {
+      const std::string body = sql.substr(tok.begin + 1, tok.end - tok.begin - 2);
+      if (tok.end - tok.begin >= 2 && sql[tok.end - 1] == '\'' &&
+          body.find('"') == std::string::npos && body.find('\'') == std::string::npos) {
+        out[tok.begin] = '"';
+        out[tok.end - 1] = '"';
+      }
+    }
+  }
+  return out;
+}
+
+// Marks TypeCast nodes written as TRY_CAST.
+void MarkTryCasts(nlohmann::json& node, const std::set<int>& locations) {
+  if (node.is_object()) {
+    auto it = node.find("TypeCast");
+    if (it != node.end() && it->is_object()) {
+      auto loc = it->find("location");
+      if (loc != it->end() && loc->is_number_integer() && locations.count(loc->get<int>())) {
+        (*it)["tandem_try_cast"] = true;
+      }
+    }
+    for (auto& [key, child] : node.items()) MarkTryCasts(child, locations);
+  } else if (node.is_array()) {
+    for (auto& child : node) MarkTryCasts(child, locations);
+  }
+}
+
+// Byte offset of the 1-based character position `cursor` (PostgreSQL counts characters).
+int ByteOffsetOfCharacter(const std::string& sql, int cursor) {
+  int chars = 0;
+  for (size_t i = 0; i < sql.size(); ++i) {
+    if ((static_cast<unsigned char>(sql[i]) & 0xC0) != 0x80) {
+      if (++chars == cursor) return static_cast<int>(i);
+    }
+  }
+  return static_cast<int>(sql.size());
+}
+
+}  // namespace
+
+SourcePos PositionOf(const std::string& sql, int byte_offset) {
+  SourcePos pos{1, 1};
+  const size_t end = byte_offset < 0 ? 0 : std::min(sql.size(), static_cast<size_t>(byte_offset));
+  for (size_t i = 0; i < end; ++i) {
+    if (sql[i] == '\n') {
+      ++pos.line;
+      pos.column = 1;
+    } else if ((static_cast<unsigned char>(sql[i]) & 0xC0) != 0x80) {
+      ++pos.column;
+    }
+  }
+  return pos;
+}
+
+Result<std::vector<ParsedStatement>> ParseSql(const std::string& sql) {
+  if (sql.find('\0') != std::string::npos) {
+    return Status::Invalid("SQL text contains a NUL byte at offset " +
+                           std::to_string(sql.find('\0')));
+  }
+  std::set<int> try_casts;
+  const std::string text = Rewrite(sql, &try_casts);
+  PgQueryParseResult r = pg_query_parse(text.c_str());
+  if (r.error) {
+    std::string msg = r.error->message ? r.error->message : "syntax error";
+    const int cursor = r.error->cursorpos;
+    pg_query_free_parse_result(r);
+    if (cursor > 0) {
+      msg += " (line " + PositionOf(sql, ByteOffsetOfCharacter(sql, cursor)).ToString() + ")";
+    }
+    return Status::Invalid(msg);
+  }
+  nlohmann::json tree = nlohmann::json::parse(r.parse_tree ? r.parse_tree : "{}", nullptr, false);
+  pg_query_free_parse_result(r);
+  if (tree.is_discarded()) return Status::Internal("libpg_query returned malformed JSON");
+  if (!try_casts.empty()) MarkTryCasts(tree, try_casts);
+  std::vector<ParsedStatement> out;
+  auto stmts = tree.find("stmts");
+  if (stmts == tree.end() || !stmts->is_array()) return out;  // empty script
+  for (auto& s : *stmts) {
+    ParsedStatement p;
+    if (s.contains("stmt")) p.tree = std::move(s["stmt"]);
+    p.location = s.value("stmt_location", 0);
+    p.length = s.value("stmt_len", 0);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace tandem::sql

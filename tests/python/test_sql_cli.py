@@ -1,0 +1,147 @@
+"""`tandem sql` and `tandem explain` end to end: results against DuckDB on the same files, the
+output formats and files, scripts of several statements, exit codes and one-line errors; and
+that tests/sql/*.test hold DuckDB's current answers."""
+import json
+import os
+import subprocess
+import sys
+
+import duckdb
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+TANDEM = os.environ.get("TANDEM_BIN", "tandem")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def tandem(*args, stdin=None):
+    return subprocess.run([TANDEM, *args], capture_output=True, text=True, input=stdin,
+                          timeout=120)
+
+
+@pytest.fixture()
+def orders(tmp_path):
+    table = pa.table({
+        "o_id": pa.array([1, 2, 3, 4, 5, 6], pa.int64()),
+        "o_cust": pa.array(["ann", "bob", "ann", None, "cid", "bob"]),
+        "o_total": pa.array([10.5, 20.25, None, 7.0, 1.5, 3.0], pa.float64()),
+    })
+    path = tmp_path / "orders.parquet"
+    pq.write_table(table, path)
+    return path
+
+
+QUERY = ("SELECT o_cust, count(*) AS n, sum(o_total) AS total FROM orders "
+         "GROUP BY o_cust ORDER BY o_cust NULLS LAST")
+
+
+def duck(query, orders):
+    con = duckdb.connect()
+    con.execute(f"CREATE VIEW orders AS SELECT * FROM read_parquet('{orders}')")
+    return con.sql(query).fetchall()
+
+
+def test_jsonl_matches_duckdb(orders):
+    r = tandem("sql", QUERY, "--table", f"orders={orders}", "--format", "jsonl")
+    assert r.returncode == 0, r.stderr
+    got = [tuple(json.loads(line).values()) for line in r.stdout.splitlines()]
+    assert got == duck(QUERY, orders)
+
+
+def test_csv_and_parquet_outputs_match_duckdb(orders, tmp_path):
+    want = duck(QUERY, orders)
+    out_parquet = tmp_path / "result.parquet"
+    r = tandem("sql", QUERY, "--table", f"orders={orders}", "--output", str(out_parquet))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ""
+    assert [tuple(row.values()) for row in pq.read_table(out_parquet).to_pylist()] == want
+    out_csv = tmp_path / "result.csv"
+    r = tandem("sql", QUERY, "--table", f"orders={orders}", "--output", str(out_csv))
+    assert r.returncode == 0, r.stderr
+    got = pacsv.read_csv(out_csv, convert_options=pacsv.ConvertOptions(
+        strings_can_be_null=True)).to_pylist()
+    assert [tuple(row.values()) for row in got] == want
+    assert sorted(os.listdir(tmp_path)) == ["orders.parquet", "result.csv", "result.parquet"]
+
+
+def test_table_format_prints_aligned_rows(orders):
+    r = tandem("sql", QUERY, "--table", f"orders={orders}")
+    assert r.returncode == 0, r.stderr
+    assert "o_cust" in r.stdout and "(4 rows)" in r.stdout
+
+
+def test_script_keeps_views_and_tables_between_statements(orders, tmp_path):
+    script = tmp_path / "s.sql"
+    script.write_text(
+        "-- a script\n"
+        "CREATE VIEW big AS SELECT * FROM orders WHERE o_total > 5;\n"
+        "CREATE TABLE summary AS SELECT o_cust, sum(o_total) AS t FROM big GROUP BY o_cust;\n"
+        "SET threads = 1;\n"
+        "SELECT o_cust, t FROM summary ORDER BY o_cust NULLS LAST;\n")
+    r = tandem("sql", "-f", str(script), "--table", f"orders={orders}", "--table-dir",
+               str(tmp_path), "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    want = duck("SELECT o_cust, sum(o_total) FROM orders WHERE o_total > 5 GROUP BY o_cust "
+                "ORDER BY o_cust NULLS LAST", orders)
+    lines = r.stdout.splitlines()
+    assert lines[0] == "o_cust,t"
+    assert [tuple(l.split(",")) for l in lines[1:]] == [(c or "", repr(t)) for c, t in want]
+    assert (tmp_path / "summary.parquet").exists()
+
+
+def test_error_position_is_relative_to_the_script(tmp_path, orders):
+    script = tmp_path / "bad.sql"
+    script.write_text("SELECT 1;\nSELECT 2;\nSELECT o_idd\nFROM orders;\n")
+    r = tandem("sql", "-f", str(script), "--table", f"orders={orders}")
+    assert r.returncode == 1
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("tandem: ")
+    assert "(line 3:8)" in r.stderr, r.stderr
+    # the statements before the error ran and printed
+    assert "(1 row)" in r.stdout
+
+
+def test_syntax_error_is_one_line_with_position():
+    r = tandem("sql", "SELECT FROM WHERE")
+    assert r.returncode == 1
+    assert r.stderr.startswith("tandem: ") and r.stderr.count("\n") == 1
+    assert "(line 1:" in r.stderr
+
+
+@pytest.mark.parametrize("args", [[], ["--format", "xml", "SELECT 1"], ["SELECT 1", "SELECT 2"],
+                                  ["--threads", "-1", "SELECT 1"], ["--output", "x.txt", "SELECT 1"],
+                                  ["-f", "a.sql", "SELECT 1"], ["--bogus", "SELECT 1"]])
+def test_usage_errors_exit_2(args):
+    r = tandem("sql", *args)
+    assert r.returncode == 2, (args, r.stderr)
+
+
+def test_missing_table_file_is_a_user_error():
+    r = tandem("sql", "SELECT 1", "--table", "t=/no/such/file.parquet")
+    assert r.returncode == 1 and r.stderr.startswith("tandem: ")
+
+
+def test_ansi_switch_turns_division_by_zero_into_an_error():
+    r = tandem("sql", "SELECT 1 / 0 AS q", "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["q", ""]  # NULL, Spark's default
+    r = tandem("sql", "SELECT 1 / 0 AS q", "--ansi")
+    assert r.returncode == 1 and "division by zero" in r.stderr
+
+
+def test_explain_prints_plan_with_estimates(orders):
+    r = tandem("explain", "SELECT o_cust FROM orders WHERE o_id > 2", "--table",
+               f"orders={orders}")
+    assert r.returncode == 0, r.stderr
+    assert "Scan orders" in r.stdout
+    r = tandem("sql", "EXPLAIN ANALYZE SELECT count(*) FROM orders", "--table",
+               f"orders={orders}")
+    assert r.returncode == 0, r.stderr
+    assert "Scan orders" in r.stdout and "Total:" in r.stdout
+
+
+def test_sql_test_files_hold_duckdb_answers():
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "sql", "generate_expected.py"),
+                        "--check"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
