@@ -124,13 +124,12 @@ void BM_DecimalLtScalar(benchmark::State& s) {  // l_quantity < 24
   RunEvaluate(s, Call("lt", {Col("l_quantity"), Int(24)}));
 }
 void BM_Q6Selection(benchmark::State& s) {
-  auto pred = Call(
-      "and",
-      {Call("and", {Call("and", {Call("ge", {Col("l_shipdate"), Date(k1994)}),
-                                 Call("lt", {Col("l_shipdate"), Date(k1995)})}),
-                    Call("and", {Call("ge", {Col("l_discount"), Dec(5, 2, 2)}),
-                                 Call("le", {Col("l_discount"), Dec(7, 2, 2)})})}),
-       Call("lt", {Col("l_quantity"), Int(24)})});
+  auto pred =
+      Call("and", {Call("and", {Call("and", {Call("ge", {Col("l_shipdate"), Date(k1994)}),
+                                             Call("lt", {Col("l_shipdate"), Date(k1995)})}),
+                                Call("and", {Call("ge", {Col("l_discount"), Dec(5, 2, 2)}),
+                                             Call("le", {Col("l_discount"), Dec(7, 2, 2)})})}),
+                   Call("lt", {Col("l_quantity"), Int(24)})});
   RunSelection(s, pred);
 }
 void BM_Q1Selection(benchmark::State& s) {

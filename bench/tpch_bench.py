@@ -21,9 +21,11 @@ import math
 import os
 import platform
 import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -108,6 +110,10 @@ def main():
                     "was left out)")
     ap.add_argument("--timeout", type=int, default=120)
     args = ap.parse_args()
+    # Run a private copy of the binary, so a rebuild during the run cannot break it.
+    private = os.path.join(tempfile.mkdtemp(prefix="tpch_bench_"), "tandem")
+    shutil.copy2(args.tandem, private)
+    args.tandem = private
     data = args.data or os.path.join(ROOT, "data", f"tpch-sf{args.sf}")
     out = args.out or os.path.join(ROOT, "bench", "results", f"tpch_sf{args.sf}_cpu.md")
     queries = [int(q) for q in args.queries.split(",")]
@@ -130,7 +136,7 @@ def main():
         row = {"q": n, "tandem": [], "wall": [], "duck": [], "error": None, "check": ""}
         try:
             _, _, stdout = run_tandem(args.tandem, qfile, data, args.threads, args.timeout)
-        except (RuntimeError, subprocess.TimeoutExpired) as e:
+        except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
             row["error"] = str(e)[:200]
         _, expected = run_duck(con, sql)
         if not row["error"]:
@@ -144,7 +150,7 @@ def main():
                                                  args.timeout)
                     row["tandem"].append(engine)
                     row["wall"].append(wall)
-                except (RuntimeError, subprocess.TimeoutExpired) as e:
+                except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
                     row["error"] = str(e)[:200]
             row["duck"].append(run_duck(con, sql)[0])
         results.append(row)

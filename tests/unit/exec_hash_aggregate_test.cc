@@ -26,9 +26,9 @@ struct RandomData {
 std::shared_ptr<Table> MakeRandomTable(int batches, int rows, int key_range, uint32_t seed) {
   std::mt19937_64 rng(seed);
   auto t = std::make_shared<Table>();
-  t->schema.fields = {{"k_int", DataType::Int32()},       {"k_str", DataType::String()},
-                      {"v_int", DataType::Int64()},       {"v_dec", DataType::Decimal(12, 2)},
-                      {"v_dbl", DataType::Float64()},     {"flag", DataType::Bool()},
+  t->schema.fields = {{"k_int", DataType::Int32()},   {"k_str", DataType::String()},
+                      {"v_int", DataType::Int64()},   {"v_dec", DataType::Decimal(12, 2)},
+                      {"v_dbl", DataType::Float64()}, {"flag", DataType::Bool()},
                       {"v_small", DataType::Int32()}};
   for (int b = 0; b < batches; ++b) {
     std::vector<ColumnBuilder> cols;
@@ -335,8 +335,8 @@ TEST(ExecHashAggregate, EmptyInputWithoutKeysGivesOneRow) {
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   ASSERT_EQ(out->num_rows(), 1);
   const Batch& b = *out->batches[0];
-  EXPECT_EQ(GetValue(*b.columns[0], 0).i64, 0);  // count(*)
-  EXPECT_EQ(GetValue(*b.columns[1], 0).i64, 0);  // count(x)
+  EXPECT_EQ(GetValue(*b.columns[0], 0).i64, 0);   // count(*)
+  EXPECT_EQ(GetValue(*b.columns[1], 0).i64, 0);   // count(x)
   EXPECT_TRUE(b.columns[2]->IsNull(0));           // sum
   EXPECT_TRUE(b.columns[4]->IsNull(0));           // avg
   EXPECT_EQ(GetValue(*b.columns[12], 0).i64, 0);  // count(distinct)
@@ -362,7 +362,8 @@ TEST(ExecHashAggregate, GroupingSetsRollup) {
     for (int64_t r = 0; r < b->num_rows; ++r) {
       const Value k0 = GetValue(*b->columns[0], r), k1 = GetValue(*b->columns[1], r);
       const Value null_str = Value::Null(DataType::String()), null_int = Value::Null(k0.type);
-      for (auto [key, gid] : {std::pair{KeyString({k0, k1}), 0}, {KeyString({k0, null_str}), 2},
+      for (auto [key, gid] : {std::pair{KeyString({k0, k1}), 0},
+                              {KeyString({k0, null_str}), 2},
                               {KeyString({null_int, null_str}), 3}}) {
         auto& e = ref[key + std::to_string(gid)];
         ++e.first;
@@ -417,8 +418,8 @@ TEST(ExecHashAggregate, FloatKeysGroupNaNAndSignedZero) {
   b.AppendNull();
   b.AppendNull();
   auto t = OneColumn(b.Finish(), "x");
-  auto out = RunAggregate(
-      t, {0}, {Agg(AggregateKind::kCountStar, nullptr, DataType::Int64(), "n")}, 1);
+  auto out =
+      RunAggregate(t, {0}, {Agg(AggregateKind::kCountStar, nullptr, DataType::Int64(), "n")}, 1);
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   ASSERT_EQ(out->num_rows(), 4);  // 0, NaN, 1.5, NULL
   for (const auto& batch : out->batches) {
@@ -434,8 +435,9 @@ TEST(ExecHashAggregate, DecimalAverageRoundsHalfUp) {
     std::vector<int64_t> values;
     int64_t expect;
   };
-  for (const Case& c : {Case{{0, 1, 1}, 6667}, Case{{0, -1, -1}, -6667}, Case{{1, 0, 0, 0, 0, 0, 0, 0}, 1250},
-                        Case{{1, 0, 0, 0, 0, 0}, 1667}, Case{{-1, 0, 0, 0, 0, 0}, -1667}}) {
+  for (const Case& c :
+       {Case{{0, 1, 1}, 6667}, Case{{0, -1, -1}, -6667}, Case{{1, 0, 0, 0, 0, 0, 0, 0}, 1250},
+        Case{{1, 0, 0, 0, 0, 0}, 1667}, Case{{-1, 0, 0, 0, 0, 0}, -1667}}) {
     ColumnBuilder b(DataType::Decimal(5, 0));
     for (int64_t v : c.values) b.Append<int64_t>(v);
     auto t = OneColumn(b.Finish(), "x");
@@ -462,8 +464,8 @@ TEST(ExecHashAggregate, StringKeysAndMaxOfStrings) {
   b->num_rows = 6;
   b->columns = {k.Finish(), v.Finish()};
   t->batches = {b};
-  auto out = RunAggregate(
-      t, {0}, {Agg(AggregateKind::kMax, Col(*t, 1), DataType::String(), "m")}, 2);
+  auto out =
+      RunAggregate(t, {0}, {Agg(AggregateKind::kMax, Col(*t, 1), DataType::String(), "m")}, 2);
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   auto rows = Rows(*out, 1);
   ASSERT_EQ(rows.size(), 3u);
@@ -497,8 +499,8 @@ TEST(ExecHashAggregate, FusedFilterMatchesReference) {
       for (int64_t r = 0; r < b->num_rows; ++r) {
         const bool is_rare = b->columns[6]->IsValid(r) && b->columns[6]->Value<int32_t>(r) == 3;
         rare.AppendBool(is_rare);
-        const bool keep = keep_col == 5 ? (b->columns[5]->IsValid(r) && b->columns[5]->GetBool(r))
-                                        : is_rare;
+        const bool keep =
+            keep_col == 5 ? (b->columns[5]->IsValid(r) && b->columns[5]->GetBool(r)) : is_rare;
         if (keep) rows.push_back(static_cast<int32_t>(r));
       }
       auto with = std::make_shared<Batch>(*b);
@@ -513,7 +515,8 @@ TEST(ExecHashAggregate, FusedFilterMatchesReference) {
     auto scan = MakeScan(TableSource::Memory("t", input), all);
     all.pop_back();
     auto filter = MakeFilter(scan, Col(*input, keep_col));
-    auto agg = MakeAggregate(filter, {Col(*t, 0), Col(*t, 1)}, {"k_int", "k_str"}, StandardAggs(*t));
+    auto agg =
+        MakeAggregate(filter, {Col(*t, 0), Col(*t, 1)}, {"k_int", "k_str"}, StandardAggs(*t));
     ExecContext ctx;
     auto out = Execute(*agg, ctx);
     ASSERT_TRUE(out.ok()) << out.status().ToString();

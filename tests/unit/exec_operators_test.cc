@@ -18,8 +18,8 @@ namespace {
 // Columns: id int64 (0..n-1), keep bool (id % 3 != 0, NULL when id % 10 == 7), name string.
 std::shared_ptr<Table> MakeTable(int batches, int rows) {
   auto t = std::make_shared<Table>();
-  t->schema.fields = {{"id", DataType::Int64()}, {"keep", DataType::Bool()},
-                      {"name", DataType::String()}};
+  t->schema.fields = {
+      {"id", DataType::Int64()}, {"keep", DataType::Bool()}, {"name", DataType::String()}};
   int64_t id = 0;
   for (int b = 0; b < batches; ++b) {
     ColumnBuilder ids(DataType::Int64()), keep(DataType::Bool()), name(DataType::String());
@@ -68,7 +68,8 @@ TEST(ExecOperators, FilterKeepsTrueRowsInOrder) {
   EXPECT_EQ(Ids(*out, 0), expect);
   for (const auto& b : out->batches) {
     for (int64_t r = 0; r < b->num_rows; ++r) {
-      EXPECT_EQ(b->columns[2]->GetString(r), "n" + std::to_string(b->columns[0]->Value<int64_t>(r)));
+      EXPECT_EQ(b->columns[2]->GetString(r),
+                "n" + std::to_string(b->columns[0]->Value<int64_t>(r)));
     }
   }
   const OperatorMetrics* m = ctx.Find(filter.get());
@@ -112,8 +113,10 @@ TEST(ExecOperators, LimitAndOffsetAcrossBatches) {
 
 TEST(ExecOperators, ValuesConvertToColumnTypes) {
   Schema s;
-  s.fields = {{"i", DataType::Int32()}, {"d", DataType::Decimal(10, 2)},
-              {"f", DataType::Float64()}, {"s", DataType::String()}};
+  s.fields = {{"i", DataType::Int32()},
+              {"d", DataType::Decimal(10, 2)},
+              {"f", DataType::Float64()},
+              {"s", DataType::String()}};
   std::vector<std::vector<Value>> rows = {
       {Value::Int32(1), Value::Decimal(15, 3, 1), Value::Float64(0.5), Value::String("x")},
       {Value::Null(DataType::Int32()), Value::Int32(7), Value::Int32(2),
@@ -163,9 +166,9 @@ TEST(ExecOperators, ParquetScanPrunesRowGroupsAndExplainAnalyzeShowsIt) {
 }
 
 TEST(ExecOperators, CsvScanAndCountStarWithoutColumns) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("exec_ops_" + std::to_string(::getpid()) + ".csv"))
-                               .string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("exec_ops_" + std::to_string(::getpid()) + ".csv"))
+          .string();
   {
     std::ofstream f(path);
     f << "a,b\n1,x\n2,y\n3,z\n";

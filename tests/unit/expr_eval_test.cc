@@ -349,5 +349,131 @@ TEST(ExprEvalTest, CastsAndConditionals) {
   EXPECT_EQ(k->ToString(), "5");
 }
 
+// ---- Fast paths: whole-column LIKE search, int64 decimal math with int128 fallback, CASE and
+// selections evaluated on the rows that reach them.
+
+// Reference LIKE by backtracking over the pattern (no '_' across multi-byte characters: ASCII
+// inputs only), the textbook definition the kernel's segment search must agree with.
+bool RefLike(std::string_view s, std::string_view p) {
+  if (p.empty()) return s.empty();
+  if (p[0] == '%') {
+    for (size_t k = 0; k <= s.size(); ++k) {
+      if (RefLike(s.substr(k), p.substr(1))) return true;
+    }
+    return false;
+  }
+  if (s.empty()) return false;
+  return (p[0] == '_' || p[0] == s[0]) && RefLike(s.substr(1), p.substr(1));
+}
+
+TEST(ExprEvalTest, LikeFastPathsAgreeWithReference) {
+  // Short strings over a 3-letter alphabet make boundary cases (hits straddling two rows,
+  // repeated segments, empty rows) common; NULL rows every 7th.
+  std::vector<std::optional<std::string>> rows;
+  uint64_t seed = 12345;
+  auto next = [&seed] {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<uint32_t>(seed >> 33);
+  };
+  for (int i = 0; i < 3000; ++i) {
+    if (i % 7 == 3) {
+      rows.push_back(std::nullopt);
+      continue;
+    }
+    std::string s;
+    const int len = static_cast<int>(next() % 9);
+    for (int k = 0; k < len; ++k) s.push_back("abC"[next() % 3]);
+    rows.push_back(s);
+  }
+  Fixture f;
+  auto col = f.Add(Strings(rows));
+  for (std::string pat : {"%ab%", "%ab%ba%", "%aba%", "%a%b%a", "%bb", "ab%", "ab%b", "%a_b%", "a%",
+                          "%", "%%", "ab", "_b%", "%abaa%", "%b%b%b%b%", "%C%a"}) {
+    const V got = f.Eval(f.Call("like", {col, Str(pat)}));
+    const V got_i = f.Eval(f.Call("ilike", {col, Str(pat)}));
+    ASSERT_EQ(got.size(), rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (!rows[i]) {
+        EXPECT_EQ(got[i], "NULL");
+        continue;
+      }
+      std::string lower = *rows[i], lower_pat = pat;
+      for (char& c : lower) c = static_cast<char>(std::tolower(c));
+      for (char& c : lower_pat) c = static_cast<char>(std::tolower(c));
+      EXPECT_EQ(got[i], RefLike(*rows[i], pat) ? "true" : "false") << *rows[i] << " LIKE " << pat;
+      EXPECT_EQ(got_i[i], RefLike(lower, lower_pat) ? "true" : "false")
+          << *rows[i] << " ILIKE " << pat;
+    }
+  }
+}
+
+TEST(ExprEvalTest, DecimalInt64PathFallsBackTo128Bits) {
+  Fixture f;
+  // 999999999999999999 * 99 passes int64: the block is redone in 128 bits (exact digits).
+  auto a = f.Add(Decimals(18, 0, {999999999999999999LL, 7, std::nullopt, -999999999999999999LL}));
+  auto b = f.Add(Decimals(2, 0, {99, 6, 5, 99}));
+  auto prod = f.Call("multiply", {a, b});
+  EXPECT_EQ(prod->type, DataType::Decimal(21, 0));
+  EXPECT_EQ(f.Eval(prod), (V{"98999999999999999901", "42", "NULL", "-98999999999999999901"}));
+  // Sums past int64 at a common scale: 999999999999999999 * 10 + 0.5 = 9999999999999999990.5.
+  auto c = f.Add(Decimals(18, 1, {5, 5, 5, 5}));
+  auto sum = f.Call("add", {a, c});
+  EXPECT_EQ(sum->type, DataType::Decimal(20, 1));
+  EXPECT_EQ(f.Eval(sum)[0], "999999999999999999.5");
+  EXPECT_EQ(f.Eval(sum)[3], "-999999999999999998.5");
+  // decimal(18,2) - decimal(18,2) -> decimal(19,2), int128-stored, computed in int64.
+  auto d = f.Add(Decimals(18, 2, {-999999999999999999LL, 1, 2, 3}));
+  EXPECT_EQ(f.Eval(f.Call("subtract", {d, a}))[0], "-1009999999999999998.99");
+}
+
+TEST(ExprEvalTest, CaseRunsBranchesOnlyOnTheirRows) {
+  Fixture f;
+  f.ctx.ansi = true;  // division by zero is an error, so an evaluated untaken branch would fail
+  auto x = f.Add(Ints<int32_t>(DataType::Int32(), {4, 0, std::nullopt, -2, 2000000000}));
+  auto ne0 = f.Call("ne", {x, Lit(Value::Int32(0))});
+  auto small = f.Call("lt", {x, Lit(Value::Int32(1000))});
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::kCase;
+  e->type = DataType::Int32();
+  e->has_else = true;
+  // CASE WHEN x < 1000 AND x <> 0 THEN 100 / x WHEN x < 1000 THEN x * 3 ELSE -1 END; x * 3
+  // would overflow int32 for 2000000000 and 100 / x fail for 0 if they ran on those rows.
+  e->args = {f.Call("and", {small, ne0}), f.Call("divide", {Lit(Value::Int32(100)), x}), small,
+             f.Call("multiply", {x, Lit(Value::Int32(3))}), Lit(Value::Int32(-1))};
+  EXPECT_EQ(f.Eval(e), (V{"25", "0", "-1", "-50", "-1"}));
+  // Strings, no ELSE: unmatched rows are NULL.
+  auto s = f.Add(Strings({"a", "b", "c", std::nullopt, "e"}));
+  auto cs = std::make_shared<Expr>();
+  cs->kind = ExprKind::kCase;
+  cs->type = DataType::String();
+  cs->args = {f.Call("gt", {x, Lit(Value::Int32(0))}), f.Call("concat", {s, Str("!")})};
+  EXPECT_EQ(f.Eval(cs), (V{"a!", "NULL", "NULL", "NULL", "e!"}));
+}
+
+TEST(ExprEvalTest, SelectiveFilterRunsLaterConjunctsOnGatheredRows) {
+  // 4000 rows; x < 100 keeps 1/40 of them, so the LIKE runs on the gathered rows only.
+  std::vector<std::optional<int32_t>> xs;
+  std::vector<std::optional<std::string>> ss;
+  for (int i = 0; i < 4000; ++i) {
+    xs.push_back(i % 13 == 0 ? std::nullopt : std::optional<int32_t>(i % 4000));
+    ss.push_back(i % 3 == 0 ? "special requests"
+                            : (i % 5 == 0 ? std::nullopt : std::optional<std::string>("plain")));
+  }
+  Fixture f;
+  auto x = f.Add(Ints<int32_t>(DataType::Int32(), xs));
+  auto s = f.Add(Strings(ss));
+  auto pred = f.Call(
+      "and", {f.Call("like", {s, Str("%special%")}), f.Call("lt", {x, Lit(Value::Int32(100))})});
+  auto sel = cpu::EvaluateSelection(*pred, f.batch, f.ctx);
+  ASSERT_TRUE(sel.ok()) << sel.status().ToString();
+  std::vector<int32_t> want;
+  for (int i = 0; i < 4000; ++i) {
+    if (xs[i] && *xs[i] < 100 && ss[i] && ss[i]->find("special") != std::string::npos) {
+      want.push_back(i);
+    }
+  }
+  EXPECT_EQ(*sel, want);
+}
+
 }  // namespace
 }  // namespace tandem

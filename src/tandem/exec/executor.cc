@@ -19,17 +19,26 @@ using Clock = std::chrono::steady_clock;
 
 const char* OperatorName(const PlanNode& node) {
   switch (node.kind) {
-    case PlanKind::kScan: return "Scan";
-    case PlanKind::kFilter: return "Filter";
-    case PlanKind::kProject: return "Project";
-    case PlanKind::kAggregate: return "HashAggregate";
+    case PlanKind::kScan:
+      return "Scan";
+    case PlanKind::kFilter:
+      return "Filter";
+    case PlanKind::kProject:
+      return "Project";
+    case PlanKind::kAggregate:
+      return "HashAggregate";
     case PlanKind::kJoin:
       return node.left_keys.empty() && !node.condition ? "CrossJoin" : "HashJoin";
-    case PlanKind::kSort: return "Sort";
-    case PlanKind::kLimit: return "Limit";
-    case PlanKind::kSetOp: return "SetOperation";
-    case PlanKind::kWindow: return "Window";
-    case PlanKind::kValues: return "Values";
+    case PlanKind::kSort:
+      return "Sort";
+    case PlanKind::kLimit:
+      return "Limit";
+    case PlanKind::kSetOp:
+      return "SetOperation";
+    case PlanKind::kWindow:
+      return "Window";
+    case PlanKind::kValues:
+      return "Values";
   }
   return "?";
 }
@@ -37,10 +46,13 @@ const char* OperatorName(const PlanNode& node) {
 int ExpectedChildren(PlanKind kind) {
   switch (kind) {
     case PlanKind::kScan:
-    case PlanKind::kValues: return 0;
+    case PlanKind::kValues:
+      return 0;
     case PlanKind::kJoin:
-    case PlanKind::kSetOp: return 2;
-    default: return 1;
+    case PlanKind::kSetOp:
+      return 2;
+    default:
+      return 1;
   }
 }
 
@@ -121,16 +133,36 @@ Result<Table> Run(const PlanNode& node, ExecContext& ctx) {
   const auto start = Clock::now();
   Result<Table> result = Status::Internal("unreachable");
   switch (node.kind) {
-    case PlanKind::kScan: result = cpu::Scan(node, ctx); break;
-    case PlanKind::kFilter: result = cpu::Filter(node, inputs[0], ctx); break;
-    case PlanKind::kProject: result = cpu::Project(node, inputs[0], ctx); break;
-    case PlanKind::kAggregate: result = cpu::HashAggregate(node, inputs[0], ctx); break;
-    case PlanKind::kJoin: result = cpu::HashJoin(node, inputs[0], inputs[1], ctx); break;
-    case PlanKind::kSort: result = cpu::Sort(node, inputs[0], ctx); break;
-    case PlanKind::kLimit: result = cpu::Limit(node, inputs[0], ctx); break;
-    case PlanKind::kSetOp: result = cpu::SetOperation(node, inputs[0], inputs[1], ctx); break;
-    case PlanKind::kWindow: result = cpu::Window(node, inputs[0], ctx); break;
-    case PlanKind::kValues: result = cpu::Values(node, ctx); break;
+    case PlanKind::kScan:
+      result = cpu::Scan(node, ctx);
+      break;
+    case PlanKind::kFilter:
+      result = cpu::Filter(node, inputs[0], ctx);
+      break;
+    case PlanKind::kProject:
+      result = cpu::Project(node, inputs[0], ctx);
+      break;
+    case PlanKind::kAggregate:
+      result = cpu::HashAggregate(node, inputs[0], ctx);
+      break;
+    case PlanKind::kJoin:
+      result = cpu::HashJoin(node, inputs[0], inputs[1], ctx);
+      break;
+    case PlanKind::kSort:
+      result = cpu::Sort(node, inputs[0], ctx);
+      break;
+    case PlanKind::kLimit:
+      result = cpu::Limit(node, inputs[0], ctx);
+      break;
+    case PlanKind::kSetOp:
+      result = cpu::SetOperation(node, inputs[0], inputs[1], ctx);
+      break;
+    case PlanKind::kWindow:
+      result = cpu::Window(node, inputs[0], ctx);
+      break;
+    case PlanKind::kValues:
+      result = cpu::Values(node, ctx);
+      break;
   }
   if (!result.ok()) return result.status();
   inputs.clear();  // free the inputs before the parent runs
@@ -160,9 +192,9 @@ void AppendTree(const PlanNode& node, const ExecContext& ctx, int depth, std::st
   if (const OperatorMetrics* m = ctx.Find(&node)) {
     char time[32];
     std::snprintf(time, sizeof(time), "%.2f ms", m->millis);
-    out->append("  [" + m->name + " on " + m->device + ": " + std::to_string(m->rows) +
-                " rows, " + std::to_string(m->batches) + " batches, " + FormatBytes(m->bytes) +
-                ", " + time + "]");
+    out->append("  [" + m->name + " on " + m->device + ": " + std::to_string(m->rows) + " rows, " +
+                std::to_string(m->batches) + " batches, " + FormatBytes(m->bytes) + ", " + time +
+                "]");
   } else {
     out->append("  [not run]");
   }

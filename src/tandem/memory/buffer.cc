@@ -1,19 +1,19 @@
 // Aligned host buffers.
 #include "tandem/memory/buffer.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
-
-#include <sys/mman.h>
 
 namespace tandem {
 namespace {
 
 uint8_t* AlignedAlloc(int64_t capacity) {
   if (capacity == 0) return nullptr;
-  const size_t rounded = static_cast<size_t>((capacity + kBufferAlignment - 1) / kBufferAlignment *
-                                             kBufferAlignment);
+  const size_t rounded =
+      static_cast<size_t>((capacity + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment);
   void* p = std::aligned_alloc(kBufferAlignment, rounded);
   if (p == nullptr) throw std::bad_alloc();
   return static_cast<uint8_t*>(p);

@@ -131,20 +131,32 @@ Result<ColumnPtr> BuildExact(const DataType& type, int64_t n, const std::string&
 template <typename Fn>
 Status DispatchNumeric(const DataType& t, Fn&& fn) {
   switch (t.id) {
-    case TypeId::kInt8: return fn(int8_t{});
-    case TypeId::kInt16: return fn(int16_t{});
+    case TypeId::kInt8:
+      return fn(int8_t{});
+    case TypeId::kInt16:
+      return fn(int16_t{});
     case TypeId::kInt32:
-    case TypeId::kDate32: return fn(int32_t{});
+    case TypeId::kDate32:
+      return fn(int32_t{});
     case TypeId::kInt64:
-    case TypeId::kTimestamp: return fn(int64_t{});
-    case TypeId::kUInt8: return fn(uint8_t{});
-    case TypeId::kUInt16: return fn(uint16_t{});
-    case TypeId::kUInt32: return fn(uint32_t{});
-    case TypeId::kUInt64: return fn(uint64_t{});
-    case TypeId::kFloat32: return fn(float{});
-    case TypeId::kFloat64: return fn(double{});
-    case TypeId::kDecimal: return t.is_wide_decimal() ? fn(int128_t{}) : fn(int64_t{});
-    default: return Status::Internal("not a numeric type: " + t.ToString());
+    case TypeId::kTimestamp:
+      return fn(int64_t{});
+    case TypeId::kUInt8:
+      return fn(uint8_t{});
+    case TypeId::kUInt16:
+      return fn(uint16_t{});
+    case TypeId::kUInt32:
+      return fn(uint32_t{});
+    case TypeId::kUInt64:
+      return fn(uint64_t{});
+    case TypeId::kFloat32:
+      return fn(float{});
+    case TypeId::kFloat64:
+      return fn(double{});
+    case TypeId::kDecimal:
+      return t.is_wide_decimal() ? fn(int128_t{}) : fn(int64_t{});
+    default:
+      return Status::Internal("not a numeric type: " + t.ToString());
   }
 }
 
@@ -154,8 +166,7 @@ class CountState final : public AggState {
  public:
   explicit CountState(bool star) : star_(star) {}
   void Resize(int64_t groups) override { counts_.resize(groups, 0); }
-  Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows,
-                int64_t n) override {
+  Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
     int64_t* c = counts_.data();
     VisitRows(star_ ? nullptr : arg, rows, n, [&](int64_t r) { ++c[gids[r]]; });
     return Status::OK();
@@ -189,8 +200,7 @@ class ExactSumState final : public AggState {
     sums_.resize(groups, 0);
     counts_.resize(groups, 0);
   }
-  Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows,
-                int64_t n) override {
+  Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
     const In* v = arg->values_as<In>();
     int128_t* s = sums_.data();
     int64_t* c = counts_.data();
@@ -279,8 +289,7 @@ class FloatSumState final : public AggState {
     sums_.resize(groups, 0);
     counts_.resize(groups, 0);
   }
-  Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows,
-                int64_t n) override {
+  Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
     const In* v = arg->values_as<In>();
     double* s = sums_.data();
     int64_t* c = counts_.data();
@@ -327,15 +336,13 @@ template <typename In>
 class VarianceState final : public AggState {
  public:
   VarianceState(const AggregateCall& call, const DataType& arg_type)
-      : kind_(call.kind),
-        divisor_(arg_type.is_decimal() ? std::pow(10.0, arg_type.scale) : 1.0) {}
+      : kind_(call.kind), divisor_(arg_type.is_decimal() ? std::pow(10.0, arg_type.scale) : 1.0) {}
   void Resize(int64_t groups) override {
     n_.resize(groups, 0);
     mean_.resize(groups, 0);
     m2_.resize(groups, 0);
   }
-  Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows,
-                int64_t n) override {
+  Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
     const In* v = arg->values_as<In>();
     VisitRows(arg, rows, n, [&](int64_t r) {
       const uint32_t g = gids[r];
@@ -413,8 +420,7 @@ class PickState final : public AggState {
     vals_.resize(groups, T{});
     has_.resize(groups, 0);
   }
-  Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows,
-                int64_t n) override {
+  Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
     const T* v = arg->values_as<T>();
     T* vals = vals_.data();
     uint8_t* has = has_.data();
@@ -455,8 +461,7 @@ template <PickMode kMode>
 class BoolPickState final : public AggState {
  public:
   void Resize(int64_t groups) override { vals_.resize(groups, 0); }  // 0 none, 1 false, 2 true
-  Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows,
-                int64_t n) override {
+  Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
     uint8_t* vals = vals_.data();
     const uint8_t* bits = arg->values()->data();
     VisitRows(arg, rows, n, [&](int64_t r) {
@@ -500,8 +505,7 @@ class StringPickState final : public AggState {
     vals_.resize(groups);
     has_.resize(groups, 0);
   }
-  Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows,
-                int64_t n) override {
+  Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
     VisitRows(arg, rows, n, [&](int64_t r) { Fold(gids[r], arg->GetString(r)); });
     return Status::OK();
   }
@@ -573,8 +577,10 @@ Result<std::unique_ptr<AggState>> MakeAggState(const AggregateCall& call, const 
   const std::string what = " of " + arg.ToString() + " in " + call.name;
   std::unique_ptr<AggState> out;
   switch (call.kind) {
-    case AggregateKind::kCountStar: return std::unique_ptr<AggState>(new CountState(true));
-    case AggregateKind::kCount: return std::unique_ptr<AggState>(new CountState(false));
+    case AggregateKind::kCountStar:
+      return std::unique_ptr<AggState>(new CountState(true));
+    case AggregateKind::kCount:
+      return std::unique_ptr<AggState>(new CountState(false));
     case AggregateKind::kSum:
     case AggregateKind::kAvg: {
       if (!(arg.is_integer() || arg.is_decimal() || arg.is_floating())) {
@@ -604,9 +610,12 @@ Result<std::unique_ptr<AggState>> MakeAggState(const AggregateCall& call, const 
       }));
       return out;
     }
-    case AggregateKind::kMin: return MakePick<PickMode::kMin>(arg);
-    case AggregateKind::kMax: return MakePick<PickMode::kMax>(arg);
-    case AggregateKind::kAnyValue: return MakePick<PickMode::kAny>(arg);
+    case AggregateKind::kMin:
+      return MakePick<PickMode::kMin>(arg);
+    case AggregateKind::kMax:
+      return MakePick<PickMode::kMax>(arg);
+    case AggregateKind::kAnyValue:
+      return MakePick<PickMode::kAny>(arg);
     case AggregateKind::kBoolAnd:
     case AggregateKind::kBoolOr:
       if (arg.id != TypeId::kBool) {

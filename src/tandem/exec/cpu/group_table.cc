@@ -126,11 +126,16 @@ void DispatchFixed(const KeyColumnView& c, Fn&& fn) {
   if (c.type.id == TypeId::kFloat64) return fn(double{});
   if (c.type.id == TypeId::kFloat32) return fn(float{});
   switch (c.width) {
-    case 1: return fn(uint8_t{});
-    case 2: return fn(uint16_t{});
-    case 4: return fn(uint32_t{});
-    case 8: return fn(uint64_t{});
-    default: return fn(uint128_t{});
+    case 1:
+      return fn(uint8_t{});
+    case 2:
+      return fn(uint16_t{});
+    case 4:
+      return fn(uint32_t{});
+    case 8:
+      return fn(uint64_t{});
+    default:
+      return fn(uint128_t{});
   }
 }
 
@@ -276,9 +281,8 @@ void GroupTable::FindOrInsert(const KeyView& keys, const uint64_t* hashes,
   }
 }
 
-bool GroupTable::TryMemo(const KeyView& keys, const uint64_t* hashes,
-                         const uint64_t* part_hashes, const uint32_t* rows, int64_t n,
-                         uint32_t* out) {
+bool GroupTable::TryMemo(const KeyView& keys, const uint64_t* hashes, const uint64_t* part_hashes,
+                         const uint32_t* rows, int64_t n, uint32_t* out) {
   constexpr int64_t kMaxMemo = 1024;
   if (n < 256) return false;
   auto row_at = [&](int64_t k) -> int64_t { return rows ? rows[k] : k; };
@@ -293,8 +297,8 @@ bool GroupTable::TryMemo(const KeyView& keys, const uint64_t* hashes,
       int64_t max_len = 0;
       for (int64_t k = 0; k < n && max_len < 8; ++k) {
         const int64_t r = row_at(k);
-        const int64_t len = c.offsets64 ? c.offsets64[r + 1] - c.offsets64[r]
-                                        : c.offsets32[r + 1] - c.offsets32[r];
+        const int64_t len =
+            c.offsets64 ? c.offsets64[r + 1] - c.offsets64[r] : c.offsets32[r + 1] - c.offsets32[r];
         max_len = std::max(max_len, len);
       }
       bytes = static_cast<int>(max_len) + 1;

@@ -7,6 +7,8 @@
 //      one thread into a final table; deduped (keys, argument) pairs are looked up there and
 //      folded into the DISTINCT aggregates. Each partition becomes one output batch.
 // Few groups (TPC-H Q1) stay in tiny per-worker tables and merge serially in microseconds.
+#include "tandem/exec/cpu/hash_aggregate.h"
+
 #include <algorithm>
 #include <atomic>
 #include <iterator>
@@ -17,7 +19,6 @@
 #include "tandem/common/thread_pool.h"
 #include "tandem/exec/cpu/aggregate_states.h"
 #include "tandem/exec/cpu/group_table.h"
-#include "tandem/exec/cpu/hash_aggregate.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 
@@ -264,7 +265,8 @@ class Aggregation {
 
   // Inserts the (keys, arg) pairs of rows passing the filter with a non-NULL arg.
   static Status InsertDistinct(std::vector<const Column*> cols, const Column& arg,
-                               const std::vector<int32_t>* filter, const std::vector<uint64_t>& hashes,
+                               const std::vector<int32_t>* filter,
+                               const std::vector<uint64_t>& hashes,
                                std::vector<uint64_t>* full_hashes, std::vector<uint32_t>* rows,
                                GroupTable* dedupe) {
     const int64_t n = arg.length();
@@ -329,8 +331,7 @@ class Aggregation {
           const int64_t n = static_cast<int64_t>(groups.size());
           dst.resize(groups.size());
           f.table->FindOrInsert(src.table->StoredKeys(), src.table->group_hashes().data(),
-                                src.table->partition_hashes().data(), groups.data(), n,
-                                dst.data());
+                                src.table->partition_hashes().data(), groups.data(), n, dst.data());
           for (size_t j = 0; j < f.states.size(); ++j) {
             f.states[j]->Resize(f.table->num_groups());
             if (!node_.aggregates[j].distinct) {
@@ -384,8 +385,7 @@ class Aggregation {
           }
           ignored.resize(groups.size());
           merged->FindOrInsert(src.StoredKeys(), src.group_hashes().data(), ph.data(),
-                               groups.data(), static_cast<int64_t>(groups.size()),
-                               ignored.data());
+                               groups.data(), static_cast<int64_t>(groups.size()), ignored.data());
         }
         d = merged.get();
       }
@@ -449,8 +449,8 @@ Result<Table> HashAggregate(const PlanNode& node, const Table& input, ExecContex
   return aggregation.Run(input);
 }
 
-Result<Table> HashAggregateFiltered(const PlanNode& node, const Expr& predicate,
-                                    const Table& input, ExecContext& ctx, int64_t* rows_selected) {
+Result<Table> HashAggregateFiltered(const PlanNode& node, const Expr& predicate, const Table& input,
+                                    ExecContext& ctx, int64_t* rows_selected) {
   Aggregation aggregation(node, &predicate, ctx);
   auto out = aggregation.Run(input);
   if (rows_selected) *rows_selected = aggregation.selected_rows();

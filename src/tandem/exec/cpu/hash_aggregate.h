@@ -8,7 +8,7 @@ namespace tandem::cpu {
 
 // HashAggregate over the rows of `input` where `predicate` (over the input's columns) is TRUE;
 // *rows_selected (if given) receives how many rows passed, for the Filter's metrics.
-Result<Table> HashAggregateFiltered(const PlanNode& node, const Expr& predicate,
-                                    const Table& input, ExecContext& ctx, int64_t* rows_selected);
+Result<Table> HashAggregateFiltered(const PlanNode& node, const Expr& predicate, const Table& input,
+                                    ExecContext& ctx, int64_t* rows_selected);
 
 }  // namespace tandem::cpu

@@ -91,8 +91,8 @@ Result<Table> Scan(const PlanNode& node, ExecContext& ctx) {
       m.name += " (parquet: " + std::to_string(stats.files - stats.files_skipped) + "/" +
                 std::to_string(stats.files) + " files, " +
                 std::to_string(stats.row_groups - stats.row_groups_skipped) + "/" +
-                std::to_string(stats.row_groups) + " row groups, " +
-                Megabytes(stats.bytes_read) + " read)";
+                std::to_string(stats.row_groups) + " row groups, " + Megabytes(stats.bytes_read) +
+                " read)";
       break;
     }
     case TableSource::Kind::kCsv: {

@@ -119,9 +119,8 @@ Result<Table> Values(const PlanNode& node, ExecContext& ctx) {
     ColumnBuilder b(node.schema.field(c).type, n);
     for (const auto& row : node.rows) {
       if (static_cast<int>(row.size()) != node.schema.num_fields()) {
-        return Status::Internal("VALUES row has " + std::to_string(row.size()) +
-                                " values for " + std::to_string(node.schema.num_fields()) +
-                                " columns");
+        return Status::Internal("VALUES row has " + std::to_string(row.size()) + " values for " +
+                                std::to_string(node.schema.num_fields()) + " columns");
       }
       TANDEM_RETURN_NOT_OK(AppendValue(row[c], node.schema.field(c), &b));
     }

@@ -186,7 +186,8 @@ void CollectConjuncts(const Expr& e, std::vector<const Expr*>* out) {
 // IS [NOT] NULL or NOT over column references and constants of fixed-width types.
 bool IsCheapConjunct(const Expr& e) {
   if (e.kind != ExprKind::kCall) return false;
-  static const char* const kCheap[] = {"eq", "ne", "lt", "le", "gt", "ge", "is_null", "is_not_null"};
+  static const char* const kCheap[] = {"eq", "ne", "lt",      "le",
+                                       "gt", "ge", "is_null", "is_not_null"};
   bool cheap_name = false;
   for (const char* name : kCheap) cheap_name |= e.name == name;
   if (!cheap_name) return false;
@@ -244,7 +245,8 @@ Result<std::vector<int32_t>> EvaluateSelection(const Expr& predicate, const Batc
       }
       size_t kept = 0;
       for (size_t j = 0; j < sel.size(); ++j) {
-        const bool take = col.IsValid(static_cast<int64_t>(j)) && col.GetBool(static_cast<int64_t>(j));
+        const bool take =
+            col.IsValid(static_cast<int64_t>(j)) && col.GetBool(static_cast<int64_t>(j));
         sel[kept] = sel[j];
         kept += take;
       }

@@ -1,5 +1,5 @@
-// Conditional kernels: CASE's final gather, coalesce, nullif, greatest / least (NULLs skipped) and IN lists.
-// Each decides per row which operand supplies the value (a small int array) and one typed
+// Conditional kernels: CASE's final gather, coalesce, nullif, greatest / least (NULLs skipped) and
+// IN lists. Each decides per row which operand supplies the value (a small int array) and one typed
 // gather builds the output. IN lists of constants probe a sorted array (or a hash set for
 // strings); NULL semantics: no match and a NULL in the list (or a NULL probe) gives NULL.
 #include <algorithm>
@@ -16,12 +16,24 @@ namespace {
 ColumnPtr Choose(const DataType& type, int64_t n, const std::vector<const Datum*>& sources,
                  const std::vector<int32_t>& choice, const std::vector<int32_t>* pos = nullptr) {
   auto at = [pos](int64_t i) -> int64_t { return pos ? (*pos)[i] : i; };
-  auto valid = Buffer::Allocate(bit_util::BytesForBits(n));
-  uint8_t* vb = valid->mutable_data();
-  for (int64_t i = 0; i < n; ++i) {
-    const int32_t c = choice[i];
-    if (c >= 0 && sources[c]->IsValid(at(i))) bit_util::SetBit(vb, i);
+  // Per source: its validity bits, or none with a constant answer (all valid / a NULL scalar).
+  std::vector<const uint8_t*> valid_bits(sources.size(), nullptr);
+  std::vector<uint8_t> all_valid(sources.size(), 1);
+  for (size_t k = 0; k < sources.size(); ++k) {
+    const Datum& d = *sources[k];
+    if (d.is_scalar()) {
+      all_valid[k] = !d.scalar.is_null;
+    } else if (d.column->null_count() > 0 && d.column->validity()) {
+      valid_bits[k] = d.column->validity_bits();
+    }
   }
+  auto valid = Buffer::AllocateUninitialized(bit_util::BytesForBits(n));
+  uint8_t* vb = valid->mutable_data();
+  FillBits(vb, n, [&](int64_t i) {
+    const int32_t c = choice[i];
+    if (c < 0) return false;
+    return valid_bits[c] ? bit_util::GetBit(valid_bits[c], at(i)) : all_valid[c] != 0;
+  });
   Validity v = MakeValidity(std::move(valid), n);
   if (type.is_string_like()) {
     ColumnBuilder b(type, n);
@@ -35,7 +47,7 @@ ColumnPtr Choose(const DataType& type, int64_t n, const std::vector<const Datum*
     }
     return b.Finish();
   }
-  auto values = AllocateValues(type, n);
+  auto values = AllocateOutput(type, n);  // every row written below
   if (type.id == TypeId::kBool) {
     FillBits(values->mutable_data(), n, [&](int64_t i) {
       if (choice[i] < 0) return false;
@@ -56,8 +68,7 @@ ColumnPtr Choose(const DataType& type, int64_t n, const std::vector<const Datum*
       }
       for (int64_t i = 0; i < n; ++i) {
         const int32_t c = choice[i];
-        if (c < 0) continue;
-        out[i] = arrays[c] ? arrays[c][at(i)] : scalars[c];
+        out[i] = c < 0 ? T{} : (arrays[c] ? arrays[c][at(i)] : scalars[c]);
       }
     });
   }

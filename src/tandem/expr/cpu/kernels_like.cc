@@ -257,7 +257,8 @@ void LikeColumn(const Pattern& pat, const Off* off, const char* base, int64_t n,
     const std::string& prefix = segs[0].text;  // 'PROMO%'
     const int64_t m = static_cast<int64_t>(prefix.size());
     FillBits(bits, n, [&](int64_t i) {
-      return off[i + 1] - off[i] >= m && std::memcmp(base + off[i], prefix.data(), prefix.size()) == 0;
+      return off[i + 1] - off[i] >= m && base[off[i]] == prefix[0] &&
+             std::memcmp(base + off[i], prefix.data(), prefix.size()) == 0;
     });
     return;
   }
