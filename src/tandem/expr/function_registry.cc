@@ -41,6 +41,9 @@
 //      is NULL, sqrt of a negative NaN, as Spark).
 //  conditional coalesce(x, ...) -> T; nullif(a, b) -> T; greatest, least (x, ...) -> T
 //      (NULLs skipped, as Spark and DuckDB); ifnull/nvl(a, b) = coalesce.
+//  internal    ensure_single_row(count int64) -> bool: TRUE for counts 0 and 1, error "scalar
+//      subquery returned more than one row" above (decorrelated scalar subqueries; kernel in
+//      expr/cpu/kernels_subquery.cc).
 #include "tandem/expr/function_registry.h"
 
 #include <algorithm>
@@ -394,6 +397,11 @@ Result<ResolvedFunction> ResolveNegate(const std::string& n, const std::vector<D
   return Make(n, {in[0]}, in[0]);
 }
 
+Result<ResolvedFunction> ResolveInternal(const std::string& n, const std::vector<DataType>& in) {
+  if (n == "ensure_single_row") return Fixed(n, in, {kI64}, 1, kBool);
+  return Status::Invalid("unknown function " + n);
+}
+
 const std::map<std::string, Resolver>& Registry() {
   static const std::map<std::string, Resolver> registry = [] {
     std::map<std::string, Resolver> m;
@@ -451,6 +459,7 @@ const std::map<std::string, Resolver>& Registry() {
     for (const char* n : {"coalesce", "greatest", "least", "ifnull", "nvl", "nullif"}) {
       m[n] = ResolveConditional;
     }
+    m["ensure_single_row"] = ResolveInternal;
     return m;
   }();
   return registry;

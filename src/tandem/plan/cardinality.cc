@@ -117,6 +117,8 @@ double EstimateJoinRows(const RelEstimate& l, const RelEstimate& r, JoinType typ
       return std::max(inner, r.rows);
     case JoinType::kFull:
       return std::max(inner, l.rows + r.rows);
+    case JoinType::kMark:
+      return l.rows;
     case JoinType::kSemi:
     case JoinType::kAnti: {
       double matched = left_keys.empty() ? 0.5 : std::min(1.0, ndv_r / ndv_l);
@@ -172,7 +174,9 @@ RelEstimate EstimateNode(const PlanNode& n, const std::vector<RelEstimate>& in) 
       out.rows =
           EstimateJoinRows(in[0], in[1], n.join_type, n.left_keys, n.right_keys, n.condition);
       out.columns = in[0].columns;
-      if (n.join_type != JoinType::kSemi && n.join_type != JoinType::kAnti) {
+      if (n.join_type == JoinType::kMark) {
+        out.columns.push_back({3, nullptr, -1});  // TRUE, FALSE, NULL
+      } else if (n.join_type != JoinType::kSemi && n.join_type != JoinType::kAnti) {
         out.columns.insert(out.columns.end(), in[1].columns.begin(), in[1].columns.end());
       }
       break;

@@ -2,7 +2,10 @@
 // correlated predicates are pulled up to the subquery's root ("PullUp"), passing projections
 // (which forward the columns the predicates read) and aggregates (which group by the inner side
 // of equality correlations), and finally become the keys and condition of the join that
-// replaces the subquery.
+// replaces the subquery. Correlations that are not equalities cannot pass an aggregate that
+// way; there the general method applies ("DomainJoin"): the distinct values of the outer
+// columns they read are joined with the subquery's input on them, the aggregate also groups by
+// those values, and equalities on them are what is pulled up.
 #include "tandem/plan/decorrelate.h"
 
 #include <optional>
@@ -38,6 +41,41 @@ int Width(const PlanPtr& p) { return p->schema.num_fields(); }
 bool InnerOnly(const Expr& e) { return !HasOuterRef(e) && !ColumnsOf(e).empty(); }
 // Whether `e` reads no column of the subquery.
 bool OuterOnly(const Expr& e) { return ColumnsOf(e).empty(); }
+
+// For `inner = outer` between same-typed sides: the index of the inner argument; else -1.
+int EqualityInnerSide(const Expr& pred) {
+  if (pred.kind != ExprKind::kCall || pred.name != "eq" || pred.args.size() != 2 ||
+      pred.args[0]->type != pred.args[1]->type) {
+    return -1;
+  }
+  if (InnerOnly(*pred.args[0]) && OuterOnly(*pred.args[1])) return 0;
+  if (InnerOnly(*pred.args[1]) && OuterOnly(*pred.args[0])) return 1;
+  return -1;
+}
+
+bool AllEqualities(const std::vector<ExprPtr>& preds) {
+  for (const auto& p : preds) {
+    if (EqualityInnerSide(*p) < 0) return false;
+  }
+  return true;
+}
+
+// Sorted distinct columns of the enclosing query (outer_depth 1) that `e` reads; sets *deeper
+// when it reads a query further out.
+void OuterColumnsOf(const Expr& e, std::vector<int>* cols, bool* deeper) {
+  if (e.kind == ExprKind::kColumnRef) {
+    if (e.outer_depth == 1) cols->push_back(e.column_index);
+    if (e.outer_depth > 1) *deeper = true;
+  }
+  for (const auto& a : e.args) OuterColumnsOf(*a, cols, deeper);
+}
+
+// A non-NULL value of the type (zero, empty string, 1970-01-01 ...).
+Value ZeroValue(const DataType& t) {
+  Value v = Value::Null(t);
+  v.is_null = false;
+  return v;
+}
 
 // A correlated predicate moved into the join that replaces its subquery: subquery columns
 // follow the `left_width` outer columns; outer references become plain references.

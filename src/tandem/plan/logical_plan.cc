@@ -19,6 +19,7 @@ const char* JoinTypeName(JoinType t) {
     case JoinType::kFull: return "FULL";
     case JoinType::kSemi: return "SEMI";
     case JoinType::kAnti: return "ANTI";
+    case JoinType::kMark: return "MARK";
   }
   return "?";
 }
@@ -60,7 +61,7 @@ std::string PlanNode::Describe() const {
       break;
     }
     case PlanKind::kJoin: {
-      const bool cross = left_keys.empty() && !condition;
+      const bool cross = left_keys.empty() && !condition && join_type != JoinType::kMark;
       s = cross ? std::string("CrossJoin") : std::string("HashJoin ") + JoinTypeName(join_type);
       if (null_aware) s += " (null-aware)";
       for (size_t i = 0; i < left_keys.size(); ++i) {
@@ -150,7 +151,9 @@ PlanPtr MakeJoin(PlanPtr left, PlanPtr right, JoinType type, std::vector<ExprPtr
     f.nullable = f.nullable || left_nullable;
     n->schema.fields.push_back(f);
   }
-  if (type != JoinType::kSemi && type != JoinType::kAnti) {
+  if (type == JoinType::kMark) {
+    n->schema.fields.push_back({"mark", DataType::Bool(), null_aware});
+  } else if (type != JoinType::kSemi && type != JoinType::kAnti) {
     for (Field f : right->schema.fields) {
       f.nullable = f.nullable || right_nullable;
       n->schema.fields.push_back(f);

@@ -10,7 +10,8 @@
 //   kProject   one per expression
 //   kAggregate group keys, then aggregates, then (with grouping sets) a grouping-id int64 whose
 //              bit i is 1 when group key i is not part of the row's grouping set
-//   kJoin      left columns then right columns; semi and anti joins: left columns only
+//   kJoin      left columns then right columns; semi and anti joins: left columns only; mark
+//              joins: left columns, then a boolean "mark" (see JoinType::kMark)
 //   kSetOp     the left input's columns (names from the left)
 //   kWindow    the input's columns, then one per window call
 //   kValues    the literal rows
@@ -30,7 +31,13 @@ namespace tandem {
 enum class PlanKind { kScan, kFilter, kProject, kAggregate, kJoin, kSort, kLimit, kSetOp,
                       kWindow, kValues };
 
-enum class JoinType { kInner, kLeft, kRight, kFull, kSemi, kAnti };
+// kMark keeps every left row once and adds a boolean "mark" column: TRUE when some right row
+// matches (keys equal and condition TRUE), else FALSE; with null_aware (x IN (subquery)), key 0
+// is the IN comparison and the mark is NULL instead of FALSE when, among the right rows that
+// satisfy the other keys and the condition, one has a NULL key 0 or the left row's key 0 is NULL
+// (SQL's three-valued IN). The other keys and the condition only select right rows (their NULLs
+// mean "no match"), as correlation predicates do.
+enum class JoinType { kInner, kLeft, kRight, kFull, kSemi, kAnti, kMark };
 
 enum class SetOpKind { kUnion, kIntersect, kExcept };
 
@@ -61,7 +68,7 @@ struct PlanNode {
   // kJoin: equi-join keys (left_keys[i] over the left input, right_keys[i] over the right input)
   // and a residual condition over left ++ right columns (null = none). No keys and no
   // condition is a cross join. null_aware: NOT IN semantics for kAnti (a NULL key on either side
-  // makes the NOT IN unknown).
+  // makes the NOT IN unknown) and IN semantics for kMark (see JoinType).
   JoinType join_type = JoinType::kInner;
   std::vector<ExprPtr> left_keys;
   std::vector<ExprPtr> right_keys;

@@ -184,8 +184,17 @@ PlanPtr Prune(const PlanPtr& node, Columns required, Columns* kept) {
       const PlanPtr& r = node->children[1];
       const int nl = l->schema.num_fields();
       const int nr = r->schema.num_fields();
+      const bool mark = node->join_type == JoinType::kMark;
+      // A mark join whose mark nobody reads is its left input (it keeps every left row once).
+      if (mark && (required.empty() || required.back() < nl)) return Prune(l, required, kept);
       Columns need_l, need_r;
-      for (int c : required) (c < nl ? need_l : need_r).push_back(c < nl ? c : c - nl);
+      for (int c : required) {
+        if (c < nl) {
+          need_l.push_back(c);
+        } else if (!mark) {
+          need_r.push_back(c - nl);
+        }
+      }
       for (const auto& k : node->left_keys) AddColumns(*k, &need_l);
       for (const auto& k : node->right_keys) AddColumns(*k, &need_r);
       if (node->condition) {
@@ -208,7 +217,9 @@ PlanPtr Prune(const PlanPtr& node, Columns required, Columns* kept) {
           MakeJoin(lp, rp, node->join_type, lk, rk, Remap(node->condition, both), node->null_aware);
       n->estimated_rows = node->estimated_rows;
       *kept = kl;
-      if (node->join_type != JoinType::kSemi && node->join_type != JoinType::kAnti) {
+      if (mark) {
+        kept->push_back(nl);
+      } else if (node->join_type != JoinType::kSemi && node->join_type != JoinType::kAnti) {
         for (int c : kr) kept->push_back(nl + c);
       }
       return n;

@@ -206,7 +206,34 @@ PlanPtr SinkSemiJoin(const PlanPtr& semi) {
   return WithChildren(*inner, std::move(children));
 }
 
+// Mark joins keep every left row and compute their mark from the keys and condition as they
+// stand (key 0 of a null-aware one is the IN comparison), so only filters that read left columns
+// alone go down to the left input, and condition conjuncts that read right columns alone (which
+// only select right rows) go down to the right input.
+PlanPtr PushMarkJoin(const PlanNode& node, const std::vector<ExprPtr>& preds) {
+  const int nl = node.children[0]->schema.num_fields();
+  std::vector<ExprPtr> above, to_left, to_right, cond;
+  for (const auto& p : preds) {
+    const auto cols = ColumnsOf(*p);
+    (cols.empty() || cols.back() < nl ? to_left : above).push_back(p);
+  }
+  for (const auto& c : SplitConjuncts(node.condition)) {
+    if (SideOf(*c, nl) == Side::kRight) {
+      to_right.push_back(ShiftColumns(c, -nl));
+    } else {
+      cond.push_back(c);
+    }
+  }
+  auto l = PushDown(node.children[0], to_left);
+  auto r = PushDown(node.children[1], to_right);
+  auto join = MakeJoin(l, r, JoinType::kMark, node.left_keys, node.right_keys,
+                       CombineConjuncts(cond), node.null_aware);
+  join->estimated_rows = node.estimated_rows;
+  return WithFilter(join, above);
+}
+
 PlanPtr PushJoin(const PlanNode& node, std::vector<ExprPtr> preds) {
+  if (node.join_type == JoinType::kMark) return PushMarkJoin(node, preds);
   const int nl = node.children[0]->schema.num_fields();
   const int nr = node.children[1]->schema.num_fields();
   JoinType jt = node.join_type;

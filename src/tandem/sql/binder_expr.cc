@@ -5,6 +5,8 @@
 #include <optional>
 #include <set>
 
+#include "tandem/expr/cpu/evaluate.h"
+#include "tandem/expr/function_constants.h"
 #include "tandem/sql/binder_internal.h"
 
 namespace tandem::sql::binder {
@@ -31,6 +33,27 @@ bool MayReturnNullAnyway(const std::string& name) {
   static const std::set<std::string> kNames = {"divide", "modulo",   "mod",     "nullif",
                                                "ln",     "try_cast", "to_date", "sqrt"};
   return kNames.count(name) > 0;
+}
+
+// The value of a constant integer argument (a literal, possibly cast or negated), or nullopt.
+std::optional<int64_t> ConstantInteger(const Expr& e) {
+  if (!IsConstant(e) || !e.type.is_integer()) return std::nullopt;
+  EvalContext ctx;
+  Result<Value> v = cpu::EvaluateConstant(e, ctx);
+  if (!v.ok() || v->is_null) return std::nullopt;
+  return v->i64;
+}
+
+// Spark's round(decimal, d) type depends on d's value when d is a constant.
+DataType ConstantDependentResultType(const std::string& name, const std::vector<ExprPtr>& args,
+                                     const DataType& registry_type) {
+  if (name == "round" && args.size() == 2 && args[0]->type.is_decimal()) {
+    if (auto d = ConstantInteger(*args[1])) {
+      const int clamped = static_cast<int>(std::clamp<int64_t>(*d, -38, 38));
+      return RoundResultType(args[0]->type, clamped);
+    }
+  }
+  return registry_type;
 }
 
 }  // namespace
@@ -84,7 +107,8 @@ Result<ExprPtr> Binder::Call(const std::string& name, std::vector<ExprPtr> args,
     }
   }
   if (MayReturnNullAnyway(f.name)) nullable = true;
-  auto e = MakeCall(f.name, std::move(args), f.result_type, nullable);
+  const DataType result_type = ConstantDependentResultType(f.name, args, f.result_type);
+  auto e = MakeCall(f.name, std::move(args), result_type, nullable);
   e->pos = Pos(location);
   return e;
 }

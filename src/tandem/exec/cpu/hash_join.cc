@@ -1,13 +1,15 @@
 // HashJoin: every join type. With equi keys the right input is built into a JoinHashTable
 // (parallel, partitioned) and the left input is probed morsel by morsel in parallel; without keys
 // it is a nested-loop join (CROSS JOIN, non-equi conditions). The join-type logic (residual
-// condition, outer rows, semi/anti) lives in join_emit.cc. Output order is not specified.
+// condition, outer rows, semi/anti) lives in join_emit.cc; mark joins in join_mark.cc. Output
+// order is not specified.
 #include <algorithm>
 
 #include "tandem/common/thread_pool.h"
 #include "tandem/exec/cpu/join_emit.h"
 #include "tandem/exec/cpu/join_hash_table.h"
 #include "tandem/exec/cpu/join_keys.h"
+#include "tandem/exec/cpu/join_mark.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/cpu/row_gather.h"
 
@@ -160,6 +162,7 @@ Result<Table> NestedLoopJoin(const PlanNode& node, const Table& left, const Tabl
 
 Result<Table> HashJoin(const PlanNode& node, const Table& left, const Table& right,
                        ExecContext& ctx) {
+  if (node.join_type == JoinType::kMark) return MarkJoin(node, left, right, ctx);
   if (node.left_keys.empty()) return NestedLoopJoin(node, left, right, ctx);
   return EquiJoin(node, left, right, ctx);
 }

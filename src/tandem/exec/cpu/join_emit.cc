@@ -48,7 +48,44 @@ JoinEmitter::JoinEmitter(const PlanNode& node, const Table& left, const Table& r
 }
 
 bool JoinEmitter::first_match_only() const {
-  return !condition_ && (node_.join_type == JoinType::kSemi || node_.join_type == JoinType::kAnti);
+  return !condition_ && (node_.join_type == JoinType::kSemi || node_.join_type == JoinType::kAnti ||
+                         node_.join_type == JoinType::kMark);
+}
+
+Status JoinEmitter::FilterCandidates(const Morsel& m, JoinCandidates* c, EvalContext& ctx) const {
+  if (!condition_ || c->probe.empty()) return Status::OK();
+  return ApplyCondition(*left_.batches[m.batch], c, ctx);
+}
+
+BatchPtr JoinEmitter::EmitMark(const Morsel& m, const std::vector<uint8_t>& state) const {
+  const Batch& lb = *left_.batches[m.batch];
+  const int64_t n = m.end - m.begin;
+  BatchPtr out;
+  if (m.begin == 0 && m.end == lb.num_rows) {
+    out = std::make_shared<Batch>();
+    out->schema = node_.schema;
+    out->num_rows = n;
+    out->columns = lb.columns;  // the whole batch: no copy
+  } else {
+    std::vector<int64_t> rows(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) rows[i] = m.begin + i;
+    out = Assemble(lb, rows, {});
+  }
+  const int64_t bytes = bit_util::BytesForBits(n);
+  auto values = Buffer::Allocate(bytes);
+  auto validity = Buffer::Allocate(bytes);
+  uint8_t* v = values->mutable_data();
+  uint8_t* ok = validity->mutable_data();
+  int64_t nulls = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint8_t s = state[i];
+    if (s == 1) bit_util::SetBit(v, i);
+    if (s != 2) bit_util::SetBit(ok, i);
+    nulls += s == 2;
+  }
+  out->columns.push_back(std::make_shared<Column>(DataType::Bool(), n, nulls,
+                                                  nulls ? validity : nullptr, values));
+  return out;
 }
 
 Status JoinEmitter::ApplyCondition(const Batch& left_batch, JoinCandidates* c,
@@ -90,7 +127,8 @@ BatchPtr JoinEmitter::Assemble(const Batch& left_batch, const std::vector<int64_
   const int64_t n = static_cast<int64_t>(probe.size());
   out->num_rows = n;
   for (const auto& col : left_batch.columns) out->columns.push_back(Take(*col, probe.data(), n));
-  if (node_.join_type != JoinType::kSemi && node_.join_type != JoinType::kAnti) {
+  if (node_.join_type != JoinType::kSemi && node_.join_type != JoinType::kAnti &&
+      node_.join_type != JoinType::kMark) {
     for (int c = 0; c < right_.schema.num_fields(); ++c) {
       out->columns.push_back(
           GatherRows(right_.batches, c, right_.schema.field(c).type, refs.data(), n));

@@ -2,6 +2,7 @@
 // pairs of one probe morsel (key-equal pairs, or all pairs without keys), applies the residual
 // condition and produces that morsel's output for INNER, LEFT, RIGHT, FULL, SEMI and ANTI joins;
 // right and full joins mark matched build rows so the unmatched ones can be emitted at the end.
+// MARK joins (join_mark.cc) filter candidates here and assemble their output with EmitMark.
 #pragma once
 
 #include <atomic>
@@ -37,7 +38,15 @@ class JoinEmitter {
   // with NULL left columns. Null when there are none.
   Result<BatchPtr> EmitUnmatchedBuild(const std::vector<int64_t>& extra_refs);
 
-  bool first_match_only() const;  // SEMI/ANTI without a condition: one candidate per row is enough
+  bool first_match_only() const;  // SEMI/ANTI/MARK without a condition: one candidate per row
+                                  // is enough
+
+  // Keeps the candidate pairs whose residual condition is TRUE (all of them without one).
+  Status FilterCandidates(const Morsel& m, JoinCandidates* c, EvalContext& ctx) const;
+
+  // MARK join output for one morsel: its left rows and the mark, from state[i] of morsel row i
+  // (0 = FALSE, 1 = TRUE, 2 = NULL).
+  BatchPtr EmitMark(const Morsel& m, const std::vector<uint8_t>& state) const;
 
  private:
   Status ApplyCondition(const Batch& left_batch, JoinCandidates* c, EvalContext& ctx) const;

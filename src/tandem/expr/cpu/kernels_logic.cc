@@ -112,6 +112,7 @@ const KernelEntry* FindKernel(const std::string& name) {
     RegisterDateTimeKernels(&m);
     RegisterMathKernels(&m);
     RegisterConditionalKernels(&m);
+    RegisterSubqueryKernels(&m);
     return m;
   }();
   auto it = map.find(name);
