@@ -16,7 +16,7 @@ from random_queries import (QueryGenerator, TandemError, compare_results, format
                             make_tables, run_duckdb, run_tandem, tandem_command)
 
 SEED = int(os.environ.get("TANDEM_DIFF_SEED", "20240607"))
-COUNT = int(os.environ.get("TANDEM_DIFF_N", "300"))
+COUNT = int(os.environ.get("TANDEM_DIFF_N", "800"))
 QUERIES_PER_TABLE_SET = 10
 TIME_BUDGET_S = float(os.environ.get("TANDEM_DIFF_BUDGET_S", "50"))
 

@@ -1,6 +1,7 @@
 // HashJoin against a brute-force nested-loop oracle written here: every join type, NULL keys,
 // multi-column keys with strings, decimal and date keys, residual conditions, null-aware anti
-// joins (NOT IN), cross joins, empty sides and inputs split over several batches.
+// joins (NOT IN), mark joins (IN / EXISTS as a boolean column), cross joins, empty sides and
+// inputs split over several batches.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -235,6 +236,93 @@ TEST(ExecJoin, LargeBuildManyDuplicates) {
   Rows l = RandomSide(rng, 1500, 300, 0.02), r = RandomSide(rng, 2500, 300, 0.02);
   CheckJoin(l, r, JoinType::kInner, {0}, false, false, 5, 7);
   CheckJoin(l, r, JoinType::kFull, {1, 3}, true, false, 3, 4);
+}
+
+// Mark joins: every left row once plus its mark. The oracle follows SQL: the other keys and the
+// condition select right rows (their NULLs select nothing); with null_aware, key 0 is the IN
+// comparison: TRUE on an equal value, else NULL when a selected right row or the left row has a
+// NULL there, else FALSE.
+std::vector<std::string> NaiveMark(const Rows& l, const Rows& r, const std::vector<int>& keys,
+                                   bool with_condition, bool null_aware) {
+  std::vector<std::string> out;
+  for (const auto& a : l.rows) {
+    bool hit = false, unknown = false;
+    for (const auto& b : r.rows) {
+      bool selected = true;
+      for (size_t k = null_aware ? 1 : 0; k < keys.size(); ++k) {
+        const int c = keys[k];
+        selected = selected && !a[c].is_null && !b[c].is_null && a[c] == b[c];
+      }
+      if (with_condition) {
+        selected = selected && !a[4].is_null && !b[4].is_null && a[4].i64 < b[4].i64;
+      }
+      if (!selected) continue;
+      if (!null_aware) {
+        hit = true;
+      } else if (a[keys[0]].is_null || b[keys[0]].is_null) {
+        unknown = true;
+      } else {
+        hit = hit || a[keys[0]] == b[keys[0]];
+      }
+    }
+    std::string s;
+    for (const auto& v : a) s += v.ToString() + "|";
+    const Value mark =
+        hit ? Value::Bool(true) : (unknown ? Value::Null(DataType::Bool()) : Value::Bool(false));
+    out.push_back(s + mark.ToString() + "|");
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void CheckMark(const Rows& l, const Rows& r, const std::vector<int>& keys, bool cond,
+               bool null_aware, int lb, int rb) {
+  PlanNode node = JoinNode(l, r, JoinType::kMark, keys, cond, null_aware);
+  node.schema = l.schema;
+  node.schema.fields.push_back({"mark", DataType::Bool(), null_aware});
+  ExecContext ctx;
+  auto res = cpu::HashJoin(node, ToTable(l, lb), ToTable(r, rb), ctx);
+  ASSERT_TRUE(res.ok()) << res.status().ToString();
+  for (const auto& b : res->batches) ASSERT_TRUE(b->Validate().ok());
+  EXPECT_EQ(RowStrings(*res), NaiveMark(l, r, keys, cond, null_aware))
+      << "keys " << keys.size() << " cond " << cond << " null_aware " << null_aware;
+}
+
+TEST(ExecJoin, MarkJoinWithKeysAndConditions) {
+  std::mt19937_64 rng(7);
+  Rows l = RandomSide(rng, 600, 40, 0.1), r = RandomSide(rng, 300, 50, 0.1);
+  for (bool cond : {false, true}) {
+    for (bool null_aware : {false, true}) {
+      CheckMark(l, r, {0}, cond, null_aware, 3, 2);
+      CheckMark(l, r, {1, 0}, cond, null_aware, 2, 3);
+      CheckMark(l, r, {3, 0, 2}, cond, null_aware, 1, 1);
+    }
+  }
+}
+
+TEST(ExecJoin, MarkJoinNullsOnlyOnOneSide) {
+  std::mt19937_64 rng(8);
+  Rows l_nulls = RandomSide(rng, 200, 20, 0.2), l_clean = RandomSide(rng, 200, 20, 0.0);
+  Rows r_nulls = RandomSide(rng, 80, 20, 0.2), r_clean = RandomSide(rng, 80, 20, 0.0);
+  for (bool cond : {false, true}) {
+    CheckMark(l_nulls, r_clean, {0}, cond, true, 2, 2);
+    CheckMark(l_clean, r_nulls, {0}, cond, true, 2, 2);
+    CheckMark(l_clean, r_clean, {0}, cond, true, 2, 2);
+    CheckMark(l_nulls, r_clean, {0, 3}, cond, true, 2, 1);
+  }
+}
+
+TEST(ExecJoin, MarkJoinWithoutKeysAndEmptySides) {
+  std::mt19937_64 rng(9);
+  Rows l = RandomSide(rng, 90, 10, 0.1), r = RandomSide(rng, 50, 10, 0.1);
+  Rows empty = RandomSide(rng, 0, 10, 0.1);
+  CheckMark(l, r, {}, true, false, 3, 2);   // EXISTS with a non-equality correlation
+  CheckMark(l, r, {}, false, false, 2, 2);  // uncorrelated EXISTS
+  CheckMark(l, empty, {}, false, false, 2, 1);
+  for (bool cond : {false, true}) {
+    CheckMark(l, empty, {0}, cond, true, 2, 1);  // x IN (empty) is FALSE, even for NULL x
+    CheckMark(empty, r, {0}, cond, true, 1, 2);
+  }
 }
 
 }  // namespace

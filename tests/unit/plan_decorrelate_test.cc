@@ -1,6 +1,9 @@
-// Decorrelation: subqueries become semi/anti/left/inner joins, and the optimized plans give the
-// answers of SQL's definition, computed here by nested loops over the same random rows.
+// Decorrelation: subqueries become semi/anti/mark/left/inner joins, and the optimized plans give
+// the answers of SQL's definition (three-valued IN included), computed here by nested loops over
+// the same random rows.
 #include <gtest/gtest.h>
+
+#include <optional>
 
 #include "plan_test_util.h"
 #include "tandem/plan/optimizer.h"
@@ -172,15 +175,197 @@ TEST_P(PlanDecorrelate, UncorrelatedScalarUnderOr) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, PlanDecorrelate, ::testing::Values(1u, 2u, 3u, 4u, 5u));
 
-TEST(PlanDecorrelateErrors, ExistsUnderOrIsNotSupportedYet) {
+// Three-valued results of the oracle.
+using Tri = std::optional<bool>;
+std::string TriText(Tri t) { return t ? (*t ? "TRUE" : "FALSE") : "NULL"; }
+Tri Not(Tri t) { return t ? Tri(!*t) : Tri(); }
+
+// SQL's x IN (set): TRUE on an equal value, else NULL when x or some member is NULL (and the
+// set is not empty), else FALSE.
+Tri InSet(const Cell& x, const std::vector<Cell>& set) {
+  bool unknown = false;
+  for (const auto& v : set) {
+    if (!x || !v) {
+      unknown = true;
+    } else if (*x == *v) {
+      return true;
+    }
+  }
+  return unknown ? Tri() : Tri(false);
+}
+
+TEST_P(PlanDecorrelate, InAndNotInInSelectListBecomeMarkJoins) {
+  for (bool negated : {false, true}) {
+    Fixture f(GetParam());
+    // SELECT a, a [NOT] IN (SELECT d FROM t2 WHERE c > 3) FROM t1
+    auto sub = MakeProject(MakeFilter(ScanAll(f.t2), Cmp("gt", Col(0), Lit(3))), {Col(1)}, {"d"});
+    auto plan = MakeProject(
+        ScanAll(f.t1), {Col(0), Subquery(SubqueryKind::kIn, sub, negated, Col(0))}, {"a", "m"});
+    std::vector<Cell> set;
+    for (const auto& b : f.r2) {
+      if (b[0] && *b[0] > 3) set.push_back(b[1]);
+    }
+    std::vector<std::string> expected;
+    for (const auto& a : f.r1) {
+      const Tri in = InSet(a[0], set);
+      expected.push_back(CellText(a[0]) + "|" + TriText(negated ? Not(in) : in));
+    }
+    int marks = 0;
+    EXPECT_EQ(OptimizeAndRun(plan, &marks, JoinType::kMark), Sorted(expected));
+    EXPECT_EQ(marks, 1);
+  }
+}
+
+TEST_P(PlanDecorrelate, CorrelatedInInSelectListAndCorrelatedNotInInWhere) {
+  Fixture f(GetParam());
+  // the set of t1 row a: SELECT d FROM t2 WHERE c = t1.b (a NULL t1.b selects nothing)
+  auto set_of = [&](const std::vector<Cell>& a) {
+    std::vector<Cell> set;
+    for (const auto& b : f.r2) {
+      if (Eq(b[0], a[1])) set.push_back(b[1]);
+    }
+    return set;
+  };
+  auto sub = [&] {
+    return MakeProject(MakeFilter(ScanAll(f.t2), Cmp("eq", Col(0), Outer(1))), {Col(1)}, {"d"});
+  };
+  // SELECT a, b, a IN (...) FROM t1
+  auto select = MakeProject(ScanAll(f.t1),
+                            {Col(0), Col(1), Subquery(SubqueryKind::kIn, sub(), false, Col(0))},
+                            {"a", "b", "m"});
+  // t1 WHERE a NOT IN (...)
+  auto where = MakeFilter(ScanAll(f.t1), Subquery(SubqueryKind::kIn, sub(), true, Col(0)));
+  std::vector<std::string> expected_select, expected_where;
+  for (const auto& a : f.r1) {
+    const Tri in = InSet(a[0], set_of(a));
+    expected_select.push_back(f.Row(a) + "|" + TriText(in));
+    if (Not(in) == Tri(true)) expected_where.push_back(f.Row(a));
+  }
+  EXPECT_EQ(OptimizeAndRun(select), Sorted(expected_select));
+  int marks = 0;
+  EXPECT_EQ(OptimizeAndRun(where, &marks, JoinType::kMark), Sorted(expected_where));
+  EXPECT_EQ(marks, 1);
+}
+
+TEST_P(PlanDecorrelate, ExistsUnderOrAndInsideCase) {
+  Fixture f(GetParam());
+  auto exists_sub = [&] {
+    return MakeFilter(ScanAll(f.t2), And(Cmp("eq", Col(0), Outer(0)), Cmp("lt", Col(1), Outer(1))));
+  };
+  auto exists = [&](const std::vector<Cell>& a) {
+    for (const auto& b : f.r2) {
+      if (Eq(b[0], a[0]) && b[1] && a[1] && *b[1] < *a[1]) return true;
+    }
+    return false;
+  };
+  // t1 WHERE a = 1 OR NOT EXISTS (SELECT * FROM t2 WHERE c = t1.a AND d < t1.b)
+  auto where =
+      MakeFilter(ScanAll(f.t1),
+                 Or(Cmp("eq", Col(0), Lit(1)),
+                    plan::MakeBoolCall("not", {Subquery(SubqueryKind::kExists, exists_sub())})));
+  // SELECT a, CASE WHEN EXISTS (...) THEN 1 ELSE 0 END FROM t1
+  auto when = std::make_shared<Expr>();
+  when->kind = ExprKind::kCase;
+  when->type = DataType::Int64();
+  when->has_else = true;
+  when->args = {Subquery(SubqueryKind::kExists, exists_sub()), Lit(1), Lit(0)};
+  auto select = MakeProject(ScanAll(f.t1), {Col(0), when}, {"a", "e"});
+  std::vector<std::string> expected_where, expected_select;
+  for (const auto& a : f.r1) {
+    if (Eq(a[0], Cell(1)) || !exists(a)) expected_where.push_back(f.Row(a));
+    expected_select.push_back(CellText(a[0]) + "|" + (exists(a) ? "1" : "0"));
+  }
+  EXPECT_EQ(OptimizeAndRun(where), Sorted(expected_where));
+  EXPECT_EQ(OptimizeAndRun(select), Sorted(expected_select));
+}
+
+TEST_P(PlanDecorrelate, NonEqualityCorrelationBelowAggregate) {
+  Fixture f(GetParam());
+  // SELECT a, (SELECT sum(d) FROM t2 WHERE c < t1.a), (SELECT count(*) FROM t2 WHERE c < t1.a
+  // OR t1.a IS NULL) FROM t1 -- the second one selects every row for a NULL t1.a.
+  auto sum = MakeAggregate(MakeFilter(ScanAll(f.t2), Cmp("lt", Col(0), Outer(0))), {}, {},
+                           {Agg(AggregateKind::kSum, Col(1), "s")});
+  auto count_pred = Or(Cmp("lt", Col(0), Outer(0)), plan::MakeBoolCall("is_null", {Outer(0)}));
+  auto count = MakeAggregate(MakeFilter(ScanAll(f.t2), count_pred), {}, {},
+                             {Agg(AggregateKind::kCountStar, nullptr, "n")});
+  auto plan = MakeProject(
+      ScanAll(f.t1),
+      {Col(0), Subquery(SubqueryKind::kScalar, sum), Subquery(SubqueryKind::kScalar, count)},
+      {"a", "s", "n"});
+  std::vector<std::string> expected;
+  for (const auto& a : f.r1) {
+    Cell s;
+    int64_t n = 0;
+    for (const auto& b : f.r2) {
+      const bool lt = a[0] && b[0] && *b[0] < *a[0];
+      if (lt && b[1]) s = s.value_or(0) + *b[1];
+      n += (lt || !a[0]) ? 1 : 0;
+    }
+    expected.push_back(CellText(a[0]) + "|" + CellText(s) + "|" + std::to_string(n));
+  }
+  EXPECT_EQ(OptimizeAndRun(plan), Sorted(expected));
+}
+
+// t2 with unique c = 0..9 (so correlated scalar subqueries over it yield at most one row).
+std::shared_ptr<TableSource> UniqueKeys(uint32_t seed, Rows* rows) {
+  *rows = RandomRows(2, 10, seed, 10, 0.2);
+  for (int i = 0; i < 10; ++i) (*rows)[i][0] = i;
+  return MemoryTable("u", *rows, 2);
+}
+
+TEST_P(PlanDecorrelate, CorrelatedScalarWithoutAggregate) {
+  Fixture f(GetParam());
+  Rows ru;
+  auto u = UniqueKeys(GetParam() + 77, &ru);
+  // SELECT a, (SELECT d FROM u WHERE c = t1.a), (SELECT d FROM u WHERE c > t1.a AND c < t1.a + 2)
+  auto eq_sub = MakeProject(MakeFilter(ScanAll(u), Cmp("eq", Col(0), Outer(0))), {Col(1)}, {"d"});
+  auto range_sub = MakeProject(
+      MakeFilter(ScanAll(u),
+                 And(Cmp("gt", Col(0), Outer(0)), Cmp("lt", Col(0), Add(Outer(0), Lit(2))))),
+      {Col(1)}, {"d"});
+  auto plan = MakeProject(
+      ScanAll(f.t1),
+      {Col(0), Subquery(SubqueryKind::kScalar, eq_sub), Subquery(SubqueryKind::kScalar, range_sub)},
+      {"a", "x", "y"});
+  std::vector<std::string> expected;
+  for (const auto& a : f.r1) {
+    Cell x, y;
+    for (const auto& b : ru) {
+      if (Eq(b[0], a[0])) x = b[1];
+      if (a[0] && *b[0] == *a[0] + 1) y = b[1];
+    }
+    expected.push_back(CellText(a[0]) + "|" + CellText(x) + "|" + CellText(y));
+  }
+  EXPECT_EQ(OptimizeAndRun(plan), Sorted(expected));
+}
+
+TEST(PlanDecorrelateErrors, ScalarSubqueryWithSeveralRowsFails) {
   Fixture f(7);
-  auto sub = MakeFilter(ScanAll(f.t2), Cmp("eq", Col(0), Outer(0)));
-  auto plan = MakeFilter(ScanAll(f.t1),
-                         Or(Cmp("eq", Col(0), Lit(1)), Subquery(SubqueryKind::kExists, sub)));
-  auto opt = Optimize(plan);
-  ASSERT_FALSE(opt.ok());
-  EXPECT_NE(opt.status().message().find("not supported yet: subquery inside OR"), std::string::npos)
-      << opt.status().message();
+  // SELECT a, (SELECT d FROM t2 WHERE c < t1.a) FROM t1: several rows for most a.
+  auto correlated =
+      MakeProject(MakeFilter(ScanAll(f.t2), Cmp("lt", Col(0), Outer(0))), {Col(1)}, {"d"});
+  auto uncorrelated = MakeProject(ScanAll(f.t2), {Col(1)}, {"d"});
+  for (const auto& sub : {correlated, uncorrelated}) {
+    auto plan =
+        MakeProject(ScanAll(f.t1), {Col(0), Subquery(SubqueryKind::kScalar, sub)}, {"a", "d"});
+    auto opt = Optimize(plan);
+    ASSERT_TRUE(opt.ok()) << opt.status().ToString();
+    auto rows = RunSorted(*opt);
+    ASSERT_FALSE(rows.ok());
+    EXPECT_NE(rows.status().message().find("scalar subquery returned more than one row"),
+              std::string::npos)
+        << rows.status().message();
+  }
+}
+
+TEST(PlanDecorrelateErrors, ScalarSubqueryWithoutRowsIsNull) {
+  Fixture f(8);
+  auto sub = MakeProject(MakeFilter(ScanAll(f.t2), Cmp("gt", Col(0), Lit(100))), {Col(1)}, {"d"});
+  auto plan =
+      MakeProject(ScanAll(f.t1), {Col(0), Subquery(SubqueryKind::kScalar, sub)}, {"a", "d"});
+  std::vector<std::string> expected;
+  for (const auto& a : f.r1) expected.push_back(CellText(a[0]) + "|NULL");
+  EXPECT_EQ(OptimizeAndRun(plan), Sorted(expected));
 }
 
 }  // namespace

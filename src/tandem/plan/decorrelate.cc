@@ -8,10 +8,12 @@
 // those values, and equalities on them are what is pulled up.
 #include "tandem/plan/decorrelate.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "tandem/expr/cpu/evaluate.h"
 #include "tandem/expr/function_registry.h"
+#include "tandem/plan/pushdown.h"
 #include "tandem/plan/rewrite_util.h"
 
 namespace tandem::plan {
@@ -201,19 +203,49 @@ std::optional<std::vector<Value>> EmptyInputRow(const PlanNode& n) {
   }
 }
 
+// An EXISTS / IN / = ANY / <> ALL subquery prepared for the join that replaces it: the
+// subquery's plan (right input), its correlation as keys over the outer input (lk) and the plan
+// (rk) plus a residual condition over outer ++ plan columns, and for IN the comparison x = y
+// (x over the outer input, y over the plan), both of their common type.
+struct SubqueryJoin {
+  PlanPtr right;
+  bool negated = false;
+  bool correlated = false;
+  bool is_in = false;
+  ExprPtr x, y;
+  std::vector<ExprPtr> lk, rk, rest;
+};
+
+// The distinct values of the outer columns a subquery's pulled predicates read, joined with the
+// subquery's plan on those predicates: output = the plan's columns, then one per outer column.
+struct Domain {
+  PlanPtr plan;
+  int first = 0;                // index of the first domain column in plan's output
+  std::vector<int> outer_cols;  // the outer column each domain column holds
+  std::vector<bool> null_safe;  // whether a NULL outer value can still select rows
+};
+
 class Decorrelator {
  public:
   Result<PlanPtr> Rewrite(const PlanPtr& node);
 
  private:
   Result<PlanPtr> RewriteFilter(const PlanNode& node, PlanPtr child);
-  Result<ExprPtr> ReplaceScalars(const ExprPtr& e, PlanPtr* input, bool under_or);
+  Result<ExprPtr> ReplaceSubqueries(const ExprPtr& e, PlanPtr* input);
   Result<ExprPtr> ScalarSubquery(const Expr& sub, PlanPtr* input);
+  Result<SubqueryJoin> PrepareSubqueryJoin(const Expr& sub, const PlanPtr& input, bool negated);
+  Result<ExprPtr> MarkSubquery(const Expr& sub, PlanPtr* input);
+  ExprPtr AddMarkJoin(const SubqueryJoin& sj, PlanPtr* input);
   Result<PlanPtr> SemiOrAnti(const Expr& sub, bool negated, PlanPtr input);
   Result<Pulled> PullUp(const PlanPtr& node, Usage usage, const Expr& sub);
   Result<Pulled> PullUpAggregate(const PlanNode& node, Pulled child, Usage usage, const Expr& sub);
   Result<Pulled> PullUpJoin(const PlanNode& node, Usage usage, const Expr& sub);
   Result<PlanPtr> GuardSingleRow(PlanPtr plan, const std::vector<ExprPtr>& keys, const Expr& sub);
+  Result<Domain> DomainJoin(const Pulled& r, const Expr& sub);
+  std::vector<ExprPtr> DomainPredicates(const Domain& d, const PlanNode& plan, int first) const;
+
+  // The enclosing query's input for the subquery being pulled up (source of DomainJoin).
+  PlanPtr outer_;
 };
 
 Result<PlanPtr> Decorrelator::Rewrite(const PlanPtr& node) {
@@ -232,7 +264,7 @@ Result<PlanPtr> Decorrelator::Rewrite(const PlanPtr& node) {
       PlanPtr input = children[0];
       std::vector<ExprPtr> exprs;
       for (const auto& e : node->exprs) {
-        TANDEM_ASSIGN_OR_RAISE(auto r, ReplaceScalars(e, &input, false));
+        TANDEM_ASSIGN_OR_RAISE(auto r, ReplaceSubqueries(e, &input));
         exprs.push_back(std::move(r));
       }
       auto n = WithChildren(*node, {input});
@@ -268,7 +300,7 @@ Result<PlanPtr> Decorrelator::RewriteFilter(const PlanNode& node, PlanPtr child)
   }
   std::vector<ExprPtr> replaced;
   for (const auto& c : rest) {
-    TANDEM_ASSIGN_OR_RAISE(auto r, ReplaceScalars(c, &input, false));
+    TANDEM_ASSIGN_OR_RAISE(auto r, ReplaceSubqueries(c, &input));
     replaced.push_back(std::move(r));
   }
   PlanPtr out = replaced.empty() ? input : MakeFilter(input, CombineConjuncts(replaced));
@@ -280,17 +312,17 @@ Result<PlanPtr> Decorrelator::RewriteFilter(const PlanNode& node, PlanPtr child)
   return out;
 }
 
-Result<ExprPtr> Decorrelator::ReplaceScalars(const ExprPtr& e, PlanPtr* input, bool under_or) {
+// Replaces every subquery of `e` by a column the joins it adds to *input provide: scalar
+// subqueries by their value, EXISTS / IN by the mark of a mark join.
+Result<ExprPtr> Decorrelator::ReplaceSubqueries(const ExprPtr& e, PlanPtr* input) {
   if (e->kind == ExprKind::kSubquery) {
     if (e->subquery_kind == SubqueryKind::kScalar) return ScalarSubquery(*e, input);
-    return NotSupported(
-        under_or ? "subquery inside OR" : "EXISTS/IN subquery outside a WHERE conjunct", *e);
+    return MarkSubquery(*e, input);
   }
   if (!ContainsSubquery(*e)) return e;
-  const bool is_or = under_or || (e->kind == ExprKind::kCall && e->name == "or");
   auto copy = std::make_shared<Expr>(*e);
   for (auto& a : copy->args) {
-    TANDEM_ASSIGN_OR_RAISE(a, ReplaceScalars(a, input, is_or));
+    TANDEM_ASSIGN_OR_RAISE(a, ReplaceSubqueries(a, input));
   }
   return copy;
 }
@@ -306,10 +338,79 @@ Result<PlanPtr> Decorrelator::GuardSingleRow(PlanPtr plan, const std::vector<Exp
   const int nk = static_cast<int>(keys.size());
   auto agg = MakeAggregate(plan, keys, names, {AnyValueOf(*plan, 0), CountStar()});
   auto check = MakeCall(kSingleRowCheck, {ColumnOf(*agg, nk + 1)}, DataType::Bool(), false);
+  check->pos = sub.pos;
   auto filtered = MakeFilter(agg, check);
   std::vector<int> cols = {nk};
   for (int i = 0; i < nk; ++i) cols.push_back(i);
   return ProjectColumns(filtered, cols);
+}
+
+Result<Domain> Decorrelator::DomainJoin(const Pulled& r, const Expr& sub) {
+  Domain d;
+  bool deeper = false;
+  for (const auto& pred : r.preds) OuterColumnsOf(*pred, &d.outer_cols, &deeper);
+  std::sort(d.outer_cols.begin(), d.outer_cols.end());
+  d.outer_cols.erase(std::unique(d.outer_cols.begin(), d.outer_cols.end()), d.outer_cols.end());
+  if (!outer_ || deeper || d.outer_cols.empty() || PlanHasOuterRef(*outer_)) {
+    return NotSupported("correlation other than equality through nested subqueries", sub);
+  }
+  std::vector<ExprPtr> keys;
+  std::vector<std::string> names;
+  for (int c : d.outer_cols) {
+    keys.push_back(ColumnOf(*outer_, c));
+    names.push_back(outer_->schema.field(c).name);
+  }
+  auto values = MakeAggregate(outer_, keys, names, {});  // the distinct outer values
+  const int w = Width(r.plan);
+  std::vector<int> position(static_cast<size_t>(Width(outer_)), -1);
+  for (size_t j = 0; j < d.outer_cols.size(); ++j) {
+    position[d.outer_cols[j]] = w + static_cast<int>(j);
+  }
+  std::vector<ExprPtr> conjuncts;
+  for (const auto& pred : r.preds) {
+    conjuncts.push_back(RewriteColumnRefs(pred, [&](const Expr& ref) -> ExprPtr {
+      if (ref.outer_depth != 1) return nullptr;
+      auto c = std::make_shared<Expr>(ref);
+      c->outer_depth = 0;
+      c->column_index = position.at(static_cast<size_t>(ref.column_index));
+      return c;
+    }));
+  }
+  for (size_t j = 0; j < d.outer_cols.size(); ++j) {
+    const int col = w + static_cast<int>(j);
+    bool rejects = false;
+    for (const auto& c : conjuncts) rejects = rejects || RejectsNulls(*c, col, col + 1);
+    d.null_safe.push_back(outer_->schema.field(d.outer_cols[j]).nullable && !rejects);
+  }
+  std::vector<ExprPtr> lk, rk, rest;
+  SplitJoinConjuncts(conjuncts, w, &lk, &rk, &rest);
+  d.plan = MakeJoin(r.plan, values, JoinType::kInner, lk, rk, CombineConjuncts(rest));
+  d.first = w;
+  return d;
+}
+
+// `domain column = outer column` for each domain column (at first + j of `plan`); where a NULL
+// outer value can select rows, NULL-safe: is_null(a) = is_null(b) AND coalesce(a, 0) =
+// coalesce(b, 0), which stays a pair of hashable equalities.
+std::vector<ExprPtr> Decorrelator::DomainPredicates(const Domain& d, const PlanNode& plan,
+                                                    int first) const {
+  std::vector<ExprPtr> preds;
+  for (size_t j = 0; j < d.outer_cols.size(); ++j) {
+    ExprPtr inner = ColumnOf(plan, first + static_cast<int>(j));
+    const Field& f = outer_->schema.field(d.outer_cols[j]);
+    auto outer = MakeColumnRef(d.outer_cols[j], f.type, f.nullable, f.name);
+    outer->outer_depth = 1;
+    if (!d.null_safe[j]) {
+      preds.push_back(MakeBoolCall("eq", {inner, outer}));
+      continue;
+    }
+    auto zero = MakeLiteral(ZeroValue(f.type));
+    auto fill = [&](const ExprPtr& x) { return MakeCall("coalesce", {x, zero}, f.type, false); };
+    preds.push_back(
+        MakeBoolCall("eq", {MakeBoolCall("is_null", {inner}), MakeBoolCall("is_null", {outer})}));
+    preds.push_back(MakeBoolCall("eq", {fill(inner), fill(outer)}));
+  }
+  return preds;
 }
 
 Result<ExprPtr> Decorrelator::ScalarSubquery(const Expr& sub, PlanPtr* input) {
@@ -329,25 +430,29 @@ Result<ExprPtr> Decorrelator::ScalarSubquery(const Expr& sub, PlanPtr* input) {
     *input = MakeJoin(*input, p, JoinType::kInner, {}, {}, nullptr);
     value = MakeColumnRef(left_width, value_type, true, p->schema.field(0).name);
   } else {
+    outer_ = *input;
     TANDEM_ASSIGN_OR_RAISE(Pulled pulled, PullUp(p, Usage::kScalar, sub));
-    for (const auto& pred : pulled.preds) {
-      const bool eq = pred->kind == ExprKind::kCall && pred->name == "eq" &&
-                      pred->args.size() == 2 && pred->args[0]->type == pred->args[1]->type;
-      if (!eq || !((InnerOnly(*pred->args[0]) && OuterOnly(*pred->args[1])) ||
-                   (InnerOnly(*pred->args[1]) && OuterOnly(*pred->args[0])))) {
-        return NotSupported("correlated scalar subquery with a non-equality correlation", sub);
+    if (!AllEqualities(pulled.preds)) {
+      // Rows picked by other correlations: at most one per distinct outer value.
+      TANDEM_ASSIGN_OR_RAISE(Domain d, DomainJoin(pulled, sub));
+      std::vector<ExprPtr> keys;
+      for (size_t j = 0; j < d.outer_cols.size(); ++j) {
+        keys.push_back(ColumnOf(*d.plan, d.first + static_cast<int>(j)));
       }
-    }
-    if (!pulled.unique) {
+      TANDEM_ASSIGN_OR_RAISE(pulled.plan, GuardSingleRow(d.plan, keys, sub));
+      pulled.preds = DomainPredicates(d, *pulled.plan, 1);
+      pulled.unique = true;
+      pulled.has_count = false;
+    } else if (!pulled.unique) {
       std::vector<ExprPtr> keys;
       std::vector<ExprPtr> preds;
       const int nk = static_cast<int>(pulled.preds.size());
       for (int i = 0; i < nk; ++i) {
         const auto& pred = pulled.preds[i];
-        const bool first_inner = InnerOnly(*pred->args[0]);
-        keys.push_back(pred->args[first_inner ? 0 : 1]);
+        const int inner = EqualityInnerSide(*pred);
+        keys.push_back(pred->args[inner]);
         auto key_ref = MakeColumnRef(1 + i, keys.back()->type, keys.back()->nullable);
-        preds.push_back(MakeBoolCall("eq", {key_ref, pred->args[first_inner ? 1 : 0]}));
+        preds.push_back(MakeBoolCall("eq", {key_ref, pred->args[1 - inner]}));
       }
       TANDEM_ASSIGN_OR_RAISE(pulled.plan, GuardSingleRow(pulled.plan, keys, sub));
       pulled.preds = std::move(preds);
@@ -382,7 +487,8 @@ Result<ExprPtr> Decorrelator::ScalarSubquery(const Expr& sub, PlanPtr* input) {
   return value;
 }
 
-Result<PlanPtr> Decorrelator::SemiOrAnti(const Expr& sub, bool negated, PlanPtr input) {
+Result<SubqueryJoin> Decorrelator::PrepareSubqueryJoin(const Expr& sub, const PlanPtr& input,
+                                                       bool negated) {
   TANDEM_ASSIGN_OR_RAISE(PlanPtr p, Rewrite(sub.subquery));
   Usage usage = Usage::kExists;
   if (sub.subquery_kind == SubqueryKind::kIn) {
@@ -399,48 +505,90 @@ Result<PlanPtr> Decorrelator::SemiOrAnti(const Expr& sub, bool negated, PlanPtr 
     // The select list of EXISTS does not matter, nor does its order.
     while (p->kind == PlanKind::kProject || p->kind == PlanKind::kSort) p = p->children[0];
   }
+  SubqueryJoin sj;
+  sj.negated = negated;
+  sj.correlated = PlanHasOuterRef(*p);
+  sj.is_in = usage == Usage::kIn;
   const int left_width = Width(input);
-  const bool correlated = PlanHasOuterRef(*p);
   Pulled pulled{p, {}};
-  if (correlated) {
+  if (sj.correlated) {
+    outer_ = input;
     TANDEM_ASSIGN_OR_RAISE(pulled, PullUp(p, usage, sub));
   }
+  sj.right = pulled.plan;
   std::vector<ExprPtr> conjuncts;
   for (const auto& pred : pulled.preds) conjuncts.push_back(ToJoinSpace(pred, left_width));
-  bool null_aware = false;
-  if (usage == Usage::kIn) {
-    ExprPtr x = sub.args.at(0);
-    ExprPtr y =
-        MakeColumnRef(left_width, pulled.plan->schema.field(0).type,
-                      pulled.plan->schema.field(0).nullable, pulled.plan->schema.field(0).name);
-    if (x->type != y->type) {
-      TANDEM_ASSIGN_OR_RAISE(auto common, CommonSuperType(x->type, y->type));
-      if (x->type != common) x = MakeCast(x, common);
-      if (y->type != common) y = MakeCast(y, common);
+  SplitJoinConjuncts(conjuncts, left_width, &sj.lk, &sj.rk, &sj.rest);
+  if (sj.is_in) {
+    const Field& f = sj.right->schema.field(0);
+    sj.x = sub.args.at(0);
+    sj.y = MakeColumnRef(0, f.type, f.nullable, f.name);
+    if (sj.x->type != sj.y->type) {
+      TANDEM_ASSIGN_OR_RAISE(auto common, CommonSuperType(sj.x->type, sj.y->type));
+      if (sj.x->type != common) sj.x = MakeCast(sj.x, common);
+      if (sj.y->type != common) sj.y = MakeCast(sj.y, common);
     }
-    null_aware = negated && (x->nullable || y->nullable);
-    if (null_aware && correlated) {
-      return NotSupported("correlated NOT IN over nullable columns", sub);
-    }
-    conjuncts.insert(conjuncts.begin(), MakeBoolCall("eq", {x, y}));
   }
-  std::vector<ExprPtr> lk, rk, rest;
-  SplitJoinConjuncts(conjuncts, left_width, &lk, &rk, &rest);
-  if (null_aware && (lk.size() != 1 || !rest.empty())) {
-    return NotSupported("NOT IN with a constant left operand", sub);
+  return sj;
+}
+
+// The mark join for sj on *input; returns the expression that reads its result (the mark, or
+// NOT mark).
+ExprPtr Decorrelator::AddMarkJoin(const SubqueryJoin& sj, PlanPtr* input) {
+  const int left_width = Width(*input);
+  std::vector<ExprPtr> lk, rk;
+  bool null_aware = false;
+  if (sj.is_in) {
+    lk.push_back(sj.x);  // key 0: the IN comparison
+    rk.push_back(sj.y);
+    null_aware = sj.x->nullable || sj.y->nullable;
+  }
+  lk.insert(lk.end(), sj.lk.begin(), sj.lk.end());
+  rk.insert(rk.end(), sj.rk.begin(), sj.rk.end());
+  PlanPtr right = sj.right;
+  if (lk.empty() && sj.rest.empty()) right = MakeLimit(right, 1, 0);  // any row will do
+  *input = MakeJoin(*input, right, JoinType::kMark, lk, rk, CombineConjuncts(sj.rest), null_aware);
+  ExprPtr mark = MakeColumnRef(left_width, DataType::Bool(), null_aware, "mark");
+  return sj.negated ? MakeBoolCall("not", {mark}) : mark;
+}
+
+Result<ExprPtr> Decorrelator::MarkSubquery(const Expr& sub, PlanPtr* input) {
+  TANDEM_ASSIGN_OR_RAISE(SubqueryJoin sj, PrepareSubqueryJoin(sub, *input, sub.negated));
+  return AddMarkJoin(sj, input);
+}
+
+Result<PlanPtr> Decorrelator::SemiOrAnti(const Expr& sub, bool negated, PlanPtr input) {
+  TANDEM_ASSIGN_OR_RAISE(SubqueryJoin sj, PrepareSubqueryJoin(sub, input, negated));
+  const int left_width = Width(input);
+  std::vector<int> left_cols;
+  for (int i = 0; i < left_width; ++i) left_cols.push_back(i);
+  std::vector<ExprPtr> lk = sj.lk, rk = sj.rk, rest = sj.rest;
+  bool null_aware = false;
+  if (sj.is_in) {
+    null_aware = sj.negated && (sj.x->nullable || sj.y->nullable);
+    std::vector<ExprPtr> in_lk, in_rk, in_rest;
+    SplitJoinConjuncts({MakeBoolCall("eq", {sj.x, ShiftColumns(sj.y, left_width)})}, left_width,
+                       &in_lk, &in_rk, &in_rest);
+    if (null_aware && (sj.correlated || in_lk.empty() || !lk.empty() || !rest.empty())) {
+      // NOT IN whose NULLs the null-aware anti join cannot judge (correlated, or a constant
+      // left operand): keep the rows whose mark is FALSE.
+      auto test = AddMarkJoin(sj, &input);
+      return ProjectColumns(MakeFilter(input, test), left_cols);
+    }
+    lk.insert(lk.begin(), in_lk.begin(), in_lk.end());
+    rk.insert(rk.begin(), in_rk.begin(), in_rk.end());
+    rest.insert(rest.begin(), in_rest.begin(), in_rest.end());
   }
   if (lk.empty() && rest.empty()) {
     // Uncorrelated EXISTS: count at most one row of the subquery and test it.
-    auto one = MakeLimit(pulled.plan, 1, 0);
+    auto one = MakeLimit(sj.right, 1, 0);
     auto count = MakeAggregate(one, {}, {}, {CountStar()});
     auto joined = MakeJoin(input, count, JoinType::kInner, {}, {}, nullptr);
-    auto test = MakeBoolCall(negated ? "eq" : "gt",
+    auto test = MakeBoolCall(sj.negated ? "eq" : "gt",
                              {ColumnOf(*joined, left_width), MakeLiteral(Value::Int64(0))});
-    std::vector<int> cols;
-    for (int i = 0; i < left_width; ++i) cols.push_back(i);
-    return ProjectColumns(MakeFilter(joined, test), cols);
+    return ProjectColumns(MakeFilter(joined, test), left_cols);
   }
-  return MakeJoin(input, pulled.plan, negated ? JoinType::kAnti : JoinType::kSemi, lk, rk,
+  return MakeJoin(input, sj.right, sj.negated ? JoinType::kAnti : JoinType::kSemi, lk, rk,
                   CombineConjuncts(rest), null_aware);
 }
 
@@ -524,28 +672,42 @@ Result<Pulled> Decorrelator::PullUpAggregate(const PlanNode& node, Pulled r, Usa
   if (usage != Usage::kScalar && node.group_keys.empty()) {
     return NotSupported("correlated EXISTS/IN over an aggregate without GROUP BY", sub);
   }
-  // Group by the inner side of every (equality) correlation as well.
-  std::vector<ExprPtr> keys = node.group_keys;
   std::vector<std::string> names;
   for (size_t i = 0; i < node.group_keys.size(); ++i) names.push_back(node.schema.field(i).name);
+  const int nk = static_cast<int>(node.group_keys.size());
+  const int na = static_cast<int>(node.aggregates.size());
+  if (!AllEqualities(r.preds)) {
+    // General method: group the subquery's rows joined with the outer values they belong to.
+    TANDEM_ASSIGN_OR_RAISE(Domain d, DomainJoin(r, sub));
+    const int nd = static_cast<int>(d.outer_cols.size());
+    std::vector<ExprPtr> keys = node.group_keys;
+    for (int j = 0; j < nd; ++j) {
+      keys.push_back(ColumnOf(*d.plan, d.first + j));
+      names.push_back("corr" + std::to_string(j));
+    }
+    auto agg = MakeAggregate(d.plan, keys, names, node.aggregates);
+    std::vector<int> cols;
+    for (int i = 0; i < nk; ++i) cols.push_back(i);
+    for (int i = 0; i < na; ++i) cols.push_back(nk + nd + i);
+    for (int j = 0; j < nd; ++j) cols.push_back(nk + j);
+    Pulled out;
+    out.plan = ProjectColumns(agg, cols);
+    out.preds = DomainPredicates(d, *out.plan, nk + na);
+    out.unique = node.group_keys.empty();
+    out.has_count = HasCount(node.aggregates);
+    return out;
+  }
+  // Group by the inner side of every equality correlation as well.
+  std::vector<ExprPtr> keys = node.group_keys;
   std::vector<ExprPtr> outer_sides;
   for (const auto& pred : r.preds) {
-    const bool eq = pred->kind == ExprKind::kCall && pred->name == "eq" && pred->args.size() == 2 &&
-                    pred->args[0]->type == pred->args[1]->type;
-    int inner = -1;
-    if (eq && InnerOnly(*pred->args[0]) && OuterOnly(*pred->args[1])) inner = 0;
-    if (eq && InnerOnly(*pred->args[1]) && OuterOnly(*pred->args[0])) inner = 1;
-    if (inner < 0) {
-      return NotSupported("correlated predicate other than equality below an aggregate", sub);
-    }
+    const int inner = EqualityInnerSide(*pred);
     keys.push_back(pred->args[inner]);
     names.push_back("corr" + std::to_string(outer_sides.size()));
     outer_sides.push_back(pred->args[1 - inner]);
   }
   auto agg = MakeAggregate(r.plan, keys, names, node.aggregates);
-  const int nk = static_cast<int>(node.group_keys.size());
   const int nc = static_cast<int>(outer_sides.size());
-  const int na = static_cast<int>(node.aggregates.size());
   // Restore the original column order (keys, aggregates), then the correlation keys.
   std::vector<int> cols;
   for (int i = 0; i < nk; ++i) cols.push_back(i);
@@ -576,7 +738,7 @@ Result<Pulled> Decorrelator::PullUpJoin(const PlanNode& node, Usage usage, const
     (HasOuterRef(*c) ? pulled_cond : keep).push_back(c);
   }
   const bool left_ok = jt == JoinType::kInner || jt == JoinType::kLeft || jt == JoinType::kSemi ||
-                       jt == JoinType::kAnti;
+                       jt == JoinType::kAnti || jt == JoinType::kMark;
   const bool right_ok = jt == JoinType::kInner || jt == JoinType::kRight;
   if ((!l.preds.empty() && !left_ok) || (!r.preds.empty() && !right_ok) ||
       (!pulled_cond.empty() && jt != JoinType::kInner)) {
@@ -587,6 +749,7 @@ Result<Pulled> Decorrelator::PullUpJoin(const PlanNode& node, Usage usage, const
   const int el = Width(l.plan) - wl0;
   const int er = Width(r.plan) - wr0;
   const bool semi = jt == JoinType::kSemi || jt == JoinType::kAnti;
+  const bool mark = jt == JoinType::kMark;
   // The join's own condition: right columns move past the left extras.
   ExprPtr cond = CombineConjuncts(keep);
   if (cond && el > 0) {
@@ -598,15 +761,16 @@ Result<Pulled> Decorrelator::PullUpJoin(const PlanNode& node, Usage usage, const
     });
   }
   auto join = MakeJoin(l.plan, r.plan, jt, node.left_keys, node.right_keys, cond, node.null_aware);
-  const int w0 = semi ? wl0 : wl0 + wr0;
-  // New output: L0, EL, R0, ER -> L0, R0, EL, ER.
+  const int w0 = semi ? wl0 : mark ? wl0 + 1 : wl0 + wr0;
+  // New output: L0, EL, R0, ER -> L0, R0, EL, ER (a mark join's R0 is its mark).
   std::vector<int> cols;
   for (int i = 0; i < wl0; ++i) cols.push_back(i);
-  if (!semi) {
+  if (mark) cols.push_back(wl0 + el);
+  if (!semi && !mark) {
     for (int i = 0; i < wr0; ++i) cols.push_back(wl0 + el + i);
   }
   for (int i = 0; i < el; ++i) cols.push_back(wl0 + i);
-  if (!semi) {
+  if (!semi && !mark) {
     for (int i = 0; i < er; ++i) cols.push_back(wl0 + el + wr0 + i);
   }
   Pulled out;

@@ -29,8 +29,8 @@ Result<std::vector<DataType>> MarkKeyTypes(const PlanNode& node) {
   std::vector<DataType> types;
   for (size_t k = 0; k < node.left_keys.size(); ++k) {
     if (node.left_keys[k]->type != node.right_keys[k]->type) {
-      return Status::Internal("mark join key " + std::to_string(k) + " types differ: " +
-                              node.left_keys[k]->type.ToString() + " vs " +
+      return Status::Internal("mark join key " + std::to_string(k) +
+                              " types differ: " + node.left_keys[k]->type.ToString() + " vs " +
                               node.right_keys[k]->type.ToString());
     }
     types.push_back(node.left_keys[k]->type);
@@ -61,8 +61,8 @@ std::vector<ColumnPtr> OtherKeys(const std::vector<ColumnPtr>& keys) {
 struct NullCheckSide {
   std::optional<KeyLayout> other_layout;
   std::optional<JoinHashTable> other_table;
-  std::vector<int64_t> all_refs;   // without other keys: every right row
-  const int64_t* refs = nullptr;   // id -> packed ref
+  std::vector<int64_t> all_refs;  // without other keys: every right row
+  const int64_t* refs = nullptr;  // id -> packed ref
   int64_t count = 0;
   std::vector<uint8_t> key0_null;  // per id
   std::vector<int64_t> null_ids;   // ids whose IN key is NULL (without other keys)
