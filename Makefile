@@ -1,6 +1,6 @@
 # The two commands README.md promises: `make demo` and `make test`. Both install what is missing
 # first (scripts/install.sh), so they work on a fresh Debian 12 machine.
-.PHONY: all deps build demo test test-unit test-asan test-fuzz bench format clean
+.PHONY: all deps build demo test test-unit test-asan test-fuzz bench bench-tpch format clean
 
 JOBS ?= $(shell nproc)
 BUILD := build/default
@@ -31,6 +31,9 @@ test-fuzz: deps
 
 bench: build
 	@scripts/bench.sh
+
+bench-tpch: build
+	@scripts/bench_tpch.sh
 
 format:
 	@find src tests bench fuzz -name '*.h' -o -name '*.cc' -o -name '*.cu' -o -name '*.cpp' | xargs clang-format -i
