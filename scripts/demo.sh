@@ -22,3 +22,13 @@ for table in region nation supplier customer part partsupp orders lineitem; do
 done
 echo "== a peek at lineitem"
 $TANDEM cat "$OUT/lineitem" --limit 5
+
+echo
+echo "== TPC-H Q1 and Q6 (tests/tpch/queries) on the generated data, CPU path"
+TABLES=()
+for table in region nation supplier customer part partsupp orders lineitem; do
+  TABLES+=(--table "$table=$OUT/$table")
+done
+for q in q01 q06; do
+  $TANDEM sql -f tests/tpch/queries/$q.sql "${TABLES[@]}" --timing
+done

@@ -359,7 +359,15 @@ int RunSql(const std::vector<std::string>& argv) {
     }
     const bool last = i + 1 == statements->size();
     const bool is_explain = stmt.tree.is_object() && stmt.tree.contains("ExplainStmt");
-    if (args.timing) std::fprintf(stderr, "Time: %.3f ms\n", result->millis);
+    // Timing goes to stderr after the statement's output, so the two interleave in order.
+    struct TimingLine {
+      bool on;
+      double millis;
+      ~TimingLine() {
+        std::fflush(stdout);
+        if (on) std::fprintf(stderr, "Time: %.3f ms\n", millis);
+      }
+    } timing_line{args.timing, result->millis};
     if (last && !args.output.empty()) {
       if (result->kind != sql::StatementResult::Kind::kRows) {
         std::fflush(stdout);
