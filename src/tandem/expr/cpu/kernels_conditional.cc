@@ -1,8 +1,11 @@
 // Conditional kernels: CASE's final gather, coalesce, nullif, greatest / least (NULLs skipped) and
 // IN lists. Each decides per row which operand supplies the value (a small int array) and one typed
 // gather builds the output. IN lists of constants probe a sorted array (or a hash set for
-// strings); NULL semantics: no match and a NULL in the list (or a NULL probe) gives NULL.
+// strings); NULL semantics: no match and a NULL in the list (or a NULL probe) gives NULL. Floats
+// follow SQL's total order (as the comparison kernels do): NaN equals NaN and is larger than every
+// other value, -0.0 equals 0.0.
 #include <algorithm>
+#include <cmath>
 #include <unordered_set>
 
 #include "tandem/column/column_builder.h"
@@ -166,6 +169,9 @@ Result<ColumnPtr> GreatestLeast(const CallContext& cc, const std::vector<Datum>&
           };
           const T x = g(a), y = g(b);
           ord = x < y ? -1 : (y < x ? 1 : 0);
+          if constexpr (std::is_floating_point_v<T>) {  // NaN is the largest value
+            if (std::isnan(x) || std::isnan(y)) ord = std::isnan(x) - std::isnan(y);
+          }
         });
       }
       if (greatest ? ord > 0 : ord < 0) best = static_cast<int32_t>(k);
@@ -176,23 +182,50 @@ Result<ColumnPtr> GreatestLeast(const CallContext& cc, const std::vector<Datum>&
 }
 
 // Fixed-width IN probe over constant values.
+// A NaN key is kept apart (as has_nan) so the sorted keys are ordinary numbers; a NaN probe
+// matches exactly when the list holds a NaN.
 template <typename T>
 void ProbeFixed(const Datum& x, const std::vector<Value>& list, int64_t n, uint8_t* bits) {
   std::vector<T> keys;
-  for (const Value& v : list) keys.push_back(ScalarAs<T>(v));
+  bool has_nan = false;
+  for (const Value& v : list) {
+    const T k = ScalarAs<T>(v);
+    if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(k)) {
+        has_nan = true;
+        continue;
+      }
+    }
+    keys.push_back(k);
+  }
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   const T* a = x.column->values_as<T>();
+  auto is_nan = [](T v) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return v != v;
+    } else {
+      return false;
+    }
+  };
   if (keys.size() <= 8) {
     FillBits(bits, n, [&](int64_t i) {
-      bool hit = false;
+      bool hit = has_nan && is_nan(a[i]);
       for (const T& k : keys) hit |= a[i] == k;
       return hit;
     });
   } else {
-    FillBits(bits, n,
-             [&](int64_t i) { return std::binary_search(keys.begin(), keys.end(), a[i]); });
+    FillBits(bits, n, [&](int64_t i) {
+      if (is_nan(a[i])) return has_nan;
+      return std::binary_search(keys.begin(), keys.end(), a[i]);
+    });
   }
+}
+
+// SQL equality of two non-NULL values of one type: for floats NaN equals NaN, -0.0 equals 0.0.
+bool SqlEquals(const Value& a, const Value& b) {
+  if (a.type.is_floating() && std::isnan(a.f64) && std::isnan(b.f64)) return true;
+  return a == b;
 }
 
 }  // namespace
@@ -252,7 +285,7 @@ Result<ColumnPtr> EvaluateInListKernel(const CallContext& cc, const std::vector<
           continue;
         }
         item.type = probe.type;
-        hit = item == probe;
+        hit = SqlEquals(item, probe);
       }
       if (hit) bit_util::SetBit(bits, i);
       if (hit || !saw_null) bit_util::SetBit(vb, i);
