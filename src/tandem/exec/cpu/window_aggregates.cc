@@ -1,9 +1,13 @@
-// SUM/AVG/COUNT/MIN/MAX over window frames in O(n log n) or better: COUNT, SUM and AVG from
-// prefix sums (exact int128 for integers and decimals, long double for floats), MIN and MAX from
-// a running best when every frame starts at its partition's start, else from a segment tree of
-// row indexes. Results are in the layout's sorted order (see window_functions.h).
+// SUM/AVG/COUNT/MIN/MAX over window frames in O(n log n) or better: COUNT, SUM and AVG of
+// integers and decimals from exact int128 prefix sums; float SUM and AVG never subtract (an inf or
+// a huge value leaving a sliding frame must not poison or swamp later frames): NaN, +inf and -inf
+// are prefix-counted and the finite values summed in long double, by a running sum per partition
+// when every frame starts at its partition's start, else by a segment tree. MIN and MAX come from
+// a running best or a segment tree of row indexes. Results are in the layout's sorted order (see
+// window_functions.h).
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string_view>
 
 #include "tandem/column/column_builder.h"
@@ -51,6 +55,79 @@ long double FloatValue(const Column& c, int64_t i) {
   return c.type().id == TypeId::kFloat32 ? c.Value<float>(i) : c.Value<double>(i);
 }
 
+bool FramesAnchored(const WindowLayout& L, const std::vector<int64_t>& fs) {
+  for (int64_t i = 0; i < L.size(); ++i) {
+    if (fs[i] != L.part_start[i]) return false;
+  }
+  return true;
+}
+
+// SUM of each frame's non-NULL float values with IEEE semantics: NaN if the frame holds a NaN or
+// both infinities, +-inf if it holds only that infinity, else the sum of its finite values.
+std::vector<long double> FloatFrameSums(const Column& arg, const WindowLayout& L,
+                                        const std::vector<int64_t>& fs,
+                                        const std::vector<int64_t>& fe) {
+  const int64_t n = L.size();
+  std::vector<long double> finite(static_cast<size_t>(n), 0);
+  bool any_special = false;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!arg.IsValid(i)) continue;
+    const long double v = FloatValue(arg, i);
+    if (std::isfinite(v)) {
+      finite[i] = v;
+    } else {
+      any_special = true;
+    }
+  }
+  // Prefix counts of NaN, +inf and -inf (only when there are any).
+  std::vector<int64_t> nans, pinfs, ninfs;
+  if (any_special) {
+    nans.assign(static_cast<size_t>(n + 1), 0);
+    pinfs.assign(static_cast<size_t>(n + 1), 0);
+    ninfs.assign(static_cast<size_t>(n + 1), 0);
+    for (int64_t i = 0; i < n; ++i) {
+      long double v = 0;
+      if (arg.IsValid(i)) v = FloatValue(arg, i);
+      nans[i + 1] = nans[i] + (std::isnan(v) ? 1 : 0);
+      pinfs[i + 1] = pinfs[i] + (std::isinf(v) && v > 0 ? 1 : 0);
+      ninfs[i + 1] = ninfs[i] + (std::isinf(v) && v < 0 ? 1 : 0);
+    }
+  }
+  std::vector<long double> out(static_cast<size_t>(n), 0);
+  if (FramesAnchored(L, fs)) {  // running sum restarting at each partition: frame = [ps, fe)
+    std::vector<long double> running(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      running[i] = (i == L.part_start[i] ? 0 : running[i - 1]) + finite[i];
+    }
+    for (int64_t i = 0; i < n; ++i) out[i] = fe[i] > fs[i] ? running[fe[i] - 1] : 0;
+  } else {  // segment tree over the finite values: O(log n) per frame, no cancellation
+    std::vector<long double> tree(static_cast<size_t>(2 * n), 0);
+    for (int64_t i = 0; i < n; ++i) tree[n + i] = finite[i];
+    for (int64_t i = n - 1; i > 0; --i) tree[i] = tree[2 * i] + tree[2 * i + 1];
+    for (int64_t i = 0; i < n; ++i) {
+      long double left = 0, right = 0;  // added in frame order: left part, then right part
+      for (int64_t l = fs[i] + n, r = fe[i] + n; l < r; l >>= 1, r >>= 1) {
+        if (l & 1) left += tree[l++];
+        if (r & 1) right = tree[--r] + right;
+      }
+      out[i] = left + right;
+    }
+  }
+  if (any_special) {
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t s = fs[i], e = fe[i];
+      const bool nan = nans[e] > nans[s], pinf = pinfs[e] > pinfs[s], ninf = ninfs[e] > ninfs[s];
+      if (nan || (pinf && ninf)) {
+        out[i] = std::numeric_limits<long double>::quiet_NaN();
+      } else if (pinf || ninf) {
+        out[i] = pinf ? std::numeric_limits<long double>::infinity()
+                      : -std::numeric_limits<long double>::infinity();
+      }
+    }
+  }
+  return out;
+}
+
 // Divides rounding half away from zero.
 int128_t DivideRounded(int128_t num, int128_t den) {
   int128_t q = num / den, r = num % den;
@@ -71,9 +148,7 @@ std::vector<int64_t> BestIndexes(const Column& arg, const WindowLayout& L,
     return better(b, a) ? b : a;
   };
   auto valid = [&](int64_t i) { return arg.IsValid(i) ? i : int64_t{-1}; };
-  bool anchored = true;
-  for (int64_t i = 0; i < n && anchored; ++i) anchored = fs[i] == L.part_start[i];
-  if (anchored) {  // running best within each partition
+  if (FramesAnchored(L, fs)) {  // running best within each partition
     std::vector<int64_t> running(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
       running[i] = i == L.part_start[i] ? valid(i) : pick(running[i - 1], valid(i));
@@ -159,15 +234,14 @@ Result<ColumnPtr> ComputeWindowAggregate(const WindowCall& call, const WindowLay
   ColumnBuilder b(call.type, n);
   const DataType& t = arg.type();
   if (t.is_floating()) {
-    std::vector<long double> sum(static_cast<size_t>(n + 1), 0);
-    for (int64_t i = 0; i < n; ++i) sum[i + 1] = sum[i] + (arg.IsValid(i) ? FloatValue(arg, i) : 0);
+    const std::vector<long double> sum = FloatFrameSums(arg, L, fs, fe);
     for (int64_t i = 0; i < n; ++i) {
       const int64_t c = count[fe[i]] - count[fs[i]];
       if (c == 0) {
         b.AppendNull();
         continue;
       }
-      const long double s = sum[fe[i]] - sum[fs[i]];
+      const long double s = sum[i];
       b.Append<double>(static_cast<double>(kind == AggregateKind::kAvg ? s / c : s));
     }
     return b.Finish();

@@ -118,12 +118,15 @@ Status ComputeFrames(const WindowFrame& frame, const WindowLayout& layout, const
     TANDEM_ASSIGN_OR_RAISE(keys, RangeKeyValues(*order_key, ascending));
   }
   const bool key_nulls = order_key && order_key->null_count() > 0;
-  auto is_null = [&](int64_t i) { return key_nulls && order_key->IsNull(i); };
-  // Non-NULL key range of the partition of position i (NULLs sort first or last).
+  // NULL and NaN keys have no numeric neighbours: their frame is their peer group (NaN +- k is
+  // NaN, which equals only NaN). Both sort at one end of the partition (NaN is the largest value).
+  auto is_null = [&](int64_t i) {
+    return (key_nulls && order_key->IsNull(i)) || (value_offsets && std::isnan(keys[i]));
+  };
+  // Numeric (non-NULL, non-NaN) key range of the partition of position i.
   auto non_null_range = [&](int64_t i, int64_t* lo, int64_t* hi) {
     *lo = layout.part_start[i];
     *hi = layout.part_end[i];
-    if (!key_nulls) return;
     while (*lo < *hi && is_null(*lo)) *lo = layout.peer_end[*lo];
     while (*hi > *lo && is_null(*hi - 1)) *hi = layout.peer_start[*hi - 1];
   };

@@ -1,8 +1,8 @@
 // Window layout and frames. A WindowLayout is one sorted order of the input rows (by PARTITION
 // BY then ORDER BY) with, for every sorted position, its partition's and its peer group's
 // bounds. Frame bounds [start, end) per position follow ROWS (row offsets) or RANGE (peer groups
-// for CURRENT ROW; value offsets over a single numeric ORDER BY key) semantics, clamped to the
-// partition; an empty frame has start == end.
+// for CURRENT ROW; value offsets over a single numeric ORDER BY key, where a NULL or NaN key's
+// frame is its peer group) semantics, clamped to the partition; an empty frame has start == end.
 #pragma once
 
 #include <cstdint>
