@@ -1,9 +1,14 @@
-// Cardinality estimation: row counts per plan node, from the sources' row counts (Parquet
-// footers, in-memory tables) and textbook selectivities (equality 0.1, range 0.3, LIKE 0.1,
-// IN lists 0.1 per value). Joins use a per-column "domain": the number of distinct values a
-// column can have, assumed to be the row count of the table it comes from (a key). An equi-join
-// keeps |L| * |R| / max(ndv(L key), ndv(R key)) rows with both ndvs capped by the smaller
-// domain, so a join on a table's key preserves the other side's rows.
+// Cardinality estimation: row counts per plan node, from the sources' row counts and per-column
+// statistics (Parquet footers: distinct counts, min/max) and textbook selectivities where those
+// say nothing (equality 0.1, range 0.3, LIKE 0.1). Every column carries an estimate of its
+// distinct values (ndv): from the footers' distinct counts, at most max - min + 1 for
+// integer-like columns, else (unknown) the row count, as if the column were a key. Filters
+// shrink the ndv of the columns they keep fewer rows of; equality with a constant uses 1/ndv and
+// ranges use the column's min/max. An equi-join keeps |L| * |R| / max(ndv(L key), ndv(R key))
+// rows, where each side's ndv is capped by the other side's distinct values in its source table
+// (containment: foreign-key values are among the key's values), so a join on a table's key keeps
+// the other side's rows and a join on a low-cardinality column (c_nationkey = s_nationkey)
+// multiplies them. Several keys combine by independence, capped by each side's rows.
 #pragma once
 
 #include <vector>
@@ -13,7 +18,11 @@
 namespace tandem::plan {
 
 struct ColumnEstimate {
-  double domain = -1;                   // distinct values the column can take; -1 unknown
+  double ndv = -1;          // distinct non-null values in this relation; -1 unknown (= its rows)
+  double base_ndv = -1;     // distinct values of the column in its source table; -1 unknown
+  bool has_bounds = false;  // min/max in the storage domain (days, unscaled decimals, ...)
+  double min = 0;
+  double max = 0;
   const TableSource* origin = nullptr;  // the table the column comes from unchanged, if any
   double origin_rows = -1;              // that table's row count
 };
@@ -33,6 +42,8 @@ double EstimateJoinRows(const RelEstimate& left, const RelEstimate& right, JoinT
                         const std::vector<ExprPtr>& right_keys, const ExprPtr& condition);
 // Fraction of rows a predicate over `input` keeps.
 double EstimateSelectivity(const Expr& predicate, const RelEstimate& input);
+// Distinct values of an expression over `input` (its rows when unknown).
+double EstimateDistinct(const Expr& e, const RelEstimate& input);
 
 // A copy of the plan with estimated_rows set on every node.
 PlanPtr AnnotateEstimates(const PlanPtr& plan);

@@ -1,10 +1,12 @@
 // Greedy join ordering (see join_order.h).
 #include "tandem/plan/join_order.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
 #include "tandem/plan/cardinality.h"
+#include "tandem/plan/pushdown.h"
 #include "tandem/plan/rewrite_util.h"
 
 namespace tandem::plan {
@@ -134,13 +136,19 @@ PlanPtr ReorderRegion(const PlanPtr& root) {
   while (trees.size() > 1) {
     size_t best_a = 0, best_b = 0;
     Candidate best;
-    bool found = false;
+    bool found = false, best_expands = false;
     for (size_t a = 0; a < trees.size(); ++a) {
       for (size_t b = a + 1; b < trees.size(); ++b) {
         Candidate c = Evaluate(trees[a], trees[b], preds, region.width);
         if (c.preds.empty()) continue;
-        if (!found || c.rows < best.rows) {
+        // A join that yields more rows than its larger input (many-to-many, such as
+        // c_nationkey = s_nationkey) waits while joins that do not are left.
+        const bool expands = c.rows > 1.001 * std::max(trees[a].est.rows, trees[b].est.rows);
+        const bool better =
+            !found || (best_expands && !expands) || (best_expands == expands && c.rows < best.rows);
+        if (better) {
           found = true;
+          best_expands = expands;
           best = std::move(c);
           best_a = a;
           best_b = b;
@@ -205,6 +213,6 @@ PlanPtr Reorder(const PlanPtr& node) {
 
 }  // namespace
 
-PlanPtr ReorderJoins(const PlanPtr& plan) { return Reorder(plan); }
+PlanPtr ReorderJoins(const PlanPtr& plan) { return ReduceAggregateInputs(Reorder(plan)); }
 
 }  // namespace tandem::plan

@@ -364,4 +364,151 @@ bool RejectsNulls(const Expr& p, int begin, int end) {
 
 PlanPtr PushDownPredicates(const PlanPtr& plan) { return PushDown(plan, {}); }
 
+namespace {
+
+// A subtree and one of its output columns.
+struct ColumnSource {
+  PlanPtr node;
+  int column = -1;
+};
+
+int PlainColumn(const ExprPtr& e) {
+  return e && e->kind == ExprKind::kColumnRef && e->outer_depth == 0 ? e->column_index : -1;
+}
+
+// Subtrees whose `column` holds every value output column `column` of `node` holds: the node
+// itself and, through projections, filters, sorts, group keys and the preserved sides of joins
+// (crossing equi-join keys to the other input), subtrees below it.
+void ValueSupersets(const PlanPtr& node, int column, std::vector<ColumnSource>* out) {
+  if (column < 0 || column >= node->schema.num_fields()) return;
+  out->push_back({node, column});
+  switch (node->kind) {
+    case PlanKind::kProject:
+      ValueSupersets(node->children[0], PlainColumn(node->exprs[column]), out);
+      return;
+    case PlanKind::kFilter:
+    case PlanKind::kSort:
+      ValueSupersets(node->children[0], column, out);
+      return;
+    case PlanKind::kAggregate:
+      if (node->grouping_sets.empty() && column < static_cast<int>(node->group_keys.size())) {
+        ValueSupersets(node->children[0], PlainColumn(node->group_keys[column]), out);
+      }
+      return;
+    case PlanKind::kJoin: {
+      const JoinType t = node->join_type;
+      const int nl = node->children[0]->schema.num_fields();
+      if (column >= nl) {
+        if (t == JoinType::kInner) ValueSupersets(node->children[1], column - nl, out);
+        return;
+      }
+      if (t == JoinType::kRight || t == JoinType::kFull) return;
+      ValueSupersets(node->children[0], column, out);
+      if (t != JoinType::kInner && t != JoinType::kSemi) return;
+      for (size_t i = 0; i < node->left_keys.size() && i < node->right_keys.size(); ++i) {
+        if (PlainColumn(node->left_keys[i]) == column) {
+          ValueSupersets(node->children[1], PlainColumn(node->right_keys[i]), out);
+        }
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+// The aggregate below `node` whose group key `column` comes out unchanged through projections
+// and filters; on success `path` holds the nodes from `node` down to the aggregate.
+bool GroupKeyBelow(const PlanPtr& node, int column, std::vector<PlanPtr>* path, int* key) {
+  if (column < 0 || column >= node->schema.num_fields()) return false;
+  path->push_back(node);
+  switch (node->kind) {
+    case PlanKind::kProject:
+      return GroupKeyBelow(node->children[0], PlainColumn(node->exprs[column]), path, key);
+    case PlanKind::kFilter:
+      return GroupKeyBelow(node->children[0], column, path, key);
+    case PlanKind::kAggregate:
+      if (!node->grouping_sets.empty() || column >= static_cast<int>(node->group_keys.size()) ||
+          PlainColumn(node->group_keys[column]) < 0) {
+        return false;
+      }
+      *key = PlainColumn(node->group_keys[column]);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The aggregate side of a join, filtered on one key when that pays; null when nothing changes.
+PlanPtr ReduceSide(const PlanNode& join, int side) {
+  const auto& keys = side == 0 ? join.left_keys : join.right_keys;
+  const auto& other_keys = side == 0 ? join.right_keys : join.left_keys;
+  const PlanPtr& other = join.children[1 - side];
+  double best_fraction = 0.5;
+  std::vector<PlanPtr> best_path;
+  int best_key = -1;
+  ColumnSource best_source;
+  for (size_t i = 0; i < keys.size() && i < other_keys.size(); ++i) {
+    std::vector<PlanPtr> path;
+    int key = -1;
+    if (!GroupKeyBelow(join.children[side], PlainColumn(keys[i]), &path, &key)) continue;
+    const PlanPtr& input = path.back()->children[0];
+    const RelEstimate in = EstimatePlan(*input);
+    const DataType& type = input->schema.field(key).type;
+    auto key_ref = MakeColumnRef(key, type, true);
+    std::vector<ColumnSource> sources;
+    ValueSupersets(other, PlainColumn(other_keys[i]), &sources);
+    for (const auto& s : sources) {
+      if (!(s.node->schema.field(s.column).type == type)) continue;
+      const RelEstimate est = EstimatePlan(*s.node);
+      if (est.rows > 0.1 * in.rows) continue;  // filtering costs about what it saves
+      auto ref = MakeColumnRef(s.column, type, true);
+      const double fraction =
+          EstimateJoinRows(in, est, JoinType::kSemi, {key_ref}, {ref}, nullptr) /
+          std::max(in.rows, 1.0);
+      if (fraction < best_fraction || (fraction == best_fraction && best_key >= 0 &&
+                                       est.rows < EstimatePlan(*best_source.node).rows)) {
+        best_fraction = fraction;
+        best_path = path;
+        best_key = key;
+        best_source = s;
+      }
+    }
+  }
+  if (best_key < 0) return nullptr;
+  const PlanPtr& agg = best_path.back();
+  const PlanPtr& input = agg->children[0];
+  const DataType& type = input->schema.field(best_key).type;
+  PlanPtr filter_side = ProjectColumns(best_source.node, {best_source.column});
+  PlanPtr reduced =
+      MakeJoin(input, filter_side, JoinType::kSemi,
+               {MakeColumnRef(best_key, type, true, input->schema.field(best_key).name)},
+               {MakeColumnRef(0, type, true, filter_side->schema.field(0).name)}, nullptr);
+  reduced = SinkSemiJoin(reduced);
+  for (size_t i = best_path.size(); i-- > 0;) reduced = WithChildren(*best_path[i], {reduced});
+  return reduced;
+}
+
+PlanPtr Reduce(const PlanPtr& node) {
+  std::vector<PlanPtr> children;
+  for (const auto& c : node->children) children.push_back(Reduce(c));
+  PlanPtr out = WithChildren(*node, std::move(children));
+  if (out->kind != PlanKind::kJoin || out->null_aware) return out;
+  for (int side = 0; side < 2; ++side) {
+    const bool filtered_side =
+        out->join_type == JoinType::kInner || (out->join_type == JoinType::kSemi && side == 1);
+    if (!filtered_side) continue;
+    if (PlanPtr reduced = ReduceSide(*out, side)) {
+      std::vector<PlanPtr> kids = out->children;
+      kids[side] = reduced;
+      out = WithChildren(*out, std::move(kids));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+PlanPtr ReduceAggregateInputs(const PlanPtr& plan) { return Reduce(plan); }
+
 }  // namespace tandem::plan
