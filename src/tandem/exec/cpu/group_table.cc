@@ -265,6 +265,7 @@ void GroupTable::FindOrInsert(const KeyView& keys, const uint64_t* hashes,
     std::memset(out, 0, static_cast<size_t>(n) * sizeof(uint32_t));
     return;
   }
+  if (direct_mode_ && FindOrInsertDirect(keys, hashes, part_hashes, rows, n, out)) return;
   if (memo_enabled_ && TryMemo(keys, hashes, part_hashes, rows, n, out)) return;
   if (!hashes) hashes = EnsureHashes(keys, rows, n);
   if (!part_hashes) part_hashes = hashes;
@@ -279,6 +280,123 @@ void GroupTable::FindOrInsert(const KeyView& keys, const uint64_t* hashes,
     }
     FindOrInsertChunk(keys, hashes, part_hashes, r, len, out + begin);
   }
+}
+
+bool GroupTable::DirectIndexable(const DataType& type) {
+  switch (type.id) {
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32:
+    case TypeId::kDate32:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void GroupTable::UseDirectIndex(int64_t lo, int64_t span) {
+  if (types_.size() != 1 || !DirectIndexable(types_[0]) || num_groups_ > 0 || span <= 0) return;
+  direct_mode_ = true;
+  direct_lo_ = lo;
+  direct_.assign(static_cast<size_t>(span), 0);
+  memo_enabled_ = false;
+}
+
+void GroupTable::LeaveDirectMode() {
+  direct_mode_ = false;
+  std::vector<uint32_t>().swap(direct_);
+  slots_.clear();
+  Reserve(std::max<int64_t>(num_groups_, 1));  // rebuilds the slots from the stored hashes
+}
+
+namespace {
+
+// Signed value of a direct-indexable key (T: its storage type).
+template <typename T>
+inline int64_t DirectValue(const uint8_t* values, int64_t r) {
+  T v;
+  std::memcpy(&v, values + r * static_cast<int64_t>(sizeof(T)), sizeof(T));
+  return static_cast<int64_t>(v);
+}
+
+}  // namespace
+
+int64_t GroupTable::StoredKeyAsInt64(int64_t g) const {
+  const KeyStore& k = stores_[0];
+  switch (k.type.id) {
+    case TypeId::kInt8:
+      return DirectValue<int8_t>(k.values.data(), g);
+    case TypeId::kInt16:
+      return DirectValue<int16_t>(k.values.data(), g);
+    case TypeId::kInt32:
+    case TypeId::kDate32:
+      return DirectValue<int32_t>(k.values.data(), g);
+    case TypeId::kInt64:
+      return DirectValue<int64_t>(k.values.data(), g);
+    case TypeId::kUInt8:
+      return DirectValue<uint8_t>(k.values.data(), g);
+    case TypeId::kUInt16:
+      return DirectValue<uint16_t>(k.values.data(), g);
+    case TypeId::kUInt32:
+      return DirectValue<uint32_t>(k.values.data(), g);
+    default:
+      return 0;
+  }
+}
+
+bool GroupTable::FindOrInsertDirect(const KeyView& keys, const uint64_t* hashes,
+                                    const uint64_t* part_hashes, const uint32_t* rows, int64_t n,
+                                    uint32_t* out) {
+  const KeyColumnView& c = keys.columns[0];
+  if (c.nulls || c.width == 0) {
+    LeaveDirectMode();
+    return false;
+  }
+  auto run = [&](auto tag) -> bool {
+    using T = decltype(tag);
+    using U = std::make_unsigned_t<T>;
+    const uint64_t span = direct_.size();
+    uint32_t* dir = direct_.data();
+    // Check the range first so that nothing is inserted when a row does not fit.
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t r = rows ? rows[k] : k;
+      if (static_cast<uint64_t>(DirectValue<T>(c.values, r) - direct_lo_) >= span) return false;
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t r = rows ? rows[k] : k;
+      const int64_t v = DirectValue<T>(c.values, r);
+      uint32_t& slot = dir[v - direct_lo_];
+      if (slot == 0) {
+        // The hash HashKeys gives this key, so merges into hashed tables agree.
+        const uint64_t h =
+            hashes ? hashes[r] : Mix(kSeed + static_cast<uint64_t>(static_cast<U>(v)) * kMul);
+        slot = AddGroup(keys, r, h, part_hashes ? part_hashes[r] : h) + 1;
+      }
+      out[k] = slot - 1;
+    }
+    return true;
+  };
+  bool ok = false;
+  switch (c.width) {
+    case 1:
+      ok = c.type.id == TypeId::kUInt8 ? run(uint8_t{}) : run(int8_t{});
+      break;
+    case 2:
+      ok = c.type.id == TypeId::kUInt16 ? run(uint16_t{}) : run(int16_t{});
+      break;
+    case 4:
+      ok = c.type.id == TypeId::kUInt32 ? run(uint32_t{}) : run(int32_t{});
+      break;
+    case 8:
+      ok = run(int64_t{});
+      break;
+  }
+  if (!ok) LeaveDirectMode();
+  return ok;
 }
 
 bool GroupTable::TryMemo(const KeyView& keys, const uint64_t* hashes, const uint64_t* part_hashes,

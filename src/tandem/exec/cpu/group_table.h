@@ -62,6 +62,17 @@ class GroupTable {
   void FindOrInsert(const KeyView& keys, const uint64_t* hashes, const uint64_t* part_hashes,
                     const uint32_t* rows, int64_t n, uint32_t* out);
 
+  // Direct-index mode (perfect hashing), for one integer-like key column (DirectIndexable) whose
+  // values all lie in [lo, lo + span): a group is found by indexing an array with value - lo,
+  // with no hashing, probing or key comparison; sorted or clustered keys then touch memory
+  // sequentially. Call before the first insert. A NULL or out-of-range key (a caller bug, but
+  // never a crash) switches the table back to hashing.
+  void UseDirectIndex(int64_t lo, int64_t span);
+  static bool DirectIndexable(const DataType& type);
+  bool direct() const { return direct_mode_; }
+  // Stored key of group g as an integer (direct-indexable key types only).
+  int64_t StoredKeyAsInt64(int64_t g) const;
+
   // The stored keys as a view (for merging this table into another one).
   KeyView StoredKeys() const;
   // Stored key column `c` of groups [0, num_groups) as a Column.
@@ -92,8 +103,17 @@ class GroupTable {
   void FindOrInsertChunk(const KeyView& keys, const uint64_t* hashes, const uint64_t* part_hashes,
                          const uint32_t* rows, int64_t n, uint32_t* out);
 
+  // Direct mode: finds or inserts every row; false (nothing written) when a row does not fit,
+  // after which the table has left direct mode.
+  bool FindOrInsertDirect(const KeyView& keys, const uint64_t* hashes, const uint64_t* part_hashes,
+                          const uint32_t* rows, int64_t n, uint32_t* out);
+  void LeaveDirectMode();
+
   std::vector<DataType> types_;
   std::vector<KeyStore> stores_;
+  bool direct_mode_ = false;
+  int64_t direct_lo_ = 0;
+  std::vector<uint32_t> direct_;  // value - lo -> group + 1; 0 = no group yet
   std::vector<Slot> slots_;
   uint64_t mask_ = 0;
   int64_t num_groups_ = 0;

@@ -6,7 +6,9 @@
 //   2. The workers' groups are split into partitions by key hash and each partition is merged by
 //      one thread into a final table; deduped (keys, argument) pairs are looked up there and
 //      folded into the DISTINCT aggregates. Each partition becomes one output batch.
-// Few groups (TPC-H Q1) stay in tiny per-worker tables and merge serially in microseconds.
+// Few groups (TPC-H Q1) stay in tiny per-worker tables and merge serially in microseconds. One
+// plain integer key with a compact range (TPC-H Q18's l_orderkey) uses direct-indexed tables
+// (perfect hashing) in both phases, partitioned by value range for the merge.
 #include "tandem/exec/cpu/hash_aggregate.h"
 
 #include <algorithm>
@@ -60,9 +62,11 @@ class Aggregation {
     const int workers =
         std::max<int>(1, std::min<int64_t>(threads, static_cast<int64_t>(batches.size())));
     partials_.resize(workers);
+    const bool direct = DirectIndexRange(input, &direct_lo_, &direct_span_);
     for (auto& w : partials_) {
       w.resize(sets_.size());
       for (size_t s = 0; s < sets_.size(); ++s) TANDEM_RETURN_NOT_OK(InitSetState(s, &w[s]));
+      if (direct) w[0].table->UseDirectIndex(direct_lo_, direct_span_);
     }
     std::atomic<int64_t> next{0};
     TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(
@@ -120,6 +124,68 @@ class Aggregation {
       has_distinct_ |= a.distinct;
     }
     return Status::OK();
+  }
+
+  // Perfect hashing: with one plain integer column as the only key, no NULLs and a value range
+  // not much larger than the input, the per-worker tables index groups by value (see
+  // GroupTable::UseDirectIndex). Finds the range with one typed pass over the key column.
+  bool DirectIndexRange(const Table& input, int64_t* lo, int64_t* span) const {
+    constexpr int64_t kMaxSpan = int64_t{1} << 23;
+    if (sets_.size() != 1 || sets_[0].keys.size() != 1 || has_distinct_) return false;
+    const Expr& key = *node_.group_keys[sets_[0].keys[0]];
+    if (key.kind != ExprKind::kColumnRef || key.outer_depth != 0 ||
+        !GroupTable::DirectIndexable(key.type)) {
+      return false;
+    }
+    int64_t rows = 0;
+    int64_t min = INT64_MAX, max = INT64_MIN;
+    for (const auto& b : input.batches) {
+      if (b->num_rows == 0) continue;
+      if (key.column_index < 0 || key.column_index >= b->num_columns()) return false;
+      const Column& c = *b->columns[key.column_index];
+      if (c.type() != key.type || c.null_count() > 0) return false;
+      rows += c.length();
+      MinMaxOf(c, &min, &max);
+    }
+    if (rows == 0) return false;
+    const uint64_t range = static_cast<uint64_t>(max) - static_cast<uint64_t>(min);
+    if (range >= static_cast<uint64_t>(std::min(kMaxSpan, 4 * rows + 4096))) return false;
+    *lo = min;
+    *span = static_cast<int64_t>(range) + 1;
+    return true;
+  }
+
+  static void MinMaxOf(const Column& c, int64_t* min, int64_t* max) {
+    auto scan = [&](auto tag) {
+      using T = decltype(tag);
+      const T* v = c.values_as<T>();
+      T lo = v[0], hi = v[0];
+      for (int64_t i = 1; i < c.length(); ++i) {
+        lo = std::min(lo, v[i]);
+        hi = std::max(hi, v[i]);
+      }
+      *min = std::min<int64_t>(*min, static_cast<int64_t>(lo));
+      *max = std::max<int64_t>(*max, static_cast<int64_t>(hi));
+    };
+    switch (c.type().id) {
+      case TypeId::kInt8:
+        return scan(int8_t{});
+      case TypeId::kInt16:
+        return scan(int16_t{});
+      case TypeId::kInt32:
+      case TypeId::kDate32:
+        return scan(int32_t{});
+      case TypeId::kInt64:
+        return scan(int64_t{});
+      case TypeId::kUInt8:
+        return scan(uint8_t{});
+      case TypeId::kUInt16:
+        return scan(uint16_t{});
+      case TypeId::kUInt32:
+        return scan(uint32_t{});
+      default:
+        return;
+    }
   }
 
   std::vector<DataType> SetKeyTypes(size_t s) const {
@@ -307,8 +373,20 @@ class Aggregation {
       TANDEM_RETURN_NOT_OK(FinishDistinct(s, bits, 0, &finals[0], /*already_final=*/true));
     } else {
       // Group lists per worker and partition (main tables and dedupe tables).
+      // Direct-indexed worker tables (one key, known range) merge into direct-indexed finals,
+      // partition p owning the values [lo + p * width, lo + (p + 1) * width).
+      bool direct = keyless ? false : true;
+      for (auto& w : partials_) direct &= w[s].table->direct();
+      const int64_t direct_width = (direct_span_ + partitions - 1) / partitions;
       auto split = [&](const GroupTable& t) {
         std::vector<std::vector<uint32_t>> lists(static_cast<size_t>(partitions));
+        if (direct) {
+          for (int64_t g = 0; g < t.num_groups(); ++g) {
+            const int64_t p = (t.StoredKeyAsInt64(g) - direct_lo_) / direct_width;
+            lists[std::clamp<int64_t>(p, 0, partitions - 1)].push_back(static_cast<uint32_t>(g));
+          }
+          return lists;
+        }
         const auto& ph = t.partition_hashes();
         for (int64_t g = 0; g < t.num_groups(); ++g) {
           lists[bits ? ph[g] >> (64 - bits) : 0].push_back(static_cast<uint32_t>(g));
@@ -323,6 +401,7 @@ class Aggregation {
       TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(partitions, [&](int64_t p) {
         SetState& f = finals[p];
         TANDEM_RETURN_NOT_OK(InitSetState(s, &f));
+        if (direct) f.table->UseDirectIndex(direct_lo_ + p * direct_width, direct_width);
         std::vector<uint32_t> dst;
         for (int w = 0; w < workers; ++w) {
           SetState& src = partials_[w][s];
@@ -440,6 +519,8 @@ class Aggregation {
   std::vector<DataType> key_types_;
   std::vector<DataType> arg_types_;
   std::vector<std::vector<SetState>> partials_;  // [worker][set]
+  int64_t direct_lo_ = 0;  // key range of direct-indexed tables (DirectIndexRange)
+  int64_t direct_span_ = 0;
 };
 
 }  // namespace

@@ -83,8 +83,8 @@ BatchPtr JoinEmitter::EmitMark(const Morsel& m, const std::vector<uint8_t>& stat
     if (s != 2) bit_util::SetBit(ok, i);
     nulls += s == 2;
   }
-  out->columns.push_back(std::make_shared<Column>(DataType::Bool(), n, nulls,
-                                                  nulls ? validity : nullptr, values));
+  out->columns.push_back(
+      std::make_shared<Column>(DataType::Bool(), n, nulls, nulls ? validity : nullptr, values));
   return out;
 }
 

@@ -24,6 +24,20 @@ Result<std::vector<int32_t>> SelectTrueRows(const Expr& predicate, const Batch& 
 // Rows [begin, begin + length) of a batch as a new batch (copies).
 BatchPtr SliceBatch(const Batch& batch, int64_t begin, int64_t length);
 
+// Rows [begin, begin + length) of a column without copying values: the slice's buffers point
+// into the source's (keeping them alive). Needs begin % 8 == 0 (bitmaps stay byte-aligned);
+// string offsets are rebased into a fresh buffer (columns start at offset 0). Other begins copy.
+ColumnPtr SliceColumnView(const ColumnPtr& column, int64_t begin, int64_t length);
+// The same for every column of a batch.
+BatchPtr SliceBatchView(const Batch& batch, int64_t begin, int64_t length);
+
+// Default batch size operators aim for: big enough to amortize per-batch work, small enough that
+// a batch's columns and the intermediate results of expressions stay in cache.
+constexpr int64_t kTargetBatchRows = int64_t{1} << 17;
+
+// The table with batches over `max_rows` rows cut (zero-copy) into pieces of max_rows.
+Table SplitLargeBatches(Table table, int64_t max_rows = kTargetBatchRows);
+
 // The batches of `table`, with batches much larger than `morsel_rows` cut into pieces when that
 // gives the threads more to share (keeps row order).
 std::vector<BatchPtr> Morsels(const Table& table, int workers, int64_t morsel_rows = 1 << 17);

@@ -1,6 +1,7 @@
 // Scan (kScan): reads the listed columns of a Parquet dataset (with row-group pruning by the
 // node's scan predicates), a CSV file, or an in-memory table (zero-copy column selection), and
 // records what the read touched and skipped in the operator's metrics name for EXPLAIN ANALYZE.
+// Batches come out at most opx::kTargetBatchRows rows long (large row groups are sliced).
 #include <string>
 #include <vector>
 
@@ -123,6 +124,9 @@ Result<Table> Scan(const PlanNode& node, ExecContext& ctx) {
   } else {
     TANDEM_ASSIGN_OR_RAISE(out, ToNodeSchema(node, read));
   }
+  // Row groups of a million rows would make every operator above work far beyond the caches:
+  // hand out cache-sized pieces (views, no copy).
+  out = opx::SplitLargeBatches(std::move(out));
   ctx.Record(&node, m);
   return out;
 }

@@ -2,6 +2,7 @@
 #include "tandem/exec/cpu/sort_runs.h"
 
 #include <algorithm>
+#include <array>
 
 #include "tandem/common/thread_pool.h"
 #include "tandem/exec/cpu/row_gather.h"
@@ -14,6 +15,112 @@ struct SortItem {
   uint64_t w[K];
   int64_t ref;
 };
+
+// Full sort by one key word with no tail comparisons: a parallel stable radix sort. Items are
+// encoded into one array, scattered by their most significant varying byte into 256 buckets
+// (stable: per-morsel offsets in input order), and each bucket is LSD-sorted on its lower
+// varying bytes in parallel. Returns the refs in order.
+Result<std::vector<int64_t>> RadixSortedRefs(const std::vector<BatchPtr>& batches,
+                                             const SortKeyEncoder& enc) {
+  using Item = SortItem<1>;
+  ThreadPool& pool = ThreadPool::Default();
+  const std::vector<Morsel> morsels = MakeMorsels(batches);
+  const int64_t num_morsels = static_cast<int64_t>(morsels.size());
+  std::vector<int64_t> first(morsels.size() + 1, 0);
+  for (int64_t m = 0; m < num_morsels; ++m) {
+    first[m + 1] = first[m] + morsels[m].end - morsels[m].begin;
+  }
+  const int64_t n = first[num_morsels];
+  std::vector<Item> items(static_cast<size_t>(n));
+  // 1. Encode, with per-morsel histograms of all eight bytes.
+  std::vector<std::array<std::array<int64_t, 256>, 8>> hist(morsels.size());
+  TANDEM_RETURN_NOT_OK(pool.ParallelFor(num_morsels, [&](int64_t m) -> Status {
+    const Morsel& ms = morsels[m];
+    const int64_t len = ms.end - ms.begin;
+    std::vector<uint64_t> words(static_cast<size_t>(len));
+    enc.Encode(ms.batch, ms.begin, ms.end, words.data());
+    Item* out = items.data() + first[m];
+    auto& h = hist[m];
+    for (auto& d : h) d.fill(0);
+    for (int64_t i = 0; i < len; ++i) {
+      out[i].w[0] = words[i];
+      out[i].ref = PackRowRef(ms.batch, ms.begin + i);
+      for (int d = 0; d < 8; ++d) ++h[d][(words[i] >> (8 * d)) & 0xFF];
+    }
+    return Status::OK();
+  }));
+  std::vector<int64_t> refs(static_cast<size_t>(n));
+  if (n == 0) return refs;
+  // Bytes on which items differ.
+  std::array<bool, 8> varies{};
+  const uint64_t w0 = items[0].w[0];
+  for (int d = 0; d < 8; ++d) {
+    int64_t same = 0;
+    for (int64_t m = 0; m < num_morsels; ++m) same += hist[m][d][(w0 >> (8 * d)) & 0xFF];
+    varies[d] = same != n;
+  }
+  int top = 7;
+  while (top >= 0 && !varies[top]) --top;
+  if (top < 0) {
+    for (int64_t i = 0; i < n; ++i) refs[i] = items[i].ref;
+    return refs;
+  }
+  // 2. Stable scatter by the top varying byte.
+  std::vector<Item> sorted(static_cast<size_t>(n));
+  std::vector<int64_t> bucket_begin(257, 0);
+  std::vector<std::array<int64_t, 256>> cursor(morsels.size());
+  {
+    int64_t pos = 0;
+    for (int b = 0; b < 256; ++b) {
+      bucket_begin[b] = pos;
+      for (int64_t m = 0; m < num_morsels; ++m) {
+        cursor[m][b] = pos;
+        pos += hist[m][top][b];
+      }
+    }
+    bucket_begin[256] = pos;
+  }
+  const int top_shift = 8 * top;
+  TANDEM_RETURN_NOT_OK(pool.ParallelFor(num_morsels, [&](int64_t m) -> Status {
+    auto& c = cursor[m];
+    for (int64_t i = first[m]; i < first[m + 1]; ++i) {
+      sorted[c[(items[i].w[0] >> top_shift) & 0xFF]++] = items[i];
+    }
+    return Status::OK();
+  }));
+  std::vector<Item>().swap(items);
+  // 3. LSD passes on the lower varying bytes, bucket by bucket.
+  TANDEM_RETURN_NOT_OK(pool.ParallelFor(256, [&](int64_t b) -> Status {
+    const int64_t begin = bucket_begin[b];
+    const int64_t len = bucket_begin[b + 1] - begin;
+    Item* src = sorted.data() + begin;
+    if (len > 1 && top > 0) {
+      std::vector<Item> tmp(static_cast<size_t>(len));
+      Item* a = src;
+      Item* t = tmp.data();
+      for (int d = 0; d < top; ++d) {
+        if (!varies[d]) continue;
+        std::array<int64_t, 256> count{};
+        const int shift = 8 * d;
+        for (int64_t i = 0; i < len; ++i) ++count[(a[i].w[0] >> shift) & 0xFF];
+        if (count[(a[0].w[0] >> shift) & 0xFF] == len) continue;
+        int64_t sum = 0;
+        for (auto& c : count) {
+          const int64_t k = c;
+          c = sum;
+          sum += k;
+        }
+        for (int64_t i = 0; i < len; ++i) t[count[(a[i].w[0] >> shift) & 0xFF]++] = a[i];
+        std::swap(a, t);
+      }
+      for (int64_t i = 0; i < len; ++i) refs[begin + i] = a[i].ref;  // a may point into tmp
+      return Status::OK();
+    }
+    for (int64_t i = 0; i < len; ++i) refs[begin + i] = src[i].ref;
+    return Status::OK();
+  }));
+  return refs;
+}
 
 template <int K>
 Result<std::vector<int64_t>> SortedRefsK(const std::vector<BatchPtr>& batches,
@@ -99,6 +206,10 @@ Result<std::vector<int64_t>> SortedRefsK(const std::vector<BatchPtr>& batches,
 
 Result<std::vector<int64_t>> SortedRowRefs(const std::vector<BatchPtr>& batches,
                                            const SortKeyEncoder& encoder, int64_t limit) {
+  // One key word decides everything: radix sort (full sorts; TopN keeps its partial sorts).
+  if (encoder.words() == 1 && !encoder.needs_tail() && limit < 0) {
+    return RadixSortedRefs(batches, encoder);
+  }
   switch (encoder.words()) {
     case 1:
       return SortedRefsK<1>(batches, encoder, limit);

@@ -2,6 +2,7 @@
 // as (key words, row ref) items, then merged pairwise in parallel. Ties keep input order
 // (stable: refs are (batch << 32 | row), increasing in input order). With a limit only the first
 // `limit` rows are kept at every step (partial sorts), which is how TopN avoids a full sort.
+// A full sort whose keys encode into one word with no tail runs as a parallel stable radix sort.
 #pragma once
 
 #include <cstdint>
