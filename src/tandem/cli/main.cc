@@ -1,5 +1,7 @@
 // Entry point of the `tandem` binary: dispatches to a registered subcommand and turns anything
 // unexpected (out of memory, an escaped exception) into a one-line error and a non-zero exit.
+#include <malloc.h>
+
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -35,6 +37,12 @@ static void PrintUsage(FILE* out) {
 
 int main(int argc, char** argv) {
   using namespace tandem::cli;
+  // Keep freed column buffers in the heap instead of returning them to the kernel, so the next
+  // operator's allocations do not page-fault and re-zero them (measured 5-9% of CPU time on
+  // TPC-H). Set here, in the command-line binary only: programs embedding the library keep
+  // their own allocator settings.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
       !std::strcmp(argv[1], "help")) {
     PrintUsage(argc < 2 ? stderr : stdout);
