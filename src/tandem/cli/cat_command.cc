@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tandem/cli/arg_reader.h"
 #include "tandem/cli/command.h"
 #include "tandem/format/table_printer.h"
 #include "tandem/format/value_format.h"
@@ -131,22 +132,11 @@ std::vector<std::string> SplitCommas(const std::string& text) {
 
 // Returns 0 when parsed, else the exit code (2) after printing the usage error.
 int ParseArgs(const std::vector<std::string>& args, CatArgs* out) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    std::string value;
-    bool has_value = false;
-    const size_t eq = arg.find('=');
-    if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      has_value = true;
-    }
-    auto take_value = [&]() -> bool {
-      if (has_value) return true;
-      if (i + 1 >= args.size()) return false;
-      value = args[++i];
-      return true;
-    };
+  ArgReader reader(args);
+  while (reader.Next()) {
+    const std::string& arg = reader.arg();
+    std::string value = reader.inline_value();
+    auto take_value = [&]() -> bool { return reader.TakeValue(&value); };
     if (arg == "--format") {
       if (!take_value()) return UsageError("--format needs a value");
       if (value != "table" && value != "csv" && value != "jsonl") {

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "tandem/cli/arg_reader.h"
 #include "tandem/cli/command.h"
 #include "tandem/common/progress_bar.h"
 #include "tandem/format/table_printer.h"
@@ -68,33 +69,23 @@ bool EndsWithLower(const std::string& s, const std::string& suffix) {
 
 // Returns 0 when parsed, else the exit code (2) after printing the usage error.
 int ParseArgs(const std::vector<std::string>& args, SqlArgs* out) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    std::string value;
-    bool has_value = false;
-    const size_t eq = arg.find('=');
-    if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      has_value = true;
-    }
-    auto take_value = [&]() -> bool {
-      if (has_value) return true;
-      if (i + 1 >= args.size()) return false;
-      value = args[++i];
-      return true;
-    };
+  ArgReader reader(args);
+  while (reader.Next()) {
+    const std::string& arg = reader.arg();
+    const bool has_value = reader.has_inline_value();
+    std::string value = reader.inline_value();
+    auto take_value = [&]() -> bool { return reader.TakeValue(&value); };
     if (arg == "-f" || arg == "--file") {
       if (!take_value()) return UsageError(arg + " needs a file name");
       if (out->file) return UsageError("more than one -f");
       out->file = value;
     } else if (arg == "--table") {
       if (!take_value()) return UsageError("--table needs NAME=PATH");
-      const size_t sep = value.find('=');
-      if (sep == std::string::npos || sep == 0 || sep + 1 == value.size()) {
+      std::pair<std::string, std::string> table;
+      if (!ParseTableOption(value, &table)) {
         return UsageError("--table needs NAME=PATH, got '" + value + "'");
       }
-      out->tables.emplace_back(value.substr(0, sep), value.substr(sep + 1));
+      out->tables.push_back(std::move(table));
     } else if (arg == "--catalog") {
       if (!take_value()) return UsageError("--catalog needs a file name");
       out->catalogs.push_back(value);
