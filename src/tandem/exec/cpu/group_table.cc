@@ -364,12 +364,16 @@ bool GroupTable::FindOrInsertDirect(const KeyView& keys, const uint64_t* hashes,
     // Check the range first so that nothing is inserted when a row does not fit.
     for (int64_t k = 0; k < n; ++k) {
       const int64_t r = rows ? rows[k] : k;
-      if (static_cast<uint64_t>(DirectValue<T>(c.values, r) - direct_lo_) >= span) return false;
+      // Unsigned difference: no signed overflow for keys far outside the range.
+      if (static_cast<uint64_t>(DirectValue<T>(c.values, r)) - static_cast<uint64_t>(direct_lo_) >=
+          span) {
+        return false;
+      }
     }
     for (int64_t k = 0; k < n; ++k) {
       const int64_t r = rows ? rows[k] : k;
       const int64_t v = DirectValue<T>(c.values, r);
-      uint32_t& slot = dir[v - direct_lo_];
+      uint32_t& slot = dir[static_cast<uint64_t>(v) - static_cast<uint64_t>(direct_lo_)];
       if (slot == 0) {
         // The hash HashKeys gives this key, so merges into hashed tables agree.
         const uint64_t h =

@@ -116,6 +116,7 @@ BatchPtr SliceBatchView(const Batch& batch, int64_t begin, int64_t length) {
 }
 
 Table SplitLargeBatches(Table table, int64_t max_rows) {
+  max_rows = std::max<int64_t>(max_rows, 1);
   bool any = false;
   for (const auto& b : table.batches) any |= b->num_rows > max_rows;
   if (!any) return table;
@@ -125,10 +126,12 @@ Table SplitLargeBatches(Table table, int64_t max_rows) {
       out.push_back(std::move(b));
       continue;
     }
-    // Even pieces (each a multiple of 8 rows but the last) so no piece is tiny.
+    // Even pieces (each a multiple of 8 rows but the last, so views stay zero-copy) so no piece
+    // is tiny; rounding up to 8 must not pass max_rows, so then round down (below 8: copies).
     const int64_t pieces = (b->num_rows + max_rows - 1) / max_rows;
     int64_t step = (b->num_rows + pieces - 1) / pieces;
     step = (step + 7) / 8 * 8;
+    if (step > max_rows) step = max_rows >= 8 ? max_rows / 8 * 8 : max_rows;
     for (int64_t begin = 0; begin < b->num_rows; begin += step) {
       out.push_back(SliceBatchView(*b, begin, std::min(step, b->num_rows - begin)));
     }
