@@ -255,7 +255,9 @@ Result<ColumnPtr> DecimalArithTyped(const CallContext& cc, Op op, const Datum& x
         const int64_t max64 = static_cast<int64_t>(std::min<int128_t>(max128, INT64_MAX));
         auto fast = [=](A a, B b, R* r) {
           int64_t a64, b64, sa, sb, s64;
-          bool o = !NarrowTo64(a, &a64) | !NarrowTo64(b, &b64);
+          const bool a_wide = !NarrowTo64(a, &a64);  // both always narrowed
+          const bool b_wide = !NarrowTo64(b, &b64);
+          bool o = a_wide || b_wide;
           o |= __builtin_mul_overflow(a64, ma64, &sa);
           o |= __builtin_mul_overflow(b64, mb64, &sb);
           o |= sub ? __builtin_sub_overflow(sa, sb, &s64) : __builtin_add_overflow(sa, sb, &s64);
@@ -279,7 +281,9 @@ Result<ColumnPtr> DecimalArithTyped(const CallContext& cc, Op op, const Datum& x
         const int64_t max64 = static_cast<int64_t>(std::min<int128_t>(max128, INT64_MAX));
         auto fast = [=](A a, B b, R* r) {
           int64_t a64, b64, p;
-          bool o = !NarrowTo64(a, &a64) | !NarrowTo64(b, &b64);
+          const bool a_wide = !NarrowTo64(a, &a64);  // both always narrowed
+          const bool b_wide = !NarrowTo64(b, &b64);
+          bool o = a_wide || b_wide;
           o |= __builtin_mul_overflow(a64, b64, &p);
           *r = static_cast<R>(p);
           return o | (p > max64) | (p < -max64);

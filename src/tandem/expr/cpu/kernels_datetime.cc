@@ -151,7 +151,7 @@ Result<ColumnPtr> AddInterval(const CallContext& cc, const std::vector<Datum>& a
     bool ok = true;
     if (months_per) {
       const DayTime t = Split(true, micros);
-      int64_t day;
+      int64_t day = 0;
       int64_t m;
       ok = !__builtin_mul_overflow(amount, months_per, &m) && AddMonths(t.day, m, &day);
       micros = day * kMicrosPerDay + t.micros;
