@@ -1,10 +1,15 @@
 // HashJoin: every join type. With equi keys the right input is built into a JoinHashTable
 // (parallel, partitioned) and the left input is probed morsel by morsel in parallel; without keys
 // it is a nested-loop join (CROSS JOIN, non-equi conditions). The join-type logic (residual
-// condition, outer rows, semi/anti) lives in join_emit.cc; mark joins in join_mark.cc. Output
-// order is not specified.
+// condition, outer rows, semi/anti) lives in join_emit.cc; mark joins in join_mark.cc. A SEMI or
+// ANTI join without a residual condition whose left input is much smaller than its right flips
+// the roles (FlippedSemiAntiJoin): the small left side is built and the large right side probes,
+// setting a matched flag per left row. Output order is not specified.
 #include <algorithm>
+#include <atomic>
+#include <memory>
 
+#include "tandem/column/take.h"
 #include "tandem/common/thread_pool.h"
 #include "tandem/exec/cpu/join_emit.h"
 #include "tandem/exec/cpu/join_hash_table.h"
@@ -120,6 +125,96 @@ Result<Table> EquiJoin(const PlanNode& node, const Table& left, const Table& rig
   return CollectOutput(node.schema, outputs);
 }
 
+// Flip SEMI/ANTI when the left input is this many times smaller than the right one.
+constexpr int64_t kFlipRatio = 4;
+
+bool ShouldFlipSemiAnti(const PlanNode& node, const Table& left, const Table& right) {
+  if (node.join_type != JoinType::kSemi && node.join_type != JoinType::kAnti) return false;
+  if (node.null_aware || node.condition != nullptr || node.left_keys.empty()) return false;
+  return left.num_rows() * kFlipRatio < right.num_rows();
+}
+
+// SEMI/ANTI join with the hash table on the left keys: the right rows probe in parallel and flag
+// every left row they match; then the left rows whose flag is set (SEMI) or clear (ANTI) are
+// emitted in left input order. NULL keys never match (an ANTI join keeps such left rows).
+Result<Table> FlippedSemiAntiJoin(const PlanNode& node, const Table& left, const Table& right,
+                                  ExecContext& ctx) {
+  ThreadPool& pool = ThreadPool::Default();
+  TANDEM_ASSIGN_OR_RAISE(std::vector<DataType> types, KeyTypes(node));
+  const KeyLayout layout(types, /*nulls_equal=*/false);
+
+  TANDEM_ASSIGN_OR_RAISE(auto left_keys,
+                         EvaluateColumnsPerBatch(node.left_keys, left.batches, ctx.eval));
+  TANDEM_RETURN_NOT_OK(CheckKeyColumnTypes(left_keys, types));
+  const std::vector<Morsel> build_morsels = MakeMorsels(left.batches);
+  std::vector<std::vector<ColumnPtr>> build_key_cols;
+  build_key_cols.reserve(build_morsels.size());
+  for (const Morsel& m : build_morsels) build_key_cols.push_back(left_keys[m.batch]);
+  TANDEM_ASSIGN_OR_RAISE(JoinHashTable table,
+                         JoinHashTable::Build(layout, build_morsels, build_key_cols));
+
+  const int64_t num_entries = table.num_entries();
+  auto entry_matched = std::make_unique<std::atomic<uint8_t>[]>(static_cast<size_t>(num_entries));
+  for (int64_t e = 0; e < num_entries; ++e) entry_matched[e].store(0, std::memory_order_relaxed);
+  if (num_entries > 0) {
+    TANDEM_ASSIGN_OR_RAISE(auto right_keys,
+                           EvaluateColumnsPerBatch(node.right_keys, right.batches, ctx.eval));
+    TANDEM_RETURN_NOT_OK(CheckKeyColumnTypes(right_keys, types));
+    const std::vector<Morsel> probe_morsels = MakeMorsels(right.batches);
+    TANDEM_RETURN_NOT_OK(
+        pool.ParallelFor(static_cast<int64_t>(probe_morsels.size()), [&](int64_t mi) -> Status {
+          const Morsel& m = probe_morsels[mi];
+          EncodedKeys keys(layout, right_keys[m.batch], m.begin, m.end);
+          table.ProbeAll(keys, /*first_only=*/false, [&](int64_t, int64_t entry) {
+            // Read before writing so hot entries are not written over and over.
+            if (!entry_matched[entry].load(std::memory_order_relaxed)) {
+              entry_matched[entry].store(1, std::memory_order_relaxed);
+            }
+          });
+          return Status::OK();
+        }));
+  }
+
+  // Per-left-row flags, batch by batch; rows with NULL keys have no entry and stay clear.
+  std::vector<std::vector<uint8_t>> row_matched(left.batches.size());
+  for (size_t b = 0; b < left.batches.size(); ++b) {
+    row_matched[b].assign(static_cast<size_t>(left.batches[b]->num_rows), 0);
+  }
+  const int64_t* refs = table.entry_refs();
+  for (int64_t e = 0; e < num_entries; ++e) {
+    if (entry_matched[e].load(std::memory_order_relaxed)) {
+      row_matched[RefBatch(refs[e])][RefRow(refs[e])] = 1;
+    }
+  }
+
+  const uint8_t want = node.join_type == JoinType::kSemi ? 1 : 0;
+  std::vector<BatchPtr> outputs(build_morsels.size());
+  TANDEM_RETURN_NOT_OK(
+      pool.ParallelFor(static_cast<int64_t>(build_morsels.size()), [&](int64_t mi) -> Status {
+        const Morsel& m = build_morsels[mi];
+        const Batch& lb = *left.batches[m.batch];
+        const uint8_t* flags = row_matched[m.batch].data();
+        std::vector<int64_t> keep;
+        keep.reserve(static_cast<size_t>(m.end - m.begin));
+        for (int64_t r = m.begin; r < m.end; ++r) {
+          if (flags[r] == want) keep.push_back(r);
+        }
+        if (keep.empty()) return Status::OK();
+        const int64_t n = static_cast<int64_t>(keep.size());
+        auto out = std::make_shared<Batch>();
+        out->schema = node.schema;
+        out->num_rows = n;
+        if (n == lb.num_rows) {
+          out->columns = lb.columns;  // the whole batch survives: no copy
+        } else {
+          for (const auto& col : lb.columns) out->columns.push_back(Take(*col, keep.data(), n));
+        }
+        outputs[mi] = std::move(out);
+        return Status::OK();
+      }));
+  return CollectOutput(node.schema, outputs);
+}
+
 Result<Table> NestedLoopJoin(const PlanNode& node, const Table& left, const Table& right,
                              ExecContext& ctx) {
   std::vector<int64_t> build_refs;
@@ -164,6 +259,7 @@ Result<Table> HashJoin(const PlanNode& node, const Table& left, const Table& rig
                        ExecContext& ctx) {
   if (node.join_type == JoinType::kMark) return MarkJoin(node, left, right, ctx);
   if (node.left_keys.empty()) return NestedLoopJoin(node, left, right, ctx);
+  if (ShouldFlipSemiAnti(node, left, right)) return FlippedSemiAntiJoin(node, left, right, ctx);
   return EquiJoin(node, left, right, ctx);
 }
 
