@@ -73,7 +73,14 @@ class ChunkEncoder {
     if (plain_pages_ > 0) {
       m.encoding_stats.push_back({PageType::DATA_PAGE, Encoding::PLAIN, plain_pages_});
     }
-    if (options_.statistics) m.statistics = chunk_stats_.ToThrift(data_.null_count);
+    if (options_.statistics) {
+      m.statistics = chunk_stats_.ToThrift(data_.null_count);
+      // A chunk dictionary-encoded throughout holds exactly its dictionary's values: an exact
+      // distinct count, which readers (our optimizer, DuckDB) use for cardinality estimates.
+      if (m.statistics && dictionary_ && dictionary_pages == pages.size() && plain_pages_ == 0) {
+        m.statistics->distinct_count = static_cast<int64_t>(dictionary_->size());
+      }
+    }
     return Status::OK();
   }
 
