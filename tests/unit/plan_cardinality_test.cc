@@ -14,38 +14,17 @@
 #include "tandem/io/parquet/writer.h"
 #include "tandem/sql/session.h"
 #include "tandem/tpch/generator.h"
+#include "tpch_test_util.h"
 
 namespace tandem {
 namespace {
-
-std::string QueryFile(int q) {
-  std::string path = __FILE__;
-  path = path.substr(0, path.rfind('/')) + "/../tpch/queries/q" + (q < 10 ? "0" : "") +
-         std::to_string(q) + ".sql";
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class PlanCardinality : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     session_ = new sql::Session();
-    auto sizes = tpch::TpchSizes::ForScaleFactor(0.01);
-    ASSERT_TRUE(sizes.ok());
-    for (tpch::TpchTable t : tpch::kAllTpchTables) {
-      auto batch = tpch::GenerateTpchRows(*sizes, t, 0, sizes->DriverRows(t));
-      ASSERT_TRUE(batch.ok()) << batch.status().ToString();
-      auto table = std::make_shared<Table>();
-      table->schema = (*batch)->schema;
-      table->batches.push_back(*batch);
-      (*tables_)[tpch::TpchTableName(t)] = table;
-      ASSERT_TRUE(session_->catalog()
-                      .AddTable(tpch::TpchTableName(t),
-                                TableSource::Memory(tpch::TpchTableName(t), table), true)
-                      .ok());
-    }
+    const Status st = test_util::RegisterTpchTables(session_, 0.01, tables_);
+    ASSERT_TRUE(st.ok()) << st.ToString();
   }
   static void TearDownTestSuite() {
     delete session_;
@@ -156,7 +135,8 @@ TEST_F(PlanCardinality, ManyToManyJoinWaitsForKeyJoins) {
 }
 
 TEST_F(PlanCardinality, Q17ReducesLineitemBeforeAggregating) {
-  const std::string plan = Explain(QueryFile(17).substr(QueryFile(17).find("select")));
+  const std::string plan =
+      Explain(test_util::TpchQueryText(17).substr(test_util::TpchQueryText(17).find("select")));
   const size_t agg = plan.find("Aggregate keys=[l_partkey]");
   ASSERT_NE(agg, std::string::npos) << plan;
   const size_t semi = plan.find("HashJoin SEMI l_partkey = p_partkey", agg);

@@ -3,42 +3,18 @@
 // except the single-row ones of uncorrelated scalar subqueries (Q11, Q22), and it runs.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 
-#include "tandem/sql/session.h"
-#include "tandem/tpch/generator.h"
+#include "tpch_test_util.h"
 
 namespace tandem {
 namespace {
-
-std::string QueryText(int q) {
-  std::string path = __FILE__;
-  path = path.substr(0, path.rfind('/')) + "/../tpch/queries/q" + (q < 10 ? "0" : "") +
-         std::to_string(q) + ".sql";
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class PlanTpch : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     session_ = new sql::Session();
-    auto sizes = tpch::TpchSizes::ForScaleFactor(0.01);
-    ASSERT_TRUE(sizes.ok());
-    for (tpch::TpchTable t : tpch::kAllTpchTables) {
-      auto batch = tpch::GenerateTpchRows(*sizes, t, 0, sizes->DriverRows(t));
-      ASSERT_TRUE(batch.ok()) << batch.status().ToString();
-      auto table = std::make_shared<Table>();
-      table->schema = (*batch)->schema;
-      table->batches.push_back(*batch);
-      ASSERT_TRUE(session_->catalog()
-                      .AddTable(tpch::TpchTableName(t),
-                                TableSource::Memory(tpch::TpchTableName(t), table), true)
-                      .ok());
-    }
+    const Status st = test_util::RegisterTpchTables(session_, 0.01);
+    ASSERT_TRUE(st.ok()) << st.ToString();
   }
   static void TearDownTestSuite() {
     delete session_;
@@ -65,7 +41,7 @@ int Count(const std::string& text, const std::string& what) {
 
 TEST_F(PlanTpch, AllQueriesDecorrelatedWithoutCrossProducts) {
   for (int q = 1; q <= 22; ++q) {
-    std::string sql = QueryText(q);
+    std::string sql = test_util::TpchQueryText(q);
     ASSERT_FALSE(sql.empty()) << "q" << q;
     // EXPLAIN the query's SELECT (Q15's second statement).
     const size_t select = q == 15 ? sql.find("\nselect") + 1 : sql.find("select");
