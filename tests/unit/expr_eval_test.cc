@@ -2,6 +2,7 @@
 // expressions (noted beside each case), NULL handling, overflow errors and selections.
 #include <gtest/gtest.h>
 
+#include "expr_test_fixture.h"
 #include "tandem/column/column_builder.h"
 #include "tandem/column/take.h"
 #include "tandem/expr/cpu/evaluate.h"
@@ -12,56 +13,7 @@
 namespace tandem {
 namespace {
 
-// A one-column batch per call of Col(); Eval runs an expression over it.
-struct Fixture {
-  Batch batch;
-  EvalContext ctx;
-
-  ExprPtr Add(ColumnPtr c) {
-    const int i = batch.num_columns();
-    batch.schema.fields.push_back({"c" + std::to_string(i), c->type(), true});
-    batch.num_rows = c->length();
-    batch.columns.push_back(c);
-    return MakeColumnRef(i, c->type(), true, "c" + std::to_string(i));
-  }
-  // Resolves `fn` through the registry (casting args as the binder would).
-  ExprPtr Call(const std::string& fn, std::vector<ExprPtr> args) {
-    std::vector<DataType> types;
-    for (auto& a : args) types.push_back(a->type);
-    auto r = ResolveScalarFunction(fn, types);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (args[i]->type != r->arg_types[i]) {
-        args[i] = MakeCast(args[i], r->arg_types[i]);
-        if (IsConstant(*args[i]))
-          args[i] = MakeLiteral(cpu::EvaluateConstant(*args[i], ctx).value());
-      }
-    }
-    return MakeCall(r->name, std::move(args), r->result_type, true);
-  }
-  // Text of each row ("NULL" for nulls).
-  std::vector<std::string> Eval(const ExprPtr& e) {
-    auto r = cpu::Evaluate(*e, batch, ctx);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    std::vector<std::string> out;
-    if (!r.ok()) return out;
-    EXPECT_EQ((*r)->type(), e->type) << e->ToString();
-    for (int64_t i = 0; i < (*r)->length(); ++i) {
-      std::string s;
-      if ((*r)->IsNull(i)) {
-        s = "NULL";
-      } else {
-        format::AppendText(**r, i, &s);
-      }
-      out.push_back(s);
-    }
-    return out;
-  }
-  std::string Error(const ExprPtr& e) {
-    auto r = cpu::Evaluate(*e, batch, ctx);
-    return r.ok() ? "OK" : r.status().message();
-  }
-};
+using Fixture = test_util::ExprFixture;
 
 using V = std::vector<std::string>;
 

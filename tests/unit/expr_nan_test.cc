@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 
+#include "expr_test_fixture.h"
 #include "tandem/column/column_builder.h"
 #include "tandem/expr/cpu/evaluate.h"
 #include "tandem/expr/function_registry.h"
@@ -21,41 +22,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-struct NanFixture {
-  Batch batch;
-  EvalContext ctx;
-
-  ExprPtr Add(ColumnPtr c) {
-    const int i = batch.num_columns();
-    batch.schema.fields.push_back({"c" + std::to_string(i), c->type(), true});
-    batch.num_rows = c->length();
-    batch.columns.push_back(c);
-    return MakeColumnRef(i, c->type(), true, "c" + std::to_string(i));
-  }
-  ExprPtr Call(const std::string& fn, std::vector<ExprPtr> args) {
-    std::vector<DataType> types;
-    for (auto& a : args) types.push_back(a->type);
-    auto r = ResolveScalarFunction(fn, types);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    return MakeCall(r->name, std::move(args), r->result_type, true);
-  }
-  std::vector<std::string> Eval(const ExprPtr& e) {
-    auto r = cpu::Evaluate(*e, batch, ctx);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    std::vector<std::string> out;
-    if (!r.ok()) return out;
-    for (int64_t i = 0; i < (*r)->length(); ++i) {
-      std::string s;
-      if ((*r)->IsNull(i)) {
-        s = "NULL";
-      } else {
-        format::AppendText(**r, i, &s);
-      }
-      out.push_back(s);
-    }
-    return out;
-  }
-};
+using NanFixture = test_util::ExprFixture;
 
 using V = std::vector<std::string>;
 

@@ -30,48 +30,15 @@ Table CollectOutput(const Schema& schema, std::vector<BatchPtr>& batches) {
   return out;
 }
 
-Result<std::vector<DataType>> KeyTypes(const PlanNode& node) {
-  if (node.left_keys.size() != node.right_keys.size()) {
-    return Status::Internal("hash join has " + std::to_string(node.left_keys.size()) +
-                            " left keys but " + std::to_string(node.right_keys.size()) +
-                            " right keys");
-  }
-  std::vector<DataType> types;
-  for (size_t k = 0; k < node.left_keys.size(); ++k) {
-    const DataType& l = node.left_keys[k]->type;
-    const DataType& r = node.right_keys[k]->type;
-    if (l != r) {
-      return Status::Internal("hash join key " + std::to_string(k) +
-                              " types differ: " + l.ToString() + " vs " + r.ToString());
-    }
-    types.push_back(l);
-  }
-  return types;
-}
-
-Status CheckKeyColumnTypes(const std::vector<std::vector<ColumnPtr>>& cols,
-                           const std::vector<DataType>& types) {
-  for (const auto& batch_cols : cols) {
-    for (size_t k = 0; k < types.size(); ++k) {
-      if (batch_cols[k]->type() != types[k]) {
-        return Status::Internal("hash join key " + std::to_string(k) + " evaluated to " +
-                                batch_cols[k]->type().ToString() + ", expected " +
-                                types[k].ToString());
-      }
-    }
-  }
-  return Status::OK();
-}
-
 Result<Table> EquiJoin(const PlanNode& node, const Table& left, const Table& right,
                        ExecContext& ctx) {
   ThreadPool& pool = ThreadPool::Default();
-  TANDEM_ASSIGN_OR_RAISE(std::vector<DataType> types, KeyTypes(node));
+  TANDEM_ASSIGN_OR_RAISE(std::vector<DataType> types, JoinKeyTypes(node, "hash join"));
   const KeyLayout layout(types, /*nulls_equal=*/false);
 
   TANDEM_ASSIGN_OR_RAISE(auto right_keys,
                          EvaluateColumnsPerBatch(node.right_keys, right.batches, ctx.eval));
-  TANDEM_RETURN_NOT_OK(CheckKeyColumnTypes(right_keys, types));
+  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(right_keys, types, "hash join"));
   const std::vector<Morsel> build_morsels = MakeMorsels(right.batches);
   std::vector<std::vector<ColumnPtr>> build_key_cols;
   build_key_cols.reserve(build_morsels.size());
@@ -89,7 +56,7 @@ Result<Table> EquiJoin(const PlanNode& node, const Table& left, const Table& rig
 
   TANDEM_ASSIGN_OR_RAISE(auto left_keys,
                          EvaluateColumnsPerBatch(node.left_keys, left.batches, ctx.eval));
-  TANDEM_RETURN_NOT_OK(CheckKeyColumnTypes(left_keys, types));
+  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(left_keys, types, "hash join"));
   JoinEmitter emitter(node, left, right, table.entry_refs(), table.num_entries());
   const bool first_only = emitter.first_match_only();
   const std::vector<Morsel> morsels = MakeMorsels(left.batches);
@@ -140,12 +107,12 @@ bool ShouldFlipSemiAnti(const PlanNode& node, const Table& left, const Table& ri
 Result<Table> FlippedSemiAntiJoin(const PlanNode& node, const Table& left, const Table& right,
                                   ExecContext& ctx) {
   ThreadPool& pool = ThreadPool::Default();
-  TANDEM_ASSIGN_OR_RAISE(std::vector<DataType> types, KeyTypes(node));
+  TANDEM_ASSIGN_OR_RAISE(std::vector<DataType> types, JoinKeyTypes(node, "hash join"));
   const KeyLayout layout(types, /*nulls_equal=*/false);
 
   TANDEM_ASSIGN_OR_RAISE(auto left_keys,
                          EvaluateColumnsPerBatch(node.left_keys, left.batches, ctx.eval));
-  TANDEM_RETURN_NOT_OK(CheckKeyColumnTypes(left_keys, types));
+  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(left_keys, types, "hash join"));
   const std::vector<Morsel> build_morsels = MakeMorsels(left.batches);
   std::vector<std::vector<ColumnPtr>> build_key_cols;
   build_key_cols.reserve(build_morsels.size());
@@ -159,7 +126,7 @@ Result<Table> FlippedSemiAntiJoin(const PlanNode& node, const Table& left, const
   if (num_entries > 0) {
     TANDEM_ASSIGN_OR_RAISE(auto right_keys,
                            EvaluateColumnsPerBatch(node.right_keys, right.batches, ctx.eval));
-    TANDEM_RETURN_NOT_OK(CheckKeyColumnTypes(right_keys, types));
+    TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(right_keys, types, "hash join"));
     const std::vector<Morsel> probe_morsels = MakeMorsels(right.batches);
     TANDEM_RETURN_NOT_OK(
         pool.ParallelFor(static_cast<int64_t>(probe_morsels.size()), [&](int64_t mi) -> Status {

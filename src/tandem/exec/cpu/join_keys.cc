@@ -205,4 +205,37 @@ EncodedKeys::EncodedKeys(const KeyLayout& layout, const std::vector<ColumnPtr>& 
   for (int64_t i = 0; i < n; ++i) hashes_[i] = HashKeyBytes(row_data(i), row_size(i));
 }
 
+Result<std::vector<DataType>> JoinKeyTypes(const PlanNode& node, const char* what) {
+  if (node.left_keys.size() != node.right_keys.size()) {
+    return Status::Internal(std::string(what) + " has " + std::to_string(node.left_keys.size()) +
+                            " left keys but " + std::to_string(node.right_keys.size()) +
+                            " right keys");
+  }
+  std::vector<DataType> types;
+  for (size_t k = 0; k < node.left_keys.size(); ++k) {
+    const DataType& l = node.left_keys[k]->type;
+    const DataType& r = node.right_keys[k]->type;
+    if (l != r) {
+      return Status::Internal(std::string(what) + " key " + std::to_string(k) +
+                              " types differ: " + l.ToString() + " vs " + r.ToString());
+    }
+    types.push_back(l);
+  }
+  return types;
+}
+
+Status CheckJoinKeyColumns(const std::vector<std::vector<ColumnPtr>>& cols,
+                           const std::vector<DataType>& types, const char* what) {
+  for (const auto& batch_cols : cols) {
+    for (size_t k = 0; k < types.size(); ++k) {
+      if (batch_cols[k]->type() != types[k]) {
+        return Status::Internal(std::string(what) + " key " + std::to_string(k) + " evaluated to " +
+                                batch_cols[k]->type().ToString() + ", expected " +
+                                types[k].ToString());
+      }
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace tandem::cpu

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tandem/column/column.h"
+#include "tandem/plan/logical_plan.h"
 
 namespace tandem::cpu {
 
@@ -83,5 +84,13 @@ inline uint64_t MixHash64(uint64_t x) {
   return x;
 }
 uint64_t HashKeyBytes(const uint8_t* data, int64_t size);
+
+// The equi-join key types of a join node: left and right keys pair up with equal types (the
+// binder inserts casts); an Internal error names the pair otherwise. `what` names the join in
+// messages ("hash join", "mark join").
+Result<std::vector<DataType>> JoinKeyTypes(const PlanNode& node, const char* what);
+// Checks evaluated key columns (per batch) against those types.
+Status CheckJoinKeyColumns(const std::vector<std::vector<ColumnPtr>>& cols,
+                           const std::vector<DataType>& types, const char* what);
 
 }  // namespace tandem::cpu

@@ -20,38 +20,6 @@ namespace {
 
 constexpr int64_t kCandidateFlush = 1 << 20;  // pending NULL-check pairs per condition run
 
-Result<std::vector<DataType>> MarkKeyTypes(const PlanNode& node) {
-  if (node.left_keys.size() != node.right_keys.size()) {
-    return Status::Internal("mark join has " + std::to_string(node.left_keys.size()) +
-                            " left keys but " + std::to_string(node.right_keys.size()) +
-                            " right keys");
-  }
-  std::vector<DataType> types;
-  for (size_t k = 0; k < node.left_keys.size(); ++k) {
-    if (node.left_keys[k]->type != node.right_keys[k]->type) {
-      return Status::Internal("mark join key " + std::to_string(k) +
-                              " types differ: " + node.left_keys[k]->type.ToString() + " vs " +
-                              node.right_keys[k]->type.ToString());
-    }
-    types.push_back(node.left_keys[k]->type);
-  }
-  return types;
-}
-
-Status CheckKeyColumns(const std::vector<std::vector<ColumnPtr>>& cols,
-                       const std::vector<DataType>& types) {
-  for (const auto& batch_cols : cols) {
-    for (size_t k = 0; k < types.size(); ++k) {
-      if (batch_cols[k]->type() != types[k]) {
-        return Status::Internal("mark join key " + std::to_string(k) + " evaluated to " +
-                                batch_cols[k]->type().ToString() + ", expected " +
-                                types[k].ToString());
-      }
-    }
-  }
-  return Status::OK();
-}
-
 std::vector<ColumnPtr> OtherKeys(const std::vector<ColumnPtr>& keys) {
   return std::vector<ColumnPtr>(keys.begin() + 1, keys.end());
 }
@@ -153,7 +121,7 @@ Status MarkUnknownRows(const PlanNode& node, const Morsel& m,
 
 Result<Table> MarkJoin(const PlanNode& node, const Table& left, const Table& right,
                        ExecContext& ctx) {
-  TANDEM_ASSIGN_OR_RAISE(std::vector<DataType> types, MarkKeyTypes(node));
+  TANDEM_ASSIGN_OR_RAISE(std::vector<DataType> types, JoinKeyTypes(node, "mark join"));
   const bool keyed = !types.empty();
   const bool right_nonempty = right.num_rows() > 0;
   const bool null_aware = node.null_aware && keyed && right_nonempty;
@@ -162,10 +130,10 @@ Result<Table> MarkJoin(const PlanNode& node, const Table& left, const Table& rig
   if (keyed) {
     TANDEM_ASSIGN_OR_RAISE(right_keys,
                            EvaluateColumnsPerBatch(node.right_keys, right.batches, ctx.eval));
-    TANDEM_RETURN_NOT_OK(CheckKeyColumns(right_keys, types));
+    TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(right_keys, types, "mark join"));
     TANDEM_ASSIGN_OR_RAISE(left_keys,
                            EvaluateColumnsPerBatch(node.left_keys, left.batches, ctx.eval));
-    TANDEM_RETURN_NOT_OK(CheckKeyColumns(left_keys, types));
+    TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(left_keys, types, "mark join"));
   }
   const KeyLayout layout(types, /*nulls_equal=*/false);
   const std::vector<Morsel> build_morsels = MakeMorsels(right.batches);
