@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "tandem/catalog/table_source.h"
 #include "tandem/exec/cpu/hash_aggregate.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
@@ -84,6 +85,23 @@ double MillisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+// A filter directly over a scan of Parquet files.
+bool FilterFusesIntoScan(const PlanNode& filter) {
+  if (filter.kind != PlanKind::kFilter || !filter.predicate || filter.children.size() != 1) {
+    return false;
+  }
+  const PlanNode* scan = filter.children[0].get();
+  return scan && scan->kind == PlanKind::kScan && scan->source &&
+         scan->source->kind == TableSource::Kind::kParquet;
+}
+
+// A filter estimated to keep at most half of its input rows.
+bool IsSelective(const PlanNode& filter) {
+  const double in = filter.children[0]->estimated_rows;
+  const double kept = filter.estimated_rows;
+  return in > 0 && kept >= 0 && kept <= 0.5 * in;
+}
+
 Result<Table> Run(const PlanNode& node, ExecContext& ctx) {
   if (static_cast<int>(node.children.size()) != ExpectedChildren(node.kind)) {
     return Status::Internal(std::string(OperatorName(node)) + " node with " +
@@ -106,10 +124,26 @@ Result<Table> Run(const PlanNode& node, ExecContext& ctx) {
     RecordMetrics(node, "TopN", out, millis, ctx);
     return out;
   }
-  // Aggregate over Filter: the filter runs inside the aggregation (no filtered copy).
+  // Filter over a Parquet scan: each row group is filtered as soon as it is decoded.
+  if (node.kind == PlanKind::kFilter && FilterFusesIntoScan(node)) {
+    const PlanNode& scan = *node.children[0];
+    const auto start = Clock::now();
+    TANDEM_ASSIGN_OR_RAISE(Table out, cpu::ScanFiltered(scan, node, ctx));
+    const double millis = MillisSince(start);
+    TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
+    OperatorMetrics sm;
+    if (const OperatorMetrics* own = ctx.Find(&scan)) sm = *own;
+    sm.millis = millis;
+    ctx.Record(&scan, sm);
+    RecordMetrics(node, "Filter (fused into Scan)", out, 0, ctx);
+    return out;
+  }
+  // Aggregate over Filter: the filter runs inside the aggregation (no filtered copy), unless it
+  // is selective and can run inside the scan below it instead.
   if (node.kind == PlanKind::kAggregate && node.children[0]->kind == PlanKind::kFilter &&
       node.children[0]->children.size() == 1 && node.children[0]->children[0] &&
-      node.children[0]->predicate) {
+      node.children[0]->predicate &&
+      !(FilterFusesIntoScan(*node.children[0]) && IsSelective(*node.children[0]))) {
     const PlanNode& filter = *node.children[0];
     TANDEM_ASSIGN_OR_RAISE(Table input, Run(*filter.children[0], ctx));
     const auto start = Clock::now();

@@ -1,6 +1,5 @@
 // Filter (kFilter): evaluates the predicate on every batch in parallel and keeps the rows where it
 // is TRUE; batches that keep every row pass through uncopied, empty ones are dropped, order stays.
-#include "tandem/column/take.h"
 #include "tandem/common/thread_pool.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
@@ -18,18 +17,8 @@ Result<Table> Filter(const PlanNode& node, const Table& input, ExecContext& ctx)
         const Batch& batch = *batches[i];
         if (batch.num_rows == 0) return Status::OK();
         EvalContext eval = ctx.eval;
-        TANDEM_ASSIGN_OR_RAISE(auto rows, opx::SelectTrueRows(*node.predicate, batch, eval));
-        if (rows.empty()) return Status::OK();
-        if (static_cast<int64_t>(rows.size()) == batch.num_rows) {
-          auto same = std::make_shared<Batch>(batch);  // shares the columns
-          same->schema = node.schema;
-          results[i] = std::move(same);
-          return Status::OK();
-        }
-        auto out = TakeBatch(batch, rows.data(), static_cast<int64_t>(rows.size()));
-        out->num_rows = static_cast<int64_t>(rows.size());
-        out->schema = node.schema;
-        results[i] = std::move(out);
+        TANDEM_ASSIGN_OR_RAISE(results[i],
+                               opx::FilterBatch(*node.predicate, batch, node.schema, eval));
         return Status::OK();
       },
       threads + 1));

@@ -35,6 +35,22 @@ Result<std::vector<int32_t>> SelectTrueRows(const Expr& predicate, const Batch& 
   return EvaluateSelection(predicate, batch, ctx);
 }
 
+Result<BatchPtr> FilterBatch(const Expr& predicate, const Batch& batch, const Schema& schema,
+                             EvalContext& ctx) {
+  if (batch.num_rows == 0) return BatchPtr();
+  TANDEM_ASSIGN_OR_RAISE(auto rows, SelectTrueRows(predicate, batch, ctx));
+  if (rows.empty()) return BatchPtr();
+  if (static_cast<int64_t>(rows.size()) == batch.num_rows) {
+    auto same = std::make_shared<Batch>(batch);  // shares the columns
+    same->schema = schema;
+    return same;
+  }
+  auto out = TakeBatch(batch, rows.data(), static_cast<int64_t>(rows.size()));
+  out->num_rows = static_cast<int64_t>(rows.size());
+  out->schema = schema;
+  return out;
+}
+
 BatchPtr SliceBatch(const Batch& batch, int64_t begin, int64_t length) {
   std::vector<int32_t> idx(static_cast<size_t>(length));
   std::iota(idx.begin(), idx.end(), static_cast<int32_t>(begin));

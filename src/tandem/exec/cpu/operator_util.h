@@ -21,6 +21,11 @@ Result<ColumnPtr> EvaluateOrReference(const Expr& expr, const Batch& batch, Eval
 Result<std::vector<int32_t>> SelectTrueRows(const Expr& predicate, const Batch& batch,
                                             EvalContext& ctx);
 
+// The rows of `batch` where `predicate` is TRUE, labelled with `schema`: the batch itself (columns
+// shared) when every row qualifies, nullptr when none does, else a compacted copy.
+Result<BatchPtr> FilterBatch(const Expr& predicate, const Batch& batch, const Schema& schema,
+                             EvalContext& ctx);
+
 // Rows [begin, begin + length) of a batch as a new batch (copies).
 BatchPtr SliceBatch(const Batch& batch, int64_t begin, int64_t length);
 

@@ -10,6 +10,10 @@
 namespace tandem::cpu {
 
 Result<Table> Scan(const PlanNode& node, ExecContext& ctx);
+// A kFilter directly over a kScan, run inside the scan: each row group is filtered as soon as it
+// is decoded (Parquet sources), so unfiltered rows never pile up in memory.
+Result<Table> ScanFiltered(const PlanNode& scan_node, const PlanNode& filter_node,
+                           ExecContext& ctx);
 Result<Table> Filter(const PlanNode& node, const Table& input, ExecContext& ctx);
 Result<Table> Project(const PlanNode& node, const Table& input, ExecContext& ctx);
 Result<Table> HashAggregate(const PlanNode& node, const Table& input, ExecContext& ctx);

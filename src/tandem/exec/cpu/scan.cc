@@ -68,9 +68,27 @@ std::string Megabytes(int64_t bytes) {
   return buf;
 }
 
-}  // namespace
+// The read table in the node's output shape, cut into cache-sized batches (views, no copy): row
+// groups of a million rows would make every operator above work far beyond the caches.
+Result<Table> ShapeToNode(const PlanNode& node, const Table& read) {
+  Table out;
+  if (node.scan_columns.empty()) {
+    out.schema = node.schema;
+    for (const auto& b : read.batches) {
+      if (b->num_rows == 0) continue;
+      auto batch = std::make_shared<Batch>();
+      batch->schema = node.schema;
+      batch->num_rows = b->num_rows;
+      out.batches.push_back(std::move(batch));
+    }
+  } else {
+    TANDEM_ASSIGN_OR_RAISE(out, ToNodeSchema(node, read));
+  }
+  return opx::SplitLargeBatches(std::move(out));
+}
 
-Result<Table> Scan(const PlanNode& node, ExecContext& ctx) {
+// Scan, with `filter` (may be null) applied to each Parquet row group as it is decoded.
+Result<Table> ScanImpl(const PlanNode& node, const PlanNode* filter, ExecContext& ctx) {
   if (!node.source) return Status::Internal("scan without a source");
   const TableSource& source = *node.source;
   for (int c : node.scan_columns) {
@@ -81,12 +99,30 @@ Result<Table> Scan(const PlanNode& node, ExecContext& ctx) {
   OperatorMetrics m;
   m.name = "Scan " + source.name;
   Table read;
+  bool filtered = false;
   switch (source.kind) {
     case TableSource::Kind::kParquet: {
       parquet::ReadOptions options;
       options.columns = ColumnsToRead(node, source.schema);
       options.predicates = node.scan_predicates;
       options.num_threads = ctx.num_threads;
+      if (filter) {
+        filtered = true;
+        options.per_row_group = [&](BatchPtr row_group) -> Result<std::vector<BatchPtr>> {
+          Table one;
+          one.schema = row_group->schema;
+          one.batches.push_back(std::move(row_group));
+          TANDEM_ASSIGN_OR_RAISE(Table shaped, ShapeToNode(node, one));
+          std::vector<BatchPtr> kept;
+          EvalContext eval = ctx.eval;
+          for (const auto& piece : shaped.batches) {
+            TANDEM_ASSIGN_OR_RAISE(
+                BatchPtr b, opx::FilterBatch(*filter->predicate, *piece, filter->schema, eval));
+            if (b) kept.push_back(std::move(b));
+          }
+          return kept;
+        };
+      }
       parquet::ReadStats stats;
       TANDEM_ASSIGN_OR_RAISE(read, parquet::ReadParquet(source.path, options, &stats));
       m.name += " (parquet: " + std::to_string(stats.files - stats.files_skipped) + "/" +
@@ -94,6 +130,7 @@ Result<Table> Scan(const PlanNode& node, ExecContext& ctx) {
                 std::to_string(stats.row_groups - stats.row_groups_skipped) + "/" +
                 std::to_string(stats.row_groups) + " row groups, " + Megabytes(stats.bytes_read) +
                 " read)";
+      m.rows = stats.rows;
       break;
     }
     case TableSource::Kind::kCsv: {
@@ -112,23 +149,30 @@ Result<Table> Scan(const PlanNode& node, ExecContext& ctx) {
     }
   }
   Table out;
-  if (node.scan_columns.empty()) {
-    out.schema = node.schema;
-    for (const auto& b : read.batches) {
-      if (b->num_rows == 0) continue;
-      auto batch = std::make_shared<Batch>();
-      batch->schema = node.schema;
-      batch->num_rows = b->num_rows;
-      out.batches.push_back(std::move(batch));
-    }
+  if (filtered) {
+    out = std::move(read);
+    out.schema = filter->schema;
   } else {
-    TANDEM_ASSIGN_OR_RAISE(out, ToNodeSchema(node, read));
+    TANDEM_ASSIGN_OR_RAISE(out, ShapeToNode(node, read));
+    m.rows = out.num_rows();
+    if (filter) {
+      read = Table();
+      ctx.Record(&node, m);
+      return Filter(*filter, out, ctx);
+    }
   }
-  // Row groups of a million rows would make every operator above work far beyond the caches:
-  // hand out cache-sized pieces (views, no copy).
-  out = opx::SplitLargeBatches(std::move(out));
   ctx.Record(&node, m);
   return out;
+}
+
+}  // namespace
+
+Result<Table> Scan(const PlanNode& node, ExecContext& ctx) { return ScanImpl(node, nullptr, ctx); }
+
+Result<Table> ScanFiltered(const PlanNode& scan_node, const PlanNode& filter_node,
+                           ExecContext& ctx) {
+  if (!filter_node.predicate) return Status::Internal("filter without a predicate");
+  return ScanImpl(scan_node, &filter_node, ctx);
 }
 
 }  // namespace tandem::cpu

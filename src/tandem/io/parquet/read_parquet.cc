@@ -4,6 +4,7 @@
 // predicates; decode every (row group, column) pair as one task on the thread pool; assemble the
 // batches in file, then row-group order, with partition columns appended as constants.
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <charconv>
 #include <limits>
@@ -292,7 +293,9 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
 
   // Decode every (row group, file column) pair in parallel; results land in fixed slots. The
   // biggest chunks start first (longest-processing-time-first), so that no large chunk is left
-  // to run alone at the end while the other cores idle.
+  // to run alone at the end while the other cores idle. With a per-row-group callback, row groups
+  // go one after another instead (biggest chunk first within each), so that each is complete,
+  // transformed and freed early.
   const size_t ncols = file_columns.size();
   std::vector<ColumnPtr> decoded(row_groups.size() * ncols);
   std::vector<Status> slot_status(decoded.size());
@@ -309,8 +312,52 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
     order[t] = t;
     cost[t] = chunk_bytes(t);
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return cost[a] > cost[b]; });
+  const bool streaming = static_cast<bool>(options.per_row_group);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (streaming && a / ncols != b / ncols) return a / ncols < b / ncols;
+    return cost[a] > cost[b];
+  });
+
+  // The batch of row group r from its decoded columns (partition columns added as constants).
+  auto assemble = [&](size_t r) {
+    const KeptRowGroup& rg = row_groups[r];
+    auto batch = std::make_shared<Batch>();
+    batch->schema = out_schema;
+    batch->num_rows = rg.rows;
+    for (int index : projection) {
+      if (index < file_schema.num_fields()) {
+        const size_t slot =
+            std::find(file_columns.begin(), file_columns.end(), index) - file_columns.begin();
+        batch->columns.push_back(decoded[r * ncols + slot]);
+      } else {
+        const size_t k = static_cast<size_t>(index - file_schema.num_fields());
+        batch->columns.push_back(PartitionColumnValues(
+            partitions[k].type, listing.files[kept_files[rg.file]].partition_values[k], rg.rows));
+      }
+    }
+    return batch;
+  };
+  std::vector<std::vector<BatchPtr>> transformed(streaming ? row_groups.size() : 0);
+  std::vector<Status> transform_status(transformed.size());
+  std::unique_ptr<std::atomic<size_t>[]> columns_left(
+      new std::atomic<size_t>[streaming ? row_groups.size() : 0]);
+  for (size_t r = 0; r < transformed.size(); ++r) columns_left[r] = ncols;
+  auto finish_row_group = [&](size_t r) -> Status {
+    BatchPtr batch = assemble(r);
+    for (size_t c = 0; c < ncols; ++c) decoded[r * ncols + c].reset();  // the batch holds them
+    auto result = options.per_row_group(std::move(batch));
+    if (!result.ok()) {
+      transform_status[r] = result.status();
+      return transform_status[r];
+    }
+    transformed[r] = std::move(result).value();
+    return Status::OK();
+  };
+  // A row group without file columns (only partition columns) is complete from the start.
+  if (streaming && ncols == 0) {
+    for (size_t r = 0; r < row_groups.size(); ++r) TANDEM_RETURN_NOT_OK(finish_row_group(r));
+  }
+
   Status decode_status = pool.ParallelFor(
       static_cast<int64_t>(order.size()),
       [&](int64_t i) -> Status {
@@ -330,12 +377,19 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
         } else {
           decoded[t] = (*batch)->column(0);
         }
-        return slot_status[t];
+        if (!slot_status[t].ok()) return slot_status[t];
+        if (streaming && columns_left[t / ncols].fetch_sub(1) == 1) {
+          return finish_row_group(t / ncols);
+        }
+        return Status::OK();
       },
       options.num_threads);
   if (!decode_status.ok()) {
     // Report the failure that comes first in file / row-group / column order.
     for (const Status& s : slot_status) {
+      if (!s.ok()) return s;
+    }
+    for (const Status& s : transform_status) {
       if (!s.ok()) return s;
     }
     return decode_status;  // an exception turned into a Status
@@ -346,20 +400,6 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
   table.batches.reserve(row_groups.size());
   for (size_t r = 0; r < row_groups.size(); ++r) {
     const KeptRowGroup& rg = row_groups[r];
-    auto batch = std::make_shared<Batch>();
-    batch->schema = out_schema;
-    batch->num_rows = rg.rows;
-    for (int index : projection) {
-      if (index < file_schema.num_fields()) {
-        const size_t slot =
-            std::find(file_columns.begin(), file_columns.end(), index) - file_columns.begin();
-        batch->columns.push_back(decoded[r * ncols + slot]);
-      } else {
-        const size_t k = static_cast<size_t>(index - file_schema.num_fields());
-        batch->columns.push_back(PartitionColumnValues(
-            partitions[k].type, listing.files[kept_files[rg.file]].partition_values[k], rg.rows));
-      }
-    }
     for (int column : file_columns) {
       const auto& chunk = files[rg.file]->metadata().row_groups[rg.row_group].columns;
       // Column chunk of a flat file column: same position as the leaf (checked by the reader).
@@ -368,7 +408,11 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
       }
     }
     st.rows += rg.rows;
-    table.batches.push_back(std::move(batch));
+    if (streaming) {
+      for (auto& b : transformed[r]) table.batches.push_back(std::move(b));
+    } else {
+      table.batches.push_back(assemble(r));
+    }
   }
   return table;
 }

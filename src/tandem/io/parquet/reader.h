@@ -7,6 +7,7 @@
 // Errors name the file, and where it matters the row group, column and page.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +22,13 @@ struct ReadOptions {
   std::vector<std::string> columns;       // projection by name; empty means every column
   std::vector<ScanPredicate> predicates;  // conjunction; row groups that cannot match are skipped
   int num_threads = 0;                    // 0 = all hardware threads
+  // Optional: called once per row group, on the worker thread that decoded its last column, with
+  // the assembled batch (projected columns, partition columns included); what it returns takes
+  // the row group's place in the result (any number of batches, in order). A scan passes its
+  // filter here so that unfiltered row groups are freed while still in the caches, never all
+  // held at once. Row groups are then decoded one after another (columns in parallel).
+  std::function<Result<std::vector<std::shared_ptr<Batch>>>(std::shared_ptr<Batch>)>
+      per_row_group;
 };
 
 // One open Parquet file: footer parsed, schema converted, column chunks readable.
