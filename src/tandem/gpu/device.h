@@ -1,5 +1,5 @@
 // The CUDA device as Tandem sees it: whether one is usable and what it is. Builds without nvcc
-// link no_cuda.cpp instead, which always reports "no CUDA device".
+// link device_no_cuda.cc instead, which always reports "no CUDA device".
 #pragma once
 
 #include <cstdint>
