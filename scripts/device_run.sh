@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine (see scripts/device_stage.sh): GPU tests, the whole unit suite, the
-# Python oracle tests and the Parquet read benchmark, writing logs under $OUT.
+# Runs on the GPU machine (see scripts/device_stage.sh), writing logs and results under $OUT.
+#   scripts/device_run.sh tests   GPU tests, the unit suite, the Python oracle tests (the GPU
+#                                 TPC-H test at SF0.01, SF0.1 and SF1 included)
+#   scripts/device_run.sh bench   TPC-H SF10 (and more with SFS="10 100") on cpu/gpu/auto, files
+#                                 and hot, against DuckDB: bench/tpch_gpu_bench.py
+#   scripts/device_run.sh parquet the Parquet read benchmark (lineitem SF1 and SF10)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export LD_LIBRARY_PATH=$PWD/.device/lib:${LD_LIBRARY_PATH:-}
+export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 # The C++ tests look for ../shared/testdata beside the checkout they were built in.
@@ -15,15 +20,31 @@ fi
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$OUT/machine.txt"
 nproc >> "$OUT/machine.txt"
 .device/bin/tandem version | tee -a "$OUT/machine.txt"
+export TANDEM_BIN=$PWD/.device/bin/tandem TANDEM_C_LIB=$PWD/.device/bin/libtandem_c.so \
+  TANDEM_TESTDATA_DIR=$PWD/.device/testdata TANDEM_BUILD_DIR=/tmp/tandem-build
 
-echo "== GPU tests"; .device/bin/tandem_gpu_tests 2>&1 | tee "$OUT/gpu_tests.log" | tail -5
-echo "== unit tests"; .device/bin/tandem_tests 2>&1 | tee "$OUT/unit_tests.log" | tail -4
-echo "== python tests"
-TANDEM_BIN=$PWD/.device/bin/tandem TANDEM_C_LIB=$PWD/.device/bin/libtandem_c.so \
-TANDEM_TESTDATA_DIR=$PWD/.device/testdata TANDEM_BUILD_DIR=$PWD/.device/bin \
-  python3 -m pytest -q -p no:cacheprovider tests/python 2>&1 | tee "$OUT/python_tests.log" | tail -5
-echo "== Parquet read benchmark (TPC-H lineitem), $(nproc) cores"
-for sf in 1 10; do
-  BUILD_DIR=.device/bin PYTHON=python3 scripts/bench.sh --sf $sf --data /tmp/tpch-sf$sf 2>&1 |
-    tee "$OUT/bench_sf$sf.log" | tail -5
+for what in "${@:-tests}"; do
+  case "$what" in
+    tests)
+      echo "== GPU tests"
+      .device/bin/tandem_gpu_tests 2>&1 | tee "$OUT/gpu_tests.log" | grep -E "FAILED|PASSED|SKIPPED" | head -40
+      echo "== unit tests"; .device/bin/tandem_tests 2>&1 | tee "$OUT/unit_tests.log" | tail -3
+      echo "== python tests (GPU TPC-H at SF1 included)"
+      TANDEM_TPCH_SF1=1 python3 -m pytest -q -rs -p no:cacheprovider tests/python 2>&1 |
+        tee "$OUT/python_tests.log" | tail -15
+      ;;
+    bench)
+      for sf in ${SFS:-10}; do
+        python3 bench/tpch_gpu_bench.py --sf "$sf" --data "/tmp/tpch-sf$sf" --tandem "$TANDEM_BIN" \
+          --out "$OUT/tpch_sf${sf}_gpu.md" 2>&1 | tee "$OUT/bench_sf$sf.log" | tail -30
+      done
+      ;;
+    parquet)
+      for sf in 1 10; do
+        BUILD_DIR=.device/bin PYTHON=python3 scripts/bench.sh --sf $sf --data /tmp/tpch-sf$sf 2>&1 |
+          tee "$OUT/parquet_sf$sf.log" | tail -5
+      done
+      ;;
+    *) echo "unknown step $what (tests, bench, parquet)"; exit 2 ;;
+  esac
 done

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "tandem/column/column_builder.h"
+#include "tandem/common/query_progress.h"
 #include "tandem/common/thread_pool.h"
 #include "tandem/io/file_listing.h"
 #include "tandem/io/parquet/dataset.h"
@@ -378,6 +379,7 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
           decoded[t] = (*batch)->column(0);
         }
         if (!slot_status[t].ok()) return slot_status[t];
+        query_progress::AddDone(rg.rows);
         if (streaming && columns_left[t / ncols].fetch_sub(1) == 1) {
           return finish_row_group(t / ncols);
         }

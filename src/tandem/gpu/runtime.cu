@@ -1,0 +1,345 @@
+// The GPU runtime (see runtime.h): one stream-ordered device pool with a byte limit enforced
+// here (so an oversized request fails cleanly before CUDA is asked), pinned host memory from one
+// page-locked arena carved by a first-fit free list, streams, and asynchronous copies.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+
+#include "tandem/gpu/cuda_util.cuh"
+#include "tandem/gpu/device.h"
+#include "tandem/gpu/runtime.h"
+
+namespace tandem::gpu {
+namespace {
+
+constexpr int64_t kPinnedAlignment = 256;
+
+int64_t RoundUp(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
+
+// The page-locked arena: free ranges by offset, coalesced on release.
+struct PinnedArena {
+  std::mutex mu;
+  uint8_t* base = nullptr;
+  int64_t size = 0;
+  std::map<int64_t, int64_t> free_ranges;  // offset -> bytes
+
+  uint8_t* Take(int64_t bytes) {
+    std::lock_guard<std::mutex> lock(mu);
+    for (auto it = free_ranges.begin(); it != free_ranges.end(); ++it) {
+      if (it->second < bytes) continue;
+      const int64_t offset = it->first;
+      const int64_t rest = it->second - bytes;
+      free_ranges.erase(it);
+      if (rest > 0) free_ranges.emplace(offset + bytes, rest);
+      return base + offset;
+    }
+    return nullptr;
+  }
+
+  void Give(uint8_t* ptr, int64_t bytes) {
+    std::lock_guard<std::mutex> lock(mu);
+    int64_t offset = ptr - base;
+    auto next = free_ranges.lower_bound(offset);
+    if (next != free_ranges.end() && next->first == offset + bytes) {
+      bytes += next->second;
+      next = free_ranges.erase(next);
+    }
+    if (next != free_ranges.begin()) {
+      auto prev = std::prev(next);
+      if (prev->first + prev->second == offset) {
+        offset = prev->first;
+        bytes += prev->second;
+        free_ranges.erase(prev);
+      }
+    }
+    free_ranges.emplace(offset, bytes);
+  }
+};
+
+struct RuntimeState {
+  std::mutex init_mu;
+  std::atomic<bool> initialized{false};
+  cudaMemPool_t pool = nullptr;
+  int64_t pool_limit = 0;
+  std::atomic<int64_t> used{0};
+  std::atomic<int64_t> peak{0};
+  PinnedArena pinned;
+};
+
+RuntimeState& State() {
+  static RuntimeState* state = new RuntimeState();  // never destroyed: buffers may outlive main
+  return *state;
+}
+
+Status EnsureInitialized() {
+  if (State().initialized.load(std::memory_order_acquire)) return Status::OK();
+  return InitRuntime(DeviceMemoryConfig{});
+}
+
+std::string PoolDescription() {
+  const PoolStats s = GetPoolStats();
+  return "device pool limit " + std::to_string(s.pool_limit_bytes) + " bytes, in use " +
+         std::to_string(s.used_bytes) + ", peak " + std::to_string(s.peak_bytes);
+}
+
+Status CreatePool(int64_t limit, cudaMemPool_t* pool) {
+  cudaMemPoolProps props = {};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.handleTypes = cudaMemHandleTypeNone;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = 0;
+  props.maxSize = static_cast<size_t>(limit);
+  if (cudaMemPoolCreate(pool, &props) != cudaSuccess) {
+    // Drivers without pool size limits: the device's default pool, limited by our own count.
+    cudaGetLastError();
+    TANDEM_RETURN_NOT_OK(CudaStatus(cudaDeviceGetDefaultMemPool(pool, 0), "default memory pool"));
+  }
+  // Keep freed memory in the pool instead of returning it to the driver at each synchronize.
+  cuuint64_t threshold = static_cast<cuuint64_t>(limit);
+  return CudaStatus(cudaMemPoolSetAttribute(*pool, cudaMemPoolAttrReleaseThreshold, &threshold),
+                    "memory pool release threshold");
+}
+
+}  // namespace
+
+Status InitRuntime(const DeviceMemoryConfig& config) {
+  RuntimeState& state = State();
+  std::lock_guard<std::mutex> lock(state.init_mu);
+  if (state.initialized.load()) return Status::OK();
+  std::string why;
+  if (!DeviceUsable(&why)) return Status::Unsupported("no CUDA device (" + why + ")");
+  if (config.alloc_fraction <= 0 || config.alloc_fraction > 1) {
+    return Status::Invalid("tandem.memory.gpu.allocFraction must be in (0, 1], got " +
+                           std::to_string(config.alloc_fraction));
+  }
+  TANDEM_RETURN_NOT_OK(CudaStatus(cudaSetDevice(0), "set device"));
+  size_t free_bytes = 0, total_bytes = 0;
+  TANDEM_RETURN_NOT_OK(CudaStatus(cudaMemGetInfo(&free_bytes, &total_bytes), "memory info"));
+  const int64_t limit =
+      static_cast<int64_t>(config.alloc_fraction * static_cast<double>(free_bytes)) -
+      config.reserve_bytes;
+  if (limit <= 0) {
+    return Status::Invalid("tandem.memory.gpu.reserve (" + std::to_string(config.reserve_bytes) +
+                           " bytes) leaves no device memory of " + std::to_string(free_bytes) +
+                           " free bytes");
+  }
+  TANDEM_RETURN_NOT_OK(CreatePool(limit, &state.pool));
+  state.pool_limit = limit;
+  if (config.pinned_pool_bytes > 0) {
+    const int64_t bytes = RoundUp(config.pinned_pool_bytes, kPinnedAlignment);
+    void* base = nullptr;
+    if (cudaHostAlloc(&base, static_cast<size_t>(bytes), cudaHostAllocDefault) == cudaSuccess) {
+      state.pinned.base = static_cast<uint8_t*>(base);
+      state.pinned.size = bytes;
+      state.pinned.free_ranges.emplace(0, bytes);
+    } else {
+      cudaGetLastError();  // no arena: every PinnedBuffer falls back to its own cudaHostAlloc
+    }
+  }
+  state.initialized.store(true, std::memory_order_release);
+  return Status::OK();
+}
+
+bool DeviceUsable(std::string* why_not) {
+  static const std::string* reason = [] {
+    auto info = QueryDevice();
+    return new std::string(info.ok() ? "" : info.status().message());
+  }();
+  if (why_not != nullptr) *why_not = *reason;
+  return reason->empty();
+}
+
+PoolStats GetPoolStats() {
+  RuntimeState& state = State();
+  PoolStats s;
+  if (!state.initialized.load(std::memory_order_acquire)) return s;
+  s.pool_limit_bytes = state.pool_limit;
+  s.used_bytes = state.used.load();
+  s.peak_bytes = state.peak.load();
+  s.pinned_bytes = state.pinned.size;
+  return s;
+}
+
+Result<void*> PoolAllocate(int64_t bytes, cudaStream_t stream) {
+  TANDEM_RETURN_NOT_OK(EnsureInitialized());
+  RuntimeState& state = State();
+  if (bytes < 0) return Status::Invalid("negative device allocation size");
+  const int64_t used = state.used.fetch_add(bytes) + bytes;
+  if (used > state.pool_limit) {
+    state.used.fetch_sub(bytes);
+    return Status::OutOfMemory("GPU out of memory: cannot allocate " + std::to_string(bytes) +
+                               " bytes (" + PoolDescription() + ")");
+  }
+  void* ptr = nullptr;
+  const cudaError_t err =
+      cudaMallocFromPoolAsync(&ptr, static_cast<size_t>(std::max<int64_t>(bytes, 1)),
+                              state.pool, stream);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    state.used.fetch_sub(bytes);
+    return Status::OutOfMemory("GPU out of memory: cannot allocate " + std::to_string(bytes) +
+                               " bytes (" + cudaGetErrorString(err) + "; " + PoolDescription() +
+                               ")");
+  }
+  int64_t peak = state.peak.load();
+  while (used > peak && !state.peak.compare_exchange_weak(peak, used)) {
+  }
+  return ptr;
+}
+
+void PoolFree(void* ptr, int64_t bytes, cudaStream_t stream) {
+  if (ptr == nullptr) return;
+  cudaFreeAsync(ptr, stream);
+  State().used.fetch_sub(bytes);
+}
+
+// ---- Stream ------------------------------------------------------------------------------------
+
+Result<Stream> Stream::Create() {
+  std::string why;
+  if (!DeviceUsable(&why)) return Status::Unsupported("no CUDA device (" + why + ")");
+  cudaStream_t s = nullptr;
+  TANDEM_RETURN_NOT_OK(CudaStatus(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking),
+                                  "stream create"));
+  Stream stream;
+  stream.handle_ = s;
+  return stream;
+}
+
+Stream::Stream(Stream&& other) noexcept : handle_(other.handle_) { other.handle_ = nullptr; }
+
+Stream& Stream::operator=(Stream&& other) noexcept {
+  if (this != &other) {
+    if (handle_ != nullptr) cudaStreamDestroy(static_cast<cudaStream_t>(handle_));
+    handle_ = other.handle_;
+    other.handle_ = nullptr;
+  }
+  return *this;
+}
+
+Stream::~Stream() {
+  if (handle_ != nullptr) cudaStreamDestroy(static_cast<cudaStream_t>(handle_));
+}
+
+Status Stream::Synchronize() const {
+  return CudaStatus(cudaStreamSynchronize(static_cast<cudaStream_t>(handle_)), "stream");
+}
+
+// ---- DeviceBuffer ------------------------------------------------------------------------------
+
+Result<DeviceBuffer> DeviceBuffer::Allocate(int64_t bytes, const Stream& stream) {
+  DeviceBuffer buffer;
+  if (bytes == 0) return buffer;
+  TANDEM_ASSIGN_OR_RAISE(buffer.data_, PoolAllocate(bytes, CudaStream(stream)));
+  buffer.size_ = bytes;
+  buffer.stream_ = stream.handle();
+  return buffer;
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : data_(other.data_), size_(other.size_), stream_(other.stream_) {
+  other.data_ = nullptr;
+  other.size_ = 0;
+}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  if (this != &other) {
+    PoolFree(data_, size_, static_cast<cudaStream_t>(stream_));
+    data_ = other.data_;
+    size_ = other.size_;
+    stream_ = other.stream_;
+    other.data_ = nullptr;
+    other.size_ = 0;
+  }
+  return *this;
+}
+
+DeviceBuffer::~DeviceBuffer() { PoolFree(data_, size_, static_cast<cudaStream_t>(stream_)); }
+
+// ---- PinnedBuffer ------------------------------------------------------------------------------
+
+Result<PinnedBuffer> PinnedBuffer::Allocate(int64_t bytes) {
+  PinnedBuffer buffer;
+  if (bytes <= 0) return buffer;
+  TANDEM_RETURN_NOT_OK(EnsureInitialized());
+  PinnedArena& arena = State().pinned;
+  if (arena.base != nullptr) {
+    buffer.data_ = arena.Take(RoundUp(bytes, kPinnedAlignment));
+    buffer.from_pool_ = buffer.data_ != nullptr;
+  }
+  if (buffer.data_ == nullptr) {
+    void* ptr = nullptr;
+    const cudaError_t err = cudaHostAlloc(&ptr, static_cast<size_t>(bytes), cudaHostAllocDefault);
+    if (err != cudaSuccess) {
+      cudaGetLastError();
+      return Status::OutOfMemory("cannot allocate " + std::to_string(bytes) +
+                                 " bytes of pinned host memory (" + cudaGetErrorString(err) +
+                                 ")");
+    }
+    buffer.data_ = static_cast<uint8_t*>(ptr);
+  }
+  buffer.size_ = bytes;
+  return buffer;
+}
+
+PinnedBuffer::PinnedBuffer(PinnedBuffer&& other) noexcept
+    : data_(other.data_), size_(other.size_), from_pool_(other.from_pool_) {
+  other.data_ = nullptr;
+  other.size_ = 0;
+}
+
+PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& other) noexcept {
+  if (this != &other) {
+    this->~PinnedBuffer();
+    data_ = other.data_;
+    size_ = other.size_;
+    from_pool_ = other.from_pool_;
+    other.data_ = nullptr;
+    other.size_ = 0;
+  }
+  return *this;
+}
+
+PinnedBuffer::~PinnedBuffer() {
+  if (data_ == nullptr) return;
+  if (from_pool_) {
+    State().pinned.Give(data_, RoundUp(size_, kPinnedAlignment));
+  } else {
+    cudaFreeHost(data_);
+  }
+  data_ = nullptr;
+}
+
+// ---- copies ------------------------------------------------------------------------------------
+
+Status CopyToDevice(void* device_dst, const void* host_src, int64_t bytes, const Stream& stream) {
+  if (bytes == 0) return Status::OK();
+  return CudaStatus(cudaMemcpyAsync(device_dst, host_src, static_cast<size_t>(bytes),
+                                    cudaMemcpyHostToDevice, CudaStream(stream)),
+                    "copy to device");
+}
+
+Status CopyToHost(void* host_dst, const void* device_src, int64_t bytes, const Stream& stream) {
+  if (bytes == 0) return Status::OK();
+  return CudaStatus(cudaMemcpyAsync(host_dst, device_src, static_cast<size_t>(bytes),
+                                    cudaMemcpyDeviceToHost, CudaStream(stream)),
+                    "copy to host");
+}
+
+Status CopyDeviceToDevice(void* dst, const void* src, int64_t bytes, const Stream& stream) {
+  if (bytes == 0) return Status::OK();
+  return CudaStatus(cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes),
+                                    cudaMemcpyDeviceToDevice, CudaStream(stream)),
+                    "device copy");
+}
+
+Status MemsetDevice(void* dst, int value, int64_t bytes, const Stream& stream) {
+  if (bytes == 0) return Status::OK();
+  return CudaStatus(cudaMemsetAsync(dst, value, static_cast<size_t>(bytes), CudaStream(stream)),
+                    "memset");
+}
+
+}  // namespace tandem::gpu
