@@ -7,6 +7,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include "tandem/gpu/cuda_util.cuh"
 #include "tandem/gpu/device.h"
@@ -98,9 +99,18 @@ Status CreatePool(int64_t limit, cudaMemPool_t* pool) {
     TANDEM_RETURN_NOT_OK(CudaStatus(cudaDeviceGetDefaultMemPool(pool, 0), "default memory pool"));
   }
   // Keep freed memory in the pool instead of returning it to the driver at each synchronize.
-  cuuint64_t threshold = static_cast<cuuint64_t>(limit);
+  unsigned long long threshold = static_cast<unsigned long long>(limit);
   return CudaStatus(cudaMemPoolSetAttribute(*pool, cudaMemPoolAttrReleaseThreshold, &threshold),
                     "memory pool release threshold");
+}
+
+void ReleasePinned(uint8_t* data, int64_t size, bool from_pool) {
+  if (data == nullptr) return;
+  if (from_pool) {
+    State().pinned.Give(data, RoundUp(size, kPinnedAlignment));
+  } else {
+    cudaFreeHost(data);
+  }
 }
 
 }  // namespace
@@ -174,9 +184,8 @@ Result<void*> PoolAllocate(int64_t bytes, cudaStream_t stream) {
                                " bytes (" + PoolDescription() + ")");
   }
   void* ptr = nullptr;
-  const cudaError_t err =
-      cudaMallocFromPoolAsync(&ptr, static_cast<size_t>(std::max<int64_t>(bytes, 1)),
-                              state.pool, stream);
+  const cudaError_t err = cudaMallocFromPoolAsync(
+      &ptr, static_cast<size_t>(std::max<int64_t>(bytes, 1)), state.pool, stream);
   if (err != cudaSuccess) {
     cudaGetLastError();
     state.used.fetch_sub(bytes);
@@ -202,11 +211,11 @@ Result<Stream> Stream::Create() {
   std::string why;
   if (!DeviceUsable(&why)) return Status::Unsupported("no CUDA device (" + why + ")");
   cudaStream_t s = nullptr;
-  TANDEM_RETURN_NOT_OK(CudaStatus(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking),
-                                  "stream create"));
+  TANDEM_RETURN_NOT_OK(
+      CudaStatus(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream create"));
   Stream stream;
   stream.handle_ = s;
-  return stream;
+  return std::move(stream);
 }
 
 Stream::Stream(Stream&& other) noexcept : handle_(other.handle_) { other.handle_ = nullptr; }
@@ -232,11 +241,11 @@ Status Stream::Synchronize() const {
 
 Result<DeviceBuffer> DeviceBuffer::Allocate(int64_t bytes, const Stream& stream) {
   DeviceBuffer buffer;
-  if (bytes == 0) return buffer;
+  if (bytes == 0) return std::move(buffer);
   TANDEM_ASSIGN_OR_RAISE(buffer.data_, PoolAllocate(bytes, CudaStream(stream)));
   buffer.size_ = bytes;
   buffer.stream_ = stream.handle();
-  return buffer;
+  return std::move(buffer);
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
@@ -263,7 +272,7 @@ DeviceBuffer::~DeviceBuffer() { PoolFree(data_, size_, static_cast<cudaStream_t>
 
 Result<PinnedBuffer> PinnedBuffer::Allocate(int64_t bytes) {
   PinnedBuffer buffer;
-  if (bytes <= 0) return buffer;
+  if (bytes <= 0) return std::move(buffer);
   TANDEM_RETURN_NOT_OK(EnsureInitialized());
   PinnedArena& arena = State().pinned;
   if (arena.base != nullptr) {
@@ -276,13 +285,12 @@ Result<PinnedBuffer> PinnedBuffer::Allocate(int64_t bytes) {
     if (err != cudaSuccess) {
       cudaGetLastError();
       return Status::OutOfMemory("cannot allocate " + std::to_string(bytes) +
-                                 " bytes of pinned host memory (" + cudaGetErrorString(err) +
-                                 ")");
+                                 " bytes of pinned host memory (" + cudaGetErrorString(err) + ")");
     }
     buffer.data_ = static_cast<uint8_t*>(ptr);
   }
   buffer.size_ = bytes;
-  return buffer;
+  return std::move(buffer);
 }
 
 PinnedBuffer::PinnedBuffer(PinnedBuffer&& other) noexcept
@@ -293,7 +301,7 @@ PinnedBuffer::PinnedBuffer(PinnedBuffer&& other) noexcept
 
 PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& other) noexcept {
   if (this != &other) {
-    this->~PinnedBuffer();
+    ReleasePinned(data_, size_, from_pool_);
     data_ = other.data_;
     size_ = other.size_;
     from_pool_ = other.from_pool_;
@@ -303,15 +311,7 @@ PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& other) noexcept {
   return *this;
 }
 
-PinnedBuffer::~PinnedBuffer() {
-  if (data_ == nullptr) return;
-  if (from_pool_) {
-    State().pinned.Give(data_, RoundUp(size_, kPinnedAlignment));
-  } else {
-    cudaFreeHost(data_);
-  }
-  data_ = nullptr;
-}
+PinnedBuffer::~PinnedBuffer() { ReleasePinned(data_, size_, from_pool_); }
 
 // ---- copies ------------------------------------------------------------------------------------
 
@@ -331,8 +331,8 @@ Status CopyToHost(void* host_dst, const void* device_src, int64_t bytes, const S
 
 Status CopyDeviceToDevice(void* dst, const void* src, int64_t bytes, const Stream& stream) {
   if (bytes == 0) return Status::OK();
-  return CudaStatus(cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes),
-                                    cudaMemcpyDeviceToDevice, CudaStream(stream)),
+  return CudaStatus(cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice,
+                                    CudaStream(stream)),
                     "device copy");
 }
 

@@ -15,11 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "tandem/exec/gpu/aggregate_key_limits.h"
+#include "tandem/expr/gpu/evaluate.h"
 #include "tandem/gpu/device_column.h"
 
 namespace tandem::gpu::keys {
 
-constexpr int kMaxKeyColumns = 16;  // also the support checks' limit
+constexpr int kMaxKeyColumns = kMaxGpuKeyColumns;
 
 enum class KeyKind : uint8_t { kFixed, kFloat32, kFloat64, kString };
 
@@ -229,7 +231,7 @@ inline unsigned GridFor(int64_t n) {
 }
 
 // Grid-stride loop over [0, n) with 64-bit indices.
-#define TANDEM_GRID_LOOP(i, n)                                                        \
+#define TANDEM_GRID_LOOP(i, n)                                                           \
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
@@ -239,5 +241,20 @@ inline Result<DeviceBuffer> Scratch(int64_t bytes, const Stream& stream) {
 }
 
 inline Status LaunchStatus(const char* what) { return CudaStatus(cudaGetLastError(), what); }
+
+// An expression's values over the batch: a plain column reference is the input column itself,
+// anything else is evaluated on the device.
+inline Result<DeviceColumnPtr> ColumnOf(const Expr& e, const DeviceBatch& batch,
+                                        const EvalContext& eval, const Stream& stream) {
+  if (e.kind == ExprKind::kColumnRef && e.outer_depth == 0) {
+    if (e.column_index < 0 || e.column_index >= static_cast<int>(batch.columns.size())) {
+      return Status::Internal("column reference " + std::to_string(e.column_index) +
+                              " outside a batch of " + std::to_string(batch.columns.size()) +
+                              " columns");
+    }
+    return batch.columns[e.column_index];
+  }
+  return Evaluate(e, batch, eval, stream);
+}
 
 }  // namespace tandem::gpu::keys

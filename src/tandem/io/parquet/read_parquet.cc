@@ -1,166 +1,17 @@
-// ReadParquet: a file, directory, glob or hive-partitioned tree read as one table. Steps: list
-// files; skip files whose partition values fail the predicates; open the rest in parallel; check
-// they share one schema; resolve the projection; skip row groups whose statistics rule out the
-// predicates; decode every (row group, column) pair as one task on the thread pool; assemble the
-// batches in file, then row-group order, with partition columns appended as constants.
+// ReadParquet: a file, directory, glob or hive-partitioned tree read as one table. Planning
+// (read_plan.h) lists and opens the files, checks their schemas, resolves the projection and skips
+// row groups whose statistics rule out the predicates; here every (row group, column) pair is
+// decoded as one task on the thread pool and the batches are assembled in file, then row-group
+// order, with partition columns appended as constants.
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <charconv>
-#include <limits>
-#include <optional>
 
-#include "tandem/column/column_builder.h"
 #include "tandem/common/query_progress.h"
 #include "tandem/common/thread_pool.h"
-#include "tandem/io/file_listing.h"
-#include "tandem/io/parquet/dataset.h"
-#include "tandem/io/parquet/statistics.h"
+#include "tandem/io/parquet/read_plan.h"
 
 namespace tandem::parquet {
-namespace {
-
-// Edit distance, case-insensitive, for "did you mean" suggestions.
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                        std::tolower(static_cast<unsigned char>(b[j - 1]));
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-Status UnknownColumn(const std::string& name, const Schema& schema, const std::string& where) {
-  std::string best;
-  size_t best_distance = std::numeric_limits<size_t>::max();
-  for (const auto& f : schema.fields) {
-    const size_t d = EditDistance(name, f.name);
-    if (d < best_distance) {
-      best_distance = d;
-      best = f.name;
-    }
-  }
-  std::string msg = "unknown column '" + name + "' in " + where;
-  if (!best.empty() && best_distance <= std::max<size_t>(2, name.size() / 3)) {
-    msg += "; did you mean '" + best + "'?";
-  }
-  msg += " (columns: ";
-  constexpr int kMaxListed = 30;
-  for (int i = 0; i < schema.num_fields() && i < kMaxListed; ++i) {
-    msg += (i ? ", " : "") + schema.field(i).name;
-  }
-  if (schema.num_fields() > kMaxListed) {
-    msg += ", ... " + std::to_string(schema.num_fields() - kMaxListed) + " more";
-  }
-  return Status::Invalid(msg + ")");
-}
-
-// Checks that `other` has the same columns (names and types, in order) as `first`.
-Status CheckSameSchema(const Schema& first, const std::string& first_path, const Schema& other,
-                       const std::string& other_path) {
-  const std::string prefix = "file " + other_path + " has a different schema from " + first_path;
-  for (int i = 0; i < std::min(first.num_fields(), other.num_fields()); ++i) {
-    const Field& a = first.field(i);
-    const Field& b = other.field(i);
-    if (a.name != b.name) {
-      return Status::Invalid(prefix + ": column " + std::to_string(i + 1) + " is '" + b.name +
-                             "' there but '" + a.name + "' in the first file");
-    }
-    if (a.type != b.type) {
-      return Status::Invalid(prefix + ": column '" + a.name + "' is " + b.type.ToString() +
-                             " there but " + a.type.ToString() + " in the first file");
-    }
-  }
-  if (first.num_fields() != other.num_fields()) {
-    const Schema& longer = first.num_fields() > other.num_fields() ? first : other;
-    const int extra = std::min(first.num_fields(), other.num_fields());
-    return Status::Invalid(prefix + ": it has " + std::to_string(other.num_fields()) +
-                           " columns, the first file " + std::to_string(first.num_fields()) +
-                           " (column '" + longer.field(extra).name + "' is only in " +
-                           (&longer == &first ? "the first file" : "it") + ")");
-  }
-  return Status::OK();
-}
-
-struct PartitionColumn {
-  std::string name;
-  DataType type;
-  bool has_null = false;
-};
-
-std::vector<PartitionColumn> PartitionColumns(const io::FileListing& listing) {
-  std::vector<PartitionColumn> out;
-  for (size_t k = 0; k < listing.partition_keys.size(); ++k) {
-    bool all_int = true;
-    bool any_value = false;
-    bool has_null = false;
-    for (const auto& f : listing.files) {
-      const auto& v = f.partition_values[k];
-      if (!v) {
-        has_null = true;
-        continue;
-      }
-      any_value = true;
-      int64_t ignored;
-      if (!ParsePartitionInt64(*v, &ignored)) all_int = false;
-    }
-    const DataType type = all_int && any_value ? DataType::Int64() : DataType::String();
-    out.push_back({listing.partition_keys[k], type, has_null});
-  }
-  return out;
-}
-
-// The constant column of one partition value, `rows` long.
-ColumnPtr PartitionColumnValues(const DataType& type, const std::optional<std::string>& value,
-                                int64_t rows) {
-  ColumnBuilder builder(type, rows);
-  if (!value) {
-    builder.AppendNulls(rows);
-  } else if (type.id == TypeId::kInt64) {
-    int64_t v = 0;
-    ParsePartitionInt64(*value, &v);
-    auto* out = reinterpret_cast<int64_t*>(builder.AppendUninitialized(rows));
-    std::fill(out, out + rows, v);
-  } else {
-    builder.ReserveBytes(static_cast<int64_t>(value->size()) * rows);
-    for (int64_t r = 0; r < rows; ++r) builder.AppendString(*value);
-  }
-  return builder.Finish();
-}
-
-// Statistics of a file's partition value, as if the file were one row with that value.
-ColumnStatistics PartitionValueStatistics(const DataType& type,
-                                          const std::optional<std::string>& value) {
-  ColumnStatistics s;
-  if (!value) {
-    s.null_count = 1;
-    return s;
-  }
-  s.null_count = 0;
-  if (type.id == TypeId::kInt64) {
-    int64_t v = 0;
-    ParsePartitionInt64(*value, &v);
-    s.min = s.max = StatValue(__int128{v});
-  } else {
-    s.min = s.max = StatValue(*value);
-  }
-  return s;
-}
-
-// One column of one row group to decode.
-struct ChunkTask {
-  size_t file;  // index into the opened files
-  int row_group;
-  int column;  // index into the file schema
-};
-
-}  // namespace
 
 bool ParsePartitionInt64(const std::string& text, int64_t* value) {
   if (text.empty()) return false;
@@ -180,117 +31,15 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
   ReadStats local_stats;
   ReadStats& st = stats ? *stats : local_stats;
   st = ReadStats{};
-  TANDEM_ASSIGN_OR_RAISE(io::FileListing listing, io::ListFiles(path));
-  st.files = static_cast<int64_t>(listing.files.size());
-  const std::vector<PartitionColumn> partitions = PartitionColumns(listing);
-
-  // Predicates on partition columns decide whole files before any is opened.
-  std::vector<ScanPredicate> file_predicates;
-  std::vector<size_t> kept_files;
-  for (size_t f = 0; f < listing.files.size(); ++f) {
-    bool keep = true;
-    for (const auto& p : options.predicates) {
-      for (size_t k = 0; k < partitions.size() && keep; ++k) {
-        if (partitions[k].name != p.column) continue;
-        const auto s =
-            PartitionValueStatistics(partitions[k].type, listing.files[f].partition_values[k]);
-        keep = BoundsMayMatch(s, 1, partitions[k].type, p);
-      }
-    }
-    if (keep) kept_files.push_back(f);
-  }
-  st.files_skipped = static_cast<int64_t>(listing.files.size() - kept_files.size());
-  // With every file skipped, the first one still supplies the schema.
-  std::vector<size_t> to_open = kept_files;
-  if (to_open.empty()) to_open.push_back(0);
-
+  TANDEM_ASSIGN_OR_RAISE(ParquetReadPlan plan, PlanParquetRead(path, options, &st));
+  const std::vector<PartitionColumn>& partitions = plan.partitions;
+  const std::vector<std::unique_ptr<ParquetFile>>& files = plan.files;
+  const Schema& file_schema = plan.file_schema;
+  const Schema& out_schema = plan.out_schema;
+  const std::vector<int>& projection = plan.projection;
+  const std::vector<int>& file_columns = plan.file_columns;
+  const std::vector<KeptRowGroup>& row_groups = plan.row_groups;
   ThreadPool& pool = ThreadPool::Default();
-  std::vector<std::unique_ptr<ParquetFile>> files(to_open.size());
-  TANDEM_RETURN_NOT_OK(pool.ParallelFor(
-      static_cast<int64_t>(to_open.size()),
-      [&](int64_t i) -> Status {
-        const std::string& file_path = listing.files[to_open[i]].path;
-        auto opened = ParquetFile::Open(file_path);
-        if (!opened.ok()) {
-          const Status& s = opened.status();
-          if (s.message().find(file_path) != std::string::npos) return s;
-          return s.WithContext(file_path);
-        }
-        files[i] = std::move(opened).value();
-        return Status::OK();
-      },
-      options.num_threads));
-
-  // One schema for all files; nullable if nullable in any of them.
-  Schema file_schema = files[0]->schema();
-  for (size_t i = 1; i < files.size(); ++i) {
-    TANDEM_RETURN_NOT_OK(
-        CheckSameSchema(file_schema, files[0]->path(), files[i]->schema(), files[i]->path()));
-    for (int c = 0; c < file_schema.num_fields(); ++c) {
-      file_schema.fields[c].nullable |= files[i]->schema().field(c).nullable;
-    }
-  }
-  Schema full_schema = file_schema;
-  for (const auto& p : partitions) {
-    if (file_schema.FieldIndex(p.name) >= 0) {
-      return Status::Invalid("hive partition key '" + p.name + "' of " + path +
-                             " is also a column in file " + files[0]->path());
-    }
-    full_schema.fields.push_back({p.name, p.type, p.has_null});
-  }
-
-  // Projection: indexes into full_schema (file columns first, then partition columns).
-  std::vector<int> projection;
-  if (options.columns.empty()) {
-    for (int i = 0; i < full_schema.num_fields(); ++i) projection.push_back(i);
-  } else {
-    for (const auto& name : options.columns) {
-      const int index = full_schema.FieldIndex(name);
-      if (index < 0) return UnknownColumn(name, full_schema, path);
-      projection.push_back(index);
-    }
-  }
-  for (const auto& p : options.predicates) {
-    if (full_schema.FieldIndex(p.column) < 0) {
-      return UnknownColumn(p.column, full_schema, path + " (scan predicate)");
-    }
-  }
-  Schema out_schema;
-  std::vector<int> file_columns;  // distinct file columns to decode, in projection order
-  for (int index : projection) {
-    out_schema.fields.push_back(full_schema.field(index));
-    if (index < file_schema.num_fields() &&
-        std::find(file_columns.begin(), file_columns.end(), index) == file_columns.end()) {
-      file_columns.push_back(index);
-    }
-  }
-
-  // Row groups that may hold matching rows, in file then row-group order.
-  struct KeptRowGroup {
-    size_t file;
-    int row_group;
-    int64_t rows;
-  };
-  std::vector<KeptRowGroup> row_groups;
-  if (!kept_files.empty()) {
-    for (size_t i = 0; i < files.size(); ++i) {
-      const FileMetaData& meta = files[i]->metadata();
-      const int n = files[i]->num_row_groups();
-      st.row_groups += n;
-      for (int rg = 0; rg < n; ++rg) {
-        const int64_t rows = meta.row_groups[rg].num_rows;
-        if (rows < 0) {
-          return Status::Invalid(files[i]->path() + ": row group " + std::to_string(rg) +
-                                 " has a negative row count");
-        }
-        if (!RowGroupMayMatch(meta, rg, files[i]->schema(), options.predicates)) {
-          ++st.row_groups_skipped;
-          continue;
-        }
-        row_groups.push_back({i, rg, rows});
-      }
-    }
-  }
 
   // Decode every (row group, file column) pair in parallel; results land in fixed slots. The
   // biggest chunks start first (longest-processing-time-first), so that no large chunk is left
@@ -301,11 +50,7 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
   std::vector<ColumnPtr> decoded(row_groups.size() * ncols);
   std::vector<Status> slot_status(decoded.size());
   auto chunk_bytes = [&](size_t slot) -> int64_t {
-    const KeptRowGroup& rg = row_groups[slot / ncols];
-    const auto& chunks = files[rg.file]->metadata().row_groups[rg.row_group].columns;
-    const int column = file_columns[slot % ncols];
-    if (column >= static_cast<int>(chunks.size()) || !chunks[column].meta_data) return 0;
-    return chunks[column].meta_data->total_uncompressed_size;
+    return plan.ChunkUncompressedBytes(slot / ncols, file_columns[slot % ncols]);
   };
   std::vector<size_t> order(decoded.size());
   std::vector<int64_t> cost(decoded.size());
@@ -332,8 +77,8 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
         batch->columns.push_back(decoded[r * ncols + slot]);
       } else {
         const size_t k = static_cast<size_t>(index - file_schema.num_fields());
-        batch->columns.push_back(PartitionColumnValues(
-            partitions[k].type, listing.files[kept_files[rg.file]].partition_values[k], rg.rows));
+        batch->columns.push_back(
+            PartitionColumnValues(partitions[k].type, plan.PartitionValue(r, k), rg.rows));
       }
     }
     return batch;
@@ -402,13 +147,7 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
   table.batches.reserve(row_groups.size());
   for (size_t r = 0; r < row_groups.size(); ++r) {
     const KeptRowGroup& rg = row_groups[r];
-    for (int column : file_columns) {
-      const auto& chunk = files[rg.file]->metadata().row_groups[rg.row_group].columns;
-      // Column chunk of a flat file column: same position as the leaf (checked by the reader).
-      if (column < static_cast<int>(chunk.size()) && chunk[column].meta_data) {
-        st.bytes_read += chunk[column].meta_data->total_compressed_size;
-      }
-    }
+    for (int column : file_columns) st.bytes_read += plan.ChunkCompressedBytes(r, column);
     st.rows += rg.rows;
     if (streaming) {
       for (auto& b : transformed[r]) table.batches.push_back(std::move(b));

@@ -1,0 +1,368 @@
+// GPU expression evaluation: compiles the expression (compile.cc), uploads the program, and runs
+// the one interpreter kernel over every row. Fixed-width results are written directly (validity
+// from warp ballots); string results take two passes (lengths, a CUB scan into offsets, then
+// the bytes); SelectTrue writes flags that cub::DeviceSelect::Flagged turns into row indices.
+// A row that raises an error (overflow, invalid cast, ANSI division by zero) records the first
+// (instruction, row); that row is then evaluated by the CPU evaluator, whose error message is
+// returned, so both devices report errors in exactly the same words.
+#include <cuda_runtime.h>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+
+#include "tandem/expr/cpu/evaluate.h"
+#include "tandem/expr/gpu/evaluate.h"
+#include "tandem/expr/gpu/interpreter.cuh"
+
+namespace tandem::gpu {
+namespace {
+
+using internal::ColView;
+using internal::DeviceStatus;
+using internal::InterpParams;
+using internal::Program;
+using internal::Val;
+
+enum OutMode : int32_t { kFixed, kStringLengths, kStringBytes, kSelectFlags };
+
+struct OutParams {
+  int32_t mode = kFixed;
+  int32_t type = 0;  // TypeId of the result
+  int32_t wide = 0;  // 128-bit decimal result
+  int32_t concat_args = 0;
+  void* values = nullptr;
+  uint32_t* valid = nullptr;   // validity words, or null (no validity written)
+  int64_t* offsets = nullptr;  // string lengths (pass 1) or offsets (pass 2)
+  uint8_t* data = nullptr;     // string bytes (pass 2)
+};
+
+constexpr int kThreads = 256;
+constexpr int64_t kMaxStringResult = int64_t{1} << 30;  // as the CPU's string kernels
+
+__device__ inline void StoreFixed(const OutParams& O, int64_t row, const Val& v, bool valid) {
+  switch (static_cast<TypeId>(O.type)) {
+    case TypeId::kBool:
+      static_cast<uint8_t*>(O.values)[row] = valid && v.i != 0 ? 1 : 0;
+      return;
+    case TypeId::kInt8:
+    case TypeId::kUInt8:
+      static_cast<uint8_t*>(O.values)[row] = valid ? static_cast<uint8_t>(v.i) : 0;
+      return;
+    case TypeId::kInt16:
+    case TypeId::kUInt16:
+      static_cast<uint16_t*>(O.values)[row] = valid ? static_cast<uint16_t>(v.i) : 0;
+      return;
+    case TypeId::kInt32:
+    case TypeId::kUInt32:
+    case TypeId::kDate32:
+      static_cast<uint32_t*>(O.values)[row] = valid ? static_cast<uint32_t>(v.i) : 0;
+      return;
+    case TypeId::kFloat32:
+      static_cast<float*>(O.values)[row] = valid ? static_cast<float>(v.f) : 0.0f;
+      return;
+    case TypeId::kFloat64:
+      static_cast<double*>(O.values)[row] = valid ? v.f : 0.0;
+      return;
+    case TypeId::kDecimal:
+      if (O.wide) {
+        static_cast<internal::i128*>(O.values)[row] = valid ? v.d : 0;
+      } else {
+        static_cast<int64_t*>(O.values)[row] = valid ? static_cast<int64_t>(v.d) : 0;
+      }
+      return;
+    default:
+      static_cast<int64_t*>(O.values)[row] = valid ? v.i : 0;
+  }
+}
+
+__device__ inline void CopyView(uint8_t* out, const internal::StrView& s) {
+  if (s.fold == 0) {
+    for (int64_t k = 0; k < s.len; ++k) out[k] = s.p[k];
+  } else {
+    for (int64_t k = 0; k < s.len; ++k) out[k] = internal::ByteAt(s, k);
+  }
+}
+
+__global__ void __launch_bounds__(kThreads) EvalKernel(InterpParams P, OutParams O, int64_t n) {
+  Val st[internal::kMaxStack];
+  unsigned long long nulls = 0;
+  const int lane = threadIdx.x & 31;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x; base < n; base += stride) {
+    const int64_t row = base + threadIdx.x;
+    const bool active = row < n;
+    bool valid = false;
+    if (active) {
+      const bool ok = internal::RunRow(P, row, st);
+      if (O.concat_args > 0) {
+        valid = ok;
+        for (int k = 0; k < O.concat_args; ++k) valid = valid && !st[k].null;
+      } else {
+        valid = ok && !st[0].null;
+      }
+      switch (O.mode) {
+        case kFixed:
+          StoreFixed(O, row, st[0], valid);
+          break;
+        case kSelectFlags:
+          static_cast<uint8_t*>(O.values)[row] = valid && st[0].i != 0 ? 1 : 0;
+          break;
+        case kStringLengths: {
+          int64_t len = 0;
+          if (valid) {
+            const int parts = O.concat_args > 0 ? O.concat_args : 1;
+            for (int k = 0; k < parts; ++k) len += st[k].s.len;
+            if (len > kMaxStringResult) {
+              const unsigned long long key =
+                  (static_cast<unsigned long long>(P.ncode - 1) << internal::kErrorRowBits) |
+                  static_cast<unsigned long long>(row);
+              atomicMin(&P.status->error_key, key);
+              len = 0;
+            }
+          }
+          O.offsets[row] = len;
+          break;
+        }
+        case kStringBytes: {
+          if (valid) {
+            uint8_t* out = O.data + O.offsets[row];
+            const int parts = O.concat_args > 0 ? O.concat_args : 1;
+            for (int k = 0; k < parts; ++k) {
+              CopyView(out, internal::View(st[k]));
+              out += st[k].s.len;
+            }
+          }
+          break;
+        }
+      }
+    }
+    if (O.valid != nullptr) {
+      const unsigned valid_mask = __ballot_sync(0xFFFFFFFFu, valid);
+      const unsigned active_mask = __ballot_sync(0xFFFFFFFFu, active);
+      if (lane == 0 && active_mask != 0) {
+        O.valid[(base + (threadIdx.x & ~31)) / 32] = valid_mask;
+        nulls += __popc(active_mask) - __popc(valid_mask);
+      }
+    }
+  }
+  if (lane == 0 && nulls != 0) atomicAdd(&P.status->null_count, nulls);
+}
+
+Status CudaCheck(cudaError_t err, const char* what) {
+  if (err == cudaSuccess) return Status::OK();
+  return Status::IOError(std::string("CUDA ") + what + ": " + cudaGetErrorString(err));
+}
+
+template <typename T>
+Result<DeviceBuffer> Upload(const std::vector<T>& host, const Stream& stream) {
+  const int64_t bytes = static_cast<int64_t>(host.size() * sizeof(T));
+  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer buf, DeviceBuffer::Allocate(bytes > 0 ? bytes : 16, stream));
+  if (bytes > 0) TANDEM_RETURN_NOT_OK(CopyToDevice(buf.data(), host.data(), bytes, stream));
+  return std::move(buf);
+}
+
+// A compiled program in device memory plus the views of the batch's columns.
+struct DeviceProgram {
+  Program program;
+  DeviceBuffer code, consts, pool, cols, status;
+  InterpParams params{};
+};
+
+Result<DeviceProgram> Prepare(const Expr& expr, bool selection, const DeviceBatch& batch,
+                              const EvalContext& eval, const Stream& stream) {
+  DeviceProgram dp;
+  const std::string why = internal::Compile(expr, selection, &dp.program);
+  if (!why.empty()) return Status::Unsupported("GPU expression " + expr.ToString() + ": " + why);
+  std::vector<ColView> views(batch.columns.size());
+  for (const internal::Instr& in : dp.program.code) {
+    if (in.op != internal::Op::kColumn) continue;
+    if (in.imm < 0 || in.imm >= static_cast<int64_t>(batch.columns.size()) ||
+        !batch.columns[in.imm]) {
+      return Status::Internal("column #" + std::to_string(in.imm) + " out of range of a batch of " +
+                              std::to_string(batch.columns.size()) +
+                              " columns: " + expr.ToString());
+    }
+    const DeviceColumn& c = *batch.columns[in.imm];
+    if (static_cast<int32_t>(c.type.id) != in.a) {
+      return Status::Internal("column #" + std::to_string(in.imm) + " has type " +
+                              c.type.ToString() +
+                              ", the expression expects another: " + expr.ToString());
+    }
+    ColView& v = views[in.imm];
+    v.values = c.values.data();
+    v.validity = c.has_validity() ? static_cast<const uint8_t*>(c.validity.data()) : nullptr;
+    v.data = static_cast<const uint8_t*>(c.data.data());
+    v.type = in.a;
+    v.wide = c.type.is_wide_decimal() ? 1 : 0;
+  }
+  TANDEM_ASSIGN_OR_RAISE(dp.code, Upload(dp.program.code, stream));
+  TANDEM_ASSIGN_OR_RAISE(dp.consts, Upload(dp.program.consts, stream));
+  TANDEM_ASSIGN_OR_RAISE(dp.pool, Upload(dp.program.pool, stream));
+  TANDEM_ASSIGN_OR_RAISE(dp.cols, Upload(views, stream));
+  const std::vector<DeviceStatus> init{DeviceStatus{~0ull, 0}};
+  TANDEM_ASSIGN_OR_RAISE(dp.status, Upload(init, stream));
+  dp.params.code = dp.code.data_as<internal::Instr>();
+  dp.params.ncode = static_cast<int32_t>(dp.program.code.size());
+  dp.params.consts = dp.consts.data_as<internal::ConstVal>();
+  dp.params.pool = dp.pool.data_as<uint8_t>();
+  dp.params.cols = dp.cols.data_as<ColView>();
+  dp.params.status = dp.status.data_as<DeviceStatus>();
+  dp.params.ansi = eval.ansi;
+  return std::move(dp);
+}
+
+Status Launch(const DeviceProgram& dp, const OutParams& out, int64_t n, const Stream& stream) {
+  const int64_t blocks = std::min<int64_t>((n + kThreads - 1) / kThreads, 4096);
+  EvalKernel<<<static_cast<unsigned>(blocks), kThreads, 0,
+               static_cast<cudaStream_t>(stream.handle())>>>(dp.params, out, n);
+  return CudaCheck(cudaGetLastError(), "expression kernel launch");
+}
+
+Result<DeviceStatus> ReadStatus(const DeviceProgram& dp, const Stream& stream) {
+  DeviceStatus host{};
+  TANDEM_RETURN_NOT_OK(CopyToHost(&host, dp.status.data(), sizeof(host), stream));
+  TANDEM_RETURN_NOT_OK(stream.Synchronize());
+  return host;
+}
+
+// The error of a row that failed on the GPU, in the CPU evaluator's words.
+Status ReplayError(const Expr& expr, bool selection, const DeviceBatch& batch,
+                   unsigned long long key, const EvalContext& eval, const Stream& stream) {
+  const int64_t row = static_cast<int64_t>(key & ((1ull << internal::kErrorRowBits) - 1));
+  TANDEM_ASSIGN_OR_RAISE(DeviceBatchPtr one, SliceRows(batch, row, 1, stream));
+  TANDEM_ASSIGN_OR_RAISE(Table host, ToHost(*one, stream));
+  if (host.batches.empty())
+    return Status::Internal("GPU evaluation failed at row " + std::to_string(row));
+  EvalContext ctx = eval;
+  Status st;
+  if (selection) {
+    st = cpu::EvaluateSelection(expr, *host.batches[0], ctx).status();
+  } else {
+    st = cpu::Evaluate(expr, *host.batches[0], ctx).status();
+  }
+  if (!st.ok()) return st;
+  return Status::Internal("GPU evaluation of " + expr.ToString() + " failed at row " +
+                          std::to_string(row) + ", which the CPU evaluates without error");
+}
+
+Result<DeviceBuffer> AllocateZeroed(int64_t bytes, const Stream& stream) {
+  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer buf, DeviceBuffer::Allocate(bytes > 0 ? bytes : 8, stream));
+  TANDEM_RETURN_NOT_OK(MemsetDevice(buf.data(), 0, buf.size(), stream));
+  return std::move(buf);
+}
+
+Result<DeviceColumnPtr> EmptyColumn(const DataType& type, const Stream& stream) {
+  auto col = std::make_shared<DeviceColumn>();
+  col->type = type;
+  if (type.is_string_like()) {
+    TANDEM_ASSIGN_OR_RAISE(col->values, AllocateZeroed(sizeof(int64_t), stream));
+  }
+  return col;
+}
+
+}  // namespace
+
+Result<DeviceColumnPtr> Evaluate(const Expr& expr, const DeviceBatch& batch,
+                                 const EvalContext& eval, const Stream& stream) {
+  if (expr.kind == ExprKind::kColumnRef && expr.outer_depth == 0 && expr.column_index >= 0 &&
+      expr.column_index < static_cast<int>(batch.columns.size()) &&
+      batch.columns[expr.column_index] && batch.columns[expr.column_index]->type == expr.type) {
+    return batch.columns[expr.column_index];  // shared, as the CPU shares the column
+  }
+  TANDEM_ASSIGN_OR_RAISE(DeviceProgram dp, Prepare(expr, false, batch, eval, stream));
+  const int64_t n = batch.num_rows;
+  const DataType& type = expr.type;
+  if (n == 0) return EmptyColumn(type, stream);
+  auto col = std::make_shared<DeviceColumn>();
+  col->type = type;
+  col->length = n;
+  TANDEM_ASSIGN_OR_RAISE(col->validity, AllocateZeroed((n + 31) / 32 * 4, stream));
+  OutParams out;
+  out.type = static_cast<int32_t>(type.id);
+  out.wide = type.is_wide_decimal() ? 1 : 0;
+  out.concat_args = dp.program.concat_root ? dp.program.code.back().a : 0;
+  out.valid = col->validity.data_as<uint32_t>();
+  DeviceStatus status{};
+  if (!type.is_string_like()) {
+    TANDEM_ASSIGN_OR_RAISE(col->values, DeviceBuffer::Allocate(n * DeviceByteWidth(type), stream));
+    out.mode = kFixed;
+    out.values = col->values.data();
+    TANDEM_RETURN_NOT_OK(Launch(dp, out, n, stream));
+    TANDEM_ASSIGN_OR_RAISE(status, ReadStatus(dp, stream));
+  } else {
+    // Pass 1: lengths into offsets[0..n) (offsets[n] = 0), scanned in place into offsets.
+    TANDEM_ASSIGN_OR_RAISE(col->values, AllocateZeroed((n + 1) * sizeof(int64_t), stream));
+    int64_t* offsets = col->values.data_as<int64_t>();
+    out.mode = kStringLengths;
+    out.offsets = offsets;
+    TANDEM_RETURN_NOT_OK(Launch(dp, out, n, stream));
+    size_t temp_bytes = 0;
+    auto cu_stream = static_cast<cudaStream_t>(stream.handle());
+    TANDEM_RETURN_NOT_OK(CudaCheck(
+        cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, offsets, offsets, n + 1, cu_stream),
+        "scan"));
+    TANDEM_ASSIGN_OR_RAISE(DeviceBuffer temp,
+                           DeviceBuffer::Allocate(static_cast<int64_t>(temp_bytes) + 8, stream));
+    TANDEM_RETURN_NOT_OK(CudaCheck(
+        cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, offsets, offsets, n + 1, cu_stream),
+        "scan"));
+    int64_t total = 0;
+    TANDEM_RETURN_NOT_OK(CopyToHost(&total, offsets + n, sizeof(int64_t), stream));
+    TANDEM_ASSIGN_OR_RAISE(status, ReadStatus(dp, stream));
+    if (status.error_key == ~0ull) {
+      TANDEM_ASSIGN_OR_RAISE(col->data, DeviceBuffer::Allocate(total > 0 ? total : 8, stream));
+      OutParams bytes = out;
+      bytes.mode = kStringBytes;
+      bytes.valid = nullptr;
+      bytes.data = col->data.data_as<uint8_t>();
+      TANDEM_RETURN_NOT_OK(Launch(dp, bytes, n, stream));
+      // The program buffers are freed stream-ordered after the kernel; nothing to wait for.
+    }
+  }
+  if (status.error_key != ~0ull) {
+    return ReplayError(expr, false, batch, status.error_key, eval, stream);
+  }
+  col->null_count = static_cast<int64_t>(status.null_count);
+  if (col->null_count == 0) col->validity = DeviceBuffer();
+  return col;
+}
+
+Result<Selection> SelectTrue(const Expr& predicate, const DeviceBatch& batch,
+                             const EvalContext& eval, const Stream& stream) {
+  TANDEM_ASSIGN_OR_RAISE(DeviceProgram dp, Prepare(predicate, true, batch, eval, stream));
+  const int64_t n = batch.num_rows;
+  Selection sel;
+  if (n == 0) return std::move(sel);
+  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer flags, DeviceBuffer::Allocate(n, stream));
+  OutParams out;
+  out.mode = kSelectFlags;
+  out.type = static_cast<int32_t>(TypeId::kBool);
+  out.values = flags.data();
+  TANDEM_RETURN_NOT_OK(Launch(dp, out, n, stream));
+  TANDEM_ASSIGN_OR_RAISE(sel.indices, DeviceBuffer::Allocate(n * sizeof(int64_t), stream));
+  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer count, DeviceBuffer::Allocate(sizeof(int64_t), stream));
+  auto cu_stream = static_cast<cudaStream_t>(stream.handle());
+  thrust::counting_iterator<int64_t> rows(0);
+  size_t temp_bytes = 0;
+  TANDEM_RETURN_NOT_OK(
+      CudaCheck(cub::DeviceSelect::Flagged(nullptr, temp_bytes, rows, flags.data_as<uint8_t>(),
+                                           sel.indices.data_as<int64_t>(), count.data_as<int64_t>(),
+                                           n, cu_stream),
+                "select"));
+  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer temp,
+                         DeviceBuffer::Allocate(static_cast<int64_t>(temp_bytes) + 8, stream));
+  TANDEM_RETURN_NOT_OK(
+      CudaCheck(cub::DeviceSelect::Flagged(temp.data(), temp_bytes, rows, flags.data_as<uint8_t>(),
+                                           sel.indices.data_as<int64_t>(), count.data_as<int64_t>(),
+                                           n, cu_stream),
+                "select"));
+  TANDEM_RETURN_NOT_OK(CopyToHost(&sel.count, count.data(), sizeof(int64_t), stream));
+  TANDEM_ASSIGN_OR_RAISE(DeviceStatus status, ReadStatus(dp, stream));
+  if (status.error_key != ~0ull) {
+    return ReplayError(predicate, true, batch, status.error_key, eval, stream);
+  }
+  return std::move(sel);
+}
+
+}  // namespace tandem::gpu

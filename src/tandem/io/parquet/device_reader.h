@@ -1,0 +1,34 @@
+// Parquet straight into device memory, decoded on the GPU. Host threads read each column chunk,
+// walk its pages (headers, CRC, decompression), copy the values sections into pinned staging and
+// decode what is cheap and sequential (definition levels, run headers of dictionary indexes,
+// dictionary pages); GPU kernels decode the values. The calling thread uploads and decodes each
+// chunk, in order, on `stream` while the pool stages the next ones.
+//
+// The result equals gpu::ToDevice(ReadParquet(path, options)): same columns, order, types,
+// values and NULLs, row groups in file order, row-group pruning by options.predicates, partition
+// columns of hive layouts, the same errors. Chunks the kernels do not handle (DELTA_* and
+// BYTE_STREAM_SPLIT encodings, INT96, byte-array and fixed-length decimals, FLOAT16, fixed
+// binary, dictionary-encoded pages that turn out damaged) are decoded on the host and copied.
+// options.per_row_group is not supported here (Unsupported).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tandem/gpu/device_column.h"
+#include "tandem/io/parquet/dataset.h"
+
+namespace tandem::parquet {
+
+// Where the column chunks were decoded.
+struct DeviceDecodeCounts {
+  int64_t gpu_chunks = 0;   // decoded by the GPU kernels
+  int64_t host_chunks = 0;  // decoded on the host and copied (unsupported encodings or types)
+};
+
+// `stats` and `counts` may be null. Without CUDA: Unsupported("no CUDA device").
+Result<gpu::DeviceBatchPtr> ReadParquetToDevice(const std::string& path, const ReadOptions& options,
+                                                ReadStats* stats, const gpu::Stream& stream,
+                                                DeviceDecodeCounts* counts = nullptr);
+
+}  // namespace tandem::parquet

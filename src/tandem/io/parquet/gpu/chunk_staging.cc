@@ -1,0 +1,462 @@
+// StageColumnChunk (chunk_staging.h): the page walk mirrors the host decoder (DecodeColumnChunk)
+// check for check, but where the host decodes values this copies the values sections into
+// staging and records runs. Any check that fails, and any encoding the kernels do not handle,
+// sends the chunk to the host decoder, so errors keep the host's exact wording.
+#include "tandem/io/parquet/gpu/chunk_staging.h"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "tandem/common/bit_util.h"
+#include "tandem/io/parquet/codec.h"
+#include "tandem/io/parquet/decode/convert.h"
+#include "tandem/io/parquet/decode/msb_bit_unpack.h"
+#include "tandem/io/parquet/decode/rle_decoder.h"
+#include "tandem/io/parquet/page_reader.h"
+
+namespace tandem::parquet::gpu_decode {
+namespace {
+
+uint32_t LoadLE32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+int BitWidthOf(int64_t max_value) {
+  int w = 0;
+  while (max_value > 0) {
+    ++w;
+    max_value >>= 1;
+  }
+  return w;
+}
+
+// Conversions the kernels implement for PLAIN and dictionary values.
+bool KernelConversion(Conversion c) {
+  switch (c) {
+    case Conversion::kCopy:
+    case Conversion::kInt32ToInt8:
+    case Conversion::kInt32ToInt16:
+    case Conversion::kInt32ToInt64:
+    case Conversion::kInt32ToInt128:
+    case Conversion::kInt64ToInt128:
+    case Conversion::kMillisToMicros:
+    case Conversion::kNanosToMicros:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A Status that is not OK means "decode on the host"; its message says why.
+Status Host(const std::string& why) { return Status::Unsupported(why); }
+
+class Stager {
+ public:
+  Stager(const ColumnMetaData& meta, const LeafColumn& leaf, int64_t num_rows, StagedChunk* out)
+      : meta_(meta), leaf_(leaf), num_rows_(num_rows), out_(*out) {}
+
+  Status Run(const uint8_t* chunk, int64_t size, bool pinned);
+
+ private:
+  Status Classify();
+  Status AllocateStaging(int64_t chunk_size, bool pinned);
+  // Copies bytes into staging at an 8-byte aligned offset, returned in *offset.
+  Status Append(const uint8_t* p, int64_t n, int64_t* offset);
+  Status DictionaryPage(const Page& page);
+  Status DataPage(const Page& page);
+  Status Levels(const uint8_t* data, int64_t size, int64_t n, bool bit_packed, int64_t* n_valid);
+  // Parses n values of RLE/bit-packed hybrid runs at data (already copied to staging at
+  // staging_offset) into runs starting at dense index dense_; checks repeated dictionary indexes.
+  Status HybridRuns(const uint8_t* data, int64_t size, int64_t staging_offset, int bit_width,
+                    int64_t n, bool dictionary);
+  Status Values(Encoding enc, const uint8_t* p, int64_t size, int64_t n_valid);
+  Status PackAuxiliary();
+
+  const ColumnMetaData& meta_;
+  const LeafColumn& leaf_;
+  int64_t num_rows_;
+  StagedChunk& out_;
+  int64_t capacity_ = 0;
+  int64_t rows_ = 0;
+  int64_t dense_ = 0;
+  std::vector<uint8_t> levels_;
+};
+
+Status Stager::Classify() {
+  if (!leaf_.unsupported.empty()) return Host(leaf_.unsupported);
+  if (!CodecSupported(meta_.codec)) return Host("codec");
+  if (num_rows_ <= 0) return Host("empty row group");
+  if (meta_.type != leaf_.physical) return Host("physical type mismatch");
+  if (leaf_.max_repetition_level != 0) return Host("repeated column");
+  out_.type = leaf_.type;
+  out_.conversion = leaf_.conversion;
+  out_.physical_width = decode::PhysicalWidth(leaf_.physical, leaf_.type_length);
+  out_.out_width = leaf_.type.byte_width();
+  out_.num_rows = num_rows_;
+  if (leaf_.type.id == TypeId::kBool) {
+    if (leaf_.physical != PhysicalType::BOOLEAN) return Host("boolean from another type");
+    out_.kind = OutputKind::kBool;
+    out_.out_width = 1;
+    return Status::OK();
+  }
+  if (leaf_.type.is_string_like()) {
+    if (leaf_.conversion != Conversion::kByteArray || leaf_.physical != PhysicalType::BYTE_ARRAY) {
+      return Host("fixed-length binary");
+    }
+    out_.kind = OutputKind::kStrings;
+    return Status::OK();
+  }
+  out_.kind = OutputKind::kFixed;
+  if (!KernelConversion(leaf_.conversion)) return Host("conversion");
+  const PhysicalType p = leaf_.physical;
+  if (p != PhysicalType::INT32 && p != PhysicalType::INT64 && p != PhysicalType::FLOAT &&
+      p != PhysicalType::DOUBLE) {
+    return Host("physical type");
+  }
+  if (leaf_.conversion == Conversion::kCopy && out_.out_width != out_.physical_width) {
+    return Host("copy between widths");
+  }
+  return Status::OK();
+}
+
+Status Stager::AllocateStaging(int64_t chunk_size, bool pinned) {
+  // The values sections are part of the uncompressed pages, so the chunk's uncompressed size
+  // bounds them (the footer's claim is checked as pages arrive). Each page may add 7 bytes of
+  // alignment, and the header of a page takes more than that.
+  const int64_t claimed = meta_.total_uncompressed_size;
+  if (claimed < 0 || claimed > chunk_size * 1024 + (int64_t{1} << 20)) {
+    return Host("implausible uncompressed size");
+  }
+  capacity_ = claimed + 64;
+  if (pinned) {
+    auto buffer = gpu::PinnedBuffer::Allocate(capacity_);
+    if (!buffer.ok()) return Host("pinned memory: " + buffer.status().message());
+    out_.pinned = std::move(buffer).value();
+    out_.staging = out_.pinned.data();
+  } else {
+    out_.pageable.resize(static_cast<size_t>(capacity_));
+    out_.staging = out_.pageable.data();
+  }
+  return Status::OK();
+}
+
+Status Stager::Append(const uint8_t* p, int64_t n, int64_t* offset) {
+  const int64_t at = (out_.staging_bytes + 7) / 8 * 8;
+  if (n < 0 || at + n > capacity_) return Host("values exceed the chunk's uncompressed size");
+  if (n > 0) std::memcpy(out_.staging + at, p, static_cast<size_t>(n));
+  out_.staging_bytes = at + n;
+  *offset = at;
+  return Status::OK();
+}
+
+Status Stager::DictionaryPage(const Page& page) {
+  if (out_.has_dictionary) return Host("second dictionary page");
+  if (!page.header.dictionary_page_header) return Host("dictionary page without its header");
+  const DictionaryPageHeader& dh = *page.header.dictionary_page_header;
+  if (dh.encoding != Encoding::PLAIN && dh.encoding != Encoding::PLAIN_DICTIONARY) {
+    return Host("dictionary page encoding");
+  }
+  const int64_t n = dh.num_values;
+  const uint8_t* p = page.data;
+  const int64_t size = page.size;
+  if (n < 0) return Host("negative dictionary size");
+  if (out_.kind == OutputKind::kBool) return Host("dictionary-encoded BOOLEAN column");
+  if (out_.kind == OutputKind::kFixed) {
+    const int w = out_.physical_width;
+    if (w <= 0 || n > size / w) return Host("dictionary page too short");
+    out_.dictionary_values.resize(static_cast<size_t>(n * out_.out_width));
+    TANDEM_RETURN_NOT_OK(decode::ConvertFixed(leaf_.conversion, p, n, leaf_.type_length,
+                                              out_.out_width, out_.dictionary_values.data()));
+  } else {
+    if (n > size / 4) return Host("dictionary page too short");
+    out_.dictionary_offsets.resize(static_cast<size_t>(n) + 1);
+    out_.dictionary_offsets[0] = 0;
+    out_.dictionary_bytes.reserve(static_cast<size_t>(size));
+    int64_t q = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (size - q < 4) return Host("dictionary byte arrays end early");
+      const uint32_t len = LoadLE32(p + q);
+      q += 4;
+      if (len > static_cast<uint64_t>(size - q)) return Host("dictionary byte array too long");
+      out_.dictionary_bytes.insert(out_.dictionary_bytes.end(), p + q, p + q + len);
+      q += len;
+      out_.dictionary_offsets[i + 1] = static_cast<int64_t>(out_.dictionary_bytes.size());
+    }
+  }
+  out_.has_dictionary = true;
+  out_.dictionary_size = n;
+  return Status::OK();
+}
+
+Status Stager::Levels(const uint8_t* data, int64_t size, int64_t n, bool bit_packed,
+                      int64_t* n_valid) {
+  levels_.resize(static_cast<size_t>(n));
+  const int max_def = leaf_.max_definition_level;
+  if (bit_packed) {
+    TANDEM_RETURN_NOT_OK(
+        decode::UnpackMsbFirst(data, size, BitWidthOf(max_def), n, levels_.data()));
+  } else {
+    decode::RleBitPackedDecoder dec(data, size, BitWidthOf(max_def));
+    TANDEM_RETURN_NOT_OK(dec.GetBatch(levels_.data(), n));
+  }
+  uint8_t* bits = out_.validity.data();
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint8_t level = levels_[i];
+    if (level > max_def) return Host("definition level above the column's maximum");
+    if (level == max_def) {
+      bit_util::SetBit(bits, rows_ + i);
+      ++count;
+    }
+  }
+  *n_valid = count;
+  return Status::OK();
+}
+
+Status Stager::HybridRuns(const uint8_t* data, int64_t size, int64_t staging_offset, int bit_width,
+                          int64_t n, bool dictionary) {
+  const uint8_t* pos = data;
+  const uint8_t* end = data + size;
+  int64_t left = n;
+  while (left > 0) {
+    uint64_t header;
+    if (pos >= end || !decode::ReadUleb128(&pos, end, &header)) {
+      return Host("RLE data ends before all values were decoded");
+    }
+    ValueRun run;
+    run.first = dense_;
+    run.bit_width = bit_width;
+    int64_t count;
+    if (header & 1) {
+      const uint64_t groups = header >> 1;
+      if (groups == 0 || groups > (uint64_t{1} << 31)) return Host("bad bit-packed run length");
+      const int64_t full_bytes = static_cast<int64_t>(groups) * bit_width;
+      const int64_t bytes = std::min<int64_t>(full_bytes, end - pos);
+      count = bit_width == 0 ? static_cast<int64_t>(groups) * 8 : bytes * 8 / bit_width;
+      count = std::min<int64_t>(count, static_cast<int64_t>(groups) * 8);
+      if (count == 0) return Host("RLE data ends inside a bit-packed run");
+      run.kind = RunKind::kPacked;
+      run.payload = (staging_offset + (pos - data)) * 8;
+      pos += bytes;
+    } else {
+      const uint64_t repeat = header >> 1;
+      if (repeat == 0 || repeat > (uint64_t{1} << 40)) return Host("bad RLE run length");
+      const int nbytes = (bit_width + 7) / 8;
+      if (end - pos < nbytes) return Host("RLE data ends inside a repeated run");
+      uint64_t v = 0;
+      for (int i = 0; i < nbytes; ++i) v |= static_cast<uint64_t>(pos[i]) << (8 * i);
+      pos += nbytes;
+      if (bit_width < 32 && (v >> bit_width) != 0) return Host("RLE value wider than its width");
+      if (dictionary && static_cast<int64_t>(v) >= out_.dictionary_size) {
+        return Host("dictionary index out of range");
+      }
+      run.kind = RunKind::kRepeat;
+      run.payload = static_cast<int64_t>(v);
+      count = static_cast<int64_t>(repeat);
+    }
+    const int64_t take = std::min(count, left);
+    out_.runs.push_back(run);
+    dense_ += take;
+    left -= take;
+  }
+  return Status::OK();
+}
+
+Status Stager::Values(Encoding enc, const uint8_t* p, int64_t size, int64_t n_valid) {
+  if (n_valid == 0) return Status::OK();
+  int64_t offset = 0;
+  if (enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY) {
+    if (out_.kind == OutputKind::kBool) return Host("dictionary booleans");
+    if (!out_.has_dictionary) return Host("dictionary-encoded page but no dictionary page");
+    if (size < 1) return Host("dictionary index data is empty");
+    const int bit_width = p[0];
+    if (bit_width > 32) return Host("dictionary index bit width");
+    TANDEM_RETURN_NOT_OK(Append(p + 1, size - 1, &offset));
+    return HybridRuns(p + 1, size - 1, offset, bit_width, n_valid, true);
+  }
+  if (out_.kind == OutputKind::kBool) {
+    if (enc == Encoding::PLAIN) {
+      const int64_t bytes = bit_util::BytesForBits(n_valid);
+      if (bytes > size) return Host("PLAIN BOOLEAN data too short");
+      TANDEM_RETURN_NOT_OK(Append(p, bytes, &offset));
+      out_.runs.push_back({dense_, offset * 8, RunKind::kPacked, 1});
+      dense_ += n_valid;
+      return Status::OK();
+    }
+    if (enc != Encoding::RLE) return Host("boolean encoding");
+    if (size < 4) return Host("RLE BOOLEAN data without its length");
+    const uint32_t len = LoadLE32(p);
+    if (len > size - 4) return Host("RLE BOOLEAN length runs past the page");
+    TANDEM_RETURN_NOT_OK(Append(p + 4, len, &offset));
+    return HybridRuns(p + 4, len, offset, 1, n_valid, false);
+  }
+  if (enc != Encoding::PLAIN) return Host("encoding");
+  if (out_.kind == OutputKind::kFixed) {
+    const int w = out_.physical_width;
+    if (n_valid > size / w) return Host("PLAIN data too short");
+    TANDEM_RETURN_NOT_OK(Append(p, n_valid * w, &offset));
+    out_.runs.push_back({dense_, offset, RunKind::kPlain, 0});
+    dense_ += n_valid;
+    return Status::OK();
+  }
+  // PLAIN byte arrays: one walk over the lengths finds where each value's bytes start.
+  TANDEM_RETURN_NOT_OK(Append(p, size, &offset));
+  const int64_t first_position = static_cast<int64_t>(out_.plain_positions.size());
+  int64_t q = 0;
+  for (int64_t j = 0; j < n_valid; ++j) {
+    if (size - q < 4) return Host("PLAIN byte array data ends early");
+    const uint32_t len = LoadLE32(p + q);
+    q += 4;
+    if (len > static_cast<uint64_t>(size - q)) return Host("PLAIN byte array too long");
+    out_.plain_positions.push_back(offset + q);
+    q += len;
+  }
+  out_.runs.push_back({dense_, first_position, RunKind::kPlain, 0});
+  dense_ += n_valid;
+  return Status::OK();
+}
+
+Status Stager::DataPage(const Page& page) {
+  const PageHeader& h = page.header;
+  const uint8_t* p = page.data;
+  int64_t size = page.size;
+  int64_t n = 0;
+  Encoding enc;
+  const uint8_t* def_data = nullptr;
+  int64_t def_size = 0;
+  bool levels_present = leaf_.max_definition_level > 0;
+  bool bit_packed = false;
+  if (h.type == PageType::DATA_PAGE) {
+    if (!h.data_page_header) return Host("data page without its header");
+    const DataPageHeader& d = *h.data_page_header;
+    n = d.num_values;
+    enc = d.encoding;
+    if (n < 0) return Host("negative value count");
+    if (levels_present && d.definition_level_encoding == Encoding::BIT_PACKED) {
+      const int64_t len = bit_util::BytesForBits(n * BitWidthOf(leaf_.max_definition_level));
+      if (len > size) return Host("BIT_PACKED definition levels run past the page");
+      def_data = p;
+      def_size = len;
+      bit_packed = true;
+      p += len;
+      size -= len;
+    } else if (levels_present) {
+      if (d.definition_level_encoding != Encoding::RLE) return Host("definition level encoding");
+      if (size < 4) return Host("definition levels without their length");
+      const uint32_t len = LoadLE32(p);
+      if (len > size - 4) return Host("definition levels run past the page");
+      def_data = p + 4;
+      def_size = len;
+      p += 4 + int64_t{len};
+      size -= 4 + int64_t{len};
+    }
+  } else {
+    const DataPageHeaderV2& d = *h.data_page_header_v2;
+    n = d.num_values;
+    enc = d.encoding;
+    if (d.num_rows != d.num_values) return Host("data page v2 values differ from rows");
+    def_data = p + d.repetition_levels_byte_length;
+    def_size = d.definition_levels_byte_length;
+    const int64_t prefix = def_size + d.repetition_levels_byte_length;
+    p += prefix;
+    size -= prefix;
+    if (levels_present && def_size == 0 && d.num_nulls == 0) levels_present = false;
+  }
+  if (n < 0) return Host("negative value count");
+  if (n > num_rows_ - rows_) return Host("pages hold more values than the row group");
+  int64_t n_valid = n;
+  if (levels_present) {
+    TANDEM_RETURN_NOT_OK(Levels(def_data, def_size, n, bit_packed, &n_valid));
+  } else if (leaf_.max_definition_level > 0) {
+    bit_util::SetBitsTo(out_.validity.data(), rows_, n, true);
+  }
+  TANDEM_RETURN_NOT_OK(Values(enc, p, size, n_valid));
+  rows_ += n;
+  return Status::OK();
+}
+
+Status Stager::Run(const uint8_t* chunk, int64_t size, bool pinned) {
+  TANDEM_RETURN_NOT_OK(Classify());
+  TANDEM_RETURN_NOT_OK(AllocateStaging(size, pinned));
+  if (leaf_.max_definition_level > 0) {
+    out_.validity.assign(static_cast<size_t>((num_rows_ + 63) / 64 * 8), 0);
+  }
+  PageReader reader(chunk, size, meta_.codec);
+  Page page;
+  while (rows_ < num_rows_ || reader.pages_read() == 0) {
+    auto more = reader.Next(&page);
+    if (!more.ok()) return Host(more.status().message());
+    if (!*more) break;
+    if (page.header.type == PageType::DICTIONARY_PAGE) {
+      TANDEM_RETURN_NOT_OK(DictionaryPage(page));
+    } else if (page.header.type == PageType::DATA_PAGE ||
+               page.header.type == PageType::DATA_PAGE_V2) {
+      TANDEM_RETURN_NOT_OK(DataPage(page));
+    }
+  }
+  if (rows_ != num_rows_) return Host("chunk rows differ from the row group's");
+  out_.num_valid = dense_;
+  if (dense_ == num_rows_) out_.validity.clear();
+  return pinned ? PackAuxiliary() : Status::OK();
+}
+
+Status Stager::PackAuxiliary() {
+  StagedChunk::AuxLayout& l = out_.aux_layout;
+  int64_t at = 0;
+  auto section = [&](int64_t bytes) {
+    const int64_t start = at;
+    at = (at + bytes + 15) / 16 * 16;
+    return start;
+  };
+  l.runs = section(static_cast<int64_t>(out_.runs.size() * sizeof(ValueRun)));
+  l.validity = section(static_cast<int64_t>(out_.validity.size()));
+  l.dictionary_values = section(static_cast<int64_t>(out_.dictionary_values.size()));
+  l.dictionary_offsets = section(static_cast<int64_t>(out_.dictionary_offsets.size() * 8));
+  l.dictionary_bytes = section(static_cast<int64_t>(out_.dictionary_bytes.size()));
+  l.plain_positions = section(static_cast<int64_t>(out_.plain_positions.size() * 8));
+  l.total = std::max<int64_t>(at, 16);
+  auto buffer = gpu::PinnedBuffer::Allocate(l.total);
+  if (!buffer.ok()) return Host("pinned memory: " + buffer.status().message());
+  out_.aux = std::move(buffer).value();
+  uint8_t* base = out_.aux.data();
+  auto put = [&](int64_t offset, const void* src, size_t bytes) {
+    if (bytes > 0) std::memcpy(base + offset, src, bytes);
+  };
+  put(l.runs, out_.runs.data(), out_.runs.size() * sizeof(ValueRun));
+  put(l.validity, out_.validity.data(), out_.validity.size());
+  put(l.dictionary_values, out_.dictionary_values.data(), out_.dictionary_values.size());
+  put(l.dictionary_offsets, out_.dictionary_offsets.data(), out_.dictionary_offsets.size() * 8);
+  put(l.dictionary_bytes, out_.dictionary_bytes.data(), out_.dictionary_bytes.size());
+  put(l.plain_positions, out_.plain_positions.data(), out_.plain_positions.size() * 8);
+  return Status::OK();
+}
+
+}  // namespace
+
+void StageColumnChunk(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
+                      const LeafColumn& leaf, int64_t num_rows, bool pinned, StagedChunk* out) {
+  Status st;
+  try {
+    Stager stager(meta, leaf, num_rows, out);
+    st = stager.Run(chunk, size, pinned);
+  } catch (const std::bad_alloc&) {
+    st = Host("out of memory while staging");
+  }
+  out->on_gpu = st.ok();
+  if (!st.ok()) {
+    out->host_reason = st.message();
+    // The host decodes this chunk: give the staging memory back now.
+    out->pinned = gpu::PinnedBuffer();
+    out->pageable = std::vector<uint8_t>();
+    out->staging = nullptr;
+    out->runs.clear();
+    out->validity.clear();
+    out->plain_positions.clear();
+    out->aux = gpu::PinnedBuffer();
+  }
+}
+
+}  // namespace tandem::parquet::gpu_decode

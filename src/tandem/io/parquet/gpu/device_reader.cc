@@ -1,0 +1,364 @@
+// ReadParquetToDevice (device_reader.h). Planning is ReadParquet's (read_plan.h). The (row group,
+// column) chunks are staged by the thread pool, running on a helper thread, at most a window of
+// chunks ahead of the calling thread, which takes them in order and uploads and decodes each on
+// the stream; staging memory is released at stream synchronizations. Chunks that cannot be
+// staged are decoded by the host path exactly as ReadParquet does (ParquetFile::ReadRowGroup),
+// which also produces its error messages. Finally each output column is one concatenation of its
+// row groups' parts on the device.
+#include "tandem/io/parquet/device_reader.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "tandem/common/query_progress.h"
+#include "tandem/common/thread_pool.h"
+#include "tandem/io/parquet/byte_source.h"
+#include "tandem/io/parquet/decode/raw_buffer.h"
+#include "tandem/io/parquet/gpu/chunk_staging.h"
+#include "tandem/io/parquet/gpu/decode_kernels.h"
+#include "tandem/io/parquet/read_plan.h"
+
+namespace tandem::parquet {
+namespace {
+
+using gpu_decode::StagedChunk;
+
+// Raw access to one file's column chunks (the ParquetFile decodes; this only reads bytes).
+struct FileAccess {
+  std::unique_ptr<ByteSource> source;
+  int64_t footer_start = 0;
+  std::vector<LeafColumn> leaves;
+  bool ok = false;
+};
+
+void OpenAccess(const ParquetFile& file, FileAccess* access) {
+  auto source = OpenFileSource(file.path());
+  if (!source.ok()) return;
+  auto leaves = MapParquetSchema(file.metadata().schema);
+  if (!leaves.ok()) return;
+  const int64_t size = (*source)->size();
+  uint8_t tail[8];
+  if (size < 12 || !(*source)->ReadAt(size - 8, 8, tail).ok()) return;
+  uint32_t footer_len;
+  std::memcpy(&footer_len, tail, 4);
+  if (int64_t{footer_len} > size - 12) return;
+  access->footer_start = size - 8 - footer_len;
+  access->source = std::move(source).value();
+  access->leaves = std::move(leaves).value();
+  access->ok = true;
+}
+
+// Stages one chunk when it looks like one the host would decode without complaint; otherwise
+// leaves staged->on_gpu false. The checks are ParquetFile's, without their messages.
+void TryStage(const FileAccess& access, const FileMetaData& meta, int row_group, int column,
+              StagedChunk* staged) {
+  staged->on_gpu = false;
+  if (!access.ok || column >= static_cast<int>(access.leaves.size())) return;
+  const LeafColumn& leaf = access.leaves[column];
+  const RowGroup& rg = meta.row_groups[row_group];
+  if (!leaf.unsupported.empty() || column >= static_cast<int>(rg.columns.size())) return;
+  const ColumnChunk& chunk = rg.columns[column];
+  if (chunk.has_crypto_metadata || meta.has_encryption_algorithm || chunk.file_path ||
+      !chunk.meta_data) {
+    return;
+  }
+  const ColumnMetaData& md = *chunk.meta_data;
+  if (md.type != leaf.physical || md.num_values != rg.num_rows || rg.num_rows <= 0) return;
+  int64_t start = md.data_page_offset;
+  if (md.dictionary_page_offset && *md.dictionary_page_offset >= 4 &&
+      (*md.dictionary_page_offset < start || start < 4)) {
+    start = *md.dictionary_page_offset;
+  }
+  int64_t length = md.total_compressed_size;
+  const int64_t limit = access.footer_start;
+  if (start < 4 || length < 0 || start > limit || length > limit - start) return;
+  constexpr int64_t kChunkPadding = 100;  // as ParquetFile: PARQUET-816 dictionary headers
+  length += std::min(kChunkPadding, limit - start - length);
+  const uint8_t* bytes = access.source->View(start, length);
+  thread_local decode::RawBuffer buffer;
+  if (bytes == nullptr) {
+    buffer.Clear();
+    buffer.Resize(length);
+    if (!access.source->ReadAt(start, length, buffer.data()).ok()) return;
+    bytes = buffer.data();
+  }
+  gpu_decode::StageColumnChunk(bytes, length, md, leaf, rg.num_rows, /*pinned=*/true, staged);
+}
+
+// One (row group, column) chunk on its way to the device.
+struct Slot {
+  StagedChunk staged;
+  ColumnPtr host;  // decoded on the host instead
+  Status status;
+  bool ready = false;
+};
+
+class DeviceRead {
+ public:
+  DeviceRead(const ParquetReadPlan& plan, const ReadOptions& options, const gpu::Stream& stream)
+      : plan_(plan), options_(options), stream_(stream), ncols_(plan.file_columns.size()) {}
+
+  Result<gpu::DeviceBatchPtr> Run(ReadStats* st, DeviceDecodeCounts* counts);
+
+ private:
+  // The host path of ReadParquet for slot t (its decoded column or its error).
+  Status HostDecode(size_t t, ColumnPtr* out) const;
+  void Stage(size_t t);
+  Status Consume(DeviceDecodeCounts* counts, size_t* error_slot);
+  Result<gpu::DeviceColumnPtr> PartitionColumn(size_t k) const;
+
+  const ParquetReadPlan& plan_;
+  const ReadOptions& options_;
+  const gpu::Stream& stream_;
+  const size_t ncols_;
+  std::vector<FileAccess> access_;
+  std::vector<Slot> slots_;
+  std::vector<gpu::DeviceColumnPtr> parts_;  // per slot
+  gpu::DeviceBuffer error_buffer_;           // one int32 flag per slot (see DecodeOnDevice)
+  int32_t* error_flags_ = nullptr;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  size_t consumed_ = 0;
+  size_t window_ = 0;
+  bool cancelled_ = false;
+};
+
+Status DeviceRead::HostDecode(size_t t, ColumnPtr* out) const {
+  const KeptRowGroup& rg = plan_.row_groups[t / ncols_];
+  const int column = plan_.file_columns[t % ncols_];
+  const ParquetFile& file = *plan_.files[rg.file];
+  auto batch = file.ReadRowGroup(rg.row_group, {column});
+  if (!batch.ok()) return batch.status();
+  if (!*batch || (*batch)->num_columns() != 1 || (*batch)->column(0)->length() != rg.rows) {
+    return Status::Invalid(file.path() + ": row group " + std::to_string(rg.row_group) +
+                           ", column " + plan_.file_schema.field(column).name +
+                           ": decoded length differs from the row group's row count " +
+                           std::to_string(rg.rows));
+  }
+  *out = (*batch)->column(0);
+  return Status::OK();
+}
+
+void DeviceRead::Stage(size_t t) {
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return cancelled_ || t < consumed_ + window_; });
+    if (cancelled_) {
+      slots_[t].ready = true;
+      changed_.notify_all();
+      return;
+    }
+  }
+  Slot& slot = slots_[t];
+  const KeptRowGroup& rg = plan_.row_groups[t / ncols_];
+  const int column = plan_.file_columns[t % ncols_];
+  Status st = CallCatchingExceptions([&] {
+    TryStage(access_[rg.file], plan_.files[rg.file]->metadata(), rg.row_group, column,
+             &slot.staged);
+    if (!slot.staged.on_gpu) return HostDecode(t, &slot.host);
+    return Status::OK();
+  });
+  if (st.ok()) query_progress::AddDone(rg.rows);
+  std::lock_guard<std::mutex> lock(mutex_);
+  slot.status = std::move(st);
+  slot.ready = true;
+  changed_.notify_all();
+}
+
+Status DeviceRead::Consume(DeviceDecodeCounts* counts, size_t* error_slot) {
+  // Staged chunks whose uploads may still be in flight: released at the next synchronization.
+  std::vector<StagedChunk> in_flight;
+  int64_t in_flight_bytes = 0;
+  struct SyncBeforeRelease {  // on an early return, copies from in_flight may still be running
+    const gpu::Stream& stream;
+    std::vector<StagedChunk>& chunks;
+    ~SyncBeforeRelease() {
+      if (!chunks.empty()) (void)stream.Synchronize();
+    }
+  } guard{stream_, in_flight};
+  constexpr int64_t kSyncBytes = int64_t{256} << 20;
+  for (size_t t = 0; t < slots_.size(); ++t) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [&] { return slots_[t].ready; });
+    }
+    Slot& slot = slots_[t];
+    if (!slot.status.ok()) {
+      *error_slot = t;
+      return slot.status;
+    }
+    if (slot.staged.on_gpu) {
+      auto part = gpu_decode::DecodeOnDevice(slot.staged, error_flags_ + t, stream_);
+      in_flight_bytes += slot.staged.staging_bytes + slot.staged.aux_layout.total;
+      in_flight.push_back(std::move(slot.staged));
+      if (!part.ok()) {
+        *error_slot = t;
+        return part.status();
+      }
+      parts_[t] = std::move(part).value();
+      ++counts->gpu_chunks;
+    } else {
+      auto part = gpu::ColumnToDevice(*slot.host, stream_);
+      if (!part.ok()) {
+        *error_slot = t;
+        return part.status();
+      }
+      parts_[t] = std::move(part).value();
+      slot.host.reset();
+      ++counts->host_chunks;
+    }
+    if (in_flight_bytes > kSyncBytes) {
+      TANDEM_RETURN_NOT_OK(stream_.Synchronize());
+      in_flight.clear();
+      in_flight_bytes = 0;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    consumed_ = t + 1;
+    changed_.notify_all();
+  }
+  return stream_.Synchronize();
+}
+
+Result<gpu::DeviceColumnPtr> DeviceRead::PartitionColumn(size_t k) const {
+  const DataType& type = plan_.partitions[k].type;
+  std::vector<gpu::DeviceColumnPtr> parts;
+  for (size_t r = 0; r < plan_.row_groups.size(); ++r) {
+    ColumnPtr values =
+        PartitionColumnValues(type, plan_.PartitionValue(r, k), plan_.row_groups[r].rows);
+    TANDEM_ASSIGN_OR_RAISE(auto part, gpu::ColumnToDevice(*values, stream_));
+    parts.push_back(std::move(part));
+  }
+  return gpu_decode::ConcatColumns(parts, type, stream_);
+}
+
+Result<gpu::DeviceBatchPtr> DeviceRead::Run(ReadStats* st, DeviceDecodeCounts* counts) {
+  const size_t n = plan_.row_groups.size() * ncols_;
+  slots_ = std::vector<Slot>(n);
+  parts_.assign(n, nullptr);
+  ThreadPool& pool = ThreadPool::Default();
+  const int threads = options_.num_threads > 0 ? options_.num_threads : pool.num_threads() + 1;
+  window_ = static_cast<size_t>(std::max(4, 2 * threads));
+  if (n > 0) {
+    access_.resize(plan_.files.size());
+    TANDEM_RETURN_NOT_OK(pool.ParallelFor(
+        static_cast<int64_t>(access_.size()),
+        [&](int64_t i) {
+          OpenAccess(*plan_.files[i], &access_[i]);
+          return Status::OK();
+        },
+        options_.num_threads));
+    TANDEM_ASSIGN_OR_RAISE(error_buffer_,
+                           gpu::DeviceBuffer::Allocate(static_cast<int64_t>(n) * 4, stream_));
+    error_flags_ = error_buffer_.data_as<int32_t>();
+    TANDEM_RETURN_NOT_OK(gpu::MemsetDevice(error_flags_, 0, static_cast<int64_t>(n) * 4, stream_));
+  }
+
+  // Staging runs on the pool from a helper thread; this thread uploads and decodes in order.
+  std::thread producer([&] {
+    Status staged = pool.ParallelFor(
+        static_cast<int64_t>(n),
+        [&](int64_t t) {
+          Stage(static_cast<size_t>(t));
+          return Status::OK();
+        },
+        options_.num_threads);
+    // Slots the loop never reached (only after an unexpected failure) must not keep the
+    // consumer waiting.
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (Slot& slot : slots_) {
+      if (slot.ready) continue;
+      slot.status = staged.ok() ? Status::Internal("column chunk was never staged") : staged;
+      slot.ready = true;
+    }
+    changed_.notify_all();
+  });
+  size_t first_slot = n;
+  Status first = Consume(counts, &first_slot);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cancelled_ = true;
+    changed_.notify_all();
+  }
+  producer.join();
+
+  // Chunks whose values failed a device-side check go through the host decoder, which either
+  // decodes them after all or names the error; the error of the lowest slot wins.
+  if (n > 0) {
+    std::vector<int32_t> flags(n, 0);
+    Status copied =
+        gpu::CopyToHost(flags.data(), error_flags_, static_cast<int64_t>(n) * 4, stream_);
+    if (copied.ok()) copied = stream_.Synchronize();
+    if (!copied.ok()) return first.ok() ? copied : first;
+    for (size_t t = 0; t < std::min(first_slot, n); ++t) {
+      if (!flags[t] || !parts_[t]) continue;
+      ColumnPtr column;
+      Status s = HostDecode(t, &column);
+      if (!s.ok()) {
+        first = s;
+        first_slot = t;
+        break;
+      }
+      TANDEM_ASSIGN_OR_RAISE(parts_[t], gpu::ColumnToDevice(*column, stream_));
+      --counts->gpu_chunks;
+      ++counts->host_chunks;
+    }
+  }
+  TANDEM_RETURN_NOT_OK(first);
+
+  auto batch = std::make_shared<gpu::DeviceBatch>();
+  batch->schema = plan_.out_schema;
+  for (size_t r = 0; r < plan_.row_groups.size(); ++r) {
+    batch->num_rows += plan_.row_groups[r].rows;
+    for (int column : plan_.file_columns) st->bytes_read += plan_.ChunkCompressedBytes(r, column);
+  }
+  st->rows = batch->num_rows;
+  std::vector<gpu::DeviceColumnPtr> file_columns(ncols_);
+  for (size_t c = 0; c < ncols_; ++c) {
+    std::vector<gpu::DeviceColumnPtr> parts;
+    for (size_t r = 0; r < plan_.row_groups.size(); ++r) {
+      parts.push_back(std::move(parts_[r * ncols_ + c]));
+    }
+    const DataType& type = plan_.file_schema.field(plan_.file_columns[c]).type;
+    TANDEM_ASSIGN_OR_RAISE(file_columns[c], gpu_decode::ConcatColumns(parts, type, stream_));
+  }
+  const int file_fields = plan_.file_schema.num_fields();
+  for (int index : plan_.projection) {
+    if (index < file_fields) {
+      const size_t c = std::find(plan_.file_columns.begin(), plan_.file_columns.end(), index) -
+                       plan_.file_columns.begin();
+      batch->columns.push_back(file_columns[c]);
+    } else {
+      TANDEM_ASSIGN_OR_RAISE(auto column,
+                             PartitionColumn(static_cast<size_t>(index - file_fields)));
+      batch->columns.push_back(std::move(column));
+    }
+  }
+  TANDEM_RETURN_NOT_OK(stream_.Synchronize());
+  return batch;
+}
+
+}  // namespace
+
+Result<gpu::DeviceBatchPtr> ReadParquetToDevice(const std::string& path, const ReadOptions& options,
+                                                ReadStats* stats, const gpu::Stream& stream,
+                                                DeviceDecodeCounts* counts) {
+  ReadStats local_stats;
+  ReadStats& st = stats ? *stats : local_stats;
+  st = ReadStats{};
+  DeviceDecodeCounts local_counts;
+  DeviceDecodeCounts& where = counts ? *counts : local_counts;
+  where = DeviceDecodeCounts{};
+  if (options.per_row_group) {
+    return Status::Unsupported("ReadParquetToDevice does not take a per-row-group callback");
+  }
+  std::string why_not;
+  if (!gpu::DeviceUsable(&why_not)) return Status::Unsupported("no CUDA device (" + why_not + ")");
+  TANDEM_ASSIGN_OR_RAISE(ParquetReadPlan plan, PlanParquetRead(path, options, &st));
+  DeviceRead read(plan, options, stream);
+  return read.Run(&st, &where);
+}
+
+}  // namespace tandem::parquet

@@ -1,0 +1,328 @@
+// GPU hash aggregate against its CPU twin (cpu::HashAggregate) on random data: NULL keys and
+// values, NaN / -0.0 / 0.0 float keys, string and date keys, decimals (narrow and wide), every
+// aggregate kind the GPU runs (count, sum, avg, min, max, stddev/variance, bool_and/or,
+// DISTINCT, FILTER clauses), a fused filter, empty input, one row, and a million groups.
+// Groups are matched by key; exact values must agree exactly, double results to 1e-9 relative.
+#include "tandem/expr/aggregate.h"
+
+#include <cmath>
+#include <map>
+#include <random>
+
+#include "gpu_test_util.h"
+#include "tandem/column/column_builder.h"
+#include "tandem/column/take.h"
+#include "tandem/exec/cpu/hash_aggregate.h"
+#include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/gpu/gpu_operators.h"
+
+namespace tandem::gpu {
+namespace {
+
+// Columns: 0 k_int int32, 1 k_str string, 2 k_dbl float64 (NaN, +-0.0), 3 k_date date32,
+// 4 v_int int64, 5 v_dec decimal(12,2), 6 v_wide decimal(30,4), 7 v_dbl float64, 8 flag bool,
+// 9 v_str string, 10 k_big int64 (about rows/2 distinct values).
+Table MakeTable(int64_t rows, int key_range, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Table t;
+  t.schema.fields = {{"k_int", DataType::Int32()},         {"k_str", DataType::String()},
+                     {"k_dbl", DataType::Float64()},       {"k_date", DataType::Date32()},
+                     {"v_int", DataType::Int64()},         {"v_dec", DataType::Decimal(12, 2)},
+                     {"v_wide", DataType::Decimal(30, 4)}, {"v_dbl", DataType::Float64()},
+                     {"flag", DataType::Bool()},           {"v_str", DataType::String()},
+                     {"k_big", DataType::Int64()}};
+  std::vector<ColumnBuilder> cols;
+  for (const auto& f : t.schema.fields) cols.emplace_back(f.type);
+  auto chance = [&](int pct) { return static_cast<int>(rng() % 100) < pct; };
+  const double special[] = {NAN, -0.0, 0.0, 1.5, -2.25};
+  for (int64_t r = 0; r < rows; ++r) {
+    if (chance(10)) {
+      cols[0].AppendNull();
+    } else {
+      cols[0].Append<int32_t>(static_cast<int32_t>(rng() % key_range) - key_range / 2);
+    }
+    if (chance(5)) {
+      cols[1].AppendNull();
+    } else {
+      cols[1].AppendString(rng() % 4 == 0 ? "" : "key-" + std::to_string(rng() % key_range));
+    }
+    if (chance(5)) {
+      cols[2].AppendNull();
+    } else {
+      cols[2].Append<double>(special[rng() % 5]);
+    }
+    cols[3].Append<int32_t>(static_cast<int32_t>(rng() % 5) + 19000);
+    if (chance(10)) {
+      cols[4].AppendNull();
+    } else {
+      cols[4].Append<int64_t>(static_cast<int64_t>(rng() % 2000001) - 1000000);
+    }
+    if (chance(10)) {
+      cols[5].AppendNull();
+    } else {
+      cols[5].Append<int64_t>(static_cast<int64_t>(rng() % 200000001) - 100000000);
+    }
+    if (chance(10)) {
+      cols[6].AppendNull();
+    } else {
+      const int128_t big = static_cast<int128_t>(rng() % 1000000000000ULL) * 1000000000 +
+                           static_cast<int128_t>(rng() % 1000000000);
+      cols[6].Append<int128_t>(rng() % 2 ? big : -big);
+    }
+    if (chance(10)) {
+      cols[7].AppendNull();
+    } else {
+      cols[7].Append<double>(static_cast<double>(rng() % 100000) / 7.0 - 5000);
+    }
+    if (chance(10)) {
+      cols[8].AppendNull();
+    } else {
+      cols[8].AppendBool(rng() % 3 != 0);
+    }
+    if (chance(10)) {
+      cols[9].AppendNull();
+    } else {
+      cols[9].AppendString(std::string(rng() % 5, static_cast<char>('a' + rng() % 26)));
+    }
+    cols[10].Append<int64_t>(static_cast<int64_t>(rng() % std::max<int64_t>(1, rows / 2)));
+  }
+  auto batch = std::make_shared<Batch>();
+  batch->schema = t.schema;
+  batch->num_rows = rows;
+  for (auto& c : cols) batch->columns.push_back(c.Finish());
+  t.batches.push_back(batch);
+  return t;
+}
+
+ExprPtr Col(const Table& t, int i) {
+  return MakeColumnRef(i, t.schema.field(i).type, true, t.schema.field(i).name);
+}
+
+AggregateCall Agg(const Table& t, AggregateKind kind, int col, bool distinct = false,
+                  ExprPtr filter = nullptr) {
+  AggregateCall a;
+  a.kind = kind;
+  if (col >= 0) a.arg = Col(t, col);
+  auto type = AggregateResultType(kind, col >= 0 ? t.schema.field(col).type : DataType::Int64());
+  EXPECT_TRUE(type.ok());
+  a.type = *type;
+  a.nullable = kind != AggregateKind::kCount && kind != AggregateKind::kCountStar;
+  a.name = std::string(AggregateKindName(kind)) + "(" +
+           (col >= 0 ? t.schema.field(col).name : "*") + ")" + (distinct ? " distinct" : "");
+  a.distinct = distinct;
+  a.filter = std::move(filter);
+  return a;
+}
+
+std::vector<AggregateCall> AllAggs(const Table& t) {
+  using K = AggregateKind;
+  std::vector<AggregateCall> a = {
+      Agg(t, K::kCountStar, -1),
+      Agg(t, K::kCount, 4),
+      Agg(t, K::kSum, 4),
+      Agg(t, K::kSum, 5),
+      Agg(t, K::kSum, 6),
+      Agg(t, K::kSum, 7),
+      Agg(t, K::kAvg, 4),
+      Agg(t, K::kAvg, 5),
+      Agg(t, K::kAvg, 6),
+      Agg(t, K::kAvg, 7),
+      Agg(t, K::kMin, 4),
+      Agg(t, K::kMax, 5),
+      Agg(t, K::kMin, 6),
+      Agg(t, K::kMax, 7),
+      Agg(t, K::kMin, 9),
+      Agg(t, K::kMax, 9),
+      Agg(t, K::kMin, 8),
+      Agg(t, K::kMax, 3),
+      Agg(t, K::kStddevSamp, 7),
+      Agg(t, K::kVarPop, 5),
+      Agg(t, K::kBoolAnd, 8),
+      Agg(t, K::kBoolOr, 8),
+      Agg(t, K::kCount, 4, true),
+      Agg(t, K::kSum, 5, true),
+      Agg(t, K::kCount, 9, true),
+      Agg(t, K::kSum, 4, false, Col(t, 8)),
+      Agg(t, K::kCount, 9, true, Col(t, 8)),
+  };
+  return a;
+}
+
+PlanPtr MakeNode(const Table& t, const std::vector<int>& keys, std::vector<AggregateCall> aggs) {
+  auto values = MakeValues(t.schema, {});
+  std::vector<ExprPtr> key_exprs;
+  std::vector<std::string> names;
+  for (int k : keys) {
+    key_exprs.push_back(Col(t, k));
+    names.push_back(t.schema.field(k).name);
+  }
+  return MakeAggregate(values, key_exprs, names, std::move(aggs));
+}
+
+// Output rows keyed by the first `num_keys` columns' text.
+std::map<std::string, std::vector<Value>> Rows(const Table& out, int num_keys) {
+  std::map<std::string, std::vector<Value>> rows;
+  for (const auto& b : out.batches) {
+    for (int64_t r = 0; r < b->num_rows; ++r) {
+      std::vector<Value> row;
+      std::string key;
+      for (int c = 0; c < b->num_columns(); ++c) {
+        row.push_back(GetValue(*b->columns[c], r));
+        // A group of -0.0 and 0.0 keys shows either one (the CPU's first row, the GPU's any row).
+        if (row.back().type.is_floating() && row.back().f64 == 0) row.back().f64 = 0.0;
+        if (c < num_keys) key += (row.back().is_null ? "<null>" : row.back().ToString()) + "|";
+      }
+      EXPECT_TRUE(rows.emplace(key, row).second) << "duplicate group " << key;
+    }
+  }
+  return rows;
+}
+
+bool SameValue(const Value& a, const Value& b) {
+  if (a.is_null || b.is_null) return a.is_null == b.is_null;
+  if (a.type.id == TypeId::kFloat64 || a.type.id == TypeId::kFloat32) {
+    if (std::isnan(a.f64) || std::isnan(b.f64)) return std::isnan(a.f64) && std::isnan(b.f64);
+    // Sums in another order: relative 1e-9, or absolute 1e-6 for sums that cancel to near 0.
+    return std::fabs(a.f64 - b.f64) <= 1e-9 * std::fabs(a.f64) + 1e-6;
+  }
+  return a.ToString() == b.ToString();
+}
+
+void ExpectSameGroups(const Table& cpu, const Table& gpu, int num_keys) {
+  ASSERT_EQ(cpu.num_rows(), gpu.num_rows());
+  const auto want = Rows(cpu, num_keys);
+  const auto got = Rows(gpu, num_keys);
+  ASSERT_EQ(want.size(), got.size());
+  int reported = 0;
+  for (const auto& [key, row] : want) {
+    auto it = got.find(key);
+    ASSERT_NE(it, got.end()) << "GPU lacks group " << key;
+    ASSERT_EQ(row.size(), it->second.size());
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (!SameValue(row[c], it->second[c]) && reported++ < 10) {
+        ADD_FAILURE() << "group " << key << " column " << cpu.schema.field(c).name << ": CPU "
+                      << row[c].ToString() << " GPU " << it->second[c].ToString();
+      }
+    }
+  }
+}
+
+class GpuAggregate : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    TANDEM_REQUIRE_GPU();
+    auto s = Stream::Create();
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    stream_ = std::make_unique<Stream>(std::move(*s));
+  }
+
+  Result<Table> RunGpu(const PlanNode& node, const Table& input, const Expr* filter = nullptr) {
+    TANDEM_ASSIGN_OR_RAISE(auto dev, ToDevice(input, *stream_));
+    GpuContext ctx;
+    ctx.stream = stream_.get();
+    TANDEM_ASSIGN_OR_RAISE(auto out, HashAggregate(node, filter, *dev, ctx));
+    return ToHost(*out, *stream_);
+  }
+
+  void Compare(const Table& t, const std::vector<int>& keys, std::vector<AggregateCall> aggs) {
+    auto node = MakeNode(t, keys, std::move(aggs));
+    ASSERT_EQ(AggregateUnsupported(*node), "");
+    ExecContext ctx;
+    auto cpu = cpu::HashAggregate(*node, t, ctx);
+    ASSERT_TRUE(cpu.ok()) << cpu.status().ToString();
+    auto gpu = RunGpu(*node, t);
+    ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+    ExpectSameGroups(*cpu, *gpu, static_cast<int>(keys.size()));
+  }
+
+  std::unique_ptr<Stream> stream_;
+};
+
+TEST_F(GpuAggregate, EveryAggregateOverKeySets) {
+  TANDEM_REQUIRE_GPU();
+  const Table t = MakeTable(20000, 50, 1);
+  for (const auto& keys :
+       std::vector<std::vector<int>>{{}, {0}, {1}, {2}, {3}, {0, 1, 3}, {2, 1}, {8}, {10}}) {
+    SCOPED_TRACE(::testing::PrintToString(keys));
+    Compare(t, keys, AllAggs(t));
+  }
+}
+
+TEST_F(GpuAggregate, EmptyAndOneRow) {
+  TANDEM_REQUIRE_GPU();
+  for (int64_t rows : {0, 1, 2}) {
+    const Table t = MakeTable(rows, 5, 2 + rows);
+    for (const auto& keys : std::vector<std::vector<int>>{{}, {0}, {1, 2}}) {
+      SCOPED_TRACE(std::to_string(rows) + " rows, keys " + ::testing::PrintToString(keys));
+      Compare(t, keys, AllAggs(t));
+    }
+  }
+}
+
+TEST_F(GpuAggregate, MillionsOfGroups) {
+  TANDEM_REQUIRE_GPU();
+  const Table t = MakeTable(4000000, 1000, 3);
+  using K = AggregateKind;
+  Compare(t, {10},
+          {Agg(t, K::kCountStar, -1), Agg(t, K::kSum, 4), Agg(t, K::kAvg, 5), Agg(t, K::kMax, 9),
+           Agg(t, K::kMin, 7)});
+  Compare(t, {10, 1}, {Agg(t, K::kCountStar, -1), Agg(t, K::kSum, 6)});
+}
+
+TEST_F(GpuAggregate, FewGroupsManyRows) {
+  TANDEM_REQUIRE_GPU();
+  const Table t = MakeTable(3000000, 4, 4);
+  Compare(t, {8}, AllAggs(t));
+  Compare(t, {}, AllAggs(t));
+}
+
+TEST_F(GpuAggregate, FusedFilter) {
+  TANDEM_REQUIRE_GPU();
+  const Table t = MakeTable(50000, 20, 5);
+  auto node = MakeNode(t, {0, 1}, AllAggs(t));
+  auto pred = MakeCall("lt", {Col(t, 4), MakeLiteral(Value::Int64(1000))}, DataType::Bool(), true);
+  ExecContext ctx;
+  auto cpu = cpu::HashAggregateFiltered(*node, *pred, t, ctx, nullptr);
+  ASSERT_TRUE(cpu.ok()) << cpu.status().ToString();
+  auto gpu = RunGpu(*node, t, pred.get());
+  ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+  ExpectSameGroups(*cpu, *gpu, 2);
+}
+
+TEST_F(GpuAggregate, IntegerSumOverflowIsAnError) {
+  TANDEM_REQUIRE_GPU();
+  Table t;
+  t.schema.fields = {{"k", DataType::Int32()}, {"v", DataType::Int64()}};
+  ColumnBuilder k(DataType::Int32()), v(DataType::Int64());
+  for (int i = 0; i < 4; ++i) {
+    k.Append<int32_t>(i % 2);
+    v.Append<int64_t>(INT64_MAX / 2 + 10);
+  }
+  auto b = std::make_shared<Batch>();
+  b->schema = t.schema;
+  b->num_rows = 4;
+  b->columns = {k.Finish(), v.Finish()};
+  t.batches.push_back(b);
+  auto node = MakeNode(t, {0}, {Agg(t, AggregateKind::kSum, 1)});
+  ExecContext ctx;
+  auto cpu = cpu::HashAggregate(*node, t, ctx);
+  auto gpu = RunGpu(*node, t);
+  ASSERT_FALSE(cpu.ok());
+  ASSERT_FALSE(gpu.ok());
+  EXPECT_EQ(cpu.status().message(), gpu.status().message());
+  // Intermediate overflow that cancels out is not an error (exact 128-bit accumulation).
+  ColumnBuilder k2(DataType::Int32()), v2(DataType::Int64());
+  for (int64_t x : {INT64_MAX, INT64_MAX, INT64_MIN, INT64_MIN + 5}) {
+    k2.Append<int32_t>(0);
+    v2.Append<int64_t>(x);
+  }
+  b->columns = {k2.Finish(), v2.Finish()};
+  auto cpu2 = cpu::HashAggregate(*node, t, ctx);
+  auto gpu2 = RunGpu(*node, t);
+  ASSERT_TRUE(cpu2.ok()) << cpu2.status().ToString();
+  ASSERT_TRUE(gpu2.ok()) << gpu2.status().ToString();
+  ExpectSameGroups(*cpu2, *gpu2, 1);
+}
+
+}  // namespace
+}  // namespace tandem::gpu

@@ -1,0 +1,562 @@
+// ReadParquetToDevice against its CPU twin: for every file, ReadParquetToDevice followed by
+// gpu::ToHost must equal ReadParquet value by value (types, NULLs, bit patterns of floats,
+// string bytes). Files: TPC-H tables from the generator, random tables written with every writer
+// option (dictionary on/off, NULL fractions, page and row-group sizes, codecs), projections,
+// predicates and hive partitions, and the parquet-testing files that ReadParquet reads.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpu_test_util.h"
+#include "tandem/column/column_builder.h"
+#include "tandem/io/parquet/decode/convert.h"
+#include "tandem/io/parquet/device_reader.h"
+#include "tandem/io/parquet/gpu/chunk_staging.h"
+#include "tandem/io/parquet/writer.h"
+#include "tandem/tpch/generator.h"
+
+namespace tandem::parquet {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path TempDir(const std::string& name) {
+  fs::path dir =
+      fs::temp_directory_path() / ("tandem_gpu_parquet_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// parquet-testing/data: $TANDEM_TESTDATA_DIR, a copy carried to the device machine under
+// .device-h5/testdata, or ../shared/testdata next to the repository.
+std::string ParquetTestingDir() {
+  std::vector<std::string> roots;
+  if (const char* env = std::getenv("TANDEM_TESTDATA_DIR")) roots.push_back(env);
+  roots.push_back(".device-h5/testdata");
+  std::string here = __FILE__;
+  roots.push_back(here.substr(0, here.rfind('/')) + "/../../../shared/testdata");
+  for (const auto& root : roots) {
+    const fs::path dir = fs::path(root) / "parquet-testing" / "data";
+    if (fs::is_directory(dir)) return dir.string();
+  }
+  return "";
+}
+
+BatchPtr OneBatch(const Table& table) {
+  auto batch = ConcatenateBatches(table.batches, table.schema);
+  EXPECT_TRUE(batch.ok()) << batch.status().ToString();
+  return batch.ok() ? *batch : nullptr;
+}
+
+// Value-by-value equality; the first difference is reported with its place.
+void ExpectSameTable(const Table& expected, const Table& actual, const std::string& what) {
+  ASSERT_EQ(expected.schema.num_fields(), actual.schema.num_fields()) << what;
+  for (int c = 0; c < expected.schema.num_fields(); ++c) {
+    ASSERT_EQ(expected.schema.field(c).name, actual.schema.field(c).name) << what;
+    ASSERT_EQ(expected.schema.field(c).type, actual.schema.field(c).type) << what;
+  }
+  BatchPtr e = OneBatch(expected), a = OneBatch(actual);
+  ASSERT_TRUE(e && a) << what;
+  ASSERT_EQ(e->num_rows, a->num_rows) << what;
+  for (int c = 0; c < e->num_columns(); ++c) {
+    const Column& x = *e->column(c);
+    const Column& y = *a->column(c);
+    const std::string where = what + ", column " + expected.schema.field(c).name;
+    ASSERT_EQ(x.length(), y.length()) << where;
+    ASSERT_EQ(x.null_count(), y.null_count()) << where;
+    const DataType& type = x.type();
+    const int width = type.is_string_like() || type.id == TypeId::kBool ? 0 : type.byte_width();
+    for (int64_t i = 0; i < x.length(); ++i) {
+      ASSERT_EQ(x.IsValid(i), y.IsValid(i)) << where << ", row " << i;
+      if (!x.IsValid(i)) continue;
+      if (type.id == TypeId::kBool) {
+        ASSERT_EQ(x.GetBool(i), y.GetBool(i)) << where << ", row " << i;
+      } else if (type.is_string_like()) {
+        ASSERT_EQ(x.GetString(i), y.GetString(i)) << where << ", row " << i;
+      } else {
+        ASSERT_EQ(0, std::memcmp(x.values()->data() + i * width, y.values()->data() + i * width,
+                                 static_cast<size_t>(width)))
+            << where << ", row " << i;
+      }
+    }
+  }
+}
+
+// Reads `path` both ways and compares; returns the device read's decode counts. A file the host
+// reader rejects must be rejected with the same message.
+DeviceDecodeCounts ExpectSameRead(const std::string& path, const ReadOptions& options = {}) {
+  DeviceDecodeCounts counts;
+  ReadStats host_stats, device_stats;
+  auto host = ReadParquet(path, options, &host_stats);
+  auto stream = gpu::Stream::Create();
+  EXPECT_TRUE(stream.ok()) << stream.status().ToString();
+  if (!stream.ok()) return counts;
+  auto device = ReadParquetToDevice(path, options, &device_stats, *stream, &counts);
+  if (!host.ok()) {
+    EXPECT_FALSE(device.ok()) << path << ": host failed with " << host.status().ToString();
+    if (!device.ok()) EXPECT_EQ(host.status().message(), device.status().message()) << path;
+    return counts;
+  }
+  EXPECT_TRUE(device.ok()) << path << ": " << device.status().ToString();
+  if (!device.ok()) return counts;
+  auto back = gpu::ToHost(**device, *stream);
+  EXPECT_TRUE(back.ok()) << back.status().ToString();
+  if (!back.ok()) return counts;
+  ExpectSameTable(*host, *back, path);
+  EXPECT_EQ(host_stats.rows, device_stats.rows) << path;
+  EXPECT_EQ(host_stats.bytes_read, device_stats.bytes_read) << path;
+  EXPECT_EQ(host_stats.row_groups_skipped, device_stats.row_groups_skipped) << path;
+  EXPECT_EQ(host_stats.files_skipped, device_stats.files_skipped) << path;
+  return counts;
+}
+
+TEST(ParquetDeviceReader, TpchTables) {
+  TANDEM_REQUIRE_GPU();
+  auto sizes = tpch::TpchSizes::ForScaleFactor(0.02);
+  ASSERT_TRUE(sizes.ok());
+  const fs::path dir = TempDir("tpch");
+  for (tpch::TpchTable t : tpch::kAllTpchTables) {
+    auto batch = tpch::GenerateTpchRows(*sizes, t, 0, sizes->DriverRows(t));
+    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    Table table;
+    table.schema = (*batch)->schema;
+    table.batches.push_back(*batch);
+    WriteOptions w;
+    w.row_group_rows = 30000;
+    const std::string path = (dir / (std::string(tpch::TpchTableName(t)) + ".parquet")).string();
+    ASSERT_TRUE(WriteParquet(path, table, w).ok());
+    const DeviceDecodeCounts counts = ExpectSameRead(path);
+    EXPECT_GT(counts.gpu_chunks, 0) << path;
+    EXPECT_EQ(counts.host_chunks, 0) << path << ": every TPC-H column decodes on the GPU";
+  }
+  fs::remove_all(dir);
+}
+
+// Not a benchmark (see bench/), a data point: lineitem at SF 0.2 read to the device both ways,
+// best of three after a warm-up, with the results compared.
+TEST(ParquetDeviceReader, LineitemTimingReport) {
+  TANDEM_REQUIRE_GPU();
+  auto sizes = tpch::TpchSizes::ForScaleFactor(0.2);
+  ASSERT_TRUE(sizes.ok());
+  auto batch = tpch::GenerateTpchRows(*sizes, tpch::TpchTable::kLineitem, 0,
+                                      sizes->DriverRows(tpch::TpchTable::kLineitem));
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  Table table;
+  table.schema = (*batch)->schema;
+  table.batches.push_back(*batch);
+  const fs::path dir = TempDir("timing");
+  const std::string path = (dir / "lineitem.parquet").string();
+  ASSERT_TRUE(WriteParquet(path, table).ok());
+  auto stream = gpu::Stream::Create();
+  ASSERT_TRUE(stream.ok());
+  auto seconds = [](auto&& fn) {
+    double best = 1e9;
+    for (int i = 0; i < 4; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      fn();
+      const double s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (i > 0) best = std::min(best, s);
+    }
+    return best;
+  };
+  const double host_s = seconds([&] {
+    auto host = ReadParquet(path);
+    ASSERT_TRUE(host.ok());
+    auto device = gpu::ToDevice(*host, *stream);
+    ASSERT_TRUE(device.ok());
+    ASSERT_TRUE(stream->Synchronize().ok());
+  });
+  DeviceDecodeCounts counts;
+  const double gpu_s = seconds([&] {
+    auto device = ReadParquetToDevice(path, {}, nullptr, *stream, &counts);
+    ASSERT_TRUE(device.ok()) << device.status().ToString();
+  });
+  std::printf(
+      "lineitem SF0.2 (%lld rows): ToDevice(ReadParquet) %.1f ms, ReadParquetToDevice "
+      "%.1f ms (%lld chunks on the GPU, %lld on the host)\n",
+      static_cast<long long>((*batch)->num_rows), host_s * 1e3, gpu_s * 1e3,
+      static_cast<long long>(counts.gpu_chunks), static_cast<long long>(counts.host_chunks));
+  ExpectSameRead(path);
+  fs::remove_all(dir);
+}
+
+// A random table: every type the writer takes, `null_fraction` of NULLs in nullable columns,
+// strings of low and high cardinality (dictionary-friendly and not).
+Table RandomTable(int64_t rows, double null_fraction, uint32_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0, 1);
+  const std::vector<std::pair<std::string, DataType>> fields = {
+      {"b", DataType::Bool()},           {"i8", DataType::Int8()},
+      {"i16", DataType::Int16()},        {"i32", DataType::Int32()},
+      {"i64", DataType::Int64()},        {"u8", DataType::UInt8()},
+      {"u32", DataType::UInt32()},       {"u64", DataType::UInt64()},
+      {"f32", DataType::Float32()},      {"f64", DataType::Float64()},
+      {"d9", DataType::Decimal(9, 2)},   {"d18", DataType::Decimal(18, 3)},
+      {"d30", DataType::Decimal(30, 4)}, {"date", DataType::Date32()},
+      {"ts", DataType::Timestamp(true)}, {"s_low", DataType::String()},
+      {"s_high", DataType::String()},    {"bin", DataType::Binary()},
+      {"small", DataType::Int32()},
+  };
+  Table table;
+  auto batch = std::make_shared<Batch>();
+  batch->num_rows = rows;
+  for (size_t f = 0; f < fields.size(); ++f) {
+    const auto& [name, type] = fields[f];
+    const bool nullable = f % 2 == 1 || null_fraction >= 1.0;
+    table.schema.fields.push_back({name, type, nullable});
+    ColumnBuilder b(type, rows);
+    const double special[] = {0.0, -0.0, std::numeric_limits<double>::quiet_NaN(),
+                              std::numeric_limits<double>::infinity(), -1.5};
+    for (int64_t i = 0; i < rows; ++i) {
+      if (nullable && unit(rng) < null_fraction) {
+        b.AppendNull();
+        continue;
+      }
+      const uint64_t r = rng();
+      switch (type.id) {
+        case TypeId::kBool:
+          b.AppendBool(r & 1);
+          break;
+        case TypeId::kInt8:
+          b.Append<int8_t>(static_cast<int8_t>(r));
+          break;
+        case TypeId::kInt16:
+          b.Append<int16_t>(static_cast<int16_t>(r));
+          break;
+        case TypeId::kInt32:
+        case TypeId::kDate32:
+          b.Append<int32_t>(name == "small" ? static_cast<int32_t>(r % 7) - 3
+                                            : static_cast<int32_t>(r % 40000) - 20000);
+          break;
+        case TypeId::kUInt8:
+          b.Append<uint8_t>(static_cast<uint8_t>(r));
+          break;
+        case TypeId::kUInt32:
+          b.Append<uint32_t>(static_cast<uint32_t>(r));
+          break;
+        case TypeId::kUInt64:
+          b.Append<uint64_t>(r);
+          break;
+        case TypeId::kInt64:
+        case TypeId::kTimestamp:
+          b.Append<int64_t>(static_cast<int64_t>(r) / 8);
+          break;
+        case TypeId::kFloat32:
+          b.Append<float>(r % 5 == 0 ? static_cast<float>(special[r % 25 / 5])
+                                     : static_cast<float>(unit(rng) * 1e6 - 5e5));
+          break;
+        case TypeId::kFloat64:
+          b.Append<double>(r % 5 == 0 ? special[r % 25 / 5] : unit(rng) * 1e12 - 5e11);
+          break;
+        case TypeId::kDecimal:
+          if (type.precision <= 9) {
+            b.Append<int64_t>(static_cast<int64_t>(r % 1999999999) - 999999999);
+          } else if (type.precision <= 18) {
+            b.Append<int64_t>(static_cast<int64_t>(r % 1999999999999999999ull) -
+                              999999999999999999);
+          } else {
+            b.Append<__int128>(static_cast<__int128>(static_cast<int64_t>(r)) * 1000003);
+          }
+          break;
+        case TypeId::kString:
+        case TypeId::kBinary: {
+          std::string s;
+          const size_t len = name == "s_low" ? r % 4 : r % 40;
+          for (size_t k = 0; k < len; ++k) {
+            s.push_back(
+                static_cast<char>(name == "s_low" ? 'a' + (r >> (8 + k)) % 3 : (rng() & 0xff)));
+          }
+          b.AppendString(s);
+          break;
+        }
+        default:
+          ADD_FAILURE() << "unexpected type";
+      }
+    }
+    batch->columns.push_back(b.Finish());
+  }
+  batch->schema = table.schema;
+  table.batches.push_back(batch);
+  return table;
+}
+
+TEST(ParquetDeviceReader, RandomTablesEveryWriterOption) {
+  TANDEM_REQUIRE_GPU();
+  const fs::path dir = TempDir("random");
+  int file = 0;
+  int64_t gpu_chunks = 0;
+  for (int64_t rows : {int64_t{0}, int64_t{1}, int64_t{3000}}) {
+    for (double nulls : {0.0, 0.3, 1.0}) {
+      for (bool dictionary : {true, false}) {
+        for (CompressionCodec codec :
+             {CompressionCodec::UNCOMPRESSED, CompressionCodec::SNAPPY, CompressionCodec::ZSTD}) {
+          for (int64_t page_bytes : {int64_t{700}, int64_t{1} << 20}) {
+            WriteOptions w;
+            w.codec = codec;
+            w.dictionary = dictionary;
+            w.data_page_bytes = page_bytes;
+            w.row_group_rows = rows > 1000 ? 1024 : 1 << 20;
+            w.statistics = (file % 2) == 0;
+            const Table table = RandomTable(rows, nulls, static_cast<uint32_t>(file));
+            const std::string path = (dir / ("t" + std::to_string(file++) + ".parquet")).string();
+            ASSERT_TRUE(WriteParquet(path, table, w).ok()) << path;
+            gpu_chunks += ExpectSameRead(path).gpu_chunks;
+            if (HasFatalFailure()) return;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(gpu_chunks, 0);
+  fs::remove_all(dir);
+}
+
+TEST(ParquetDeviceReader, LargeColumnsManyRowGroups) {
+  TANDEM_REQUIRE_GPU();
+  const fs::path dir = TempDir("large");
+  const Table table = RandomTable(300000, 0.1, 7);
+  WriteOptions w;
+  w.row_group_rows = 65536 + 13;  // row groups that do not end on byte boundaries of the bitmap
+  const std::string path = (dir / "large.parquet").string();
+  ASSERT_TRUE(WriteParquet(path, table, w).ok());
+  EXPECT_GT(ExpectSameRead(path).gpu_chunks, 0);
+  fs::remove_all(dir);
+}
+
+TEST(ParquetDeviceReader, ProjectionPredicatesAndHivePartitions) {
+  TANDEM_REQUIRE_GPU();
+  const fs::path dir = TempDir("hive");
+  for (int k = 0; k < 3; ++k) {
+    const fs::path part = dir / ("key=" + std::to_string(k)) / ("tag=t" + std::to_string(k % 2));
+    fs::create_directories(part);
+    WriteOptions w;
+    w.row_group_rows = 500;
+    ASSERT_TRUE(
+        WriteParquet((part / "f.parquet").string(), RandomTable(1700, 0.2, 40 + k), w).ok());
+  }
+  ExpectSameRead(dir.string());
+  ReadOptions projected;
+  projected.columns = {"tag", "s_high", "i64", "key", "i64"};
+  ExpectSameRead(dir.string(), projected);
+  ReadOptions by_key;
+  by_key.columns = {"key", "d9", "b"};
+  ScanPredicate p;
+  p.column = "key";
+  p.op = ScanPredicate::Op::kGe;
+  p.value = int64_t{1};
+  by_key.predicates.push_back(p);
+  ExpectSameRead(dir.string(), by_key);
+  ReadOptions none;  // every row group pruned: an empty batch of the right schema
+  ScanPredicate q;
+  q.column = "small";
+  q.op = ScanPredicate::Op::kGt;
+  q.value = int64_t{100};
+  none.predicates.push_back(q);
+  ExpectSameRead(dir.string(), none);
+  ReadOptions partitions_only;
+  partitions_only.columns = {"key", "tag"};
+  ExpectSameRead(dir.string(), partitions_only);
+  ReadOptions unknown;
+  unknown.columns = {"i6"};
+  ExpectSameRead(dir.string(), unknown);  // the same "did you mean" error
+  fs::remove_all(dir);
+}
+
+TEST(ParquetDeviceReader, ParquetTestingFiles) {
+  TANDEM_REQUIRE_GPU();
+  const std::string data = ParquetTestingDir();
+  if (data.empty()) GTEST_SKIP() << "parquet-testing data not found";
+  int64_t files = 0, gpu_chunks = 0;
+  std::vector<std::string> paths;
+  for (const auto& entry : fs::directory_iterator(data)) {
+    if (entry.path().extension() == ".parquet") paths.push_back(entry.path().string());
+  }
+  std::sort(paths.begin(), paths.end());
+  for (const auto& path : paths) {
+    auto host = ReadParquet(path);
+    if (!host.ok()) continue;  // files ReadParquet rejects (nested columns, ...) are not compared
+    ++files;
+    gpu_chunks += ExpectSameRead(path).gpu_chunks;
+  }
+  EXPECT_GT(files, 30);
+  EXPECT_GT(gpu_chunks, 0);
+}
+
+// --- Staging checked without a device ---------------------------------------------------------
+// The kernels' logic run on the host over staged chunks (pageable staging): rank -> dense index
+// -> run -> value. Equal to ReadParquet column by column, this checks the page walk, the run
+// tables, the validity bitmaps and the dictionaries before any kernel runs.
+
+int64_t FindRunOnHost(const gpu_decode::StagedChunk& c, int64_t d) {
+  auto it = std::upper_bound(c.runs.begin(), c.runs.end(), d,
+                             [](int64_t v, const gpu_decode::ValueRun& r) { return v < r.first; });
+  return (it - c.runs.begin()) - 1;
+}
+
+uint32_t HybridOnHost(const gpu_decode::StagedChunk& c, const gpu_decode::ValueRun& run,
+                      int64_t d) {
+  if (run.kind == gpu_decode::RunKind::kRepeat) return static_cast<uint32_t>(run.payload);
+  uint32_t v = 0;
+  for (int b = 0; b < run.bit_width; ++b) {
+    const int64_t bit = run.payload + (d - run.first) * run.bit_width + b;
+    v |= static_cast<uint32_t>((c.staging[bit >> 3] >> (bit & 7)) & 1) << b;
+  }
+  return v;
+}
+
+ColumnPtr ExpandOnHost(const gpu_decode::StagedChunk& c) {
+  ColumnBuilder b(c.type, c.num_rows);
+  int64_t d = 0;
+  for (int64_t row = 0; row < c.num_rows; ++row) {
+    if (!c.validity.empty() && !bit_util::GetBit(c.validity.data(), row)) {
+      b.AppendNull();
+      continue;
+    }
+    const int64_t r = FindRunOnHost(c, d);
+    EXPECT_GE(r, 0);
+    const gpu_decode::ValueRun& run = c.runs[r];
+    if (c.kind == gpu_decode::OutputKind::kStrings) {
+      if (run.kind == gpu_decode::RunKind::kPlain) {
+        const int64_t pos = c.plain_positions[run.payload + d - run.first];
+        uint32_t len;
+        std::memcpy(&len, c.staging + pos - 4, 4);
+        b.AppendString(std::string_view(reinterpret_cast<const char*>(c.staging + pos), len));
+      } else {
+        const uint32_t k = HybridOnHost(c, run, d);
+        EXPECT_LT(k, c.dictionary_size);
+        const int64_t begin = c.dictionary_offsets[k];
+        b.AppendString(
+            std::string_view(reinterpret_cast<const char*>(c.dictionary_bytes.data()) + begin,
+                             c.dictionary_offsets[k + 1] - begin));
+      }
+    } else if (c.kind == gpu_decode::OutputKind::kBool) {
+      b.AppendBool(HybridOnHost(c, run, d) != 0);
+    } else {
+      uint8_t value[16] = {};
+      if (run.kind == gpu_decode::RunKind::kPlain) {
+        EXPECT_TRUE(decode::ConvertFixed(
+                        c.conversion, c.staging + run.payload + (d - run.first) * c.physical_width,
+                        1, 0, c.out_width, value)
+                        .ok());
+      } else {
+        const uint32_t k = HybridOnHost(c, run, d);
+        EXPECT_LT(k, c.dictionary_size);
+        std::memcpy(value, c.dictionary_values.data() + int64_t{k} * c.out_width, c.out_width);
+      }
+      std::memcpy(b.AppendUninitialized(1), value, c.out_width);
+    }
+    ++d;
+  }
+  EXPECT_EQ(d, c.num_valid);
+  return b.Finish();
+}
+
+// Stages every chunk of a file on the host and compares the expansion with ReadParquet; returns
+// the number of chunks staged (the rest would go to the host decoder).
+int64_t StagedChunksMatchHost(const std::string& path) {
+  auto host = ReadParquet(path);
+  if (!host.ok()) return 0;
+  BatchPtr expected = OneBatch(*host);
+  auto file = ParquetFile::Open(path);
+  EXPECT_TRUE(file.ok());
+  if (!file.ok() || !expected) return 0;
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto leaves = MapParquetSchema((*file)->metadata().schema);
+  EXPECT_TRUE(leaves.ok());
+  if (!leaves.ok()) return 0;
+  int64_t staged_chunks = 0;
+  for (size_t col = 0; col < leaves->size(); ++col) {
+    int64_t row_base = 0;
+    for (const RowGroup& rg : (*file)->metadata().row_groups) {
+      const ColumnMetaData& md = *rg.columns[col].meta_data;
+      int64_t start = md.data_page_offset;
+      if (md.dictionary_page_offset && *md.dictionary_page_offset >= 4 &&
+          (*md.dictionary_page_offset < start || start < 4)) {
+        start = *md.dictionary_page_offset;
+      }
+      const int64_t length =
+          std::min<int64_t>(md.total_compressed_size + 100, bytes.size() - start);
+      gpu_decode::StagedChunk c;
+      gpu_decode::StageColumnChunk(reinterpret_cast<const uint8_t*>(bytes.data()) + start, length,
+                                   md, (*leaves)[col], rg.num_rows, /*pinned=*/false, &c);
+      if (c.on_gpu) {
+        ++staged_chunks;
+        ColumnPtr got = ExpandOnHost(c);
+        Table want_table, got_table;
+        const Field field = host->schema.field(static_cast<int>(col));
+        want_table.schema.fields = {field};
+        got_table.schema.fields = {field};
+        auto want = std::make_shared<Batch>();
+        want->schema = want_table.schema;
+        want->num_rows = rg.num_rows;
+        ColumnBuilder slice(field.type, rg.num_rows);
+        for (int64_t i = 0; i < rg.num_rows; ++i) {
+          slice.AppendFrom(*expected->column(static_cast<int>(col)), row_base + i);
+        }
+        want->columns = {slice.Finish()};
+        want_table.batches = {want};
+        auto got_batch = std::make_shared<Batch>();
+        got_batch->schema = got_table.schema;
+        got_batch->num_rows = rg.num_rows;
+        got_batch->columns = {got};
+        got_table.batches = {got_batch};
+        ExpectSameTable(want_table, got_table, path + " (staged on the host)");
+      }
+      row_base += rg.num_rows;
+    }
+  }
+  return staged_chunks;
+}
+
+TEST(ParquetDeviceStaging, RandomTablesExpandLikeTheHostDecoder) {
+  const fs::path dir = TempDir("staging");
+  int file = 0;
+  int64_t staged = 0;
+  for (double nulls : {0.0, 0.4, 1.0}) {
+    for (bool dictionary : {true, false}) {
+      for (int64_t page_bytes : {int64_t{500}, int64_t{1} << 20}) {
+        WriteOptions w;
+        w.codec = file % 2 ? CompressionCodec::ZSTD : CompressionCodec::SNAPPY;
+        w.dictionary = dictionary;
+        w.data_page_bytes = page_bytes;
+        w.row_group_rows = 1000;
+        const std::string path = (dir / ("s" + std::to_string(file) + ".parquet")).string();
+        ASSERT_TRUE(WriteParquet(path, RandomTable(2500, nulls, 100 + file), w).ok());
+        ++file;
+        staged += StagedChunksMatchHost(path);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+  EXPECT_GT(staged, 100);
+  fs::remove_all(dir);
+}
+
+TEST(ParquetDeviceStaging, ParquetTestingFilesExpandLikeTheHostDecoder) {
+  const std::string data = ParquetTestingDir();
+  if (data.empty()) GTEST_SKIP() << "parquet-testing data not found";
+  int64_t staged = 0;
+  for (const auto& entry : fs::directory_iterator(data)) {
+    if (entry.path().extension() != ".parquet") continue;
+    staged += StagedChunksMatchHost(entry.path().string());
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(staged, 20);
+}
+
+}  // namespace
+}  // namespace tandem::parquet
