@@ -3,6 +3,8 @@
 // aggregate kind the GPU runs (count, sum, avg, min, max, stddev/variance, bool_and/or,
 // DISTINCT, FILTER clauses), a fused filter, empty input, one row, and a million groups.
 // Groups are matched by key; exact values must agree exactly, double results to 1e-9 relative.
+// Few groups (at most AggregateFewGroupsLimit()) take the shared-memory path: those cases run
+// with it on and off (aggregate_tuning.h) and check that it was taken.
 #include "tandem/expr/aggregate.h"
 
 #include <cmath>
@@ -14,6 +16,7 @@
 #include "tandem/column/take.h"
 #include "tandem/exec/cpu/hash_aggregate.h"
 #include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/gpu/aggregate_tuning.h"
 #include "tandem/exec/gpu/gpu_operators.h"
 
 namespace tandem::gpu {
@@ -322,6 +325,191 @@ TEST_F(GpuAggregate, IntegerSumOverflowIsAnError) {
   ASSERT_TRUE(cpu2.ok()) << cpu2.status().ToString();
   ASSERT_TRUE(gpu2.ok()) << gpu2.status().ToString();
   ExpectSameGroups(*cpu2, *gpu2, 1);
+}
+
+// ---- the few-groups path ---------------------------------------------------------------------
+
+// Sets the few-groups limit for a scope.
+class FewGroupsLimit {
+ public:
+  explicit FewGroupsLimit(int64_t limit) : saved_(AggregateFewGroupsLimit()) {
+    SetAggregateFewGroupsLimit(limit);
+  }
+  ~FewGroupsLimit() { SetAggregateFewGroupsLimit(saved_); }
+
+ private:
+  int64_t saved_;
+};
+
+// One column of a table as rows of a single type (for the overflow cases).
+Table OneColumnTable(const DataType& key_type, const std::vector<int32_t>& keys,
+                     const DataType& value_type, const std::vector<int128_t>& values) {
+  Table t;
+  t.schema.fields = {{"k", key_type}, {"v", value_type}};
+  ColumnBuilder k(key_type), v(value_type);
+  for (size_t i = 0; i < values.size(); ++i) {
+    k.Append<int32_t>(keys[i % keys.size()]);
+    if (value_type.is_wide_decimal()) {
+      v.Append<int128_t>(values[i]);
+    } else {
+      v.Append<int64_t>(static_cast<int64_t>(values[i]));
+    }
+  }
+  auto b = std::make_shared<Batch>();
+  b->schema = t.schema;
+  b->num_rows = static_cast<int64_t>(values.size());
+  b->columns = {k.Finish(), v.Finish()};
+  t.batches.push_back(b);
+  return t;
+}
+
+class GpuAggregateFewGroups : public GpuAggregate {
+ protected:
+  // Compares with the CPU twin on the few-groups path (which must be taken when there are rows)
+  // and on the general path.
+  void CompareBothPaths(const Table& t, const std::vector<int>& keys,
+                        const std::vector<AggregateCall>& aggs) {
+    {
+      SCOPED_TRACE("few-groups path");
+      const int64_t before = AggregateFewGroupsFolds();
+      Compare(t, keys, aggs);
+      if (t.num_rows() > 0) {
+        EXPECT_GT(AggregateFewGroupsFolds(), before) << "fast path not taken";
+      }
+    }
+    {
+      SCOPED_TRACE("general path");
+      FewGroupsLimit off(0);
+      const int64_t before = AggregateFewGroupsFolds();
+      Compare(t, keys, aggs);
+      EXPECT_EQ(AggregateFewGroupsFolds(), before);
+    }
+  }
+
+  // Both paths fail with the CPU's message.
+  void ExpectSameError(const Table& t, const std::vector<int>& keys,
+                       const std::vector<AggregateCall>& aggs) {
+    auto node = MakeNode(t, keys, aggs);
+    ExecContext ctx;
+    auto cpu = cpu::HashAggregate(*node, t, ctx);
+    ASSERT_FALSE(cpu.ok());
+    for (int64_t limit : {kDefaultAggregateFewGroupsLimit, int64_t{0}}) {
+      FewGroupsLimit scope(limit);
+      auto gpu = RunGpu(*node, t);
+      ASSERT_FALSE(gpu.ok()) << "limit " << limit;
+      EXPECT_EQ(cpu.status().message(), gpu.status().message()) << "limit " << limit;
+    }
+  }
+};
+
+TEST_F(GpuAggregateFewGroups, OneTwoFourHundredGroups) {
+  TANDEM_REQUIRE_GPU();
+  // k_int takes key_range values and NULL: 2, 4, 100 and 128 (the limit) groups.
+  for (int key_range : {1, 3, 99, 127}) {
+    SCOPED_TRACE("key range " + std::to_string(key_range));
+    const Table t = MakeTable(300000, key_range, 10 + key_range);
+    CompareBothPaths(t, {0}, AllAggs(t));
+    if (key_range == 1) CompareBothPaths(t, {}, AllAggs(t));  // one group
+  }
+  // Q1's shape: two string keys.
+  const Table t = MakeTable(300000, 2, 20);
+  CompareBothPaths(t, {1, 8}, AllAggs(t));
+}
+
+TEST_F(GpuAggregateFewGroups, AboveTheLimitTakesTheGeneralPath) {
+  TANDEM_REQUIRE_GPU();
+  const Table t = MakeTable(50000, 200, 21);
+  const int64_t before = AggregateFewGroupsFolds();
+  Compare(t, {0}, AllAggs(t));
+  EXPECT_EQ(AggregateFewGroupsFolds(), before);
+}
+
+TEST_F(GpuAggregateFewGroups, EmptyAndTinyInputs) {
+  TANDEM_REQUIRE_GPU();
+  for (int64_t rows : {0, 1, 31, 33}) {
+    const Table t = MakeTable(rows, 3, 30 + rows);
+    for (const auto& keys : std::vector<std::vector<int>>{{}, {0}, {1, 8}}) {
+      SCOPED_TRACE(std::to_string(rows) + " rows, keys " + ::testing::PrintToString(keys));
+      CompareBothPaths(t, keys, AllAggs(t));
+    }
+  }
+}
+
+TEST_F(GpuAggregateFewGroups, AllNullArguments) {
+  TANDEM_REQUIRE_GPU();
+  Table t = MakeTable(100000, 3, 40);
+  auto& b = *t.batches[0];
+  for (int c = 4; c <= 9; ++c) {
+    ColumnBuilder nulls(t.schema.field(c).type);
+    nulls.AppendNulls(b.num_rows);
+    b.columns[c] = nulls.Finish();
+  }
+  CompareBothPaths(t, {0}, AllAggs(t));
+  CompareBothPaths(t, {}, AllAggs(t));
+}
+
+TEST_F(GpuAggregateFewGroups, IntegerOverflowAcrossBlocks) {
+  TANDEM_REQUIRE_GPU();
+  const int64_t n = 1 << 20;
+  std::vector<int128_t> big(n, INT64_MAX / 2 + 10);
+  const Table over = OneColumnTable(DataType::Int32(), {0, 1}, DataType::Int64(), big);
+  ExpectSameError(over, {0}, {Agg(over, AggregateKind::kSum, 1)});
+  ExpectSameError(over, {}, {Agg(over, AggregateKind::kSum, 1)});
+  // Far beyond 64 bits on the way, back in range at the end: exact, no error.
+  std::vector<int128_t> cancel(n);
+  for (int64_t i = 0; i < n; ++i) cancel[i] = i < n / 2 ? INT64_MAX : INT64_MIN;
+  cancel[7] = 5;
+  const Table ok = OneColumnTable(DataType::Int32(), {0}, DataType::Int64(), cancel);
+  CompareBothPaths(ok, {0}, {Agg(ok, AggregateKind::kSum, 1), Agg(ok, AggregateKind::kAvg, 1)});
+  CompareBothPaths(ok, {}, {Agg(ok, AggregateKind::kSum, 1)});
+}
+
+TEST_F(GpuAggregateFewGroups, WideDecimalOverflowAcrossBlocks) {
+  TANDEM_REQUIRE_GPU();
+  const int64_t n = 1 << 20;
+  const DataType d38 = DataType::Decimal(38, 0);
+  int128_t e37 = 1;
+  for (int i = 0; i < 37; ++i) e37 *= 10;
+  // Beyond 128 bits.
+  std::vector<int128_t> big(n, e37);
+  const Table over = OneColumnTable(DataType::Int32(), {0, 1, 2}, d38, big);
+  ExpectSameError(over, {0}, {Agg(over, AggregateKind::kSum, 1)});
+  ExpectSameError(over, {}, {Agg(over, AggregateKind::kAvg, 1)});
+  // Within 128 bits but beyond 38 digits.
+  std::vector<int128_t> digits(n, 1);
+  digits[5] = 6 * e37;
+  digits[n - 3] = 6 * e37;
+  const Table prec = OneColumnTable(DataType::Int32(), {0}, d38, digits);
+  ExpectSameError(prec, {0}, {Agg(prec, AggregateKind::kSum, 1)});
+  // Past 128 bits in block and warp partials (the first half positive, the second negative),
+  // exact at the end. The CPU twin adds in 128 bits and fails on such intermediates, so the two
+  // GPU paths are compared with each other and with the exact answer.
+  std::vector<int128_t> cancel(n);
+  for (int64_t i = 0; i < n; ++i) cancel[i] = (i < n / 2 ? 9 : -9) * e37;
+  cancel[11] = 12345;
+  const Table ok = OneColumnTable(DataType::Int32(), {0, 1}, d38, cancel);
+  auto node =
+      MakeNode(ok, {0}, {Agg(ok, AggregateKind::kSum, 1), Agg(ok, AggregateKind::kCount, 1)});
+  std::map<std::string, std::vector<Value>> results[2];
+  for (int path = 0; path < 2; ++path) {
+    FewGroupsLimit scope(path == 0 ? kDefaultAggregateFewGroupsLimit : 0);
+    auto gpu = RunGpu(*node, ok);
+    ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+    results[path] = Rows(*gpu, 1);
+  }
+  ASSERT_EQ(results[0].size(), 2u);
+  ASSERT_EQ(results[1].size(), 2u);
+  for (const auto& [key, row] : results[0]) {
+    ASSERT_EQ(results[1].count(key), 1u);
+    for (size_t c = 0; c < row.size(); ++c) {
+      EXPECT_EQ(row[c].ToString(), results[1][key][c].ToString()) << key;
+    }
+  }
+  // Rows alternate between the keys: key 0 has rows 0, 2, ... (row 11 is odd: key 1), so its
+  // positives and negatives cancel exactly; key 1 keeps 12345 - 9e37 instead of 9e37.
+  EXPECT_TRUE(results[0]["0|"][1].DecimalUnscaled() == 0) << results[0]["0|"][1].ToString();
+  EXPECT_TRUE(results[0]["1|"][1].DecimalUnscaled() == int128_t{12345} - 9 * e37)
+      << results[0]["1|"][1].ToString();
 }
 
 }  // namespace

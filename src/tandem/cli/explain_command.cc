@@ -1,6 +1,8 @@
-// `tandem explain "QUERY"`: prints the optimized plan of a query, one operator a line with its
-// estimated row count, without running it; --analyze runs it and prints each operator's rows,
-// batches, bytes and time instead. The query is bound as written, so error positions
+// `tandem explain "QUERY"`: prints the optimized, placed plan of a query without running it: one
+// operator a line with its device (cpu, gpu, or pcie for host<->device transitions), estimated
+// rows and, for operators left on the CPU, why. --analyze runs it and adds each operator's rows,
+// batches, bytes, time and device; --json prints one JSON document instead; --target h200 plans
+// for that GPU even on a machine without one. The query is bound as written, so error positions
 // (line:column) are those of the argument.
 #include <cerrno>
 #include <cstdio>
@@ -10,17 +12,14 @@
 
 #include "tandem/cli/arg_reader.h"
 #include "tandem/cli/command.h"
-#include "tandem/exec/executor.h"
-#include "tandem/plan/optimizer.h"
-#include "tandem/sql/binder.h"
-#include "tandem/sql/parser.h"
 #include "tandem/sql/session.h"
 
 namespace tandem::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "explain \"QUERY\" [--analyze] [--table NAME=PATH]... [--catalog FILE] [--ansi]";
+    "explain \"QUERY\" [--analyze] [--json] [--target auto|h200|cpu-only] [--table NAME=PATH]... "
+    "[--catalog FILE] [--ansi] [--conf KEY=VALUE]...";
 
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "tandem: %s\nusage: tandem %s\n", message.c_str(), kUsage);
@@ -31,9 +30,10 @@ struct ExplainArgs {
   std::string query;
   bool has_query = false;
   bool analyze = false;
-  bool ansi = false;
+  bool json = false;
   std::vector<std::pair<std::string, std::string>> tables;
   std::vector<std::string> catalogs;
+  Config config;
 };
 
 int ParseArgs(const std::vector<std::string>& args, ExplainArgs* out) {
@@ -43,9 +43,20 @@ int ParseArgs(const std::vector<std::string>& args, ExplainArgs* out) {
     const bool has_value = reader.has_inline_value();
     std::string value = reader.inline_value();
     auto take_value = [&]() -> bool { return reader.TakeValue(&value); };
-    if (arg == "--analyze" || arg == "--ansi") {
+    if (arg == "--analyze" || arg == "--json") {
       if (has_value) return UsageError(arg + " takes no value");
-      (arg == "--analyze" ? out->analyze : out->ansi) = true;
+      (arg == "--analyze" ? out->analyze : out->json) = true;
+    } else if (arg == "--ansi") {
+      if (has_value) return UsageError(arg + " takes no value");
+      (void)out->config.Set(config_keys::kAnsi, "true");
+    } else if (arg == "--target") {
+      if (!take_value()) return UsageError("--target needs auto, h200 or cpu-only");
+      if (Status st = out->config.Set(config_keys::kPlacementTarget, value); !st.ok()) {
+        return UsageError(st.message());
+      }
+    } else if (arg == "--conf") {
+      if (!take_value()) return UsageError("--conf needs KEY=VALUE");
+      if (Status st = out->config.SetAssignment(value); !st.ok()) return UsageError(st.message());
     } else if (arg == "--table") {
       if (!take_value()) return UsageError("--table needs NAME=PATH");
       std::pair<std::string, std::string> table;
@@ -69,54 +80,29 @@ int ParseArgs(const std::vector<std::string>& args, ExplainArgs* out) {
   return 0;
 }
 
-void AppendPlan(const PlanNode& node, int depth, std::string* out) {
-  out->append(static_cast<size_t>(depth) * 2, ' ');
-  out->append(node.Describe());
-  out->push_back('\n');
-  for (const PlanPtr& child : node.children) AppendPlan(*child, depth + 1, out);
-}
-
-Result<std::string> ExplainText(const ExplainArgs& args, sql::Session& session) {
-  TANDEM_ASSIGN_OR_RAISE(std::vector<sql::ParsedStatement> statements, sql::ParseSql(args.query));
-  if (statements.size() != 1) {
-    return Status::Invalid("explain takes one SQL statement, got " +
-                           std::to_string(statements.size()));
-  }
-  const nlohmann::json& tree = statements[0].tree;
-  if (!tree.is_object() || !tree.contains("SelectStmt")) {
-    return Status::Invalid("explain takes a query (SELECT, WITH, VALUES or a set operation)");
-  }
-  sql::BindOptions bind_options;
-  bind_options.ansi = args.ansi;
-  TANDEM_ASSIGN_OR_RAISE(PlanPtr plan, sql::BindSelect(tree["SelectStmt"], args.query,
-                                                       session.catalog(), bind_options));
-  TANDEM_ASSIGN_OR_RAISE(plan, Optimize(std::move(plan)));
-  if (!args.analyze) {
-    std::string text;
-    AppendPlan(*plan, 0, &text);
-    return text;
-  }
-  ExecContext ctx;
-  ctx.eval.ansi = args.ansi;
-  TANDEM_RETURN_NOT_OK(Execute(*plan, ctx).status());
-  std::string text = PlanToStringWithMetrics(*plan, ctx);
-  if (!text.empty() && text.back() != '\n') text.push_back('\n');
-  return text;
-}
-
 int RunExplain(const std::vector<std::string>& argv) {
   ExplainArgs args;
   if (int code = ParseArgs(argv, &args); code != 0) return code;
-  sql::Session session;
+  sql::SessionOptions options;
+  options.config = args.config;
+  options.notice = [](const std::string& text) { std::fprintf(stderr, "%s\n", text.c_str()); };
+  sql::Session session(options);
   for (const std::string& catalog : args.catalogs) {
     if (Status st = session.catalog().LoadFile(catalog); !st.ok()) return Fail(st.ToString());
   }
   for (const auto& [name, path] : args.tables) {
     if (Status st = session.RegisterTable(name, path); !st.ok()) return Fail(st.ToString());
   }
-  Result<std::string> text = ExplainText(args, session);
-  if (!text.ok()) return Fail(text.status().ToString());
-  std::fwrite(text->data(), 1, text->size(), stdout);
+  Result<sql::StatementResult> result = session.ExplainQuery(args.query, args.analyze, args.json);
+  if (!result.ok()) return Fail(result.status().ToString());
+  std::string text;
+  for (const BatchPtr& batch : result->table.batches) {
+    for (int64_t row = 0; row < batch->num_rows; ++row) {
+      text.append(batch->column(0)->GetString(row));
+      text.push_back('\n');
+    }
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
   if (std::fflush(stdout) != 0) return Fail(std::string("writing output: ") + std::strerror(errno));
   return 0;
 }

@@ -1,7 +1,10 @@
 // `tandem sql`: runs SQL text (an argument or a file of several statements, all in one session so
 // views and tables persist between them) and prints each result as an aligned table, CSV or JSON
 // lines, or writes the last one to a Parquet or CSV file (atomically). A query that runs longer
-// than a second shows a running indicator on stderr when stderr is a terminal.
+// than a second shows a running indicator on stderr when stderr is a terminal. Settings come
+// from --conf key=value (common/config.h) and SET; placement notices go to stderr.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -37,7 +40,7 @@ namespace {
 constexpr const char* kUsage =
     "sql \"QUERY\" | -f FILE.sql [--table NAME=PATH]... [--catalog FILE] "
     "[--format table|csv|jsonl] [--output FILE.parquet|FILE.csv] [--ansi] [--threads N] "
-    "[--table-dir DIR] [--timing]";
+    "[--table-dir DIR] [--timing] [--conf KEY=VALUE]...";
 
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "tandem: %s\nusage: tandem %s\n", message.c_str(), kUsage);
@@ -55,6 +58,7 @@ struct SqlArgs {
   int threads = 0;
   std::string table_dir = ".";
   bool timing = false;
+  Config config;
 };
 
 bool EndsWithLower(const std::string& s, const std::string& suffix) {
@@ -117,6 +121,9 @@ int ParseArgs(const std::vector<std::string>& args, SqlArgs* out) {
                           "'");
       }
       out->threads = static_cast<int>(n);
+    } else if (arg == "--conf") {
+      if (!take_value()) return UsageError("--conf needs KEY=VALUE");
+      if (Status st = out->config.SetAssignment(value); !st.ok()) return UsageError(st.message());
     } else if (arg == "--table-dir") {
       if (!take_value()) return UsageError("--table-dir needs a directory");
       out->table_dir = value;
@@ -312,9 +319,17 @@ int RunSql(const std::vector<std::string>& argv) {
   if (int code = ParseArgs(argv, &args); code != 0) return code;
 
   sql::SessionOptions options;
-  options.ansi = args.ansi;
-  options.num_threads = args.threads;
+  options.config = args.config;
+  if (args.ansi) (void)options.config.Set(config_keys::kAnsi, "true");
+  if (args.threads > 0) {
+    (void)options.config.Set(config_keys::kThreads, std::to_string(args.threads));
+  }
   options.table_dir = args.table_dir;
+  options.notice = [](const std::string& text) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s\n", text.c_str());
+  };
+  options.notify_cpu_fallback = ::isatty(STDERR_FILENO) != 0;
   sql::Session session(options);
   for (const std::string& catalog : args.catalogs) {
     if (Status st = session.catalog().LoadFile(catalog); !st.ok()) return Fail(st.ToString());
@@ -331,7 +346,7 @@ int RunSql(const std::vector<std::string>& argv) {
   } else {
     script = *args.query;
   }
-  Result<std::vector<sql::ParsedStatement>> statements = sql::ParseSql(script);
+  Result<std::vector<sql::ParsedStatement>> statements = sql::SplitScript(script);
   if (!statements.ok()) return Fail(statements.status().ToString());
   if (statements->empty()) return Fail("no SQL statement to run");
 

@@ -1,18 +1,58 @@
 // ExecContext: what one query's execution carries: evaluation settings (ANSI mode), the thread
-// budget, and the metrics every operator records (rows, batches, bytes, time, device), which
-// EXPLAIN ANALYZE, benchmarks and later event logs all read.
+// budget, the GPU memory settings, the session's table cache, and the metrics every operator
+// records (rows, batches, bytes, time, device), which EXPLAIN ANALYZE, benchmarks and later
+// event logs all read.
 #pragma once
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
+#include "tandem/column/table.h"
 #include "tandem/common/status.h"
+#include "tandem/gpu/runtime.h"
 
 namespace tandem {
 
 struct PlanNode;
+struct TableSource;
+namespace gpu {
+struct DeviceBatch;
+}
+
+// A table kept in memory for the rest of a session (CACHE TABLE): all its columns, in GPU memory
+// (`device`) or in host memory (`host`); exactly one is set. Scans of the table read it from
+// there instead of its files.
+struct CachedTable {
+  std::string name;
+  std::shared_ptr<const TableSource> source;  // kept alive so the key below stays unique
+  std::shared_ptr<const Table> host;
+  std::shared_ptr<const gpu::DeviceBatch> device;
+  int64_t rows = 0;
+  int64_t bytes = 0;
+};
+
+// The session's cached tables, by the TableSource the plans' scans refer to.
+class TableCache {
+ public:
+  const CachedTable* Find(const TableSource* source) const {
+    auto it = tables_.find(source);
+    return it == tables_.end() ? nullptr : &it->second;
+  }
+  void Put(CachedTable table) {
+    const TableSource* key = table.source.get();
+    tables_[key] = std::move(table);
+  }
+  // Removes the entry of `source`; false if there is none.
+  bool Remove(const TableSource* source) { return tables_.erase(source) > 0; }
+  const std::map<const TableSource*, CachedTable>& tables() const { return tables_; }
+  void Clear() { tables_.clear(); }
+
+ private:
+  std::map<const TableSource*, CachedTable> tables_;
+};
 
 struct EvalContext {
   // ANSI mode: integer overflow and division by zero raise errors. Default (Spark's non-ANSI
@@ -22,9 +62,9 @@ struct EvalContext {
 };
 
 struct OperatorMetrics {
-  std::string name;  // "HashJoin", "Scan lineitem" ...
-  std::string device = "cpu";
-  int64_t rows = 0;
+  std::string name;            // "HashJoin", "Scan lineitem" ...
+  std::string device = "cpu";  // "cpu", "gpu", or "pcie" for host<->device transitions
+  int64_t rows = 0;            // -1: not counted (a filter fused into a GPU aggregation)
   int64_t batches = 0;
   int64_t bytes = 0;
   double millis = 0;
@@ -33,7 +73,12 @@ struct OperatorMetrics {
 class ExecContext {
  public:
   EvalContext eval;
-  int num_threads = 0;  // 0 = all hardware threads
+  int num_threads = 0;                      // 0 = all hardware threads
+  gpu::DeviceMemoryConfig gpu_memory;       // used when the query is the first to touch the GPU
+  const TableCache* table_cache = nullptr;  // the session's cached tables, if any
+  // Synchronize the GPU stream after every GPU operator so each one's time is its own (EXPLAIN
+  // ANALYZE); otherwise work queued asynchronously is timed where the host waits for it.
+  bool time_gpu_operators = false;
 
   void Record(const PlanNode* node, const OperatorMetrics& m) {
     std::lock_guard<std::mutex> lock(mu_);

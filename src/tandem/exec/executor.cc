@@ -1,17 +1,27 @@
-// The CPU executor: runs the plan bottom-up (children first), one operator at a time, calling the
-// operators of exec/cpu/operators.h. A Limit directly above a Sort runs as one TopN, and an
-// Aggregate directly above a Filter as one filtered aggregation. Every node's
-// time (its own, children excluded), output rows, batches and bytes are recorded in the context;
-// PlanToStringWithMetrics prints them for EXPLAIN ANALYZE.
+// The executor: runs the plan bottom-up (children first), one operator at a time. CPU nodes call
+// the operators of exec/cpu/operators.h on host tables; GPU nodes (PlanNode::device, chosen by
+// the placement planner) call exec/gpu/gpu_operators.h on device batches, all on one stream per
+// query, and kTransition nodes copy between the two (gpu::ToDevice / gpu::ToHost). A node whose
+// input lives on the other device without a transition in between gets an implicit copy, so any
+// placement runs.
+//
+// Fusions: a Limit directly above a Sort runs as one TopN (either device); an Aggregate directly
+// above a Filter as one filtered aggregation (either device); a Filter over a Parquet scan runs
+// inside the scan (CPU). Scans of tables cached by the session (CACHE TABLE) read the cache.
+// Every node's time (its own, children excluded), output rows, batches, bytes and device are
+// recorded in the context; PlanToStringWithMetrics prints them for EXPLAIN ANALYZE.
 #include "tandem/exec/executor.h"
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 #include "tandem/catalog/table_source.h"
 #include "tandem/exec/cpu/hash_aggregate.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/gpu/gpu_operators.h"
+#include "tandem/gpu/device_column.h"
 
 namespace tandem {
 namespace {
@@ -40,6 +50,8 @@ const char* OperatorName(const PlanNode& node) {
       return "Window";
     case PlanKind::kValues:
       return "Values";
+    case PlanKind::kTransition:
+      return node.device == Device::kGpu ? "HostToDevice" : "DeviceToHost";
   }
   return "?";
 }
@@ -68,6 +80,16 @@ Status CheckOutput(const PlanNode& node, const Table& out) {
   return Status::OK();
 }
 
+Status CheckDeviceOutput(const PlanNode& node, const gpu::DeviceBatch* out) {
+  if (!out || static_cast<int>(out->columns.size()) != node.schema.num_fields()) {
+    return Status::Internal(std::string(OperatorName(node)) + " on the GPU produced " +
+                            std::to_string(out ? static_cast<int>(out->columns.size()) : -1) +
+                            " columns for " + std::to_string(node.schema.num_fields()) +
+                            " output columns");
+  }
+  return Status::OK();
+}
+
 // Records metrics; a name the operator recorded itself (scans add what they read) is kept.
 void RecordMetrics(const PlanNode& node, const std::string& default_name, const Table& out,
                    double millis, ExecContext& ctx) {
@@ -81,18 +103,20 @@ void RecordMetrics(const PlanNode& node, const std::string& default_name, const 
   ctx.Record(&node, m);
 }
 
-double MillisSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+void RecordDeviceMetrics(const PlanNode& node, const std::string& name, const char* device,
+                         int64_t rows, int64_t bytes, double millis, ExecContext& ctx) {
+  OperatorMetrics m;
+  m.name = name;
+  m.device = device;
+  m.rows = rows;
+  m.batches = 1;
+  m.bytes = bytes;
+  m.millis = millis;
+  ctx.Record(&node, m);
 }
 
-// A filter directly over a scan of Parquet files.
-bool FilterFusesIntoScan(const PlanNode& filter) {
-  if (filter.kind != PlanKind::kFilter || !filter.predicate || filter.children.size() != 1) {
-    return false;
-  }
-  const PlanNode* scan = filter.children[0].get();
-  return scan && scan->kind == PlanKind::kScan && scan->source &&
-         scan->source->kind == TableSource::Kind::kParquet;
+double MillisSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
 // A filter estimated to keep at most half of its input rows.
@@ -102,7 +126,84 @@ bool IsSelective(const PlanNode& filter) {
   return in > 0 && kept >= 0 && kept <= 0.5 * in;
 }
 
-Result<Table> Run(const PlanNode& node, ExecContext& ctx) {
+bool OnGpu(const PlanNode& node) { return node.device == Device::kGpu; }
+
+// A Limit directly over a Sort on the same device: one TopN.
+bool IsTopN(const PlanNode& node) {
+  return node.kind == PlanKind::kLimit && node.limit >= 0 &&
+         node.children[0]->kind == PlanKind::kSort && node.children[0]->children.size() == 1 &&
+         node.children[0]->children[0] && node.children[0]->device == node.device;
+}
+
+// An Aggregate directly over a Filter on the same device.
+bool IsFilteredAggregate(const PlanNode& node) {
+  return node.kind == PlanKind::kAggregate && node.children[0]->kind == PlanKind::kFilter &&
+         node.children[0]->children.size() == 1 && node.children[0]->children[0] &&
+         node.children[0]->predicate && node.children[0]->device == node.device;
+}
+
+// The columns of a cached table that a scan reads, as a host table (zero-copy).
+Table SelectHostColumns(const PlanNode& scan, const Table& table) {
+  Table out;
+  out.schema = scan.schema;
+  for (const BatchPtr& b : table.batches) {
+    auto batch = std::make_shared<Batch>();
+    batch->schema = scan.schema;
+    batch->num_rows = b->num_rows;
+    for (int c : scan.scan_columns) batch->columns.push_back(b->columns[c]);
+    out.batches.push_back(std::move(batch));
+  }
+  return out;
+}
+
+gpu::DeviceBatchPtr SelectDeviceColumns(const PlanNode& scan, const gpu::DeviceBatch& table) {
+  auto out = std::make_shared<gpu::DeviceBatch>();
+  out->schema = scan.schema;
+  out->num_rows = table.num_rows;
+  for (int c : scan.scan_columns) out->columns.push_back(table.columns[c]);
+  return out;
+}
+
+// One query's run: the executor state that lives as long as the query (its GPU stream).
+class QueryRun {
+ public:
+  explicit QueryRun(ExecContext& ctx) : ctx_(ctx) {}
+  ~QueryRun() {
+    // Device buffers are freed on the stream; wait so nothing outlives the query.
+    if (stream_) (void)stream_->Synchronize();
+  }
+
+  Result<Table> RunHost(const PlanNode& node);
+  Result<gpu::DeviceBatchPtr> RunDevice(const PlanNode& node);
+
+ private:
+  Status CheckShape(const PlanNode& node) const;
+  const CachedTable* CacheOf(const PlanNode& scan) const {
+    if (scan.kind != PlanKind::kScan || !ctx_.table_cache || !scan.source) return nullptr;
+    return ctx_.table_cache->Find(scan.source.get());
+  }
+  // A filter directly over a scan of Parquet files that are not cached.
+  bool FilterFusesIntoScan(const PlanNode& filter) const {
+    if (filter.kind != PlanKind::kFilter || !filter.predicate || filter.children.size() != 1) {
+      return false;
+    }
+    const PlanNode* scan = filter.children[0].get();
+    return scan && scan->kind == PlanKind::kScan && scan->source &&
+           scan->source->kind == TableSource::Kind::kParquet && !OnGpu(*scan) && !CacheOf(*scan);
+  }
+  Result<gpu::GpuContext*> Gpu();
+  Status FinishGpuOperator();
+  Result<Table> RunCpuOperator(const PlanNode& node);
+  Result<gpu::DeviceBatchPtr> RunGpuOperator(const PlanNode& node);
+  Result<Table> ScanCached(const PlanNode& node, const CachedTable& cached);
+  Result<Table> ToHost(const gpu::DeviceBatch& batch);
+
+  ExecContext& ctx_;
+  std::optional<gpu::Stream> stream_;  // declared first among GPU state: destroyed last
+  gpu::GpuContext gpu_ctx_;
+};
+
+Status QueryRun::CheckShape(const PlanNode& node) const {
   if (static_cast<int>(node.children.size()) != ExpectedChildren(node.kind)) {
     return Status::Internal(std::string(OperatorName(node)) + " node with " +
                             std::to_string(node.children.size()) + " inputs");
@@ -110,99 +211,251 @@ Result<Table> Run(const PlanNode& node, ExecContext& ctx) {
   for (const auto& c : node.children) {
     if (!c) return Status::Internal(std::string(OperatorName(node)) + " node with a null input");
   }
-  // Limit over Sort: one TopN.
-  if (node.kind == PlanKind::kLimit && node.limit >= 0 &&
-      node.children[0]->kind == PlanKind::kSort && node.children[0]->children.size() == 1 &&
-      node.children[0]->children[0]) {
-    const PlanNode& sort = *node.children[0];
-    TANDEM_ASSIGN_OR_RAISE(Table input, Run(*sort.children[0], ctx));
+  return Status::OK();
+}
+
+Result<gpu::GpuContext*> QueryRun::Gpu() {
+  if (!stream_) {
+    std::string why;
+    if (!gpu::DeviceUsable(&why)) {
+      return Status::Invalid("the plan has GPU operators but no GPU is usable (" +
+                             (why.empty() ? std::string("no CUDA device") : why) + ")");
+    }
+    TANDEM_RETURN_NOT_OK(gpu::InitRuntime(ctx_.gpu_memory));
+    TANDEM_ASSIGN_OR_RAISE(gpu::Stream stream, gpu::Stream::Create());
+    stream_.emplace(std::move(stream));
+    gpu_ctx_.stream = &*stream_;
+    gpu_ctx_.eval = ctx_.eval;
+  }
+  return &gpu_ctx_;
+}
+
+Status QueryRun::FinishGpuOperator() {
+  if (ctx_.time_gpu_operators && stream_) return stream_->Synchronize();
+  return Status::OK();
+}
+
+Result<Table> QueryRun::ToHost(const gpu::DeviceBatch& batch) {
+  TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
+  TANDEM_ASSIGN_OR_RAISE(Table t, gpu::ToHost(batch, *g->stream));
+  return cpu::opx::SplitLargeBatches(std::move(t));
+}
+
+Result<Table> QueryRun::ScanCached(const PlanNode& node, const CachedTable& cached) {
+  if (cached.host) return SelectHostColumns(node, *cached.host);
+  if (!cached.device) return Status::Internal("cached table " + cached.name + " holds no data");
+  // Cached on the GPU but scanned on the CPU (e.g. tandem.sql.device=cpu): copy what is read.
+  return ToHost(*SelectDeviceColumns(node, *cached.device));
+}
+
+Result<Table> QueryRun::RunHost(const PlanNode& node) {
+  TANDEM_RETURN_NOT_OK(CheckShape(node));
+  if (node.kind == PlanKind::kTransition || OnGpu(node)) {
+    // Device -> host: an explicit transition, or an implicit one for a GPU node read here.
+    const PlanNode& source = node.kind == PlanKind::kTransition ? *node.children[0] : node;
+    TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr in, RunDevice(source));
     const auto start = Clock::now();
-    TANDEM_ASSIGN_OR_RAISE(Table out, cpu::TopN(node, sort, input, ctx));
+    TANDEM_ASSIGN_OR_RAISE(Table out, ToHost(*in));
+    const double millis = MillisSince(start);
+    if (node.kind == PlanKind::kTransition) {
+      TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
+      RecordDeviceMetrics(node, "DeviceToHost", "pcie", out.num_rows(), gpu::DeviceBytes(*in),
+                          millis, ctx_);
+    }
+    return out;
+  }
+  return RunCpuOperator(node);
+}
+
+Result<gpu::DeviceBatchPtr> QueryRun::RunDevice(const PlanNode& node) {
+  TANDEM_RETURN_NOT_OK(CheckShape(node));
+  if (node.kind == PlanKind::kTransition || !OnGpu(node)) {
+    // Host -> device.
+    const PlanNode& source = node.kind == PlanKind::kTransition ? *node.children[0] : node;
+    TANDEM_ASSIGN_OR_RAISE(Table in, RunHost(source));
+    TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
+    const auto start = Clock::now();
+    TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr out, gpu::ToDevice(in, *g->stream));
+    TANDEM_RETURN_NOT_OK(FinishGpuOperator());
+    const double millis = MillisSince(start);
+    if (node.kind == PlanKind::kTransition) {
+      TANDEM_RETURN_NOT_OK(CheckDeviceOutput(node, out.get()));
+      RecordDeviceMetrics(node, "HostToDevice", "pcie", out->num_rows, gpu::DeviceBytes(*out),
+                          millis, ctx_);
+    }
+    return out;
+  }
+  return RunGpuOperator(node);
+}
+
+Result<gpu::DeviceBatchPtr> QueryRun::RunGpuOperator(const PlanNode& node) {
+  const PlanNode* input_of_fused = nullptr;  // TopN's sort, a fused filter
+  std::string name = OperatorName(node);
+  if (IsTopN(node)) {
+    input_of_fused = node.children[0].get();
+    name = "TopN";
+  } else if (IsFilteredAggregate(node)) {
+    input_of_fused = node.children[0].get();
+  }
+  std::vector<gpu::DeviceBatchPtr> inputs;
+  const PlanNode& below = input_of_fused ? *input_of_fused : node;
+  for (const auto& c : below.children) {
+    TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr in, RunDevice(*c));
+    inputs.push_back(std::move(in));
+  }
+  TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
+  const auto start = Clock::now();
+  Result<gpu::DeviceBatchPtr> result = Status::Internal("unreachable");
+  switch (node.kind) {
+    case PlanKind::kScan: {
+      const CachedTable* cached = CacheOf(node);
+      if (!cached || !cached->device) {
+        return Status::Internal("GPU scan of " +
+                                std::string(node.source ? node.source->name : "?") +
+                                ", which is not cached in GPU memory");
+      }
+      result = SelectDeviceColumns(node, *cached->device);
+      name = "Scan " + cached->name + " (cached in GPU memory)";
+      break;
+    }
+    case PlanKind::kFilter:
+      result = gpu::Filter(node, *inputs[0], *g);
+      break;
+    case PlanKind::kProject:
+      result = gpu::Project(node, *inputs[0], *g);
+      break;
+    case PlanKind::kAggregate:
+      result = gpu::HashAggregate(node, input_of_fused ? input_of_fused->predicate.get() : nullptr,
+                                  *inputs[0], *g);
+      break;
+    case PlanKind::kJoin:
+      result = gpu::HashJoin(node, *inputs[0], *inputs[1], *g);
+      break;
+    case PlanKind::kSort:
+      result = gpu::Sort(node, *inputs[0], *g);
+      break;
+    case PlanKind::kLimit:
+      result = input_of_fused ? gpu::TopN(node, *input_of_fused, *inputs[0], *g)
+                              : gpu::Limit(node, *inputs[0], *g);
+      break;
+    default:
+      return Status::Internal(std::string(OperatorName(node)) + " has no GPU operator");
+  }
+  if (!result.ok()) return result.status();
+  TANDEM_RETURN_NOT_OK(FinishGpuOperator());
+  inputs.clear();
+  const double millis = MillisSince(start);
+  TANDEM_RETURN_NOT_OK(CheckDeviceOutput(node, result->get()));
+  const gpu::DeviceBatch& out = **result;
+  if (input_of_fused) {
+    const bool topn = node.kind == PlanKind::kLimit;
+    RecordDeviceMetrics(*input_of_fused,
+                        topn ? "Sort (in TopN)" : "Filter (fused into HashAggregate)", "gpu",
+                        topn ? out.num_rows : -1, 0, 0, ctx_);
+  }
+  RecordDeviceMetrics(node, name, "gpu", out.num_rows, gpu::DeviceBytes(out), millis, ctx_);
+  return result;
+}
+
+Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
+  // Limit over Sort: one TopN.
+  if (IsTopN(node)) {
+    const PlanNode& sort = *node.children[0];
+    TANDEM_ASSIGN_OR_RAISE(Table input, RunHost(*sort.children[0]));
+    const auto start = Clock::now();
+    TANDEM_ASSIGN_OR_RAISE(Table out, cpu::TopN(node, sort, input, ctx_));
     const double millis = MillisSince(start);
     TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
-    RecordMetrics(sort, "Sort (in TopN)", out, 0, ctx);
-    RecordMetrics(node, "TopN", out, millis, ctx);
+    RecordMetrics(sort, "Sort (in TopN)", out, 0, ctx_);
+    RecordMetrics(node, "TopN", out, millis, ctx_);
     return out;
   }
   // Filter over a Parquet scan: each row group is filtered as soon as it is decoded.
   if (node.kind == PlanKind::kFilter && FilterFusesIntoScan(node)) {
     const PlanNode& scan = *node.children[0];
     const auto start = Clock::now();
-    TANDEM_ASSIGN_OR_RAISE(Table out, cpu::ScanFiltered(scan, node, ctx));
+    TANDEM_ASSIGN_OR_RAISE(Table out, cpu::ScanFiltered(scan, node, ctx_));
     const double millis = MillisSince(start);
     TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
     OperatorMetrics sm;
-    if (const OperatorMetrics* own = ctx.Find(&scan)) sm = *own;
+    if (const OperatorMetrics* own = ctx_.Find(&scan)) sm = *own;
     sm.millis = millis;
-    ctx.Record(&scan, sm);
-    RecordMetrics(node, "Filter (fused into Scan)", out, 0, ctx);
+    ctx_.Record(&scan, sm);
+    RecordMetrics(node, "Filter (fused into Scan)", out, 0, ctx_);
     return out;
   }
   // Aggregate over Filter: the filter runs inside the aggregation (no filtered copy), unless it
   // is selective and can run inside the scan below it instead.
-  if (node.kind == PlanKind::kAggregate && node.children[0]->kind == PlanKind::kFilter &&
-      node.children[0]->children.size() == 1 && node.children[0]->children[0] &&
-      node.children[0]->predicate &&
+  if (IsFilteredAggregate(node) &&
       !(FilterFusesIntoScan(*node.children[0]) && IsSelective(*node.children[0]))) {
     const PlanNode& filter = *node.children[0];
-    TANDEM_ASSIGN_OR_RAISE(Table input, Run(*filter.children[0], ctx));
+    TANDEM_ASSIGN_OR_RAISE(Table input, RunHost(*filter.children[0]));
     const auto start = Clock::now();
     int64_t selected = 0;
     TANDEM_ASSIGN_OR_RAISE(
-        Table out, cpu::HashAggregateFiltered(node, *filter.predicate, input, ctx, &selected));
+        Table out, cpu::HashAggregateFiltered(node, *filter.predicate, input, ctx_, &selected));
     const double millis = MillisSince(start);
     TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
     OperatorMetrics fm;
     fm.name = "Filter (fused into HashAggregate)";
     fm.rows = selected;
-    ctx.Record(&filter, fm);
-    RecordMetrics(node, "HashAggregate", out, millis, ctx);
+    ctx_.Record(&filter, fm);
+    RecordMetrics(node, "HashAggregate", out, millis, ctx_);
     return out;
   }
   std::vector<Table> inputs;
   for (const auto& c : node.children) {
-    TANDEM_ASSIGN_OR_RAISE(Table t, Run(*c, ctx));
+    TANDEM_ASSIGN_OR_RAISE(Table t, RunHost(*c));
     inputs.push_back(std::move(t));
   }
   const auto start = Clock::now();
+  std::string name = OperatorName(node);
   Result<Table> result = Status::Internal("unreachable");
   switch (node.kind) {
     case PlanKind::kScan:
-      result = cpu::Scan(node, ctx);
+      if (const CachedTable* cached = CacheOf(node)) {
+        result = ScanCached(node, *cached);
+        name =
+            "Scan " + cached->name + " (cached in " + (cached->host ? "host" : "GPU") + " memory)";
+      } else {
+        result = cpu::Scan(node, ctx_);
+      }
       break;
     case PlanKind::kFilter:
-      result = cpu::Filter(node, inputs[0], ctx);
+      result = cpu::Filter(node, inputs[0], ctx_);
       break;
     case PlanKind::kProject:
-      result = cpu::Project(node, inputs[0], ctx);
+      result = cpu::Project(node, inputs[0], ctx_);
       break;
     case PlanKind::kAggregate:
-      result = cpu::HashAggregate(node, inputs[0], ctx);
+      result = cpu::HashAggregate(node, inputs[0], ctx_);
       break;
     case PlanKind::kJoin:
-      result = cpu::HashJoin(node, inputs[0], inputs[1], ctx);
+      result = cpu::HashJoin(node, inputs[0], inputs[1], ctx_);
       break;
     case PlanKind::kSort:
-      result = cpu::Sort(node, inputs[0], ctx);
+      result = cpu::Sort(node, inputs[0], ctx_);
       break;
     case PlanKind::kLimit:
-      result = cpu::Limit(node, inputs[0], ctx);
+      result = cpu::Limit(node, inputs[0], ctx_);
       break;
     case PlanKind::kSetOp:
-      result = cpu::SetOperation(node, inputs[0], inputs[1], ctx);
+      result = cpu::SetOperation(node, inputs[0], inputs[1], ctx_);
       break;
     case PlanKind::kWindow:
-      result = cpu::Window(node, inputs[0], ctx);
+      result = cpu::Window(node, inputs[0], ctx_);
       break;
     case PlanKind::kValues:
-      result = cpu::Values(node, ctx);
+      result = cpu::Values(node, ctx_);
       break;
+    case PlanKind::kTransition:
+      return Status::Internal("transition run as a CPU operator");
   }
   if (!result.ok()) return result.status();
   inputs.clear();  // free the inputs before the parent runs
   const double millis = MillisSince(start);
   TANDEM_RETURN_NOT_OK(CheckOutput(node, *result));
-  RecordMetrics(node, OperatorName(node), *result, millis, ctx);
+  RecordMetrics(node, name, *result, millis, ctx_);
   return result;
 }
 
@@ -220,31 +473,61 @@ std::string FormatBytes(int64_t bytes) {
   return buf;
 }
 
-void AppendTree(const PlanNode& node, const ExecContext& ctx, int depth, std::string* out) {
+struct DeviceTotals {
+  double cpu_ms = 0, gpu_ms = 0, pcie_ms = 0;
+  int64_t pcie_bytes = 0;
+  bool any_gpu = false;
+};
+
+void AppendTree(const PlanNode& node, const ExecContext& ctx, int depth, std::string* out,
+                DeviceTotals* totals) {
   out->append(static_cast<size_t>(depth) * 2, ' ');
   out->append(node.Describe());
   if (const OperatorMetrics* m = ctx.Find(&node)) {
     char time[32];
     std::snprintf(time, sizeof(time), "%.2f ms", m->millis);
-    out->append("  [" + m->name + " on " + m->device + ": " + std::to_string(m->rows) + " rows, " +
+    const std::string rows = m->rows >= 0 ? std::to_string(m->rows) : std::string("uncounted");
+    out->append("  [" + m->name + " on " + m->device + ": " + rows + " rows, " +
                 std::to_string(m->batches) + " batches, " + FormatBytes(m->bytes) + ", " + time +
                 "]");
+    if (m->device == "gpu") {
+      totals->gpu_ms += m->millis;
+      totals->any_gpu = true;
+    } else if (m->device == "pcie") {
+      totals->pcie_ms += m->millis;
+      totals->pcie_bytes += m->bytes;
+      totals->any_gpu = true;
+    } else {
+      totals->cpu_ms += m->millis;
+    }
   } else {
     out->append("  [not run]");
   }
   out->push_back('\n');
   for (const auto& c : node.children) {
-    if (c) AppendTree(*c, ctx, depth + 1, out);
+    if (c) AppendTree(*c, ctx, depth + 1, out, totals);
   }
 }
 
 }  // namespace
 
-Result<Table> Execute(const PlanNode& plan, ExecContext& ctx) { return Run(plan, ctx); }
+Result<Table> Execute(const PlanNode& plan, ExecContext& ctx) {
+  QueryRun run(ctx);
+  return run.RunHost(plan);
+}
 
 std::string PlanToStringWithMetrics(const PlanNode& root, const ExecContext& ctx) {
   std::string out;
-  AppendTree(root, ctx, 0, &out);
+  DeviceTotals totals;
+  AppendTree(root, ctx, 0, &out, &totals);
+  if (totals.any_gpu) {
+    char line[160];
+    std::snprintf(line, sizeof(line),
+                  "Time by device: cpu %.2f ms, gpu %.2f ms, transfers %.2f ms (%s moved)\n",
+                  totals.cpu_ms, totals.gpu_ms, totals.pcie_ms,
+                  FormatBytes(totals.pcie_bytes).c_str());
+    out += line;
+  }
   return out;
 }
 

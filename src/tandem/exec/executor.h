@@ -1,6 +1,8 @@
-// Runs a logical plan on the CPU, operator at a time: each operator receives its inputs as
-// Tables (vectors of batches) and works on their batches in parallel on the thread pool; the
-// result of the root is the query's result. Every operator records its metrics in the context.
+// Runs a plan, operator at a time: CPU nodes receive their inputs as Tables (vectors of batches)
+// and work on their batches in parallel on the thread pool; GPU nodes (placed by
+// placement/placement.h) work on whole device batches on one stream per query, and transition
+// nodes copy between host and device. The result of the root is the query's result (on the host).
+// Every operator records its metrics (with its device) in the context.
 #pragma once
 
 #include "tandem/column/table.h"
@@ -11,7 +13,8 @@ namespace tandem {
 
 Result<Table> Execute(const PlanNode& plan, ExecContext& ctx);
 
-// EXPLAIN ANALYZE: the plan tree with each node's recorded metrics.
+// EXPLAIN ANALYZE: the plan tree with each node's recorded metrics, and time per device when the
+// GPU took part.
 std::string PlanToStringWithMetrics(const PlanNode& root, const ExecContext& ctx);
 
 }  // namespace tandem

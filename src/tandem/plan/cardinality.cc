@@ -436,6 +436,7 @@ RelEstimate EstimateNode(const PlanNode& n, const std::vector<RelEstimate>& in) 
     }
     case PlanKind::kSort:
     case PlanKind::kWindow:
+    case PlanKind::kTransition:
       out = in[0];
       for (size_t i = 0; i < n.windows.size(); ++i) out.columns.push_back({});
       break;

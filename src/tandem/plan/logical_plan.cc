@@ -1,6 +1,8 @@
 // Plan node constructors (deriving output schemas) and the text form used by EXPLAIN.
 #include "tandem/plan/logical_plan.h"
 
+#include <cstdio>
+
 namespace tandem {
 namespace {
 
@@ -94,9 +96,29 @@ std::string PlanNode::Describe() const {
       break;
     }
     case PlanKind::kValues: s = "Values " + std::to_string(rows.size()) + " row(s)"; break;
+    case PlanKind::kTransition:
+      s = device == Device::kGpu ? "HostToDevice" : "DeviceToHost";
+      break;
   }
   if (estimated_rows >= 0) s += "  (est. " + std::to_string(static_cast<int64_t>(estimated_rows)) + " rows)";
   return s;
+}
+
+const char* DeviceName(Device device) { return device == Device::kGpu ? "gpu" : "cpu"; }
+
+std::string PlacementNote::ToString() const {
+  char estimates[96];
+  switch (kind) {
+    case Kind::kNone: return "";
+    case Kind::kOnGpu: return "on the GPU";
+    case Kind::kUnsupported: return "on the CPU because " + reason;
+    case Kind::kCostModel:
+      std::snprintf(estimates, sizeof(estimates), "cpu est %.2f ms, gpu est %.2f ms", cpu_est_ms,
+                    gpu_est_ms);
+      return std::string("moved to the CPU by the cost model (") + estimates + ")";
+    case Kind::kTransition: return "transition inserted by the placement planner";
+  }
+  return "";
 }
 
 PlanPtr MakeScan(std::shared_ptr<TableSource> source, std::vector<int> columns) {
@@ -206,6 +228,16 @@ PlanPtr MakeValues(Schema schema, std::vector<std::vector<Value>> rows) {
   n->schema = std::move(schema);
   n->rows = std::move(rows);
   n->estimated_rows = static_cast<double>(n->rows.size());
+  return n;
+}
+
+PlanPtr MakeTransition(PlanPtr child, Device to) {
+  auto n = NewNode(PlanKind::kTransition, {child});
+  n->schema = child->schema;
+  n->estimated_rows = child->estimated_rows;
+  n->device = to;
+  n->placement.kind = PlacementNote::Kind::kTransition;
+  n->placement.est_bytes = child->placement.est_bytes;
   return n;
 }
 

@@ -15,6 +15,7 @@
 //   kSetOp     the left input's columns (names from the left)
 //   kWindow    the input's columns, then one per window call
 //   kValues    the literal rows
+//   kTransition  the input's columns, moved between host and device memory (see Device)
 #pragma once
 
 #include <memory>
@@ -29,7 +30,34 @@
 namespace tandem {
 
 enum class PlanKind { kScan, kFilter, kProject, kAggregate, kJoin, kSort, kLimit, kSetOp,
-                      kWindow, kValues };
+                      kWindow, kValues, kTransition };
+
+// Where a node runs and where its output lives. The binder and optimizer leave every node on the
+// CPU; the placement planner (placement/placement.h) chooses GPU nodes and inserts kTransition
+// nodes wherever a node's input lives on the other device. A kTransition's device is where its
+// output lives: kGpu copies host -> device, kCpu copies device -> host.
+enum class Device { kCpu, kGpu };
+const char* DeviceName(Device device);  // "cpu", "gpu"
+
+// Why the placement planner put a node where it is, for explain.
+struct PlacementNote {
+  enum class Kind {
+    kNone,         // not placed (the plan never went through the placement planner)
+    kOnGpu,        // supported and chosen (or forced by tandem.sql.device=gpu)
+    kUnsupported,  // cannot run on the GPU: `reason`
+    kCostModel,    // could run on the GPU, the cost model kept it on the CPU
+    kTransition,   // a transition inserted by the planner
+  };
+  Kind kind = Kind::kNone;
+  std::string reason;      // kUnsupported: "window functions", "tandem.sql.device=cpu" ...
+  double cpu_est_ms = -1;  // kCostModel: estimated query time with the node on the CPU (chosen)
+  double gpu_est_ms = -1;  //   and the best estimate with the node on the GPU
+  double est_bytes = -1;   // estimated output bytes (every placed node)
+
+  // "on the GPU", "on the CPU because <reason>", "moved to the CPU by the cost model (cpu est
+  // 1.20 ms, gpu est 3.40 ms)"; "" for kNone.
+  std::string ToString() const;
+};
 
 // kMark keeps every left row once and adds a boolean "mark" column: TRUE when some right row
 // matches (keys equal and condition TRUE), else FALSE; with null_aware (x IN (subquery)), key 0
@@ -95,6 +123,10 @@ struct PlanNode {
   // Optimizer estimate of the output row count; -1 unknown.
   double estimated_rows = -1;
 
+  // Placement (see Device): where the node runs and why.
+  Device device = Device::kCpu;
+  PlacementNote placement;
+
   // One line describing this node alone ("HashJoin INNER (l_orderkey = o_orderkey)").
   std::string Describe() const;
 };
@@ -113,6 +145,8 @@ PlanPtr MakeLimit(PlanPtr child, int64_t limit, int64_t offset);
 PlanPtr MakeSetOp(PlanPtr left, PlanPtr right, SetOpKind op, bool all);
 PlanPtr MakeWindow(PlanPtr child, std::vector<WindowCall> windows);
 PlanPtr MakeValues(Schema schema, std::vector<std::vector<Value>> rows);
+// Moves `child`'s output to `to` (host -> device when kGpu, device -> host when kCpu).
+PlanPtr MakeTransition(PlanPtr child, Device to);
 
 // The whole tree, indented, one node a line (EXPLAIN without metrics).
 std::string PlanToString(const PlanNode& root);

@@ -11,11 +11,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "tandem/column/column_builder.h"
+#include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/executor.h"
+#include "tandem/gpu/device_column.h"
 #include "tandem/io/parquet/writer.h"
+#include "tandem/placement/explain.h"
+#include "tandem/placement/placement.h"
+#include "tandem/placement/settings.h"
 #include "tandem/plan/optimizer.h"
 #include "tandem/sql/binder.h"
 #include "tandem/sql/parser.h"
@@ -160,17 +166,6 @@ Result<bool> ParseBoolSetting(const std::string& name, const std::string& text) 
   return Status::Invalid("setting " + name + " takes true or false, got '" + text + "'");
 }
 
-Result<int> ParseThreadsSetting(const std::string& text) {
-  char* end = nullptr;
-  errno = 0;
-  const long n = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0 || n < 0 || n > 4096) {
-    return Status::Invalid("setting threads takes an integer from 0 (all cores) to 4096, got '" +
-                           text + "'");
-  }
-  return static_cast<int>(n);
-}
-
 // A table of one string column named `column`, one row per line of `text`.
 Table LinesTable(const std::string& column, const std::string& text) {
   ColumnBuilder builder(DataType::String());
@@ -193,13 +188,6 @@ Table LinesTable(const std::string& column, const std::string& text) {
   return table;
 }
 
-void AppendPlanWithEstimates(const PlanNode& node, int depth, std::string* out) {
-  out->append(static_cast<size_t>(depth) * 2, ' ');
-  out->append(node.Describe());
-  out->push_back('\n');
-  for (const PlanPtr& child : node.children) AppendPlanWithEstimates(*child, depth + 1, out);
-}
-
 // Table names become file names: keep them to a safe alphabet.
 bool IsFileSafeName(const std::string& name) {
   if (name.empty() || name.size() > 200 || name[0] == '.') return false;
@@ -209,16 +197,174 @@ bool IsFileSafeName(const std::string& name) {
   return true;
 }
 
+// A statement rewritten before parsing (see session.h): CACHE TABLE, UNCACHE TABLE, or
+// SET key = ALL (ALL is reserved in PostgreSQL's grammar; tandem.sql.explain takes it).
+struct CacheDirective {
+  bool uncache = false;
+  bool if_exists = false;
+  bool set_all = false;
+};
+using CacheDirectives = std::map<size_t, CacheDirective>;
+
+size_t WordEnd(const std::string& s, size_t i) {
+  while (i < s.size() &&
+         (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_' || s[i] == '$')) {
+    ++i;
+  }
+  return i;
+}
+
+std::string LowerWord(const std::string& s, size_t begin, size_t end) {
+  return Lower(s.substr(begin, end - begin));
+}
+
+// One past the ';' that ends the statement starting at `i` (quotes, dollar quotes and comments
+// skipped), or the end of the text. Only used to find where CACHE statements may start.
+size_t StatementEnd(const std::string& s, size_t i) {
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == '\'' || c == '"') {
+      for (++i; i < s.size(); ++i) {
+        if (s[i] == c) {
+          if (i + 1 < s.size() && s[i + 1] == c) {
+            ++i;
+          } else {
+            break;
+          }
+        }
+      }
+      ++i;
+    } else if (s.compare(i, 2, "--") == 0 || s.compare(i, 2, "/*") == 0) {
+      i = SkipSpaceAndComments(s, i, s.size());
+    } else if (c == '$') {
+      const size_t tag_end = WordEnd(s, i + 1);
+      if (tag_end < s.size() && s[tag_end] == '$' &&
+          (tag_end == i + 1 || !std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+        const std::string tag = s.substr(i, tag_end + 1 - i);
+        const size_t close = s.find(tag, tag_end + 1);
+        i = close == std::string::npos ? s.size() : close + tag.size();
+      } else {
+        ++i;
+      }
+    } else if (c == ';') {
+      return i + 1;
+    } else {
+      ++i;
+    }
+  }
+  return i;
+}
+
+// Blanks [begin, end) but its newlines, so positions after it stay where they were.
+void Blank(std::string* s, size_t begin, size_t end) {
+  for (size_t k = begin; k < end; ++k) {
+    if ((*s)[k] != '\n') (*s)[k] = ' ';
+  }
+}
+
+// SET name = ALL / SET name TO ALL: the bare ALL becomes a same-length identifier.
+void RewriteSetAll(std::string* text, size_t start, size_t first_end, CacheDirectives* directives) {
+  const std::string& s = *text;
+  size_t p = SkipSpaceAndComments(s, first_end, s.size());
+  const size_t name_begin = p;
+  while (p < s.size() &&
+         (std::isalnum(static_cast<unsigned char>(s[p])) || s[p] == '_' || s[p] == '.')) {
+    ++p;
+  }
+  if (p == name_begin) return;
+  p = SkipSpaceAndComments(s, p, s.size());
+  if (p < s.size() && s[p] == '=') {
+    ++p;
+  } else if (LowerWord(s, p, WordEnd(s, p)) == "to") {
+    p = WordEnd(s, p);
+  } else {
+    return;
+  }
+  const size_t value = SkipSpaceAndComments(s, p, s.size());
+  const size_t value_end = WordEnd(s, value);
+  if (LowerWord(s, value, value_end) != "all") return;
+  const size_t after = SkipSpaceAndComments(s, value_end, s.size());
+  if (after < s.size() && s[after] != ';') return;
+  (*text)[value + 2] = '_';  // "all" -> "al_": an identifier of the same length
+  CacheDirective d;
+  d.set_all = true;
+  (*directives)[start] = d;
+}
+
+// Rewrites a CACHE [LAZY] TABLE / UNCACHE TABLE [IF EXISTS] statement starting at `start`.
+void RewriteCacheStatement(std::string* text, size_t start, CacheDirectives* directives) {
+  const std::string& s = *text;
+  const size_t first_end = WordEnd(s, start);
+  const std::string first = LowerWord(s, start, first_end);
+  if (first == "set") {
+    RewriteSetAll(text, start, first_end, directives);
+    return;
+  }
+  if (first != "cache" && first != "uncache") return;
+  size_t p = SkipSpaceAndComments(s, first_end, s.size());
+  size_t e = WordEnd(s, p);
+  if (first == "cache" && LowerWord(s, p, e) == "lazy") {
+    p = SkipSpaceAndComments(s, e, s.size());
+    e = WordEnd(s, p);
+  }
+  if (p == first_end || LowerWord(s, p, e) != "table") return;
+  CacheDirective d;
+  d.uncache = first == "uncache";
+  if (d.uncache) {
+    const size_t q = SkipSpaceAndComments(s, e, s.size());
+    const size_t q_end = WordEnd(s, q);
+    if (LowerWord(s, q, q_end) == "if") {
+      const size_t r = SkipSpaceAndComments(s, q_end, s.size());
+      const size_t r_end = WordEnd(s, r);
+      if (LowerWord(s, r, r_end) == "exists") {
+        d.if_exists = true;
+        Blank(text, q, r_end);
+      }
+    }
+  }
+  const std::string replacement = d.uncache ? "UNLISTEN" : "LISTEN";
+  Blank(text, start, e);
+  text->replace(start, replacement.size(), replacement);
+  (*directives)[start] = d;
+}
+
+std::string RewriteCacheStatements(const std::string& sql, CacheDirectives* directives) {
+  std::string text = sql;
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t start = SkipSpaceAndComments(text, i, text.size());
+    if (start >= text.size()) break;
+    RewriteCacheStatement(&text, start, directives);
+    i = StatementEnd(text, start);
+  }
+  return text;
+}
+
+std::string FormatBytes(int64_t bytes) {
+  char buf[32];
+  if (bytes >= (int64_t{1} << 30)) {
+    std::snprintf(buf, sizeof(buf), "%.1f GiB", static_cast<double>(bytes) / (1 << 30));
+  } else if (bytes >= (1 << 20)) {
+    std::snprintf(buf, sizeof(buf), "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.1f KiB", static_cast<double>(bytes) / (1 << 10));
+  }
+  return buf;
+}
+
 double MillisSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
 }
 
+}  // namespace
+
 // The per-statement work: one instance per statement.
 class StatementRunner {
  public:
-  StatementRunner(Session& session, const std::string& script, const ParsedStatement& stmt)
-      : session_(session), script_(script), stmt_(stmt) {
+  StatementRunner(Session& session, const std::string& script, const ParsedStatement& stmt,
+                  const CacheDirectives& directives)
+      : session_(session), script_(script), stmt_(stmt), directives_(directives) {
     begin_ = static_cast<size_t>(std::clamp<int64_t>(stmt.location, 0, script.size()));
     end_ = stmt.length > 0 ? std::min<size_t>(begin_ + stmt.length, script.size()) : script.size();
     begin_ = SkipSpaceAndComments(script, begin_, end_);
@@ -235,6 +381,10 @@ class StatementRunner {
     if (kind == "CreateTableAsStmt") return CreateTableAs(node);
     if (kind == "DropStmt") return Drop(node);
     if (kind == "VariableSetStmt") return Set(node);
+    if (kind == "ListenStmt" || kind == "UnlistenStmt") {
+      auto it = directives_.find(begin_);
+      if (it != directives_.end() && !it->second.set_all) return CacheStatement(node, it->second);
+    }
     std::string what = kind;
     if (what.size() > 4 && what.compare(what.size() - 4, 4, "Stmt") == 0) {
       what.resize(what.size() - 4);
@@ -266,8 +416,49 @@ class StatementRunner {
   }
 
   void Configure(ExecContext& ctx) const {
-    ctx.eval.ansi = session_.options().ansi;
-    ctx.num_threads = session_.options().num_threads;
+    const Config& config = session_.config();
+    ctx.eval.ansi = config.GetBool(config_keys::kAnsi);
+    ctx.num_threads = static_cast<int>(config.GetInt(config_keys::kThreads));
+    ctx.gpu_memory.alloc_fraction = config.GetDouble(config_keys::kGpuAllocFraction);
+    ctx.gpu_memory.reserve_bytes = config.GetInt(config_keys::kGpuReserve);
+    ctx.gpu_memory.pinned_pool_bytes = config.GetInt(config_keys::kPinnedPoolSize);
+    ctx.table_cache = &session_.cache_;
+  }
+
+  void Notice(const std::string& text) const {
+    if (session_.options().notice) session_.options().notice(text);
+  }
+
+  struct Placed {
+    placement::PlacementSetup setup;
+    placement::PlacementResult result;
+  };
+
+  // Chooses devices for an optimized plan; prints the placement report (tandem.sql.explain)
+  // and, once per session, the CPU fallback notice.
+  Result<Placed> Place(const PlanPtr& plan, placement::PlanPurpose purpose) const {
+    const Config& config = session_.config();
+    Placed placed;
+    TANDEM_ASSIGN_OR_RAISE(placed.setup, placement::SetupPlacement(config, purpose));
+    const TableCache* cache = &session_.cache_;
+    placed.setup.options.residency = [cache](const TableSource* source) {
+      const CachedTable* c = cache->Find(source);
+      if (!c) return placement::Residency::kFiles;
+      return c->device ? placement::Residency::kDevice : placement::Residency::kHost;
+    };
+    TANDEM_ASSIGN_OR_RAISE(placed.result, placement::Place(plan, placed.setup.options));
+    const std::string level = config.Get(config_keys::kExplain);
+    if (!placed.setup.fallback_notice.empty() && !session_.fallback_noticed_ &&
+        (session_.options().notify_cpu_fallback || config.IsSet(config_keys::kDevice) ||
+         level != "NONE")) {
+      session_.fallback_noticed_ = true;
+      Notice("tandem: " + placed.setup.fallback_notice);
+    }
+    if (level != "NONE") {
+      const std::string report = placement::PlacementReport(placed.result, placed.setup, level);
+      if (!report.empty()) Notice(report.substr(0, report.size() - 1));
+    }
+    return placed;
   }
 
   Result<const Json*> SelectOf(const Json& query, const char* statement) const {
@@ -279,54 +470,150 @@ class StatementRunner {
 
   Result<StatementResult> Query(const Json& select) {
     TANDEM_ASSIGN_OR_RAISE(PlanPtr plan, Plan(select));
+    TANDEM_ASSIGN_OR_RAISE(Placed placed, Place(plan, placement::PlanPurpose::kExecute));
     ExecContext ctx;
     Configure(ctx);
     StatementResult result;
-    TANDEM_ASSIGN_OR_RAISE(result.table, ::tandem::Execute(*plan, ctx));
+    TANDEM_ASSIGN_OR_RAISE(result.table, ::tandem::Execute(*placed.result.plan, ctx));
     return result;
   }
 
+ public:
+  // EXPLAIN [ANALYZE] of a SelectStmt: the placed plan with devices (or one JSON document).
+  Result<StatementResult> ExplainSelect(const Json& select, bool analyze, bool json) {
+    TANDEM_ASSIGN_OR_RAISE(PlanPtr plan, Plan(select));
+    TANDEM_ASSIGN_OR_RAISE(Placed placed, Place(plan, analyze ? placement::PlanPurpose::kExecute
+                                                              : placement::PlanPurpose::kExplain));
+    const PlanNode& root = *placed.result.plan;
+    StatementResult result;
+    if (!analyze) {
+      if (json) {
+        result.table =
+            LinesTable("plan", placement::PlanToJson(placed.result, placed.setup, nullptr).dump(2));
+      } else {
+        result.table =
+            LinesTable("plan", placement::PlacementHeader(placed.result, placed.setup) + "\n" +
+                                   placement::PlanWithDevices(root, placed.setup));
+      }
+      return result;
+    }
+    ExecContext ctx;
+    Configure(ctx);
+    ctx.time_gpu_operators = true;
+    const auto start = std::chrono::steady_clock::now();
+    TANDEM_ASSIGN_OR_RAISE(Table rows, ::tandem::Execute(root, ctx));
+    const double millis = MillisSince(start);
+    if (json) {
+      nlohmann::json j = placement::PlanToJson(placed.result, placed.setup, &ctx);
+      j["total"] = {{"rows", rows.num_rows()}, {"ms", millis}};
+      result.table = LinesTable("plan", j.dump(2));
+      return result;
+    }
+    char total[96];
+    std::snprintf(total, sizeof(total), "Total: %lld rows, %.3f ms",
+                  static_cast<long long>(rows.num_rows()), millis);
+    result.table = LinesTable("plan", placement::PlacementHeader(placed.result, placed.setup) +
+                                          "\n" + PlanToStringWithMetrics(root, ctx) + total);
+    return result;
+  }
+
+ private:
   Result<StatementResult> Explain(const Json& node) {
     bool analyze = false;
+    bool json = false;
     if (node.contains("options")) {
       for (const Json& option : node["options"]) {
         if (!option.contains("DefElem")) continue;
         const Json& def = option["DefElem"];
         const std::string name = Lower(StringField(def, "defname"));
-        bool on = true;
+        std::string value;
         if (def.contains("arg")) {
-          Result<std::string> text = SettingValueText(Json::array({def["arg"]}));
-          if (text.ok()) {
-            Result<bool> b = ParseBoolSetting(name, *text);
-            if (!b.ok()) return At(b.status(), LocationOf(def));
-            on = *b;
+          const Json& arg = def["arg"];
+          if (arg.contains("String")) {
+            value = StringField(arg["String"], "sval");
+          } else if (Result<std::string> text = SettingValueText(Json::array({arg})); text.ok()) {
+            value = *text;
           }
+        }
+        bool on = true;
+        if (name != "format" && !value.empty()) {
+          Result<bool> b = ParseBoolSetting(name, value);
+          if (!b.ok()) return At(b.status(), LocationOf(def));
+          on = *b;
         }
         if (name == "analyze") {
           analyze = on;
+        } else if (name == "format") {
+          const std::string f = Lower(value);
+          if (f != "json" && f != "text") {
+            return At(Status::Unsupported("EXPLAIN format " + value + " (text or json)"),
+                      LocationOf(def));
+          }
+          json = f == "json";
         } else if (name != "verbose" && name != "costs") {
           return At(Status::Unsupported("EXPLAIN option " + name), LocationOf(def));
         }
       }
     }
     TANDEM_ASSIGN_OR_RAISE(const Json* select, SelectOf(node["query"], "EXPLAIN"));
-    TANDEM_ASSIGN_OR_RAISE(PlanPtr plan, Plan(*select));
-    StatementResult result;
-    if (!analyze) {
-      std::string text;
-      AppendPlanWithEstimates(*plan, 0, &text);
-      result.table = LinesTable("plan", text);
-      return result;
+    return ExplainSelect(*select, analyze, json);
+  }
+
+  // CACHE TABLE name: the table's columns in GPU memory when a GPU is usable and
+  // tandem.sql.device is not cpu, else in host memory. UNCACHE TABLE [IF EXISTS] name.
+  Result<StatementResult> CacheStatement(const Json& node, const CacheDirective& d) {
+    const std::string name = StringField(node, "conditionname");
+    Catalog& catalog = session_.catalog();
+    std::shared_ptr<TableSource> source = catalog.FindTable(name);
+    const char* statement = d.uncache ? "UNCACHE TABLE" : "CACHE TABLE";
+    if (!source) {
+      if (d.uncache && d.if_exists) return Message("no table named " + name);
+      if (catalog.FindView(name)) {
+        return At(Status::Unsupported(std::string(statement) + " of a view (" + name + ")"),
+                  begin_);
+      }
+      return At(Status::Invalid("no table named " + name), begin_);
     }
+    TableCache& cache = session_.cache_;
+    if (d.uncache) {
+      return Message(cache.Remove(source.get()) ? "uncached table " + name
+                                                : "table " + name + " was not cached");
+    }
+    cache.Remove(source.get());
+    std::vector<int> columns;
+    for (int i = 0; i < source->schema.num_fields(); ++i) columns.push_back(i);
+    PlanPtr scan = MakeScan(source, columns);
     ExecContext ctx;
     Configure(ctx);
-    const auto start = std::chrono::steady_clock::now();
-    TANDEM_ASSIGN_OR_RAISE(Table rows, ::tandem::Execute(*plan, ctx));
-    char total[96];
-    std::snprintf(total, sizeof(total), "Total: %lld rows, %.3f ms",
-                  static_cast<long long>(rows.num_rows()), MillisSince(start));
-    result.table = LinesTable("plan", PlanToStringWithMetrics(*plan, ctx) + total);
-    return result;
+    ctx.table_cache = nullptr;
+    TANDEM_ASSIGN_OR_RAISE(Table table, ::tandem::Execute(*scan, ctx));
+    CachedTable entry;
+    entry.name = name;
+    entry.source = source;
+    entry.rows = table.num_rows();
+    const Config& config = session_.config();
+    std::string why_not;
+    const bool on_device = config.Get(config_keys::kDevice) != "cpu" && gpu::DeviceUsable(&why_not);
+    if (on_device) {
+      TANDEM_RETURN_NOT_OK(gpu::InitRuntime(ctx.gpu_memory));
+      if (!session_.cache_stream_) {
+        TANDEM_ASSIGN_OR_RAISE(gpu::Stream stream, gpu::Stream::Create());
+        session_.cache_stream_.emplace(std::move(stream));
+      }
+      TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr batch,
+                             gpu::ToDevice(table, *session_.cache_stream_));
+      TANDEM_RETURN_NOT_OK(session_.cache_stream_->Synchronize());
+      entry.bytes = gpu::DeviceBytes(*batch);
+      entry.device = std::move(batch);
+    } else {
+      entry.bytes = cpu::opx::TableBytes(table);
+      entry.host = std::make_shared<const Table>(std::move(table));
+    }
+    std::string message = "cached table " + name + " (" + std::to_string(entry.rows) + " rows, " +
+                          FormatBytes(entry.bytes) + " in " + (on_device ? "GPU" : "host") +
+                          " memory)";
+    cache.Put(std::move(entry));
+    return Message(message);
   }
 
   Result<StatementResult> CreateView(const Json& node) {
@@ -451,6 +738,7 @@ class StatementRunner {
                                   (has_view ? "VIEW" : "TABLE")),
                   begin_);
       }
+      if (has_table) session_.cache_.Remove(catalog.FindTable(name).get());
       TANDEM_RETURN_NOT_OK(catalog.Drop(name, false));
       dropped += (dropped.empty() ? "" : ", ") + name;
     }
@@ -461,40 +749,30 @@ class StatementRunner {
 
   Result<StatementResult> Set(const Json& node) {
     const std::string kind = StringField(node, "kind");
-    const std::string name = Lower(StringField(node, "name"));
+    const std::string name = StringField(node, "name");
     const bool reset = kind == "VAR_RESET";
     if (!reset && kind != "VAR_SET_VALUE") {
       return At(Status::Unsupported("SET " + kind), begin_);
     }
-    SessionOptions& options = session_.options();
-    std::string value;
-    if (!reset) {
+    Config& config = session_.config();
+    Status st;
+    if (reset) {
+      st = config.Reset(name);
+    } else {
       Result<std::string> text = SettingValueText(node.value("args", Json::array()));
       if (!text.ok()) return At(text.status(), begin_);
-      value = *text;
+      auto it = directives_.find(begin_);
+      const bool all = it != directives_.end() && it->second.set_all;
+      st = config.Set(name, all ? std::string("ALL") : *text);
     }
-    if (name == "tandem.sql.ansi" || name == "ansi") {
-      bool on = false;
-      if (!reset) {
-        Result<bool> parsed = ParseBoolSetting(name, value);
-        if (!parsed.ok()) return At(parsed.status(), begin_);
-        on = *parsed;
-      }
-      options.ansi = on;
-      return Message(std::string("set tandem.sql.ansi = ") + (on ? "true" : "false"));
-    }
-    if (name == "threads" || name == "tandem.sql.threads") {
-      int threads = 0;
-      if (!reset) {
-        Result<int> parsed = ParseThreadsSetting(value);
-        if (!parsed.ok()) return At(parsed.status(), begin_);
-        threads = *parsed;
-      }
-      options.num_threads = threads;
-      return Message("set threads = " + std::to_string(threads));
-    }
-    return At(Status::Invalid("unknown setting " + name + " (settings: tandem.sql.ansi, threads)"),
-              begin_);
+    if (!st.ok()) return At(st, begin_);
+    SessionOptions& options = session_.options();
+    options.ansi = config.GetBool(config_keys::kAnsi);
+    options.num_threads = static_cast<int>(config.GetInt(config_keys::kThreads));
+    const std::string canonical = Config::CanonicalName(name);
+    // "threads" keeps its short name in the message, as before the registry.
+    const std::string shown = Lower(name) == "threads" ? std::string("threads") : canonical;
+    return Message("set " + shown + " = " + config.Get(canonical));
   }
 
   static StatementResult Message(std::string text) {
@@ -507,13 +785,31 @@ class StatementRunner {
   Session& session_;
   const std::string& script_;
   const ParsedStatement& stmt_;
+  const CacheDirectives& directives_;
   size_t begin_ = 0;  // first byte of the statement's text (after leading comments)
   size_t end_ = 0;
 };
 
-}  // namespace
+Session::Session(SessionOptions options) : options_(std::move(options)) {
+  Config& config = options_.config;
+  if (!config.IsSet(config_keys::kAnsi) && options_.ansi) {
+    (void)config.Set(config_keys::kAnsi, "true");
+  }
+  if (!config.IsSet(config_keys::kThreads) && options_.num_threads > 0) {
+    (void)config.Set(config_keys::kThreads, std::to_string(options_.num_threads));
+  }
+  options_.ansi = config.GetBool(config_keys::kAnsi);
+  options_.num_threads = static_cast<int>(config.GetInt(config_keys::kThreads));
+}
 
-Session::Session(SessionOptions options) : options_(std::move(options)) {}
+Session::~Session() {
+  cache_.Clear();  // device batches are freed on cache_stream_, destroyed after
+}
+
+Result<std::vector<ParsedStatement>> SplitScript(const std::string& sql) {
+  CacheDirectives directives;
+  return ParseSql(RewriteCacheStatements(sql, &directives));
+}
 
 Status Session::RegisterTable(const std::string& name, const std::string& path) {
   Result<std::shared_ptr<TableSource>> source =
@@ -523,11 +819,14 @@ Status Session::RegisterTable(const std::string& name, const std::string& path) 
 }
 
 Result<std::vector<StatementResult>> Session::ExecuteScript(const std::string& sql) {
-  TANDEM_ASSIGN_OR_RAISE(std::vector<ParsedStatement> statements, ParseSql(sql));
+  CacheDirectives directives;
+  const std::string script = RewriteCacheStatements(sql, &directives);
+  TANDEM_ASSIGN_OR_RAISE(std::vector<ParsedStatement> statements, ParseSql(script));
   std::vector<StatementResult> results;
   for (const ParsedStatement& stmt : statements) {
     const auto start = std::chrono::steady_clock::now();
-    TANDEM_ASSIGN_OR_RAISE(StatementResult result, StatementRunner(*this, sql, stmt).Run());
+    TANDEM_ASSIGN_OR_RAISE(StatementResult result,
+                           StatementRunner(*this, script, stmt, directives).Run());
     result.millis = MillisSince(start);
     results.push_back(std::move(result));
   }
@@ -535,12 +834,34 @@ Result<std::vector<StatementResult>> Session::ExecuteScript(const std::string& s
 }
 
 Result<StatementResult> Session::Execute(const std::string& sql) {
-  TANDEM_ASSIGN_OR_RAISE(std::vector<ParsedStatement> statements, ParseSql(sql));
+  CacheDirectives directives;
+  const std::string script = RewriteCacheStatements(sql, &directives);
+  TANDEM_ASSIGN_OR_RAISE(std::vector<ParsedStatement> statements, ParseSql(script));
   if (statements.size() != 1) {
     return Status::Invalid("expected one SQL statement, got " + std::to_string(statements.size()));
   }
   const auto start = std::chrono::steady_clock::now();
-  TANDEM_ASSIGN_OR_RAISE(StatementResult result, StatementRunner(*this, sql, statements[0]).Run());
+  TANDEM_ASSIGN_OR_RAISE(StatementResult result,
+                         StatementRunner(*this, script, statements[0], directives).Run());
+  result.millis = MillisSince(start);
+  return result;
+}
+
+Result<StatementResult> Session::ExplainQuery(const std::string& query, bool analyze, bool json) {
+  TANDEM_ASSIGN_OR_RAISE(std::vector<ParsedStatement> statements, ParseSql(query));
+  if (statements.size() != 1) {
+    return Status::Invalid("explain takes one SQL statement, got " +
+                           std::to_string(statements.size()));
+  }
+  const nlohmann::json& tree = statements[0].tree;
+  if (!tree.is_object() || !tree.contains("SelectStmt")) {
+    return Status::Invalid("explain takes a query (SELECT, WITH, VALUES or a set operation)");
+  }
+  const CacheDirectives none;
+  const auto start = std::chrono::steady_clock::now();
+  TANDEM_ASSIGN_OR_RAISE(StatementResult result,
+                         StatementRunner(*this, query, statements[0], none)
+                             .ExplainSelect(tree["SelectStmt"], analyze, json));
   result.millis = MillisSince(start);
   return result;
 }

@@ -1,22 +1,44 @@
-// Session: one run of `tandem sql` (or one embedding): a catalog, settings, and the pipeline
-// from SQL text to results: parse -> bind -> optimize -> execute. Statements: SELECT / WITH /
-// VALUES, EXPLAIN [ANALYZE], CREATE [OR REPLACE] VIEW, CREATE TABLE ... AS (written as Parquet),
-// DROP VIEW/TABLE, SET key = value.
+// Session: one run of `tandem sql` (or one embedding): a catalog, settings (the configuration
+// registry, common/config.h), cached tables, and the pipeline from SQL text to results: parse ->
+// bind -> optimize -> place (CPU/GPU, placement/placement.h) -> execute. Statements: SELECT /
+// WITH / VALUES, EXPLAIN [ANALYZE] [(FORMAT JSON)], CREATE [OR REPLACE] VIEW, CREATE TABLE ...
+// AS (written as Parquet), DROP VIEW/TABLE, SET key = value, RESET key, CACHE TABLE name,
+// UNCACHE TABLE [IF EXISTS] name.
+//
+// CACHE TABLE is not PostgreSQL grammar: before parsing, the session rewrites it (and UNCACHE)
+// into LISTEN / UNLISTEN of the same length, so libpg_query splits scripts and reports positions
+// as written; the rewritten statements are remembered by offset and run as cache statements.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tandem/catalog/catalog.h"
 #include "tandem/column/table.h"
+#include "tandem/common/config.h"
+#include "tandem/exec/exec_context.h"
+#include "tandem/gpu/runtime.h"
+#include "tandem/sql/parser.h"
 
 namespace tandem::sql {
 
 struct SessionOptions {
+  // Initial values of tandem.sql.ansi and tandem.sql.threads (when `config` leaves them unset);
+  // kept equal to the settings afterwards.
   bool ansi = false;
   int num_threads = 0;
   std::string table_dir = ".";  // where CREATE TABLE ... AS writes name.parquet
+  Config config;                // every other setting (--conf, SET)
+  // Receives notices as they happen (the planning-time placement report of
+  // tandem.sql.explain, the CPU fallback notice); null: notices are dropped.
+  std::function<void(const std::string&)> notice;
+  // Say "no usable GPU; running on the CPU" even when tandem.sql.device was left at its default
+  // (the command line sets this when stderr is a terminal). It is always said when the device
+  // was set explicitly or tandem.sql.explain is on.
+  bool notify_cpu_fallback = false;
 };
 
 struct StatementResult {
@@ -27,11 +49,17 @@ struct StatementResult {
   double millis = 0;
 };
 
+// Splits a script into statements as the session runs them (CACHE/UNCACHE TABLE included).
+Result<std::vector<ParsedStatement>> SplitScript(const std::string& sql);
+
 class Session {
  public:
   explicit Session(SessionOptions options = {});
+  ~Session();
   Catalog& catalog() { return catalog_; }
   SessionOptions& options() { return options_; }
+  Config& config() { return options_.config; }
+  const TableCache& table_cache() const { return cache_; }
 
   // Registers `name` for a Parquet path (file, directory, glob) or a .csv file.
   Status RegisterTable(const std::string& name, const std::string& path);
@@ -42,9 +70,17 @@ class Session {
   // Runs a single-statement text.
   Result<StatementResult> Execute(const std::string& sql);
 
+  // `tandem explain`: the plan of one query (SELECT, WITH, VALUES), with devices; `analyze`
+  // runs it and adds each operator's metrics; `json` gives one JSON document instead of lines.
+  Result<StatementResult> ExplainQuery(const std::string& query, bool analyze, bool json);
+
  private:
+  friend class StatementRunner;
   SessionOptions options_;
   Catalog catalog_;
+  std::optional<gpu::Stream> cache_stream_;  // allocates the cached device batches: outlives them
+  TableCache cache_;
+  bool fallback_noticed_ = false;
 };
 
 }  // namespace tandem::sql

@@ -8,6 +8,9 @@
 //      variance in two passes (mean, then squared deviations), min/max/any_value as the row
 //      index of the best value (a CAS loop comparing values, any type including strings),
 //      bool_and/bool_or as atomic min/max of a 3-state byte;
+//      with few groups (at most AggregateFewGroupsLimit(), aggregate_tuning.h) the same states
+//      are folded per warp in shared memory first and merged once per block
+//      (aggregate_few_groups.cuh), so rows do not serialize on a handful of global addresses;
 //   4. DISTINCT aggregates first keep one row per (group, value) pair (a second group table);
 //      FILTER (WHERE ...) clauses mask rows;
 //   5. finalize kernels write the result columns; errors (overflow) and NULL counts come back in
@@ -17,7 +20,9 @@
 #include <type_traits>
 
 #include "tandem/exec/gpu/aggregate_decimal.cuh"
+#include "tandem/exec/gpu/aggregate_few_groups.cuh"
 #include "tandem/exec/gpu/aggregate_group_table.cuh"
+#include "tandem/exec/gpu/aggregate_tuning.h"
 #include "tandem/exec/gpu/gpu_operators.h"
 
 namespace tandem::gpu {
@@ -26,19 +31,8 @@ namespace {
 using namespace keys;  // NOLINT: this file is the aggregate operator
 using dec::i128;
 
-// Which rows an aggregate folds and into which group.
-struct RowSel {
-  const int64_t* gid = nullptr;       // null: every row is group 0
-  const uint8_t* mask = nullptr;      // FILTER clause / DISTINCT: one byte per row, null = all
-  const uint8_t* validity = nullptr;  // the argument's NULLs (null = none or count(*))
-
-  __device__ __forceinline__ bool Take(int64_t r, int64_t* g) const {
-    if (mask && !mask[r]) return false;
-    if (validity && !((validity[r >> 3] >> (r & 7)) & 1)) return false;
-    *g = gid ? gid[r] : 0;
-    return *g >= 0;
-  }
-};
+using few::Pick;
+using few::RowSel;
 
 using u64 = unsigned long long;
 
@@ -92,17 +86,12 @@ __global__ void ExactSumRows(RowSel sel, const T* v, int64_t n, u64* lo, u64* mi
 }
 
 template <typename T>
-__device__ __forceinline__ double AsDouble(T v) {
-  return static_cast<double>(v);
-}
-
-template <typename T>
 __global__ void DoubleSumRows(RowSel sel, const T* v, int64_t n, double divisor, double* sums,
                               u64* counts) {
   TANDEM_GRID_LOOP(r, n) {
     int64_t g;
     if (!sel.Take(r, &g)) continue;
-    atomicAdd(&sums[g], AsDouble(v[r]) / divisor);
+    atomicAdd(&sums[g], few::ToDouble(v[r]) / divisor);
     atomicAdd(&counts[g], 1ULL);
   }
 }
@@ -114,7 +103,7 @@ __global__ void SquaredDeviationRows(RowSel sel, const T* v, int64_t n, double d
     int64_t g;
     if (!sel.Take(r, &g)) continue;
     const double mean = sums[g] / static_cast<double>(counts[g]);
-    const double d = AsDouble(v[r]) / divisor - mean;
+    const double d = few::ToDouble(v[r]) / divisor - mean;
     atomicAdd(&m2[g], d * d);
   }
 }
@@ -147,8 +136,6 @@ struct StringLess {
     return al < bl;
   }
 };
-
-enum class Pick { kMin, kMax, kAny };
 
 // best[g]: the row holding the group's current best value (-1: none yet).
 template <Pick kMode, typename Less>
@@ -356,6 +343,22 @@ Status DispatchStorage(const DataType& t, Fn&& fn) {
   }
 }
 
+// Blocks for the few-groups path: enough to fill the device once (8 blocks of kThreads per
+// multiprocessor), so each block merges its partials into the global state only once.
+unsigned FewGroupsGrid(int64_t n) {
+  static const int multiprocessors = [] {
+    int device = 0, count = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+      count = 132;
+    }
+    return count;
+  }();
+  const unsigned full = static_cast<unsigned>(multiprocessors) * 8u;
+  const unsigned needed = GridFor(n);
+  return needed < full ? needed : full;
+}
+
 class Aggregation {
  public:
   Aggregation(const PlanNode& node, GpuContext& ctx)
@@ -442,6 +445,23 @@ class Aggregation {
     return reinterpret_cast<unsigned long long*>(status_.data_as<uint8_t>() + 16 * j + 8);
   }
 
+  // Folds the rows `sel` takes with `op` on the few-groups path when the group count allows it
+  // (aggregate_few_groups.cuh), else runs `general` (which launches the general kernel).
+  template <typename Op, typename General>
+  Status Fold(const RowSel& sel, const Op& op, General&& general, const char* what) {
+    if (n_ == 0) return Status::OK();
+    const int64_t shared =
+        (kThreads / 32) * groups_ * static_cast<int64_t>(sizeof(typename Op::Acc));
+    if (groups_ > 0 && groups_ <= AggregateFewGroupsLimit() && shared <= few::kMaxSharedBytes) {
+      few::FoldFewGroups<Op>
+          <<<FewGroupsGrid(n_), kThreads, static_cast<size_t>(shared), s_>>>(sel, n_, groups_, op);
+      NoteAggregateFewGroupsFold();
+    } else {
+      general();
+    }
+    return LaunchStatus(what);
+  }
+
   Result<DeviceBuffer> Zeroed(int64_t bytes) {
     TANDEM_ASSIGN_OR_RAISE(auto b, Scratch(bytes, stream_));
     TANDEM_RETURN_NOT_OK(MemsetDevice(b.data(), 0, b.size(), stream_));
@@ -507,8 +527,10 @@ class Aggregation {
       case AggregateKind::kCountStar:
       case AggregateKind::kCount: {
         TANDEM_ASSIGN_OR_RAISE(auto counts, Zeroed(G * 8));
-        if (n > 0) CountRows<<<grid, kThreads, 0, s_>>>(sel, n, counts.data_as<u64>());
-        TANDEM_RETURN_NOT_OK(LaunchStatus("count"));
+        u64* c = counts.data_as<u64>();
+        TANDEM_RETURN_NOT_OK(Fold(
+            sel, few::CountOp{c}, [&] { CountRows<<<grid, kThreads, 0, s_>>>(sel, n, c); },
+            "count"));
         TANDEM_ASSIGN_OR_RAISE(auto values, Scratch(G * 8, stream_));
         if (G > 0) {
           CountsToInt64<<<GridFor(G), kThreads, 0, s_>>>(counts.data_as<u64>(), G,
@@ -544,11 +566,11 @@ class Aggregation {
         // "None yet": 0 for bool_or (atomicMax); for bool_and (atomicMin) bytes of 3, i.e. the
         // word 0x03030303, above both values.
         TANDEM_RETURN_NOT_OK(MemsetDevice(state.data(), is_and ? 3 : 0, state.size(), stream_));
-        if (n > 0) {
-          BoolRows<<<grid, kThreads, 0, s_>>>(sel, arg->values.data_as<uint8_t>(), n, is_and,
-                                              state.data_as<unsigned int>());
-        }
-        TANDEM_RETURN_NOT_OK(LaunchStatus("bool aggregate"));
+        const uint8_t* v = arg->values.data_as<uint8_t>();
+        unsigned int* st = state.data_as<unsigned int>();
+        TANDEM_RETURN_NOT_OK(Fold(
+            sel, few::BoolOp{v, is_and, st},
+            [&] { BoolRows<<<grid, kThreads, 0, s_>>>(sel, v, n, is_and, st); }, "bool aggregate"));
         TANDEM_ASSIGN_OR_RAISE(auto values, Scratch(G, stream_));
         TANDEM_ASSIGN_OR_RAISE(auto valid, Scratch(G, stream_));
         if (G > 0) {
@@ -608,9 +630,15 @@ class Aggregation {
         if constexpr (std::is_floating_point_v<T>) {
           return Status::Internal("float argument in an exact sum");
         } else {
-          ExactSumRows<T><<<GridFor(n_), kThreads, 0, s_>>>(sel, arg.values.data_as<T>(), n_, lo,
-                                                            mid, top, counts);
-          return LaunchStatus("exact sum");
+          const T* v = arg.values.data_as<T>();
+          auto general = [&] {
+            ExactSumRows<T><<<GridFor(n_), kThreads, 0, s_>>>(sel, v, n_, lo, mid, top, counts);
+          };
+          if constexpr (sizeof(T) == 16) {
+            return Fold(sel, few::WideSumOp{v, lo, mid, top, counts}, general, "exact sum");
+          } else {
+            return Fold(sel, few::NarrowSumOp<T>{v, lo, mid, counts}, general, "exact sum");
+          }
         }
       }));
     }
@@ -671,9 +699,13 @@ class Aggregation {
     if (n_ == 0) return Status::OK();
     return DispatchStorage(arg.type, [&](auto tag) -> Status {
       using T = decltype(tag);
-      DoubleSumRows<T><<<GridFor(n_), kThreads, 0, s_>>>(sel, arg.values.data_as<T>(), n_, divisor,
-                                                         sums, counts);
-      return LaunchStatus("double sum");
+      const T* v = arg.values.data_as<T>();
+      return Fold(
+          sel, few::DoubleSumOp<T>{v, divisor, sums, counts},
+          [&] {
+            DoubleSumRows<T><<<GridFor(n_), kThreads, 0, s_>>>(sel, v, n_, divisor, sums, counts);
+          },
+          "double sum");
     });
   }
 
@@ -693,9 +725,14 @@ class Aggregation {
     if (n_ > 0) {
       TANDEM_RETURN_NOT_OK(DispatchStorage(t, [&](auto tag) -> Status {
         using T = decltype(tag);
-        SquaredDeviationRows<T><<<GridFor(n_), kThreads, 0, s_>>>(sel, arg.values.data_as<T>(), n_,
-                                                                  divisor, sums, counts, m2);
-        return LaunchStatus("variance");
+        const T* v = arg.values.data_as<T>();
+        return Fold(
+            sel, few::SquaredDeviationOp<T>{v, divisor, sums, counts, m2},
+            [&] {
+              SquaredDeviationRows<T>
+                  <<<GridFor(n_), kThreads, 0, s_>>>(sel, v, n_, divisor, sums, counts, m2);
+            },
+            "variance");
       }));
     }
     const bool sample = a.kind == AggregateKind::kVarSamp || a.kind == AggregateKind::kStddevSamp;
@@ -717,19 +754,20 @@ class Aggregation {
     const int64_t G = groups_;
     TANDEM_ASSIGN_OR_RAISE(auto best, Scratch(G * 8, stream_));
     TANDEM_RETURN_NOT_OK(MemsetDevice(best.data(), 0xFF, best.size(), stream_));
-    if (n_ > 0) {
-      if (arg.type.is_string_like()) {
-        const StringLess less{arg.values.data_as<int64_t>(), arg.data.data_as<uint8_t>()};
-        PickRows<kMode><<<GridFor(n_), kThreads, 0, s_>>>(sel, less, n_, best.data_as<u64>());
-        TANDEM_RETURN_NOT_OK(LaunchStatus("min/max"));
-      } else {
-        TANDEM_RETURN_NOT_OK(DispatchStorage(arg.type, [&](auto tag) -> Status {
-          using T = decltype(tag);
-          const FixedLess<T> less{arg.values.data_as<T>()};
-          PickRows<kMode><<<GridFor(n_), kThreads, 0, s_>>>(sel, less, n_, best.data_as<u64>());
-          return LaunchStatus("min/max");
-        }));
-      }
+    u64* b = best.data_as<u64>();
+    auto fold = [&](auto less) -> Status {
+      return Fold(
+          sel, few::PickOp<kMode, decltype(less)>{less, b},
+          [&] { PickRows<kMode><<<GridFor(n_), kThreads, 0, s_>>>(sel, less, n_, b); }, "min/max");
+    };
+    if (n_ > 0 && arg.type.is_string_like()) {
+      TANDEM_RETURN_NOT_OK(
+          fold(StringLess{arg.values.data_as<int64_t>(), arg.data.data_as<uint8_t>()}));
+    } else if (n_ > 0) {
+      TANDEM_RETURN_NOT_OK(DispatchStorage(arg.type, [&](auto tag) -> Status {
+        using T = decltype(tag);
+        return fold(FixedLess<T>{arg.values.data_as<T>()});
+      }));
     }
     return GatherColumn(arg, best.data_as<int64_t>(), G, stream_);
   }

@@ -1,0 +1,295 @@
+// The registered settings and their validation (see config.h).
+#include "tandem/common/config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace tandem {
+namespace {
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+ConfigKey Enum(std::string name, std::string def, std::vector<std::string> allowed,
+               std::string doc) {
+  ConfigKey k;
+  k.name = std::move(name);
+  k.type = ConfigType::kEnum;
+  k.default_value = std::move(def);
+  k.allowed = std::move(allowed);
+  k.doc = std::move(doc);
+  return k;
+}
+
+ConfigKey Number(std::string name, ConfigType type, std::string def, double min, double max,
+                 std::string doc, bool min_exclusive = false) {
+  ConfigKey k;
+  k.name = std::move(name);
+  k.type = type;
+  k.default_value = std::move(def);
+  k.min = min;
+  k.max = max;
+  k.min_exclusive = min_exclusive;
+  k.doc = std::move(doc);
+  return k;
+}
+
+ConfigKey Plain(std::string name, ConfigType type, std::string def, std::string doc) {
+  ConfigKey k;
+  k.name = std::move(name);
+  k.type = type;
+  k.default_value = std::move(def);
+  k.doc = std::move(doc);
+  return k;
+}
+
+std::vector<ConfigKey> MakeKeys() {
+  using namespace config_keys;
+  constexpr double kMaxBytes = 1e15;  // 1 PB: anything above is a typo
+  return {
+      Enum(kDevice, "auto", {"auto", "gpu", "cpu"},
+           "where operators run: auto (the cost model decides; the CPU when no GPU is usable), "
+           "gpu (every operator the GPU supports), cpu"),
+      Enum(kExplain, "NONE", {"ALL", "NOT_ON_GPU", "NONE"},
+           "print each operator's device and why on stderr when a query is planned: ALL, only "
+           "those NOT_ON_GPU, or NONE"),
+      Plain(kAnsi, ConfigType::kBool, "false",
+            "ANSI mode: division by zero is an error instead of NULL"),
+      Number(kThreads, ConfigType::kInt, "0", 0, 4096, "CPU threads per query (0: all cores)"),
+      Number(kGpuAllocFraction, ConfigType::kDouble, "0.9", 0, 1,
+             "fraction of free GPU memory the device pool may take", true),
+      Number(kGpuReserve, ConfigType::kBytes, "1073741824", 0, kMaxBytes,
+             "GPU memory left to CUDA itself, not pooled (bytes; 512m, 1g accepted)"),
+      Number(kPinnedPoolSize, ConfigType::kBytes, "1073741824", 0, kMaxBytes,
+             "pinned host memory pool used for every host<->device copy (bytes)"),
+      Enum(kPlacementTarget, "auto", {"auto", "h200", "cpu-only"},
+           "machine the placement planner plans for: auto (this one: its calibration, or the "
+           "built-in figures), h200 (built-in NVIDIA H200 figures, also without a GPU), cpu-only"),
+      Plain(kCalibrationFile, ConfigType::kString, "",
+            "calibration JSON read by the planner and written by `tandem calibrate` (empty: "
+            "$TANDEM_CALIBRATION, else ~/.config/tandem/calibration.json)"),
+  };
+}
+
+std::string FormatDouble(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  // Shortest text that reads back as the same double.
+  for (int precision = 1; precision <= 17; ++precision) {
+    char shorter[64];
+    std::snprintf(shorter, sizeof(shorter), "%.*g", precision, v);
+    if (std::strtod(shorter, nullptr) == v) return shorter;
+  }
+  return buf;
+}
+
+std::string RangeText(const ConfigKey& key) {
+  if (key.type == ConfigType::kDouble) {
+    return std::string(key.min_exclusive ? "above " : "from ") + FormatDouble(key.min) + " to " +
+           FormatDouble(key.max);
+  }
+  return "from " + FormatDouble(key.min) + " to " + FormatDouble(key.max);
+}
+
+}  // namespace
+
+const char* ConfigTypeName(ConfigType type) {
+  switch (type) {
+    case ConfigType::kBool:
+      return "bool";
+    case ConfigType::kInt:
+      return "int";
+    case ConfigType::kDouble:
+      return "double";
+    case ConfigType::kBytes:
+      return "bytes";
+    case ConfigType::kEnum:
+      return "enum";
+    case ConfigType::kString:
+      return "string";
+  }
+  return "?";
+}
+
+const std::vector<ConfigKey>& ConfigKeys() {
+  static const std::vector<ConfigKey> keys = MakeKeys();
+  return keys;
+}
+
+std::string Config::CanonicalName(const std::string& name) {
+  const std::string lower = Lower(Trim(name));
+  if (lower == "threads") return config_keys::kThreads;
+  if (lower == "ansi") return config_keys::kAnsi;
+  for (const ConfigKey& k : ConfigKeys()) {
+    if (Lower(k.name) == lower) return k.name;
+  }
+  return Trim(name);
+}
+
+const ConfigKey* FindConfigKey(const std::string& name) {
+  const std::string canonical = Config::CanonicalName(name);
+  for (const ConfigKey& k : ConfigKeys()) {
+    if (k.name == canonical) return &k;
+  }
+  return nullptr;
+}
+
+Result<int64_t> ParseByteSize(const std::string& text, const std::string& what) {
+  const std::string t = Lower(Trim(text));
+  auto bad = [&]() {
+    return Status::Invalid(what + " takes a size in bytes (e.g. 1073741824, 512m, 1g), got '" +
+                           text + "'");
+  };
+  if (t.empty()) return bad();
+  char* end = nullptr;
+  errno = 0;
+  const double number = std::strtod(t.c_str(), &end);
+  if (end == t.c_str() || errno != 0 || !std::isfinite(number) || number < 0) return bad();
+  std::string unit = Trim(end);
+  if (!unit.empty() && unit.back() == 'b') unit.pop_back();  // "gb", "b"
+  if (unit.size() == 2 && unit[1] == 'i') unit.pop_back();   // "gi" (from "gib")
+  double scale = 1;
+  if (unit.empty()) {
+    scale = 1;
+  } else if (unit == "k") {
+    scale = 1024.0;
+  } else if (unit == "m") {
+    scale = 1024.0 * 1024;
+  } else if (unit == "g") {
+    scale = 1024.0 * 1024 * 1024;
+  } else if (unit == "t") {
+    scale = 1024.0 * 1024 * 1024 * 1024;
+  } else {
+    return bad();
+  }
+  const double bytes = std::round(number * scale);
+  if (bytes > 9e18) return bad();
+  return static_cast<int64_t>(bytes);
+}
+
+Result<std::string> NormalizeConfigValue(const ConfigKey& key, const std::string& value) {
+  const std::string v = Trim(value);
+  switch (key.type) {
+    case ConfigType::kBool: {
+      const std::string l = Lower(v);
+      if (l == "true" || l == "on" || l == "1" || l == "yes") return std::string("true");
+      if (l == "false" || l == "off" || l == "0" || l == "no") return std::string("false");
+      return Status::Invalid("setting " + key.name + " takes true or false, got '" + value + "'");
+    }
+    case ConfigType::kEnum: {
+      for (const std::string& a : key.allowed) {
+        if (Lower(a) == Lower(v)) return a;
+      }
+      std::string list;
+      for (size_t i = 0; i < key.allowed.size(); ++i) {
+        list += (i == 0 ? "" : i + 1 == key.allowed.size() ? " or " : ", ") + key.allowed[i];
+      }
+      return Status::Invalid("setting " + key.name + " takes " + list + ", got '" + value + "'");
+    }
+    case ConfigType::kInt: {
+      char* end = nullptr;
+      errno = 0;
+      const long long n = std::strtoll(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || errno != 0 || n < key.min || n > key.max) {
+        return Status::Invalid("setting " + key.name + " takes an integer " + RangeText(key) +
+                               ", got '" + value + "'");
+      }
+      return std::to_string(n);
+    }
+    case ConfigType::kDouble: {
+      char* end = nullptr;
+      errno = 0;
+      const double d = std::strtod(v.c_str(), &end);
+      const bool below = key.min_exclusive ? d <= key.min : d < key.min;
+      if (v.empty() || *end != '\0' || errno != 0 || !std::isfinite(d) || below || d > key.max) {
+        return Status::Invalid("setting " + key.name + " takes a number " + RangeText(key) +
+                               ", got '" + value + "'");
+      }
+      return FormatDouble(d);
+    }
+    case ConfigType::kBytes: {
+      Result<int64_t> bytes = ParseByteSize(v, "setting " + key.name);
+      if (!bytes.ok()) return bytes.status();
+      if (static_cast<double>(*bytes) < key.min || static_cast<double>(*bytes) > key.max) {
+        return Status::Invalid("setting " + key.name + " takes a size " + RangeText(key) +
+                               " bytes, got '" + value + "'");
+      }
+      return std::to_string(*bytes);
+    }
+    case ConfigType::kString:
+      return v;
+  }
+  return Status::Internal("unknown config type");
+}
+
+namespace {
+
+Status UnknownKey(const std::string& name) {
+  std::string names;
+  for (const ConfigKey& k : ConfigKeys()) names += (names.empty() ? "" : ", ") + k.name;
+  return Status::Invalid("unknown setting " + Trim(name) + " (settings: " + names +
+                         "; `tandem config --list` describes them)");
+}
+
+}  // namespace
+
+Status Config::Set(const std::string& name, const std::string& value) {
+  const ConfigKey* key = FindConfigKey(name);
+  if (!key) return UnknownKey(name);
+  Result<std::string> normalized = NormalizeConfigValue(*key, value);
+  if (!normalized.ok()) return normalized.status();
+  values_[key->name] = std::move(*normalized);
+  return Status::OK();
+}
+
+Status Config::SetAssignment(const std::string& assignment) {
+  const size_t eq = assignment.find('=');
+  if (eq == std::string::npos || Trim(assignment.substr(0, eq)).empty()) {
+    return Status::Invalid("--conf takes key=value, got '" + assignment + "'");
+  }
+  return Set(assignment.substr(0, eq), assignment.substr(eq + 1));
+}
+
+Status Config::Reset(const std::string& name) {
+  const ConfigKey* key = FindConfigKey(name);
+  if (!key) return UnknownKey(name);
+  values_.erase(key->name);
+  return Status::OK();
+}
+
+std::string Config::Get(const std::string& name) const {
+  const ConfigKey* key = FindConfigKey(name);
+  if (!key) return "";
+  auto it = values_.find(key->name);
+  return it == values_.end() ? key->default_value : it->second;
+}
+
+bool Config::GetBool(const std::string& name) const { return Get(name) == "true"; }
+
+int64_t Config::GetInt(const std::string& name) const {
+  return std::strtoll(Get(name).c_str(), nullptr, 10);
+}
+
+double Config::GetDouble(const std::string& name) const {
+  return std::strtod(Get(name).c_str(), nullptr);
+}
+
+bool Config::IsSet(const std::string& name) const {
+  const ConfigKey* key = FindConfigKey(name);
+  return key && values_.count(key->name) > 0;
+}
+
+}  // namespace tandem

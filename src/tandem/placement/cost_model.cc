@@ -1,0 +1,186 @@
+// The cost formulas and built-in profiles (see cost_model.h).
+#include "tandem/placement/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tandem::placement {
+namespace {
+
+constexpr double kGB = 1e9;
+
+// Assumed average string length for byte estimates (TPC-H's text columns average 10-40 bytes).
+constexpr double kStringBytes = 16;
+
+void SetThroughput(DeviceProfile* p, OpClass op, double bytes_per_s) {
+  p->throughput[static_cast<int>(op)] = bytes_per_s;
+}
+
+}  // namespace
+
+const char* OpClassName(OpClass op) {
+  switch (op) {
+    case OpClass::kScan:
+      return "scan";
+    case OpClass::kFilter:
+      return "filter";
+    case OpClass::kProject:
+      return "project";
+    case OpClass::kAggregate:
+      return "aggregate";
+    case OpClass::kJoin:
+      return "join";
+    case OpClass::kSort:
+      return "sort";
+    case OpClass::kTopN:
+      return "topn";
+    case OpClass::kLimit:
+      return "limit";
+    case OpClass::kSetOp:
+      return "setop";
+    case OpClass::kWindow:
+      return "window";
+    case OpClass::kValues:
+      return "values";
+  }
+  return "?";
+}
+
+DeviceProfile BuiltinGenericCpu() {
+  DeviceProfile p;
+  SetThroughput(&p, OpClass::kScan, 5 * kGB);  // Parquet decoding
+  SetThroughput(&p, OpClass::kFilter, 30 * kGB);
+  SetThroughput(&p, OpClass::kProject, 40 * kGB);
+  SetThroughput(&p, OpClass::kAggregate, 3 * kGB);
+  SetThroughput(&p, OpClass::kJoin, 8 * kGB);
+  SetThroughput(&p, OpClass::kSort, 0.3 * kGB);
+  SetThroughput(&p, OpClass::kTopN, 20 * kGB);
+  SetThroughput(&p, OpClass::kLimit, 100 * kGB);
+  SetThroughput(&p, OpClass::kSetOp, 1.6 * kGB);
+  SetThroughput(&p, OpClass::kWindow, 0.25 * kGB);
+  SetThroughput(&p, OpClass::kValues, 1 * kGB);
+  p.operator_fixed_s = 20e-6;
+  p.query_fixed_s = 0;
+  return p;
+}
+
+DeviceProfile BuiltinH200() {
+  // HBM3e copies at ~4.3 TB/s; the operators reach 30-500 GB/s of the bytes they touch (hash
+  // aggregation by few string keys is the slowest), and each costs ~150 us of launches and the
+  // syncs that bring result sizes back.
+  DeviceProfile p;
+  SetThroughput(&p, OpClass::kScan, 2000 * kGB);  // a cached, device-resident table: no copy
+  SetThroughput(&p, OpClass::kFilter, 200 * kGB);
+  SetThroughput(&p, OpClass::kProject, 500 * kGB);
+  SetThroughput(&p, OpClass::kAggregate, 100 * kGB);
+  SetThroughput(&p, OpClass::kJoin, 240 * kGB);
+  SetThroughput(&p, OpClass::kSort, 115 * kGB);
+  SetThroughput(&p, OpClass::kTopN, 140 * kGB);
+  SetThroughput(&p, OpClass::kLimit, 200 * kGB);
+  SetThroughput(&p, OpClass::kSetOp, 100 * kGB);  // no GPU operator yet: not used
+  SetThroughput(&p, OpClass::kWindow, 50 * kGB);  // no GPU operator yet: not used
+  SetThroughput(&p, OpClass::kValues, 1 * kGB);
+  p.operator_fixed_s = 150e-6;
+  p.query_fixed_s = 50e-6;  // the query's stream, the final sync
+  p.startup_s = 0.6;
+  return p;
+}
+
+TransferProfile BuiltinH200Transfer() {
+  TransferProfile t;
+  t.host_to_device_bytes_per_s = 7.5 * kGB;
+  t.device_to_host_bytes_per_s = 3.9 * kGB;
+  t.fixed_s = 40e-6;
+  return t;
+}
+
+double EstimatedRowBytes(const Schema& schema) {
+  double bytes = 0;
+  for (const Field& f : schema.fields) {
+    if (f.type.is_string_like()) {
+      bytes += 8 + kStringBytes;
+    } else if (f.type.id == TypeId::kBool) {
+      bytes += 1;
+    } else {
+      bytes += std::max(1, f.type.byte_width());
+    }
+    if (f.nullable) bytes += 0.125;
+  }
+  return std::max(bytes, 1.0);
+}
+
+double EstimatedRows(const PlanNode& node) {
+  return node.estimated_rows >= 0 && std::isfinite(node.estimated_rows) ? node.estimated_rows : 1.0;
+}
+
+double EstimatedOutputBytes(const PlanNode& node) {
+  return EstimatedRows(node) * EstimatedRowBytes(node.schema);
+}
+
+OpClass ClassOf(const PlanNode& node) {
+  switch (node.kind) {
+    case PlanKind::kScan:
+      return OpClass::kScan;
+    case PlanKind::kFilter:
+      return OpClass::kFilter;
+    case PlanKind::kProject:
+      return OpClass::kProject;
+    case PlanKind::kAggregate:
+      return OpClass::kAggregate;
+    case PlanKind::kJoin:
+      return OpClass::kJoin;
+    case PlanKind::kSort:
+      return OpClass::kSort;
+    case PlanKind::kLimit:
+      return OpClass::kLimit;
+    case PlanKind::kSetOp:
+      return OpClass::kSetOp;
+    case PlanKind::kWindow:
+      return OpClass::kWindow;
+    case PlanKind::kValues:
+    case PlanKind::kTransition:
+      return OpClass::kValues;
+  }
+  return OpClass::kValues;
+}
+
+double WorkBytes(OpClass op, double in, double out, double rows) {
+  switch (op) {
+    case OpClass::kScan:
+    case OpClass::kValues:
+      return out;
+    case OpClass::kLimit:
+      return std::min(in, out);
+    case OpClass::kProject:
+    case OpClass::kAggregate:
+    case OpClass::kJoin:
+    case OpClass::kSetOp:
+    case OpClass::kWindow:
+      return in + out;
+    case OpClass::kSort:
+      return in * std::max(1.0, std::log2(std::max(1.0, rows)) / 22.0);
+    case OpClass::kFilter:
+    case OpClass::kTopN:
+      return in;
+  }
+  return in;
+}
+
+double OperatorSeconds(const CostProfile& profile, Device device, OpClass op, const PlanNode& node,
+                       const std::vector<double>& input_bytes) {
+  const DeviceProfile& p = device == Device::kGpu ? profile.gpu : profile.cpu;
+  double in = 0;
+  for (double b : input_bytes) in += b;
+  const double work = WorkBytes(op, in, EstimatedOutputBytes(node), EstimatedRows(node));
+  const double throughput = p.Throughput(op);
+  const double variable = throughput > 0 ? work / throughput : 0;
+  return p.operator_fixed_s + variable;
+}
+
+double TransferSeconds(const CostProfile& profile, Device to, double bytes) {
+  const double bw = to == Device::kGpu ? profile.transfer.host_to_device_bytes_per_s
+                                       : profile.transfer.device_to_host_bytes_per_s;
+  return profile.transfer.fixed_s + (bw > 0 ? bytes / bw : 0);
+}
+
+}  // namespace tandem::placement

@@ -1,0 +1,146 @@
+// Explain output of placed plans (see explain.h).
+#include "tandem/placement/explain.h"
+
+#include <cstdio>
+
+namespace tandem::placement {
+namespace {
+
+const char* DeviceColumn(const PlanNode& n) {
+  if (n.kind == PlanKind::kTransition) return "pcie";
+  return DeviceName(n.device);
+}
+
+char Indicator(const PlanNode& n) {
+  switch (n.placement.kind) {
+    case PlacementNote::Kind::kOnGpu:
+      return '*';
+    case PlacementNote::Kind::kUnsupported:
+      return '!';
+    case PlacementNote::Kind::kCostModel:
+      return '$';
+    case PlacementNote::Kind::kTransition:
+      return '>';
+    case PlacementNote::Kind::kNone:
+      return ' ';
+  }
+  return ' ';
+}
+
+bool OnCpu(const PlanNode& n) {
+  return n.kind != PlanKind::kTransition && n.device == Device::kCpu;
+}
+
+void AppendReport(const PlanNode& n, int depth, bool only_cpu, std::string* out) {
+  if (!only_cpu || OnCpu(n)) {
+    out->append(static_cast<size_t>(depth) * 2 + 2, ' ');
+    out->push_back(Indicator(n));
+    out->append(n.Describe());
+    const std::string note = n.placement.ToString();
+    if (n.kind != PlanKind::kTransition && !note.empty()) out->append(": " + note);
+    out->push_back('\n');
+  }
+  for (const PlanPtr& c : n.children) {
+    if (c) AppendReport(*c, depth + 1, only_cpu, out);
+  }
+}
+
+void AppendDevices(const PlanNode& n, int depth, bool reasons, std::string* out) {
+  char device[8];
+  std::snprintf(device, sizeof(device), "%-5s", DeviceColumn(n));
+  out->append(device);
+  out->append(static_cast<size_t>(depth) * 2, ' ');
+  out->append(n.Describe());
+  if (reasons && (n.placement.kind == PlacementNote::Kind::kUnsupported ||
+                  n.placement.kind == PlacementNote::Kind::kCostModel)) {
+    out->append("  -- " + n.placement.ToString());
+  }
+  out->push_back('\n');
+  for (const PlanPtr& c : n.children) {
+    if (c) AppendDevices(*c, depth + 1, reasons, out);
+  }
+}
+
+const char* NoteKindName(PlacementNote::Kind k) {
+  switch (k) {
+    case PlacementNote::Kind::kNone:
+      return "none";
+    case PlacementNote::Kind::kOnGpu:
+      return "gpu";
+    case PlacementNote::Kind::kUnsupported:
+      return "cpu_unsupported";
+    case PlacementNote::Kind::kCostModel:
+      return "cpu_cost_model";
+    case PlacementNote::Kind::kTransition:
+      return "transition";
+  }
+  return "?";
+}
+
+nlohmann::json NodeJson(const PlanNode& n, const ExecContext* metrics) {
+  nlohmann::json j;
+  j["operator"] = n.Describe();
+  j["device"] = DeviceColumn(n);
+  j["placement"] = NoteKindName(n.placement.kind);
+  if (n.placement.kind == PlacementNote::Kind::kUnsupported) j["reason"] = n.placement.reason;
+  if (n.placement.kind == PlacementNote::Kind::kCostModel) {
+    j["cpu_est_ms"] = n.placement.cpu_est_ms;
+    j["gpu_est_ms"] = n.placement.gpu_est_ms;
+  }
+  j["estimated_rows"] = n.estimated_rows;
+  if (n.placement.est_bytes >= 0) j["estimated_bytes"] = n.placement.est_bytes;
+  if (metrics) {
+    if (const OperatorMetrics* m = metrics->Find(&n)) {
+      j["actual"] = {{"name", m->name},       {"device", m->device}, {"rows", m->rows},
+                     {"batches", m->batches}, {"bytes", m->bytes},   {"ms", m->millis}};
+    }
+  }
+  nlohmann::json children = nlohmann::json::array();
+  for (const PlanPtr& c : n.children) {
+    if (c) children.push_back(NodeJson(*c, metrics));
+  }
+  j["children"] = std::move(children);
+  return j;
+}
+
+}  // namespace
+
+std::string PlacementHeader(const PlacementResult& placed, const PlacementSetup& setup) {
+  char est[128];
+  std::snprintf(est, sizeof(est), ": est. %.2f ms (all-CPU plan est. %.2f ms)", placed.estimated_ms,
+                placed.all_cpu_estimated_ms);
+  return "Placement: " + DescribeSetup(setup) + est;
+}
+
+std::string PlacementReport(const PlacementResult& placed, const PlacementSetup& setup,
+                            const std::string& level) {
+  const bool only_cpu = level == "NOT_ON_GPU";
+  std::string body;
+  if (placed.plan) AppendReport(*placed.plan, 0, only_cpu, &body);
+  if (only_cpu && body.empty()) return "";
+  return "tandem: " + PlacementHeader(placed, setup) + "\n" + body;
+}
+
+std::string PlanWithDevices(const PlanNode& placed, const PlacementSetup& setup) {
+  std::string out;
+  const bool reasons = setup.options.gpu_allowed && setup.options.mode != DeviceMode::kCpu;
+  AppendDevices(placed, 0, reasons, &out);
+  return out;
+}
+
+nlohmann::json PlanToJson(const PlacementResult& placed, const PlacementSetup& setup,
+                          const ExecContext* metrics) {
+  nlohmann::json j;
+  j["placement"] = {{"device", setup.device},
+                    {"target", setup.target},
+                    {"figures", setup.options.profile.description},
+                    {"gpu_allowed", setup.options.gpu_allowed},
+                    {"estimated_ms", placed.estimated_ms},
+                    {"all_cpu_estimated_ms", placed.all_cpu_estimated_ms},
+                    {"uses_gpu", placed.uses_gpu}};
+  if (!setup.options.gpu_allowed) j["placement"]["no_gpu_reason"] = setup.options.no_gpu_reason;
+  if (placed.plan) j["plan"] = NodeJson(*placed.plan, metrics);
+  return j;
+}
+
+}  // namespace tandem::placement

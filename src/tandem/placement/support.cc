@@ -1,0 +1,41 @@
+// Support tags (see support.h): per node kind, the GPU operator's support check.
+#include "tandem/placement/support.h"
+
+#include "tandem/exec/gpu/gpu_operators.h"
+
+namespace tandem::placement {
+
+std::string GpuUnsupportedReason(const PlanNode& node, Residency scan_residency) {
+  switch (node.kind) {
+    case PlanKind::kScan:
+      if (scan_residency == Residency::kDevice) return "";
+      if (scan_residency == Residency::kHost) return "the table is cached in host memory";
+      if (node.source && node.source->kind == TableSource::Kind::kMemory) {
+        return "in-memory tables are read on the host";
+      }
+      return "files are decoded on the host (no GPU scan yet)";
+    case PlanKind::kFilter:
+      return gpu::FilterUnsupported(node);
+    case PlanKind::kProject:
+      return gpu::ProjectUnsupported(node);
+    case PlanKind::kAggregate:
+      return gpu::AggregateUnsupported(node);
+    case PlanKind::kJoin:
+      return gpu::JoinUnsupported(node);
+    case PlanKind::kSort:
+      return gpu::SortUnsupported(node);
+    case PlanKind::kLimit:
+      return gpu::LimitUnsupported(node);
+    case PlanKind::kSetOp:
+      return "set operations (no GPU set operation yet)";
+    case PlanKind::kWindow:
+      return "window functions (no GPU window operator yet)";
+    case PlanKind::kValues:
+      return "literal rows are built on the host";
+    case PlanKind::kTransition:
+      return "";
+  }
+  return "unknown operator";
+}
+
+}  // namespace tandem::placement

@@ -1,0 +1,207 @@
+// The placement planner's rules on hand-built plans: small inputs stay on the CPU, large ones go
+// to the GPU; a cheap operator between GPU operators stays there; an unsupported operator inside
+// a GPU region never makes the plan bounce; a region whose transitions cost more than the GPU
+// saves goes back to the CPU whole; device=cpu and device=gpu; explain notes.
+#include <gtest/gtest.h>
+
+#include "placement_test_util.h"
+#include "tandem/placement/support.h"
+
+namespace tandem::placement {
+namespace {
+
+using namespace test;
+
+// Filter -> Aggregate over a scan of `rows` rows.
+PlanPtr FilterAggregate(double rows) {
+  PlanPtr scan = ScanOf("t", rows);
+  return SumBy(FilterOf(scan, rows / 2), 100);
+}
+
+TEST(PlacementRules, SupportTagsOfTheTestOperators) {
+  PlanPtr plan = FilterAggregate(1000);
+  EXPECT_EQ(GpuUnsupportedReason(*plan, Residency::kFiles), "");
+  EXPECT_EQ(GpuUnsupportedReason(*plan->children[0], Residency::kFiles), "");
+  EXPECT_NE(GpuUnsupportedReason(*WindowOf(plan), Residency::kFiles), "");
+  EXPECT_NE(GpuUnsupportedReason(*ScanOf("t", 10), Residency::kFiles), "");
+  EXPECT_EQ(GpuUnsupportedReason(*ScanOf("t", 10), Residency::kDevice), "");
+}
+
+TEST(PlacementRules, SmallInputStaysOnTheCpuLargeInputGoesToTheGpu) {
+  CostProfile profile;
+  profile.has_gpu = true;
+  profile.cpu = BuiltinGenericCpu();
+  profile.gpu = BuiltinH200();
+  profile.transfer = BuiltinH200Transfer();
+  auto small = Place(FilterAggregate(1000), AutoOptions(profile));
+  ASSERT_TRUE(small.ok()) << small.status().ToString();
+  EXPECT_FALSE(small->uses_gpu) << PlanToString(*small->plan);
+  EXPECT_EQ(Count(*small->plan, IsTransition), 0);
+  EXPECT_EQ(small->plan->placement.kind, PlacementNote::Kind::kCostModel);
+
+  auto large = Place(FilterAggregate(1e9), AutoOptions(profile));
+  ASSERT_TRUE(large.ok()) << large.status().ToString();
+  EXPECT_TRUE(large->uses_gpu) << PlanToString(*large->plan);
+  EXPECT_EQ(large->plan->children[0]->kind, PlanKind::kAggregate) << PlanToString(*large->plan);
+  EXPECT_EQ(large->plan->children[0]->device, Device::kGpu);
+  EXPECT_EQ(Count(*large->plan, IsTransition), 2);  // one up, one down at the root
+  EXPECT_LT(large->estimated_ms, large->all_cpu_estimated_ms);
+  EXPECT_TRUE(TransitionsConsistent(*large->plan));
+}
+
+TEST(PlacementRules, CheapOperatorBetweenGpuOperatorsStaysOnTheGpu) {
+  // join (GPU) -> project (cheap) -> aggregate (GPU)
+  PlanPtr join = JoinOf(ScanOf("l", 1e8), ScanOf("r", 1e7), 1e8);
+  PlanPtr plan = SumBy(ProjectOf(join), 1000);
+  auto placed = Place(plan, AutoOptions(TestProfile(50e9)));
+  ASSERT_TRUE(placed.ok());
+  const PlanNode& agg = *placed->plan->children[0];  // below the final DeviceToHost
+  ASSERT_EQ(agg.kind, PlanKind::kAggregate) << PlanToString(*placed->plan);
+  EXPECT_EQ(agg.device, Device::kGpu);
+  EXPECT_EQ(agg.children[0]->kind, PlanKind::kProject);
+  EXPECT_EQ(agg.children[0]->device, Device::kGpu);
+  EXPECT_EQ(agg.children[0]->children[0]->device, Device::kGpu);  // the join
+  EXPECT_EQ(Count(*placed->plan, IsTransition), 3);               // two scans up, the result down
+}
+
+TEST(PlacementRules, UnsupportedOperatorInsideAGpuRegionDoesNotBounce) {
+  // filter -> window (CPU only) -> aggregate over a large scan: with a bounce the filter and
+  // the aggregate would both be on the GPU around the window.
+  for (double pcie : {1e9, 10e9, 50e9, 500e9}) {
+    PlanPtr scan = ScanOf("t", 1e9);
+    PlanPtr plan = SumBy(WindowOf(FilterOf(scan, 5e8)), 1e6);
+    auto placed = Place(plan, AutoOptions(TestProfile(pcie)));
+    ASSERT_TRUE(placed.ok());
+    EXPECT_FALSE(HasBounce(*placed->plan)) << PlanToString(*placed->plan);
+    EXPECT_TRUE(TransitionsConsistent(*placed->plan));
+    EXPECT_LE(Count(*placed->plan, IsTransition), 2) << PlanToString(*placed->plan);
+    Visit(*placed->plan, [](const PlanNode& n) {
+      if (n.kind == PlanKind::kWindow) {
+        EXPECT_EQ(n.device, Device::kCpu);
+        EXPECT_EQ(n.placement.kind, PlacementNote::Kind::kUnsupported);
+      }
+    });
+  }
+}
+
+TEST(PlacementRules, ForcedGpuModeMayBounceButAutoNever) {
+  PlanPtr plan = SumBy(WindowOf(FilterOf(ScanOf("t", 1e9), 5e8)), 1e6);
+  PlacementOptions gpu = AutoOptions(TestProfile(50e9));
+  gpu.mode = DeviceMode::kGpu;
+  auto forced = Place(plan, gpu);
+  ASSERT_TRUE(forced.ok());
+  // device=gpu: every supported operator on the GPU, transitions around the window.
+  EXPECT_EQ(Count(*forced->plan, OnGpuOperator), 2);
+  EXPECT_TRUE(HasBounce(*forced->plan));
+  EXPECT_EQ(Count(*forced->plan, IsTransition), 4);
+  EXPECT_TRUE(TransitionsConsistent(*forced->plan));
+}
+
+TEST(PlacementRules, RegionGoesBackToTheCpuWholeWhenTransitionsDominate) {
+  // A GPU-friendly region (filter, project, aggregate) over a large scan: with a fast link it is
+  // on the GPU as a whole; when moving the scan's output costs more than the GPU saves, the
+  // whole region is on the CPU (not just the part nearest the scan).
+  auto region = [] {
+    PlanPtr scan = ScanOf("t", 1e8);
+    return SumBy(ProjectOf(FilterOf(scan, 9e7)), 1e7);
+  };
+  auto fast = Place(region(), AutoOptions(TestProfile(100e9)));
+  ASSERT_TRUE(fast.ok());
+  EXPECT_EQ(Count(*fast->plan, OnGpuOperator), 3) << PlanToString(*fast->plan);
+  auto slow = Place(region(), AutoOptions(TestProfile(0.2e9)));
+  ASSERT_TRUE(slow.ok());
+  EXPECT_EQ(Count(*slow->plan, OnGpuOperator), 0) << PlanToString(*slow->plan);
+  EXPECT_EQ(Count(*slow->plan, IsTransition), 0);
+  Visit(*slow->plan, [](const PlanNode& n) {
+    if (n.kind != PlanKind::kScan) {
+      EXPECT_EQ(n.placement.kind, PlacementNote::Kind::kCostModel) << n.Describe();
+      EXPECT_GT(n.placement.gpu_est_ms, n.placement.cpu_est_ms) << n.Describe();
+    }
+  });
+  EXPECT_DOUBLE_EQ(slow->estimated_ms, slow->all_cpu_estimated_ms);
+}
+
+TEST(PlacementRules, DeviceCpuPlacesNothingOnTheGpu) {
+  PlacementOptions options = AutoOptions(TestProfile(100e9));
+  options.mode = DeviceMode::kCpu;
+  auto placed = Place(FilterAggregate(1e9), options);
+  ASSERT_TRUE(placed.ok());
+  EXPECT_FALSE(placed->uses_gpu);
+  EXPECT_EQ(Count(*placed->plan, OnGpuOperator), 0);
+  EXPECT_EQ(Count(*placed->plan, IsTransition), 0);
+  EXPECT_EQ(placed->plan->placement.ToString(), "on the CPU because tandem.sql.device=cpu");
+}
+
+TEST(PlacementRules, NoUsableGpuPlacesNothingThereAndSaysWhy) {
+  PlacementOptions options = AutoOptions(TestProfile(100e9));
+  options.gpu_allowed = false;
+  options.no_gpu_reason = "no usable GPU (no CUDA device)";
+  for (DeviceMode mode : {DeviceMode::kAuto, DeviceMode::kGpu}) {
+    options.mode = mode;
+    auto placed = Place(FilterAggregate(1e9), options);
+    ASSERT_TRUE(placed.ok());
+    EXPECT_EQ(Count(*placed->plan, OnGpuOperator), 0);
+    EXPECT_EQ(placed->plan->placement.ToString(),
+              "on the CPU because no usable GPU (no CUDA device)");
+  }
+}
+
+TEST(PlacementRules, DeviceGpuPutsEverySupportedNodeOnTheGpuEvenWhenSmall) {
+  PlacementOptions options = AutoOptions(TestProfile(1e9));
+  options.mode = DeviceMode::kGpu;
+  auto placed = Place(FilterAggregate(10), options);
+  ASSERT_TRUE(placed.ok());
+  EXPECT_EQ(Count(*placed->plan, OnGpuOperator), 2);
+  EXPECT_GT(placed->estimated_ms, placed->all_cpu_estimated_ms);  // forced, not chosen
+}
+
+TEST(PlacementRules, DeviceResidentScanNeedsNoHostToDeviceTransition) {
+  PlacementOptions options = AutoOptions(TestProfile(50e9));
+  options.residency = [](const TableSource*) { return Residency::kDevice; };
+  auto placed = Place(FilterAggregate(1e8), options);
+  ASSERT_TRUE(placed.ok());
+  EXPECT_EQ(Count(*placed->plan, OnGpuOperator), 3) << PlanToString(*placed->plan);
+  EXPECT_EQ(Count(*placed->plan,
+                  [](const PlanNode& n) { return IsTransition(n) && n.device == Device::kGpu; }),
+            0);
+  // Even tiny cached tables are scanned where they live; the rest may return to the CPU.
+  auto tiny = Place(FilterAggregate(10), options);
+  ASSERT_TRUE(tiny.ok());
+  Visit(*tiny->plan, [](const PlanNode& n) {
+    if (n.kind == PlanKind::kScan) EXPECT_EQ(n.device, Device::kGpu);
+  });
+  EXPECT_TRUE(TransitionsConsistent(*tiny->plan));
+}
+
+TEST(PlacementRules, TopNIsOneDecision) {
+  PlanPtr plan = With(MakeLimit(SortOf(FilterOf(ScanOf("t", 1e9), 5e8)), 10, 0), 10);
+  auto placed = Place(plan, AutoOptions(TestProfile(50e9)));
+  ASSERT_TRUE(placed.ok());
+  Visit(*placed->plan, [](const PlanNode& n) {
+    if (n.kind == PlanKind::kLimit) {
+      ASSERT_EQ(n.children[0]->kind, PlanKind::kSort) << "a transition split the TopN";
+      EXPECT_EQ(n.children[0]->device, n.device);
+    }
+  });
+}
+
+TEST(PlacementRules, ExplainNotes) {
+  PlacementNote note;
+  EXPECT_EQ(note.ToString(), "");
+  note.kind = PlacementNote::Kind::kOnGpu;
+  EXPECT_EQ(note.ToString(), "on the GPU");
+  note.kind = PlacementNote::Kind::kUnsupported;
+  note.reason = "window functions";
+  EXPECT_EQ(note.ToString(), "on the CPU because window functions");
+  note.kind = PlacementNote::Kind::kCostModel;
+  note.cpu_est_ms = 1.2;
+  note.gpu_est_ms = 3.456;
+  EXPECT_EQ(note.ToString(),
+            "moved to the CPU by the cost model (cpu est 1.20 ms, gpu est 3.46 ms)");
+  PlanPtr t = MakeTransition(ScanOf("t", 5), Device::kGpu);
+  EXPECT_EQ(t->Describe(), "HostToDevice  (est. 5 rows)");
+  EXPECT_EQ(MakeTransition(t, Device::kCpu)->Describe(), "DeviceToHost  (est. 5 rows)");
+}
+
+}  // namespace
+}  // namespace tandem::placement
