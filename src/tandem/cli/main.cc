@@ -8,6 +8,7 @@
 #include <new>
 
 #include "tandem/cli/command.h"
+#include "tandem/gpu/runtime.h"
 
 namespace tandem::cli {
 
@@ -52,7 +53,9 @@ int main(int argc, char** argv) {
   for (const Command& c : Commands()) {
     if (std::strcmp(c.name, argv[1]) != 0) continue;
     try {
-      return c.run(args);
+      const int code = c.run(args);
+      tandem::gpu::JoinBackgroundStart();
+      return code;
     } catch (const std::bad_alloc&) {
       return Fail("out of memory");
     } catch (const std::exception& e) {

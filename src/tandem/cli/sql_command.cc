@@ -33,6 +33,7 @@
 #include "tandem/io/parquet/writer.h"
 #include "tandem/sql/parser.h"
 #include "tandem/sql/session.h"
+#include "tandem/gpu/runtime.h"
 
 namespace tandem::cli {
 namespace {
@@ -331,6 +332,15 @@ int RunSql(const std::vector<std::string>& argv) {
   };
   options.notify_cpu_fallback = ::isatty(STDERR_FILENO) != 0;
   sql::Session session(options);
+  // A run that may use the GPU starts CUDA now, in the background, while statements are parsed,
+  // planned and (on the CPU) run; the planner prices only the start-up still left.
+  if (options.config.Get(config_keys::kDevice) != "cpu") {
+    gpu::DeviceMemoryConfig memory;
+    memory.alloc_fraction = options.config.GetDouble(config_keys::kGpuAllocFraction);
+    memory.reserve_bytes = options.config.GetInt(config_keys::kGpuReserve);
+    memory.pinned_pool_bytes = options.config.GetInt(config_keys::kPinnedPoolSize);
+    gpu::StartRuntimeInBackground(memory);
+  }
   for (const std::string& catalog : args.catalogs) {
     if (Status st = session.catalog().LoadFile(catalog); !st.ok()) return Fail(st.ToString());
   }

@@ -73,7 +73,7 @@ std::vector<ConfigKey> MakeKeys() {
              "fraction of free GPU memory the device pool may take", true),
       Number(kGpuReserve, ConfigType::kBytes, "1073741824", 0, kMaxBytes,
              "GPU memory left to CUDA itself, not pooled (bytes; 512m, 1g accepted)"),
-      Number(kPinnedPoolSize, ConfigType::kBytes, "1073741824", 0, kMaxBytes,
+      Number(kPinnedPoolSize, ConfigType::kBytes, "268435456", 0, kMaxBytes,
              "pinned host memory pool used for every host<->device copy (bytes)"),
       Enum(kPlacementTarget, "auto", {"auto", "h200", "cpu-only"},
            "machine the placement planner plans for: auto (this one: its calibration, or the "

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <utility>
 
 #include "tandem/gpu/cuda_util.cuh"
@@ -151,6 +153,45 @@ Status InitRuntime(const DeviceMemoryConfig& config) {
   }
   state.initialized.store(true, std::memory_order_release);
   return Status::OK();
+}
+
+namespace {
+
+std::atomic<int64_t> background_start_ns{0};  // steady-clock time the background start began
+
+std::thread& background_thread() {
+  static std::thread* thread = new std::thread();  // never destroyed: joined by its owner
+  return *thread;
+}
+
+int64_t SteadyNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+void StartRuntimeInBackground(const DeviceMemoryConfig& config) {
+  static std::once_flag once;
+  std::call_once(once, [config] {
+    if (!DeviceUsable() || State().initialized.load()) return;
+    background_start_ns.store(SteadyNanos());
+    // InitRuntime's lock makes later callers wait for it; JoinBackgroundStart ends it before exit.
+    background_thread() = std::thread([config] { (void)InitRuntime(config); });
+  });
+}
+
+void JoinBackgroundStart() {
+  if (background_thread().joinable()) background_thread().join();
+}
+
+double RuntimeStartupRemaining(double expected_s) {
+  if (State().initialized.load(std::memory_order_acquire)) return 0;
+  const int64_t began = background_start_ns.load();
+  if (began == 0) return expected_s;
+  const double elapsed = static_cast<double>(SteadyNanos() - began) * 1e-9;
+  return std::max(0.0, expected_s - elapsed);
 }
 
 bool DeviceUsable(std::string* why_not) {

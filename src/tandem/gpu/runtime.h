@@ -23,12 +23,24 @@ namespace tandem::gpu {
 struct DeviceMemoryConfig {
   double alloc_fraction = 0.9;              // tandem.memory.gpu.allocFraction: of free memory
   int64_t reserve_bytes = int64_t{1} << 30;  // tandem.memory.gpu.reserve: left for CUDA itself
-  int64_t pinned_pool_bytes = int64_t{1} << 30;  // tandem.memory.pinned.poolSize
+  int64_t pinned_pool_bytes = int64_t{256} << 20;  // tandem.memory.pinned.poolSize
 };
 
 // Sets up the device pool and the pinned pool once per process (later calls with another config
 // are ignored and return OK). Called implicitly with defaults by the first allocation.
 Status InitRuntime(const DeviceMemoryConfig& config);
+
+// Starts InitRuntime(config) on a background thread, once per process, so that CUDA's start-up
+// (context, pools: ~0.5 s on the H200 host) overlaps parsing, planning and CPU work; the next
+// InitRuntime waits for it to finish. Returns at once; does nothing without a usable device.
+void StartRuntimeInBackground(const DeviceMemoryConfig& config);
+// Waits for a background start to end (the command line calls it before exiting, so that no
+// thread is inside CUDA while the process tears down).
+void JoinBackgroundStart();
+
+// Seconds of start-up a query that uses the GPU still has to wait for: 0 once the runtime is up,
+// `expected_s` minus the time since a background start began while one runs, else expected_s.
+double RuntimeStartupRemaining(double expected_s);
 
 // Whether a CUDA device is usable (cached after the first call); the reason when not.
 bool DeviceUsable(std::string* why_not = nullptr);

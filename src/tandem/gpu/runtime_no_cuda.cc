@@ -17,6 +17,10 @@ bool DeviceUsable(std::string* why_not) {
 
 PoolStats GetPoolStats() { return PoolStats{}; }
 
+void StartRuntimeInBackground(const DeviceMemoryConfig&) {}
+void JoinBackgroundStart() {}
+double RuntimeStartupRemaining(double expected_s) { return expected_s; }
+
 Result<Stream> Stream::Create() { return NoDevice(); }
 Stream::Stream(Stream&& other) noexcept : handle_(other.handle_) { other.handle_ = nullptr; }
 Stream& Stream::operator=(Stream&& other) noexcept {

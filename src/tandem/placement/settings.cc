@@ -55,6 +55,10 @@ Result<PlacementSetup> SetupPlacement(const Config& config, PlanPurpose purpose)
   // the runtime has not started in this process.
   o.include_gpu_startup =
       usable && !explain_for_target && gpu::GetPoolStats().pool_limit_bytes == 0;
+  // A start-up already under way in the background (tandem sql starts one) costs only its rest.
+  if (o.include_gpu_startup) {
+    o.profile.gpu.startup_s = gpu::RuntimeStartupRemaining(o.profile.gpu.startup_s);
+  }
   if (!o.gpu_allowed) {
     o.no_gpu_reason = "no usable GPU (" + why_not + ")";
     if (o.mode == DeviceMode::kGpu && purpose == PlanPurpose::kExecute) {
