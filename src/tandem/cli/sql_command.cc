@@ -27,6 +27,7 @@
 #include "tandem/cli/arg_reader.h"
 #include "tandem/cli/command.h"
 #include "tandem/common/progress_bar.h"
+#include "tandem/common/query_progress.h"
 #include "tandem/format/table_printer.h"
 #include "tandem/format/value_format.h"
 #include "tandem/io/csv/csv.h"
@@ -196,7 +197,8 @@ std::string StatementOnly(const std::string& script, const sql::ParsedStatement&
 }
 
 // Runs one statement on a worker thread; after a second, if stderr is a terminal, shows a
-// running indicator until it finishes.
+// progress bar (values scanned of those the plan will scan, common/query_progress.h) and the
+// elapsed time until it finishes.
 Result<sql::StatementResult> RunWithIndicator(sql::Session& session, const std::string& text,
                                               const std::string& label) {
   std::mutex mu;
@@ -225,7 +227,18 @@ Result<sql::StatementResult> RunWithIndicator(sql::Session& session, const std::
           !cv.wait_for(lock, std::chrono::milliseconds(200), [&] { return result.has_value(); })) {
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::fprintf(stderr, "\r%s  running  %.1f s\x1b[K", label.c_str(), seconds);
+        const query_progress::Snapshot p = query_progress::Get();
+        if (p.planned > 0) {
+          // Scanned values against the plan's estimate; below 100% until the statement ends,
+          // since operators above the scans still run after the last value is decoded.
+          const int64_t shown = std::min(p.done, p.planned - p.planned / 100);
+          const std::string bar = ProgressBar::Render(label, shown, p.planned,
+                                                      static_cast<double>(p.done) / seconds,
+                                                      "values");
+          std::fprintf(stderr, "\r%s  %.1f s\x1b[K", bar.c_str(), seconds);
+        } else {
+          std::fprintf(stderr, "\r%s  running  %.1f s\x1b[K", label.c_str(), seconds);
+        }
         std::fflush(stderr);
       }
       std::fprintf(stderr, "\r\x1b[K");

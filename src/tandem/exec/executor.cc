@@ -12,14 +12,17 @@
 // recorded in the context; PlanToStringWithMetrics prints them for EXPLAIN ANALYZE.
 #include "tandem/exec/executor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
 
 #include "tandem/catalog/table_source.h"
+#include "tandem/common/query_progress.h"
 #include "tandem/exec/cpu/hash_aggregate.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
+#include "tandem/io/parquet/device_reader.h"
 #include "tandem/exec/gpu/gpu_operators.h"
 #include "tandem/gpu/device_column.h"
 
@@ -161,6 +164,49 @@ gpu::DeviceBatchPtr SelectDeviceColumns(const PlanNode& scan, const gpu::DeviceB
   out->schema = scan.schema;
   out->num_rows = table.num_rows;
   for (int c : scan.scan_columns) out->columns.push_back(table.columns[c]);
+  return out;
+}
+
+// A GPU scan of Parquet files: pages read and decompressed by host threads, decoded on the GPU
+// (io/parquet/device_reader.h); columns come out in the node's order under its names.
+Result<gpu::DeviceBatchPtr> ScanParquetToDevice(const PlanNode& node, const gpu::Stream& stream,
+                                                std::string* name) {
+  const TableSource& source = *node.source;
+  parquet::ReadOptions options;
+  for (int c : node.scan_columns) options.columns.push_back(source.schema.field(c).name);
+  // count(*) reads no column: read the narrowest-looking one for the row count.
+  if (options.columns.empty() && source.schema.num_fields() > 0) {
+    int pick = 0;
+    for (int i = 0; i < source.schema.num_fields(); ++i) {
+      if (!source.schema.field(i).type.is_string_like()) {
+        pick = i;
+        break;
+      }
+    }
+    options.columns.push_back(source.schema.field(pick).name);
+  }
+  options.predicates = node.scan_predicates;
+  parquet::ReadStats stats;
+  parquet::DeviceDecodeCounts counts;
+  TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr read,
+                         parquet::ReadParquetToDevice(source.path, options, &stats, stream, &counts));
+  auto out = std::make_shared<gpu::DeviceBatch>();
+  out->schema = node.schema;
+  out->num_rows = read->num_rows;
+  for (size_t i = 0; i < node.scan_columns.size(); ++i) {
+    if (i >= read->columns.size() || read->columns[i]->type != node.schema.field(i).type) {
+      return Status::Invalid("scan of " + source.name + ": column " + options.columns[i] +
+                             " changed type or went missing (did the files change?)");
+    }
+    out->columns.push_back(read->columns[i]);
+  }
+  char mb[32];
+  std::snprintf(mb, sizeof(mb), "%.1f MB", static_cast<double>(stats.bytes_read) / 1e6);
+  *name = "Scan " + source.name + " (parquet decoded on the GPU: " +
+          std::to_string(stats.row_groups - stats.row_groups_skipped) + "/" +
+          std::to_string(stats.row_groups) + " row groups, " + mb + " read, " +
+          std::to_string(counts.gpu_chunks) + " chunks on the GPU, " +
+          std::to_string(counts.host_chunks) + " on the host)";
   return out;
 }
 
@@ -309,13 +355,17 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunGpuOperator(const PlanNode& node) {
   switch (node.kind) {
     case PlanKind::kScan: {
       const CachedTable* cached = CacheOf(node);
-      if (!cached || !cached->device) {
+      if (cached && cached->device) {
+        result = SelectDeviceColumns(node, *cached->device);
+        name = "Scan " + cached->name + " (cached in GPU memory)";
+        break;
+      }
+      if (cached || !node.source || node.source->kind != TableSource::Kind::kParquet) {
         return Status::Internal("GPU scan of " +
                                 std::string(node.source ? node.source->name : "?") +
-                                ", which is not cached in GPU memory");
+                                ", which is neither Parquet files nor cached in GPU memory");
       }
-      result = SelectDeviceColumns(node, *cached->device);
-      name = "Scan " + cached->name + " (cached in GPU memory)";
+      result = ScanParquetToDevice(node, *g->stream, &name);
       break;
     }
     case PlanKind::kFilter:
@@ -509,9 +559,24 @@ void AppendTree(const PlanNode& node, const ExecContext& ctx, int depth, std::st
   }
 }
 
+// Progress units of a plan (common/query_progress.h): every scan's estimated rows times the
+// columns it decodes.
+int64_t PlannedScanUnits(const PlanNode& node) {
+  int64_t units = 0;
+  if (node.kind == PlanKind::kScan && node.estimated_rows > 0) {
+    units += static_cast<int64_t>(node.estimated_rows) *
+             static_cast<int64_t>(std::max<size_t>(1, node.scan_columns.size()));
+  }
+  for (const auto& c : node.children) {
+    if (c) units += PlannedScanUnits(*c);
+  }
+  return units;
+}
+
 }  // namespace
 
 Result<Table> Execute(const PlanNode& plan, ExecContext& ctx) {
+  query_progress::Begin(PlannedScanUnits(plan));
   QueryRun run(ctx);
   return run.RunHost(plan);
 }

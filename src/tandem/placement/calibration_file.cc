@@ -27,7 +27,8 @@ Json ProfileToJson(const DeviceProfile& p) {
   return Json{{"throughput_bytes_per_s", t},
               {"operator_fixed_s", p.operator_fixed_s},
               {"query_fixed_s", p.query_fixed_s},
-              {"startup_s", p.startup_s}};
+              {"startup_s", p.startup_s},
+              {"file_scan_bytes_per_s", p.file_scan_bytes_per_s}};
 }
 
 Status Bad(const std::string& what) { return Status::Invalid("calibration: " + what); }
@@ -65,6 +66,11 @@ Result<DeviceProfile> ProfileFromJson(const Json& j, const std::string& where,
     Result<double> startup = PositiveNumber(j, "startup_s", true);
     if (!startup.ok()) return Bad(where + ": " + startup.status().message());
     p.startup_s = *startup;
+  }
+  if (j.contains("file_scan_bytes_per_s")) {  // absent or 0: keep the built-in figure
+    Result<double> scan = PositiveNumber(j, "file_scan_bytes_per_s", true);
+    if (!scan.ok()) return Bad(where + ": " + scan.status().message());
+    if (*scan > 0) p.file_scan_bytes_per_s = *scan;
   }
   return p;
 }

@@ -34,6 +34,9 @@ const char* OpClassName(OpClass op);  // "scan", "filter" ... (the calibration f
 struct DeviceProfile {
   // Bytes per second of the bytes an operator touches (see WorkBytes), per OpClass.
   std::array<double, kNumOpClasses> throughput{};
+  // GPU only: bytes per second of decoded output when scanning Parquet files (host threads read
+  // and decompress, the GPU decodes); throughput[kScan] is the rate of a device-resident table.
+  double file_scan_bytes_per_s = 0;
   double operator_fixed_s = 0;  // per operator run
   double query_fixed_s = 0;     // once per query that uses the device
   // Once per process, at the first use of the device: CUDA context, memory pools, the pinned

@@ -78,6 +78,10 @@ double UnitSeconds(const PlacementOptions& options, const Unit& u, Device device
     }
     return s;
   }
+  if (u.op == OpClass::kScan && device == Device::kGpu && profile.gpu.file_scan_bytes_per_s > 0) {
+    return profile.gpu.operator_fixed_s +
+           EstimatedOutputBytes(*u.top) / profile.gpu.file_scan_bytes_per_s;
+  }
   std::vector<double> in;
   for (const PlanNode* c : u.inputs) in.push_back(EstimatedOutputBytes(*c));
   const double seconds = OperatorSeconds(profile, device, u.op, *u.top, in);

@@ -13,7 +13,10 @@ std::string GpuUnsupportedReason(const PlanNode& node, Residency scan_residency)
       if (node.source && node.source->kind == TableSource::Kind::kMemory) {
         return "in-memory tables are read on the host";
       }
-      return "files are decoded on the host (no GPU scan yet)";
+      if (node.source && node.source->kind == TableSource::Kind::kCsv) {
+        return "CSV files are parsed on the host";
+      }
+      return "";  // Parquet: pages decompressed by host threads, decoded on the GPU
     case PlanKind::kFilter:
       return gpu::FilterUnsupported(node);
     case PlanKind::kProject:

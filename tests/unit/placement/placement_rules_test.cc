@@ -49,6 +49,41 @@ TEST(PlacementRules, SmallInputStaysOnTheCpuLargeInputGoesToTheGpu) {
   EXPECT_TRUE(TransitionsConsistent(*large->plan));
 }
 
+TEST(PlacementRules, ParquetScansCanDecodeOnTheGpu) {
+  PlanPtr parquet = ScanOf("t", 10, TableSource::Kind::kParquet);
+  EXPECT_EQ(GpuUnsupportedReason(*parquet, Residency::kFiles), "");
+  EXPECT_NE(GpuUnsupportedReason(*ScanOf("t", 10, TableSource::Kind::kCsv), Residency::kFiles),
+            "");
+  EXPECT_NE(GpuUnsupportedReason(*ScanOf("t", 10, TableSource::Kind::kMemory), Residency::kFiles),
+            "");
+}
+
+TEST(PlacementRules, LargeParquetScanFeedingTheGpuDecodesThereWithoutAnUpload) {
+  CostProfile profile;
+  profile.has_gpu = true;
+  profile.cpu = BuiltinGenericCpu();
+  profile.gpu = BuiltinH200();
+  profile.transfer = BuiltinH200Transfer();
+  PlanPtr plan = SumBy(FilterOf(ScanOf("t", 1e9, TableSource::Kind::kParquet), 5e8), 100);
+  auto placed = Place(plan, AutoOptions(profile));
+  ASSERT_TRUE(placed.ok()) << placed.status().ToString();
+  // The built-in GPU file scan (4.5 GB/s) beats the host scan (5 GB/s) plus the copy (7.5 GB/s):
+  // the whole chain runs on the GPU, with one transition, at the root.
+  EXPECT_EQ(Count(*placed->plan, IsTransition), 1) << PlanToString(*placed->plan);
+  EXPECT_EQ(Count(*placed->plan, [](const PlanNode& n) {
+              return n.kind == PlanKind::kScan && n.device == Device::kGpu;
+            }),
+            1)
+      << PlanToString(*placed->plan);
+  EXPECT_TRUE(TransitionsConsistent(*placed->plan));
+
+  // A small one stays on the CPU, whole.
+  auto small = Place(SumBy(FilterOf(ScanOf("t", 1000, TableSource::Kind::kParquet), 500), 10),
+                     AutoOptions(profile));
+  ASSERT_TRUE(small.ok());
+  EXPECT_FALSE(small->uses_gpu) << PlanToString(*small->plan);
+}
+
 TEST(PlacementRules, CheapOperatorBetweenGpuOperatorsStaysOnTheGpu) {
   // join (GPU) -> project (cheap) -> aggregate (GPU)
   PlanPtr join = JoinOf(ScanOf("l", 1e8), ScanOf("r", 1e7), 1e8);

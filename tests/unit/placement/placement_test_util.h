@@ -14,14 +14,16 @@
 namespace tandem::placement::test {
 
 // A memory table of int64 columns a, b, c (the scan's rows estimate is `rows`; the table itself
-// is empty: placement only reads estimates).
-inline PlanPtr ScanOf(const std::string& name, double rows) {
+// is empty: placement only reads estimates), tagged as files of `kind`: CSV by default, which only
+// the host reads, so that the rules below are about the operators above the scan.
+inline PlanPtr ScanOf(const std::string& name, double rows,
+                      TableSource::Kind kind = TableSource::Kind::kCsv) {
   auto table = std::make_shared<Table>();
   table->schema.fields = {{"a", DataType::Int64(), false},
                           {"b", DataType::Int64(), false},
                           {"c", DataType::Int64(), false}};
   auto source = TableSource::Memory(name, table);
-  source->kind = TableSource::Kind::kParquet;  // priced and tagged as a file scan
+  source->kind = kind;  // priced and tagged as a file scan
   PlanPtr scan = MakeScan(source, {0, 1, 2});
   scan->estimated_rows = rows;
   return scan;
