@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see scripts/device_stage.sh), writing logs and results under $OUT.
-#   scripts/device_run.sh tests   GPU tests, the unit suite, the Python oracle tests (the GPU
-#                                 TPC-H test at SF0.01, SF0.1 and SF1 included)
+#   scripts/device_run.sh tests   GPU tests, the unit suite (if staged), the Python oracle tests
+#                                 (PYTESTS: files to run, default all; the GPU TPC-H test runs at
+#                                 SF0.01, SF0.1 and SF1)
 #   scripts/device_run.sh bench   TPC-H SF10 (and more with SFS="10 100") on cpu/gpu/auto, files
 #                                 and hot, against DuckDB: bench/tpch_gpu_bench.py
 #   scripts/device_run.sh parquet the Parquet read benchmark (lineitem SF1 and SF10)
@@ -28,9 +29,12 @@ for what in "${@:-tests}"; do
     tests)
       echo "== GPU tests"
       .device/bin/tandem_gpu_tests 2>&1 | tee "$OUT/gpu_tests.log" | grep -E "FAILED|PASSED|SKIPPED" | head -40
-      echo "== unit tests"; .device/bin/tandem_tests 2>&1 | tee "$OUT/unit_tests.log" | tail -3
-      echo "== python tests (GPU TPC-H at SF1 included)"
-      TANDEM_TPCH_SF1=1 python3 -m pytest -q -rs -p no:cacheprovider tests/python 2>&1 |
+      if [ -x .device/bin/tandem_tests ]; then
+        echo "== unit tests"; .device/bin/tandem_tests 2>&1 | tee "$OUT/unit_tests.log" | tail -3
+      fi
+      echo "== python tests (${PYTESTS:-all}; GPU TPC-H at SF1 included)"
+      # shellcheck disable=SC2086
+      TANDEM_TPCH_SF1=1 python3 -m pytest -q -rs -p no:cacheprovider ${PYTESTS:-tests/python} 2>&1 |
         tee "$OUT/python_tests.log" | tail -15
       ;;
     bench)

@@ -199,7 +199,13 @@ void ExpectSameGroups(const Table& cpu, const Table& gpu, int num_keys) {
   int reported = 0;
   for (const auto& [key, row] : want) {
     auto it = got.find(key);
-    ASSERT_NE(it, got.end()) << "GPU lacks group " << key;
+    if (it == got.end()) {
+      std::string extra;  // what the GPU has instead, to tell a wrong key from a lost group
+      for (const auto& [k, r] : got) {
+        if (!want.count(k) && extra.size() < 400) extra += " " + k;
+      }
+      FAIL() << "GPU lacks group " << key << "; groups only the GPU has:" << extra;
+    }
     ASSERT_EQ(row.size(), it->second.size());
     for (size_t c = 0; c < row.size(); ++c) {
       if (!SameValue(row[c], it->second[c]) && reported++ < 10) {
