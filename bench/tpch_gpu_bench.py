@@ -108,16 +108,48 @@ def run_resuming(args, data, mode, hot, queries):
 
 
 def check_mode(args, data, mode, n, expected):
-    """Runs query n once with device=mode; 'ok' or what differs."""
-    sql = query_text(n)
+    """Runs query n once with device=mode from the files; 'ok' or what differs."""
+    qfile = os.path.join(QUERY_DIR, f"q{n:02d}.sql")  # -f: the text starts with a -- comment
     cmd = tandem_base(args, data) + ["--conf", f"tandem.sql.device={mode}", "--format", "jsonl",
-                                     sql]
+                                     "-f", qfile]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
     if proc.returncode != 0:
         return "ERROR: " + (proc.stderr.strip().splitlines() or ["exit"])[-1][:120]
     order_by, limits = query_meta()
     diff = compare_results(parse_jsonl(proc.stdout), expected, order_by[n], limits.get(n))
     return "ok" if diff is None else "DIFF: " + diff[:80]
+
+
+def check_mode_hot(args, data, mode, queries, expected):
+    """Runs every query once with device=mode in one process after CACHE TABLE of every table;
+    {query: 'ok' or what differs}. A marker row before each query splits the JSON lines."""
+    lines = [f"CACHE TABLE {t};" for t in TABLES]
+    for n in queries:
+        lines.append(f"SELECT 'Q{n:02d}' AS tpch_bench_marker;")
+        lines += [st + ";" for st in statements_of(query_text(n))]
+    script = os.path.join(tempfile.mkdtemp(prefix="tpch_check_"), "check.sql")
+    with open(script, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    cmd = tandem_base(args, data) + ["--conf", f"tandem.sql.device={mode}", "--format", "jsonl",
+                                     "-f", script]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+    chunks, current = {}, None
+    for line in proc.stdout.splitlines():
+        if line.startswith('{"tpch_bench_marker":'):
+            current = int(line.split('"Q')[1][:2])
+            chunks[current] = []
+        elif current is not None and line.strip():
+            chunks[current].append(line)
+    order_by, limits = query_meta()
+    out = {}
+    for n in queries:
+        if n not in chunks:
+            out[n] = "ERROR: " + (proc.stderr.strip().splitlines() or ["no output"])[-1][:120]
+            continue
+        diff = compare_results(parse_jsonl("\n".join(chunks[n])), expected[n], order_by[n],
+                               limits.get(n))
+        out[n] = "ok" if diff is None else "DIFF: " + diff[:80]
+    return out
 
 
 def duck_times(con, n, reps):
@@ -140,6 +172,10 @@ def main():
     ap.add_argument("--tandem", default=os.path.join(ROOT, "build/default/tandem"))
     ap.add_argument("--queries", default=",".join(str(n) for n in range(1, 23)))
     ap.add_argument("--modes", default="cpu,gpu,auto")
+    ap.add_argument("--sources", default="files,hot", help="files, hot or both")
+    ap.add_argument("--no-checks", action="store_true", help="skip the per-mode answer checks")
+    ap.add_argument("--check-source", default="files",
+                    help="where the per-mode answer checks read the tables: files or hot")
     ap.add_argument("--hbm-tbs", type=float, default=4.3)
     ap.add_argument("--timeout", type=int, default=1800)
     ap.add_argument("--out", default=None)
@@ -167,14 +203,23 @@ def main():
     print("== duckdb done", flush=True)
 
     results, errors, checks = {}, {}, {}
+    sources = args.sources.split(",")
     for mode in modes:
-        for hot in (False, True):
-            key = (mode, "hot" if hot else "files")
-            results[key], errors[key] = run_resuming(args, data, mode, hot, queries)
+        for src in sources:
+            key = (mode, src)
+            results[key], errors[key] = run_resuming(args, data, mode, src == "hot", queries)
             print(f"== {key} done: {len(results[key])} queries timed, errors {errors[key]}",
                   flush=True)
-        checks[mode] = {n: check_mode(args, data, mode, n, expected[n]) for n in queries}
-    write_report(args, data, out, queries, modes, results, errors, checks, duck_files, duck_mem)
+            # After every column, so that a run cut short still leaves a report.
+            write_report(args, data, out, queries, modes, sources, results, errors, checks,
+                         duck_files, duck_mem)
+    for mode in ([] if args.no_checks else modes):
+        if args.check_source == "hot":
+            checks[mode] = check_mode_hot(args, data, mode, queries, expected)
+        else:
+            checks[mode] = {n: check_mode(args, data, mode, n, expected[n]) for n in queries}
+        write_report(args, data, out, queries, modes, sources, results, errors, checks,
+                     duck_files, duck_mem)
     print(f"== wrote {out}")
 
 
@@ -186,11 +231,15 @@ def fmt(v):
     return "" if v is None else f"{v:.1f}"
 
 
-def write_report(args, data, out, queries, modes, results, errors, checks, duck_files, duck_mem):
+def write_report(args, data, out, queries, modes, sources, results, errors, checks, duck_files,
+                 duck_mem):
     version = subprocess.run([args.tandem, "version"], capture_output=True, text=True).stdout
-    gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,memory.total,driver_version",
-                          "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()
-    keys = [(m, s) for m in modes for s in ("files", "hot")]
+    try:
+        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,memory.total,driver_version",
+                              "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        gpu = ""
+    keys = [(m, s) for m in modes for s in sources if (m, s) in results]
     lines = [f"# TPC-H SF{args.sf} on the GPU: Tandem cpu / gpu / auto vs DuckDB "
              f"{duckdb.__version__}", "",
              f"- run {datetime.datetime.now():%Y-%m-%d %H:%M}; GPU: {gpu or 'none'}; host: "
@@ -217,7 +266,7 @@ def write_report(args, data, out, queries, modes, results, errors, checks, duck_
         dfs.append(df)
         dms.append(dm)
         row += [fmt(df), fmt(dm)]
-        row.append(", ".join(f"{m}: {checks[m][n]}" for m in modes))
+        row.append(", ".join(f"{m}: {checks[m][n]}" for m in modes if m in checks) or "not run")
         lines.append("| " + " | ".join(row) + " |")
 
     def complete(values):
@@ -238,13 +287,16 @@ def write_report(args, data, out, queries, modes, results, errors, checks, duck_
             lines.append(f"- {k[0]} {k[1]}: vs duckdb files {geomean([d / v for v, d in pairs]):.2f}x,"
                          f" vs duckdb mem {geomean([d / v for v, d in pairs_m]):.2f}x"
                          f" ({len(pairs)} of {len(queries)} queries)")
-    for src in ("files", "hot"):
+    for src in sources:
         if ("auto", src) in results and ("cpu", src) in results:
-            slower = [n for n in queries
-                      if results[("auto", src)].get(n) and results[("cpu", src)].get(n)
-                      and med(results[("auto", src)][n]) > med(results[("cpu", src)][n])]
-            lines.append(f"- auto vs cpu ({src}): auto slower on "
-                         f"{', '.join(f'Q{n:02d}' for n in slower) or 'no query'}")
+            ratios = {n: med(results[("auto", src)][n]) / med(results[("cpu", src)][n])
+                      for n in queries
+                      if results[("auto", src)].get(n) and results[("cpu", src)].get(n)}
+            slower = [f"Q{n:02d} ({r:.2f}x)" for n, r in ratios.items() if r > 1.05]
+            within = [f"Q{n:02d}" for n, r in ratios.items() if 1.0 < r <= 1.05]
+            lines.append(f"- auto vs cpu ({src}): auto time / cpu time above 1.05 on "
+                         f"{', '.join(slower) or 'no query'}; between 1.00 and 1.05 (noise "
+                         f"level) on {', '.join(within) or 'no query'}")
     sf = float(args.sf)
     for n in (1, 6):
         if n in queries and ("gpu", "hot") in results and results[("gpu", "hot")].get(n):

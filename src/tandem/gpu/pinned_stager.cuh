@@ -113,7 +113,8 @@ class PinnedStager {
       fn(offset, bytes, chunk);
       return Status::OK();
     }
-    const int64_t part = (bytes / parts + 63) / 64 * 64;
+    // Ceiling division first, then up to a 64-byte multiple: the parts must cover every byte.
+    const int64_t part = ((bytes + parts - 1) / parts + 63) / 64 * 64;
     return ThreadPool::Default().ParallelFor(parts, [&](int64_t i) -> Status {
       const int64_t at = i * part;
       const int64_t len = std::min(part, bytes - at);

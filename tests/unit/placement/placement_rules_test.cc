@@ -58,26 +58,37 @@ TEST(PlacementRules, ParquetScansCanDecodeOnTheGpu) {
             "");
 }
 
-TEST(PlacementRules, LargeParquetScanFeedingTheGpuDecodesThereWithoutAnUpload) {
+TEST(PlacementRules, ParquetScanDecodesWhereTheModelPricesItCheaper) {
   CostProfile profile;
   profile.has_gpu = true;
   profile.cpu = BuiltinGenericCpu();
   profile.gpu = BuiltinH200();
   profile.transfer = BuiltinH200Transfer();
-  PlanPtr plan = SumBy(FilterOf(ScanOf("t", 1e9, TableSource::Kind::kParquet), 5e8), 100);
-  auto placed = Place(plan, AutoOptions(profile));
-  ASSERT_TRUE(placed.ok()) << placed.status().ToString();
-  // The built-in GPU file scan (4.5 GB/s) beats the host scan (5 GB/s) plus the copy (7.5 GB/s):
-  // the whole chain runs on the GPU, with one transition, at the root.
-  EXPECT_EQ(Count(*placed->plan, IsTransition), 1) << PlanToString(*placed->plan);
-  EXPECT_EQ(Count(*placed->plan, [](const PlanNode& n) {
-              return n.kind == PlanKind::kScan && n.device == Device::kGpu;
-            }),
-            1)
-      << PlanToString(*placed->plan);
-  EXPECT_TRUE(TransitionsConsistent(*placed->plan));
+  auto plan = [] {
+    return SumBy(FilterOf(ScanOf("t", 1e9, TableSource::Kind::kParquet), 5e8), 100);
+  };
+  auto gpu_scans = [](const PlanNode& root) {
+    return Count(root, [](const PlanNode& n) {
+      return n.kind == PlanKind::kScan && n.device == Device::kGpu;
+    });
+  };
+  // A GPU file scan faster than the host scan plus the copy: the whole chain runs on the GPU,
+  // with one transition, at the root.
+  profile.gpu.file_scan_bytes_per_s = 20e9;
+  auto fast = Place(plan(), AutoOptions(profile));
+  ASSERT_TRUE(fast.ok()) << fast.status().ToString();
+  EXPECT_EQ(gpu_scans(*fast->plan), 1) << PlanToString(*fast->plan);
+  EXPECT_EQ(Count(*fast->plan, IsTransition), 1) << PlanToString(*fast->plan);
+  EXPECT_TRUE(TransitionsConsistent(*fast->plan));
+  // A slow one: the host decodes, and what runs on the GPU gets its input copied up.
+  profile.gpu.file_scan_bytes_per_s = 1e9;
+  auto slow = Place(plan(), AutoOptions(profile));
+  ASSERT_TRUE(slow.ok());
+  EXPECT_EQ(gpu_scans(*slow->plan), 0) << PlanToString(*slow->plan);
+  EXPECT_TRUE(TransitionsConsistent(*slow->plan));
+  EXPECT_LE(slow->estimated_ms, slow->all_cpu_estimated_ms);
 
-  // A small one stays on the CPU, whole.
+  // A small table stays on the CPU, whole.
   auto small = Place(SumBy(FilterOf(ScanOf("t", 1000, TableSource::Kind::kParquet), 500), 10),
                      AutoOptions(profile));
   ASSERT_TRUE(small.ok());
