@@ -121,11 +121,13 @@ def test_explain_for_the_h200_without_a_gpu(big):
     assert lines[0].startswith("Placement: device=auto, target=h200, built-in H200 figures")
     on_gpu = [l.split()[1] for l in lines[1:] if l.startswith("gpu")]
     assert "Aggregate" in on_gpu
-    # The Parquet file is decoded on the GPU (host threads read and decompress its pages), so
-    # only the small result crosses PCIe.
-    assert not any(l.startswith("pcie") and "HostToDevice" in l for l in lines)
+    # The Parquet file is decoded on the GPU or on the host by the cost model's rates; either
+    # way no plan bounces: a host scan feeds the GPU through one upload, a GPU scan needs none.
+    uploads = sum(1 for l in lines if l.startswith("pcie") and "HostToDevice" in l)
     assert sum(1 for l in lines if l.startswith("pcie") and "DeviceToHost" in l) == 1
-    assert any(l.startswith("gpu") and "Scan t" in l for l in lines)
+    gpu_scan = any(l.startswith("gpu") and "Scan t" in l for l in lines)
+    cpu_scan = any(l.startswith("cpu") and "Scan t" in l for l in lines)
+    assert (gpu_scan and uploads == 0) or (cpu_scan and uploads == 1), r.stdout
 
     # Small inputs stay on the CPU, with both estimates.
     small = big.parent / "small.parquet"
@@ -157,7 +159,8 @@ def test_explain_json(big):
 
     nodes = list(walk(doc["plan"]))
     devices = [n["device"] for n in nodes]
-    assert "gpu" in devices and devices.count("pcie") == 1 and devices[-1] == "gpu"
+    assert "gpu" in devices and devices.count("pcie") in (1, 2)
+    assert devices[-1] == ("gpu" if devices.count("pcie") == 1 else "cpu")
     assert all("cpu_est_ms" in n for n in nodes if n["placement"] == "cpu_cost_model")
     r = tandem("explain", "--json", "--analyze", AGG, "--table", f"t={big}",
                "--conf", "tandem.sql.device=cpu")
