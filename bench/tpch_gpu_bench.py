@@ -174,6 +174,7 @@ def main():
     ap.add_argument("--modes", default="cpu,gpu,auto")
     ap.add_argument("--sources", default="files,hot", help="files, hot or both")
     ap.add_argument("--no-checks", action="store_true", help="skip the per-mode answer checks")
+    ap.add_argument("--no-duckdb", action="store_true", help="skip DuckDB (times and checks)")
     ap.add_argument("--check-source", default="files",
                     help="where the per-mode answer checks read the tables: files or hot")
     ap.add_argument("--hbm-tbs", type=float, default=4.3)
@@ -189,18 +190,22 @@ def main():
         subprocess.run([args.tandem, "datagen", "tpch", "--sf", str(args.sf), "--out", data],
                        check=True)
 
-    con = duckdb.connect()
-    con.execute(f"SET threads = {args.threads}")
-    for t in TABLES:
-        con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{data}/{t}/*.parquet')")
-    expected = {n: run_duckdb(con, query_text(n)) for n in queries}
-    duck_files = {n: duck_times(con, n, args.reps) for n in queries}
-    mem = duckdb.connect()
-    mem.execute(f"SET threads = {args.threads}")
-    for t in TABLES:
-        mem.execute(f"CREATE TABLE {t} AS SELECT * FROM read_parquet('{data}/{t}/*.parquet')")
-    duck_mem = {n: duck_times(mem, n, args.reps) for n in queries}
-    print("== duckdb done", flush=True)
+    expected, duck_files, duck_mem = {}, {n: [] for n in queries}, {n: [] for n in queries}
+    if args.no_duckdb:
+        args.no_checks = True
+    else:
+        con = duckdb.connect()
+        con.execute(f"SET threads = {args.threads}")
+        for t in TABLES:
+            con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{data}/{t}/*.parquet')")
+        expected = {n: run_duckdb(con, query_text(n)) for n in queries}
+        duck_files = {n: duck_times(con, n, args.reps) for n in queries}
+        mem = duckdb.connect()
+        mem.execute(f"SET threads = {args.threads}")
+        for t in TABLES:
+            mem.execute(f"CREATE TABLE {t} AS SELECT * FROM read_parquet('{data}/{t}/*.parquet')")
+        duck_mem = {n: duck_times(mem, n, args.reps) for n in queries}
+        print("== duckdb done", flush=True)
 
     results, errors, checks = {}, {}, {}
     sources = args.sources.split(",")
@@ -275,15 +280,15 @@ def write_report(args, data, out, queries, modes, sources, results, errors, chec
         row = [label]
         for k in keys:
             row.append(fmt(agg(cols[k])) if complete(cols[k]) else "n/a")
-        row += [fmt(agg(dfs)), fmt(agg(dms)), ""]
+        row += [fmt(agg(dfs)) if complete(dfs) else "", fmt(agg(dms)) if complete(dms) else "", ""]
         lines.append("| " + " | ".join(row) + " |")
     lines.append("")
     lines.append("Ratios (geomean of per-query ratios; above 1 means faster than the reference):")
     lines.append("")
     for k in keys:
-        pairs = [(v, d) for v, d in zip(cols[k], dfs) if v is not None]
-        pairs_m = [(v, d) for v, d in zip(cols[k], dms) if v is not None]
-        if pairs:
+        pairs = [(v, d) for v, d in zip(cols[k], dfs) if v is not None and d is not None]
+        pairs_m = [(v, d) for v, d in zip(cols[k], dms) if v is not None and d is not None]
+        if pairs and pairs_m:
             lines.append(f"- {k[0]} {k[1]}: vs duckdb files {geomean([d / v for v, d in pairs]):.2f}x,"
                          f" vs duckdb mem {geomean([d / v for v, d in pairs_m]):.2f}x"
                          f" ({len(pairs)} of {len(queries)} queries)")
