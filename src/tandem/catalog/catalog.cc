@@ -5,26 +5,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tandem/common/text.h"
+
 namespace tandem {
-namespace {
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-std::string Trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  const size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
-
-}  // namespace
 
 Status Catalog::AddTable(const std::string& name, std::shared_ptr<TableSource> source,
                          bool replace) {
-  const std::string key = Lower(name);
+  const std::string key = AsciiLower(name);
   if (!replace && (tables_.count(key) || views_.count(key))) {
     return Status::Invalid("table or view " + name + " already exists");
   }
@@ -34,7 +21,7 @@ Status Catalog::AddTable(const std::string& name, std::shared_ptr<TableSource> s
 }
 
 Status Catalog::AddView(const std::string& name, const std::string& sql, bool replace) {
-  const std::string key = Lower(name);
+  const std::string key = AsciiLower(name);
   if (!replace && (tables_.count(key) || views_.count(key))) {
     return Status::Invalid("table or view " + name + " already exists");
   }
@@ -44,7 +31,7 @@ Status Catalog::AddView(const std::string& name, const std::string& sql, bool re
 }
 
 Status Catalog::Drop(const std::string& name, bool if_exists) {
-  const std::string key = Lower(name);
+  const std::string key = AsciiLower(name);
   if (tables_.erase(key) + views_.erase(key) == 0 && !if_exists) {
     return Status::Invalid("no table or view named " + name);
   }
@@ -52,12 +39,12 @@ Status Catalog::Drop(const std::string& name, bool if_exists) {
 }
 
 std::shared_ptr<TableSource> Catalog::FindTable(const std::string& name) const {
-  auto it = tables_.find(Lower(name));
+  auto it = tables_.find(AsciiLower(name));
   return it == tables_.end() ? nullptr : it->second;
 }
 
 const std::string* Catalog::FindView(const std::string& name) const {
-  auto it = views_.find(Lower(name));
+  auto it = views_.find(AsciiLower(name));
   return it == views_.end() ? nullptr : &it->second;
 }
 
@@ -76,15 +63,15 @@ Status Catalog::LoadFile(const std::string& path) {
   int line_no = 0;
   while (std::getline(in, line)) {
     ++line_no;
-    line = Trim(line.substr(0, line.find('#')));
+    line = TrimSpace(line.substr(0, line.find('#')));
     if (line.empty()) continue;
     const size_t eq = line.find('=');
     if (eq == std::string::npos) {
       return Status::Invalid("catalog file " + path + ", line " + std::to_string(line_no) +
                              ": expected name = path");
     }
-    const std::string name = Trim(line.substr(0, eq));
-    std::filesystem::path p = Trim(line.substr(eq + 1));
+    const std::string name = TrimSpace(line.substr(0, eq));
+    std::filesystem::path p = TrimSpace(line.substr(eq + 1));
     if (p.is_relative()) p = base / p;
     const std::string where = "catalog file " + path + ", line " + std::to_string(line_no);
     Result<std::shared_ptr<TableSource>> src =

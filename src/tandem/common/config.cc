@@ -8,20 +8,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "tandem/common/text.h"
+
 namespace tandem {
 namespace {
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-std::string Trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
 
 ConfigKey Enum(std::string name, std::string def, std::vector<std::string> allowed,
                std::string doc) {
@@ -130,13 +120,13 @@ const std::vector<ConfigKey>& ConfigKeys() {
 }
 
 std::string Config::CanonicalName(const std::string& name) {
-  const std::string lower = Lower(Trim(name));
+  const std::string lower = AsciiLower(TrimSpace(name));
   if (lower == "threads") return config_keys::kThreads;
   if (lower == "ansi") return config_keys::kAnsi;
   for (const ConfigKey& k : ConfigKeys()) {
-    if (Lower(k.name) == lower) return k.name;
+    if (AsciiLower(k.name) == lower) return k.name;
   }
-  return Trim(name);
+  return TrimSpace(name);
 }
 
 const ConfigKey* FindConfigKey(const std::string& name) {
@@ -148,7 +138,7 @@ const ConfigKey* FindConfigKey(const std::string& name) {
 }
 
 Result<int64_t> ParseByteSize(const std::string& text, const std::string& what) {
-  const std::string t = Lower(Trim(text));
+  const std::string t = AsciiLower(TrimSpace(text));
   auto bad = [&]() {
     return Status::Invalid(what + " takes a size in bytes (e.g. 1073741824, 512m, 1g), got '" +
                            text + "'");
@@ -158,7 +148,7 @@ Result<int64_t> ParseByteSize(const std::string& text, const std::string& what) 
   errno = 0;
   const double number = std::strtod(t.c_str(), &end);
   if (end == t.c_str() || errno != 0 || !std::isfinite(number) || number < 0) return bad();
-  std::string unit = Trim(end);
+  std::string unit = TrimSpace(end);
   if (!unit.empty() && unit.back() == 'b') unit.pop_back();  // "gb", "b"
   if (unit.size() == 2 && unit[1] == 'i') unit.pop_back();   // "gi" (from "gib")
   double scale = 1;
@@ -181,17 +171,17 @@ Result<int64_t> ParseByteSize(const std::string& text, const std::string& what) 
 }
 
 Result<std::string> NormalizeConfigValue(const ConfigKey& key, const std::string& value) {
-  const std::string v = Trim(value);
+  const std::string v = TrimSpace(value);
   switch (key.type) {
     case ConfigType::kBool: {
-      const std::string l = Lower(v);
+      const std::string l = AsciiLower(v);
       if (l == "true" || l == "on" || l == "1" || l == "yes") return std::string("true");
       if (l == "false" || l == "off" || l == "0" || l == "no") return std::string("false");
       return Status::Invalid("setting " + key.name + " takes true or false, got '" + value + "'");
     }
     case ConfigType::kEnum: {
       for (const std::string& a : key.allowed) {
-        if (Lower(a) == Lower(v)) return a;
+        if (AsciiLower(a) == AsciiLower(v)) return a;
       }
       std::string list;
       for (size_t i = 0; i < key.allowed.size(); ++i) {
@@ -240,7 +230,7 @@ namespace {
 Status UnknownKey(const std::string& name) {
   std::string names;
   for (const ConfigKey& k : ConfigKeys()) names += (names.empty() ? "" : ", ") + k.name;
-  return Status::Invalid("unknown setting " + Trim(name) + " (settings: " + names +
+  return Status::Invalid("unknown setting " + TrimSpace(name) + " (settings: " + names +
                          "; `tandem config --list` describes them)");
 }
 
@@ -257,7 +247,7 @@ Status Config::Set(const std::string& name, const std::string& value) {
 
 Status Config::SetAssignment(const std::string& assignment) {
   const size_t eq = assignment.find('=');
-  if (eq == std::string::npos || Trim(assignment.substr(0, eq)).empty()) {
+  if (eq == std::string::npos || TrimSpace(assignment.substr(0, eq)).empty()) {
     return Status::Invalid("--conf takes key=value, got '" + assignment + "'");
   }
   return Set(assignment.substr(0, eq), assignment.substr(eq + 1));

@@ -2,28 +2,11 @@
 // helpers to read libpg_query JSON nodes.
 #include <algorithm>
 
+#include "tandem/common/text.h"
 #include "tandem/sql/binder_internal.h"
 #include "tandem/sql/parser.h"
 
 namespace tandem::sql::binder {
-
-namespace {
-
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t subst = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-}  // namespace
 
 SourcePos Binder::Pos(int location) const {
   if (location < 0) return {};
@@ -60,7 +43,7 @@ std::string ClosestName(const std::string& name, const std::vector<std::string>&
   std::string best;
   size_t best_distance = limit + 1;
   for (const auto& c : candidates) {
-    const size_t d = EditDistance(lname, Lower(c));
+    const size_t d = EditDistanceIgnoringCase(lname, c);
     if (d < best_distance && d < lname.size()) {
       best_distance = d;
       best = c;
@@ -107,10 +90,7 @@ int FirstLocation(const Json& node) {
   return -1;
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
+std::string Lower(std::string s) { return AsciiLower(std::move(s)); }
 
 const Json& Child(const Json& node, const char* key) {
   static const Json kNull;

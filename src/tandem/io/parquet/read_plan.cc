@@ -8,33 +8,18 @@
 #include <limits>
 
 #include "tandem/column/column_builder.h"
+#include "tandem/common/text.h"
 #include "tandem/common/thread_pool.h"
 #include "tandem/io/parquet/statistics.h"
 
 namespace tandem::parquet {
 namespace {
 
-// Edit distance, case-insensitive, for "did you mean" suggestions.
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                        std::tolower(static_cast<unsigned char>(b[j - 1]));
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 Status UnknownColumn(const std::string& name, const Schema& schema, const std::string& where) {
   std::string best;
   size_t best_distance = std::numeric_limits<size_t>::max();
   for (const auto& f : schema.fields) {
-    const size_t d = EditDistance(name, f.name);
+    const size_t d = EditDistanceIgnoringCase(name, f.name);
     if (d < best_distance) {
       best_distance = d;
       best = f.name;
