@@ -14,6 +14,7 @@
 
 #include "tandem/common/bit_util.h"
 #include "tandem/io/parquet/codec.h"
+#include "tandem/io/parquet/decode/bit_unpack.h"
 #include "tandem/io/parquet/decode/convert.h"
 #include "tandem/io/parquet/decode/delta.h"
 #include "tandem/io/parquet/decode/msb_bit_unpack.h"
@@ -32,20 +33,8 @@ enum class OutKind { kFixed, kBool, kBytes };
 // String bytes past which a column switches from int32 to int64 offsets (tests lower it).
 std::atomic<int64_t> large_offset_threshold{std::numeric_limits<int32_t>::max()};
 
-uint32_t LoadLE32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-
-int BitWidthOf(int64_t max_value) {
-  int w = 0;
-  while (max_value > 0) {
-    ++w;
-    max_value >>= 1;
-  }
-  return w;
-}
+using decode::BitWidthOf;
+using decode::LoadLE32;
 
 Status UnsupportedEncoding(Encoding e, const LeafColumn& leaf) {
   return Status::Unsupported(std::string(EncodingName(e)) + " encoding for " +

@@ -8,6 +8,23 @@
 
 namespace tandem::parquet::decode {
 
+// The 4-byte little-endian length in front of RLE levels and RLE booleans.
+inline uint32_t LoadLE32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+// Bits needed for values 0..max_value (the width of definition levels).
+inline int BitWidthOf(int64_t max_value) {
+  int w = 0;
+  while (max_value > 0) {
+    ++w;
+    max_value >>= 1;
+  }
+  return w;
+}
+
 // Loads the 8 bytes at `byte` (zero-padded past avail_bytes).
 inline uint64_t LoadWord(const uint8_t* base, int64_t avail_bytes, int64_t byte) {
   uint64_t word = 0;
@@ -63,13 +80,14 @@ inline void UnpackBits(const uint8_t* base, int64_t avail_bytes, int64_t first, 
   case W:                     \
     return UnpackConstantWidth<W>(base, first, n, out);
       TANDEM_UNPACK_CASE(1)
-      TANDEM_UNPACK_CASE(2) TANDEM_UNPACK_CASE(3) TANDEM_UNPACK_CASE(4) TANDEM_UNPACK_CASE(5)
-          TANDEM_UNPACK_CASE(6) TANDEM_UNPACK_CASE(7) TANDEM_UNPACK_CASE(8) TANDEM_UNPACK_CASE(9)
-              TANDEM_UNPACK_CASE(10) TANDEM_UNPACK_CASE(11) TANDEM_UNPACK_CASE(12)
-                  TANDEM_UNPACK_CASE(13) TANDEM_UNPACK_CASE(14) TANDEM_UNPACK_CASE(15)
-                      TANDEM_UNPACK_CASE(16) TANDEM_UNPACK_CASE(17) TANDEM_UNPACK_CASE(18)
-                          TANDEM_UNPACK_CASE(19) TANDEM_UNPACK_CASE(20) TANDEM_UNPACK_CASE(21)
-                              TANDEM_UNPACK_CASE(22) TANDEM_UNPACK_CASE(23) TANDEM_UNPACK_CASE(24)
+      TANDEM_UNPACK_CASE(2)
+      TANDEM_UNPACK_CASE(3) TANDEM_UNPACK_CASE(4) TANDEM_UNPACK_CASE(5) TANDEM_UNPACK_CASE(6)
+          TANDEM_UNPACK_CASE(7) TANDEM_UNPACK_CASE(8) TANDEM_UNPACK_CASE(9) TANDEM_UNPACK_CASE(10)
+              TANDEM_UNPACK_CASE(11) TANDEM_UNPACK_CASE(12) TANDEM_UNPACK_CASE(13)
+                  TANDEM_UNPACK_CASE(14) TANDEM_UNPACK_CASE(15) TANDEM_UNPACK_CASE(16)
+                      TANDEM_UNPACK_CASE(17) TANDEM_UNPACK_CASE(18) TANDEM_UNPACK_CASE(19)
+                          TANDEM_UNPACK_CASE(20) TANDEM_UNPACK_CASE(21) TANDEM_UNPACK_CASE(22)
+                              TANDEM_UNPACK_CASE(23) TANDEM_UNPACK_CASE(24)
 #undef TANDEM_UNPACK_CASE
                                   default : break;
     }

@@ -10,6 +10,7 @@
 
 #include "tandem/common/bit_util.h"
 #include "tandem/io/parquet/codec.h"
+#include "tandem/io/parquet/decode/bit_unpack.h"
 #include "tandem/io/parquet/decode/convert.h"
 #include "tandem/io/parquet/decode/msb_bit_unpack.h"
 #include "tandem/io/parquet/decode/rle_decoder.h"
@@ -18,20 +19,8 @@
 namespace tandem::parquet::gpu_decode {
 namespace {
 
-uint32_t LoadLE32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-
-int BitWidthOf(int64_t max_value) {
-  int w = 0;
-  while (max_value > 0) {
-    ++w;
-    max_value >>= 1;
-  }
-  return w;
-}
+using decode::BitWidthOf;
+using decode::LoadLE32;
 
 // Conversions the kernels implement for PLAIN and dictionary values.
 bool KernelConversion(Conversion c) {
