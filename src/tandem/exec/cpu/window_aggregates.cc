@@ -23,7 +23,7 @@ int128_t Pow10(int e) {
   return p;
 }
 
-// Integer or unscaled decimal value of row i as int128.
+// Integer, unscaled decimal, date (days) or timestamp (microseconds) value of row i as int128.
 int128_t ExactValue(const Column& c, int64_t i) {
   switch (c.type().id) {
     case TypeId::kBool:
@@ -33,8 +33,10 @@ int128_t ExactValue(const Column& c, int64_t i) {
     case TypeId::kInt16:
       return c.Value<int16_t>(i);
     case TypeId::kInt32:
+    case TypeId::kDate32:
       return c.Value<int32_t>(i);
     case TypeId::kInt64:
+    case TypeId::kTimestamp:
       return c.Value<int64_t>(i);
     case TypeId::kUInt8:
       return c.Value<uint8_t>(i);
