@@ -1,0 +1,27 @@
+// More GPU operators, in the pattern of gpu_operators.h (which they extend; kept apart so that
+// header stays stable): set operations and window functions, each the twin of its CPU operator
+// (exec/cpu/set_operation.cc, exec/cpu/window.cc) with a plain C++ support check.
+#pragma once
+
+#include <string>
+
+#include "tandem/exec/gpu/gpu_operators.h"
+
+namespace tandem::gpu {
+
+// Set operation (kSetOp): UNION [ALL], INTERSECT [ALL], EXCEPT [ALL] with NULLs equal and floats
+// compared as the CPU does (-0.0 equals 0.0, every NaN equals every NaN). UNION ALL keeps the
+// CPU's order (left rows, then right rows); the others emit each distinct row (the first of its
+// rows in left-then-right order, like the CPU) in an order of their own, as the CPU does too.
+std::string SetOperationUnsupported(const PlanNode& node);
+Result<DeviceBatchPtr> SetOperation(const PlanNode& node, const DeviceBatch& left,
+                                    const DeviceBatch& right, GpuContext& ctx);
+
+// Window (kWindow): the input rows in the sorted order of the first (PARTITION BY, ORDER BY)
+// specification, plus one column per call, exactly as the CPU twin orders them. ROW_NUMBER,
+// RANK, DENSE_RANK, PERCENT_RANK, CUME_DIST, LAG, LEAD, FIRST_VALUE, LAST_VALUE, and COUNT(*),
+// COUNT, SUM, AVG, MIN, MAX over ROWS frames and RANGE frames without offsets.
+std::string WindowUnsupported(const PlanNode& node);
+Result<DeviceBatchPtr> Window(const PlanNode& node, const DeviceBatch& input, GpuContext& ctx);
+
+}  // namespace tandem::gpu
