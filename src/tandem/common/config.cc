@@ -68,6 +68,9 @@ std::vector<ConfigKey> MakeKeys() {
       Enum(kPlacementTarget, "auto", {"auto", "h200", "cpu-only"},
            "machine the placement planner plans for: auto (this one: its calibration, or the "
            "built-in figures), h200 (built-in NVIDIA H200 figures, also without a GPU), cpu-only"),
+      Number(kPlacementMinGain, ConfigType::kDouble, "0.1", 0, 0.9,
+             "with device=auto, a plan that uses the GPU must be estimated at least this "
+             "fraction faster than the all-CPU plan (a margin for estimation error)"),
       Plain(kCalibrationFile, ConfigType::kString, "",
             "calibration JSON read by the planner and written by `tandem calibrate` (empty: "
             "$TANDEM_CALIBRATION, else ~/.config/tandem/calibration.json)"),

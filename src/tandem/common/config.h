@@ -41,6 +41,7 @@ inline constexpr const char* kGpuReserve = "tandem.memory.gpu.reserve";
 inline constexpr const char* kPinnedPoolSize = "tandem.memory.pinned.poolSize";
 inline constexpr const char* kPlacementTarget = "tandem.placement.target";
 inline constexpr const char* kCalibrationFile = "tandem.placement.calibrationFile";
+inline constexpr const char* kPlacementMinGain = "tandem.placement.minGain";
 }  // namespace config_keys
 
 // Every key, in a stable order (the order `tandem config --list` prints).

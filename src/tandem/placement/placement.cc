@@ -373,7 +373,7 @@ Result<PlacementResult> Place(const PlanPtr& plan, const PlacementOptions& optio
     Solver solver(options, units, /*allow_gpu=*/true, nullptr);
     double seconds = solver.Solve(*plan, &chosen);
     if (AnyGpu(chosen)) seconds += query_fixed;
-    if (!(seconds < cpu_seconds)) {
+    if (!(seconds < cpu_seconds * (1 - options.min_gain))) {
       chosen = cpu_assignment;
       seconds = cpu_seconds;
     }

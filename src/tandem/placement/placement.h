@@ -40,6 +40,9 @@ struct PlacementOptions {
   // Price the GPU's one-time start-up (profile.gpu.startup_s) into plans that use it: true when
   // the plan would run in a process whose GPU runtime has not started yet.
   bool include_gpu_startup = false;
+  // device=auto keeps the all-CPU plan unless a plan using the GPU is estimated at least this
+  // fraction faster: estimates err, and the promise is never to be slower than the CPU plan.
+  double min_gain = 0;
 };
 
 struct PlacementResult {

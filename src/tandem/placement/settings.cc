@@ -16,6 +16,7 @@ Result<PlacementSetup> SetupPlacement(const Config& config, PlanPurpose purpose)
   o.mode = setup.device == "gpu"   ? DeviceMode::kGpu
            : setup.device == "cpu" ? DeviceMode::kCpu
                                    : DeviceMode::kAuto;
+  o.min_gain = config.GetDouble(config_keys::kPlacementMinGain);
 
   const std::string path = CalibrationPath(config);
   TANDEM_ASSIGN_OR_RAISE(std::optional<Calibration> calibration, LoadCalibration(path));
