@@ -35,6 +35,8 @@
 #include "tandem/sql/parser.h"
 #include "tandem/sql/session.h"
 #include "tandem/gpu/runtime.h"
+#include "tandem/udf/loader.h"
+#include "tandem/udf/registry.h"
 
 namespace tandem::cli {
 namespace {
@@ -42,7 +44,7 @@ namespace {
 constexpr const char* kUsage =
     "sql \"QUERY\" | -f FILE.sql [--table NAME=PATH]... [--catalog FILE] "
     "[--format table|csv|jsonl] [--output FILE.parquet|FILE.csv] [--ansi] [--threads N] "
-    "[--table-dir DIR] [--timing] [--conf KEY=VALUE]...";
+    "[--table-dir DIR] [--timing] [--conf KEY=VALUE]... [--udf LIB.so]...";
 
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "tandem: %s\nusage: tandem %s\n", message.c_str(), kUsage);
@@ -61,6 +63,7 @@ struct SqlArgs {
   std::string table_dir = ".";
   bool timing = false;
   Config config;
+  std::vector<std::string> udf_libraries;  // --udf: every function they list is registered
 };
 
 bool EndsWithLower(const std::string& s, const std::string& suffix) {
@@ -126,6 +129,9 @@ int ParseArgs(const std::vector<std::string>& args, SqlArgs* out) {
     } else if (arg == "--conf") {
       if (!take_value()) return UsageError("--conf needs KEY=VALUE");
       if (Status st = out->config.SetAssignment(value); !st.ok()) return UsageError(st.message());
+    } else if (arg == "--udf") {
+      if (!take_value()) return UsageError("--udf needs a shared library path");
+      out->udf_libraries.push_back(value);
     } else if (arg == "--table-dir") {
       if (!take_value()) return UsageError("--table-dir needs a directory");
       out->table_dir = value;
@@ -359,6 +365,15 @@ int RunSql(const std::vector<std::string>& argv) {
   }
   for (const auto& [name, path] : args.tables) {
     if (Status st = session.RegisterTable(name, path); !st.ok()) return Fail(st.ToString());
+  }
+  for (const std::string& library : args.udf_libraries) {
+    Result<std::vector<UdfFunctionPtr>> functions = udf::LoadLibraryFunctions(library);
+    if (!functions.ok()) return Fail(functions.status().ToString());
+    for (const UdfFunctionPtr& f : *functions) {
+      if (Status st = udf::RegisterFunction(f->name, f, false); !st.ok()) {
+        return Fail(st.WithContext("--udf " + library).ToString());
+      }
+    }
   }
 
   std::string script;

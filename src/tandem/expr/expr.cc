@@ -1,6 +1,8 @@
 // Expression constructors, traversal helpers and their text form for EXPLAIN.
 #include "tandem/expr/expr.h"
 
+#include "tandem/udf/function.h"
+
 namespace tandem {
 namespace {
 
@@ -105,10 +107,19 @@ ExprPtr MakeCast(ExprPtr arg, DataType type, bool try_cast) {
 
 bool IsConstant(const Expr& e) {
   if (e.kind == ExprKind::kColumnRef || e.kind == ExprKind::kSubquery) return false;
+  if (e.udf && !e.udf->deterministic) return false;
   for (const auto& a : e.args) {
     if (!IsConstant(*a)) return false;
   }
   return true;
+}
+
+bool HasNonDeterministicCall(const Expr& e) {
+  if (e.udf && !e.udf->deterministic) return true;
+  for (const auto& a : e.args) {
+    if (HasNonDeterministicCall(*a)) return true;
+  }
+  return false;
 }
 
 void CollectColumns(const Expr& e, std::vector<int>* columns) {

@@ -43,6 +43,7 @@ enum class ExprKind {
 enum class SubqueryKind { kScalar, kExists, kIn, kAny, kAll };
 
 struct PlanNode;
+struct UdfFunction;  // udf/function.h
 
 struct Expr {
   ExprKind kind = ExprKind::kLiteral;
@@ -65,6 +66,10 @@ struct Expr {
   std::shared_ptr<PlanNode> subquery;
   int outer_depth = 0;  // kColumnRef: 0 = this query level; n = n levels out (correlation)
 
+  // kCall of a user-defined function (udf/udf.h): the loaded function; `name` is its SQL name
+  // (never a built-in's). Null for built-in calls.
+  std::shared_ptr<const UdfFunction> udf;
+
   std::string ToString() const;  // readable form for EXPLAIN: "(l_quantity < 24)"
 };
 
@@ -73,8 +78,12 @@ ExprPtr MakeLiteral(Value value);
 ExprPtr MakeCall(std::string function, std::vector<ExprPtr> args, DataType type, bool nullable);
 ExprPtr MakeCast(ExprPtr arg, DataType type, bool try_cast = false);
 
-// Whether the expression (without subqueries) reads no column: it can be folded to a constant.
+// Whether the expression (without subqueries) reads no column and calls no non-deterministic
+// UDF: it can be folded to a constant.
 bool IsConstant(const Expr& e);
+// Whether the expression calls a non-deterministic UDF anywhere: such an expression must be
+// evaluated exactly where the query puts it (never folded, duplicated or moved across rows).
+bool HasNonDeterministicCall(const Expr& e);
 // Adds the input column indexes (outer_depth 0) the expression reads.
 void CollectColumns(const Expr& e, std::vector<int>* columns);
 // A copy of the expression with every column reference i (depth 0) replaced by mapping[i]

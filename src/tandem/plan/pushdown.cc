@@ -1,6 +1,7 @@
 // Predicate pushdown (see pushdown.h).
 #include "tandem/plan/pushdown.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -307,6 +308,12 @@ PlanPtr PushDown(const PlanPtr& node, std::vector<ExprPtr> preds) {
       return PushDown(node->children[0], std::move(preds));
     }
     case PlanKind::kProject: {
+      // Nothing passes a projection that calls a non-deterministic function: below it, a filter
+      // would change the rows that function runs on, or evaluate the call a second time.
+      if (std::any_of(node->exprs.begin(), node->exprs.end(),
+                      [](const ExprPtr& e) { return HasNonDeterministicCall(*e); })) {
+        return WithFilter(WithChildren(*node, {PushDown(node->children[0], {})}), preds);
+      }
       std::vector<ExprPtr> below;
       for (const auto& p : preds) below.push_back(SubstituteColumns(p, node->exprs));
       return WithChildren(*node, {PushDown(node->children[0], std::move(below))});
@@ -316,7 +323,8 @@ PlanPtr PushDown(const PlanPtr& node, std::vector<ExprPtr> preds) {
       const int nk = static_cast<int>(node->group_keys.size());
       for (const auto& p : preds) {
         const auto cols = ColumnsOf(*p);
-        const bool keys_only = node->grouping_sets.empty() && !cols.empty() && cols.back() < nk;
+        const bool keys_only = node->grouping_sets.empty() && !cols.empty() && cols.back() < nk &&
+                               !HasNonDeterministicCall(*SubstituteColumns(p, node->group_keys));
         if (keys_only) {
           below.push_back(SubstituteColumns(p, node->group_keys));
         } else {

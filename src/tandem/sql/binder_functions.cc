@@ -1,8 +1,10 @@
 // Function calls: scalar functions through the registry (with SQL-syntax forms EXTRACT,
 // SUBSTRING ... FROM ... FOR, POSITION ... IN, TRIM(BOTH/LEADING/TRAILING), and common
 // synonyms), aggregate calls (DISTINCT, FILTER) collected into the query's Aggregate, and
-// window calls (binder_window.cc).
+// window calls (binder_window.cc), and user-defined functions (udf/registry.h) by their
+// declared signature.
 #include "tandem/sql/binder_internal.h"
+#include "tandem/udf/registry.h"
 
 namespace tandem::sql::binder {
 namespace {
@@ -34,6 +36,43 @@ std::string ExtractField(std::string field) {
   if (field == "months") return "month";
   if (field == "days") return "day";
   return field;
+}
+
+// Whether an argument of type `from` may be cast implicitly to a UDF's declared type `to`: when
+// `to` is what the two types are brought to anyway (int -> bigint -> double ...), or a decimal
+// wide enough for every value of `from`.
+bool ImplicitlyCastsTo(const DataType& from, const DataType& to) {
+  if (from == to) return true;
+  if (from.is_decimal() && to.is_decimal()) {
+    return to.scale >= from.scale && to.precision - to.scale >= from.precision - from.scale;
+  }
+  Result<DataType> common = CommonSuperType(from, to);
+  return common.ok() && *common == to;
+}
+
+// A call of a user-defined function: arguments cast to the declared types, result nullable.
+Result<ExprPtr> BindUdfCall(const Binder& b, const UdfFunctionPtr& f, std::vector<ExprPtr> args,
+                            int loc) {
+  if (args.size() != f->arg_types.size()) {
+    return b.Error("function " + f->Signature() + " takes " + std::to_string(f->arg_types.size()) +
+                       " argument" + (f->arg_types.size() == 1 ? "" : "s") + ", got " +
+                       std::to_string(args.size()),
+                   loc);
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    const DataType& want = f->arg_types[i];
+    if (!IsUntypedNull(*args[i]) && !ImplicitlyCastsTo(args[i]->type, want)) {
+      return b.Error("function " + f->Signature() + " expects " + want.ToString() +
+                         " for argument " + std::to_string(i + 1) + ", got " +
+                         args[i]->type.ToString() + " (add a CAST)",
+                     loc);
+    }
+    args[i] = CastTo(args[i], want);
+  }
+  auto e = MakeCall(f->name, std::move(args), f->result_type, /*nullable=*/true);
+  e->udf = f;
+  e->pos = b.Pos(loc);
+  return e;
 }
 
 }  // namespace
@@ -79,7 +118,11 @@ Result<ExprPtr> Binder::BindFuncCall(const Json& call, ExprContext& ctx) {
   // POSITION(sub IN s) arrives as position(s, sub), which is strpos(s, sub); TRIM(BOTH c FROM
   // s) as btrim(s, c); SUBSTRING(s FROM a FOR b) as substring(s, a, b).
   if (!IsKnownScalarFunction(fn)) {
+    if (UdfFunctionPtr f = udf::FindFunction(name)) {
+      return BindUdfCall(*this, f, std::move(args), loc);
+    }
     std::vector<std::string> candidates = ScalarFunctionNames();
+    for (const std::string& u : udf::FunctionNames()) candidates.push_back(u);
     for (const char* a : {"count", "sum", "avg", "min", "max", "stddev", "stddev_samp",
                           "stddev_pop", "variance", "var_samp", "var_pop", "bool_and", "bool_or",
                           "row_number", "rank", "dense_rank", "lag", "lead"}) {

@@ -25,6 +25,7 @@
 #include "tandem/plan/optimizer.h"
 #include "tandem/sql/binder.h"
 #include "tandem/sql/parser.h"
+#include "tandem/udf/sql_statements.h"
 
 namespace tandem::sql {
 namespace {
@@ -381,6 +382,7 @@ class StatementRunner {
     if (kind == "CreateTableAsStmt") return CreateTableAs(node);
     if (kind == "DropStmt") return Drop(node);
     if (kind == "VariableSetStmt") return Set(node);
+    if (kind == "CreateFunctionStmt") return CreateFunction(node);
     if (kind == "ListenStmt" || kind == "UnlistenStmt") {
       auto it = directives_.find(begin_);
       if (it != directives_.end() && !it->second.set_all) return CacheStatement(node, it->second);
@@ -709,8 +711,21 @@ class StatementRunner {
                    path + ")");
   }
 
+  // CREATE FUNCTION / DROP FUNCTION: user-defined functions (udf/sql_statements.h).
+  Result<StatementResult> CreateFunction(const Json& node) {
+    TANDEM_ASSIGN_OR_RAISE(
+        std::string message,
+        udf::CreateFunctionStatement(node, script_, static_cast<int>(begin_), session_.catalog()));
+    return Message(std::move(message));
+  }
+
   Result<StatementResult> Drop(const Json& node) {
     const std::string type = StringField(node, "removeType");
+    if (type == "OBJECT_FUNCTION") {
+      TANDEM_ASSIGN_OR_RAISE(std::string message,
+                             udf::DropFunctionStatement(node, script_, static_cast<int>(begin_)));
+      return Message(std::move(message));
+    }
     const bool is_view = type == "OBJECT_VIEW";
     if (!is_view && type != "OBJECT_TABLE") {
       return At(Status::Unsupported("DROP of anything but tables and views"), begin_);

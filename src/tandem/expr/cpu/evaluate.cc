@@ -9,6 +9,7 @@
 
 #include "tandem/column/take.h"
 #include "tandem/expr/cpu/kernels.h"
+#include "tandem/expr/cpu/kernels_udf.h"
 
 namespace tandem::cpu {
 namespace {
@@ -141,6 +142,10 @@ Result<Datum> EvalDatum(const Expr& e, const Batch& in, EvalContext& ctx) {
       return Datum::Scalar(std::move(v));
     }
     case ExprKind::kCall: {
+      if (e.udf) {
+        TANDEM_ASSIGN_OR_RAISE(std::vector<Datum> args, EvalArgs(e, in, ctx));
+        return internal::EvaluateUdfCall(e, args, in.num_rows);
+      }
       const internal::KernelEntry* k = internal::FindKernel(e.name);
       if (!k) return Status::Internal("no CPU kernel for function " + e.name);
       TANDEM_ASSIGN_OR_RAISE(std::vector<Datum> args, EvalArgs(e, in, ctx));

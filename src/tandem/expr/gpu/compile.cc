@@ -10,6 +10,7 @@
 
 #include "tandem/expr/gpu/program.h"
 #include "tandem/types/decimal.h"
+#include "tandem/udf/function.h"
 
 namespace tandem::gpu::internal {
 namespace {
@@ -404,6 +405,12 @@ class Compiler {
   }
 
   std::string Call(const Expr& e, bool root) {
+    // User-defined functions: a CPU-only one is a CPU island; the interpreter does not call
+    // GPU implementations yet.
+    if (e.udf) {
+      return "UDF " + e.name +
+             (e.udf->has_gpu() ? ": GPU UDFs not evaluated yet" : " has no GPU implementation");
+    }
     const std::string& n = e.name;
     const size_t nargs = e.args.size();
     // Null-propagating functions with a NULL literal argument: the arguments still run (their
