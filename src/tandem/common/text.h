@@ -1,9 +1,10 @@
-// Small text helpers shared by the catalog, the settings, the binder and the readers: ASCII
-// lower-casing (SQL names compare case-insensitively), trimming, and the edit distance behind
-// every "did you mean ...?" hint.
+// Small text helpers shared by the catalog, the settings, the binder, the session and the
+// readers: ASCII lower-casing (SQL names compare case-insensitively), trimming, byte sizes for
+// messages, and the edit distance behind every "did you mean ...?" hint.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace tandem {
@@ -11,6 +12,8 @@ namespace tandem {
 std::string AsciiLower(std::string s);
 // `s` without leading and trailing whitespace.
 std::string TrimSpace(const std::string& s);
+// A byte count for people: "512 B", "3.1 KiB", "20.0 MiB", "1.5 GiB".
+std::string FormatByteSize(int64_t bytes);
 // Levenshtein distance between a and b, ignoring ASCII case.
 size_t EditDistanceIgnoringCase(const std::string& a, const std::string& b);
 

@@ -19,12 +19,13 @@
 
 #include "tandem/catalog/table_source.h"
 #include "tandem/common/query_progress.h"
+#include "tandem/common/text.h"
 #include "tandem/exec/cpu/hash_aggregate.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
-#include "tandem/io/parquet/device_reader.h"
 #include "tandem/exec/gpu/gpu_operators.h"
 #include "tandem/gpu/device_column.h"
+#include "tandem/io/parquet/device_reader.h"
 
 namespace tandem {
 namespace {
@@ -188,8 +189,9 @@ Result<gpu::DeviceBatchPtr> ScanParquetToDevice(const PlanNode& node, const gpu:
   options.predicates = node.scan_predicates;
   parquet::ReadStats stats;
   parquet::DeviceDecodeCounts counts;
-  TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr read,
-                         parquet::ReadParquetToDevice(source.path, options, &stats, stream, &counts));
+  TANDEM_ASSIGN_OR_RAISE(
+      gpu::DeviceBatchPtr read,
+      parquet::ReadParquetToDevice(source.path, options, &stats, stream, &counts));
   auto out = std::make_shared<gpu::DeviceBatch>();
   out->schema = node.schema;
   out->num_rows = read->num_rows;
@@ -200,12 +202,10 @@ Result<gpu::DeviceBatchPtr> ScanParquetToDevice(const PlanNode& node, const gpu:
     }
     out->columns.push_back(read->columns[i]);
   }
-  char mb[32];
-  std::snprintf(mb, sizeof(mb), "%.1f MB", static_cast<double>(stats.bytes_read) / 1e6);
   *name = "Scan " + source.name + " (parquet decoded on the GPU: " +
           std::to_string(stats.row_groups - stats.row_groups_skipped) + "/" +
-          std::to_string(stats.row_groups) + " row groups, " + mb + " read, " +
-          std::to_string(counts.gpu_chunks) + " chunks on the GPU, " +
+          std::to_string(stats.row_groups) + " row groups, " + FormatByteSize(stats.bytes_read) +
+          " read, " + std::to_string(counts.gpu_chunks) + " chunks on the GPU, " +
           std::to_string(counts.host_chunks) + " on the host)";
   return out;
 }
@@ -509,20 +509,6 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
   return result;
 }
 
-std::string FormatBytes(int64_t bytes) {
-  char buf[32];
-  if (bytes >= (int64_t{1} << 30)) {
-    std::snprintf(buf, sizeof(buf), "%.1f GiB", static_cast<double>(bytes) / (1 << 30));
-  } else if (bytes >= (1 << 20)) {
-    std::snprintf(buf, sizeof(buf), "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
-  } else if (bytes >= (1 << 10)) {
-    std::snprintf(buf, sizeof(buf), "%.1f KiB", static_cast<double>(bytes) / (1 << 10));
-  } else {
-    std::snprintf(buf, sizeof(buf), "%lld B", static_cast<long long>(bytes));
-  }
-  return buf;
-}
-
 struct DeviceTotals {
   double cpu_ms = 0, gpu_ms = 0, pcie_ms = 0;
   int64_t pcie_bytes = 0;
@@ -538,7 +524,7 @@ void AppendTree(const PlanNode& node, const ExecContext& ctx, int depth, std::st
     std::snprintf(time, sizeof(time), "%.2f ms", m->millis);
     const std::string rows = m->rows >= 0 ? std::to_string(m->rows) : std::string("uncounted");
     out->append("  [" + m->name + " on " + m->device + ": " + rows + " rows, " +
-                std::to_string(m->batches) + " batches, " + FormatBytes(m->bytes) + ", " + time +
+                std::to_string(m->batches) + " batches, " + FormatByteSize(m->bytes) + ", " + time +
                 "]");
     if (m->device == "gpu") {
       totals->gpu_ms += m->millis;
@@ -590,7 +576,7 @@ std::string PlanToStringWithMetrics(const PlanNode& root, const ExecContext& ctx
     std::snprintf(line, sizeof(line),
                   "Time by device: cpu %.2f ms, gpu %.2f ms, transfers %.2f ms (%s moved)\n",
                   totals.cpu_ms, totals.gpu_ms, totals.pcie_ms,
-                  FormatBytes(totals.pcie_bytes).c_str());
+                  FormatByteSize(totals.pcie_bytes).c_str());
     out += line;
   }
   return out;

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "tandem/column/column_builder.h"
+#include "tandem/common/text.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/executor.h"
 #include "tandem/gpu/device_column.h"
@@ -32,13 +33,8 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 bool EndsWithCsv(const std::string& path) {
-  return path.size() >= 4 && Lower(path.substr(path.size() - 4)) == ".csv";
+  return path.size() >= 4 && AsciiLower(path.substr(path.size() - 4)) == ".csv";
 }
 
 // Skips whitespace and SQL comments (-- to end of line, nested /* */) from `i`.
@@ -101,7 +97,7 @@ size_t FindViewQueryStart(const std::string& s, size_t begin, size_t end) {
                          s[i] == '$' || static_cast<unsigned char>(s[i]) >= 0x80)) {
         ++i;
       }
-      if (depth == 0 && i - start == 2 && Lower(s.substr(start, 2)) == "as") return i;
+      if (depth == 0 && i - start == 2 && AsciiLower(s.substr(start, 2)) == "as") return i;
     } else {
       ++i;
     }
@@ -161,7 +157,7 @@ Result<std::string> SettingValueText(const Json& args) {
 }
 
 Result<bool> ParseBoolSetting(const std::string& name, const std::string& text) {
-  const std::string v = Lower(text);
+  const std::string v = AsciiLower(text);
   if (v == "true" || v == "on" || v == "1" || v == "yes") return true;
   if (v == "false" || v == "off" || v == "0" || v == "no") return false;
   return Status::Invalid("setting " + name + " takes true or false, got '" + text + "'");
@@ -216,7 +212,7 @@ size_t WordEnd(const std::string& s, size_t i) {
 }
 
 std::string LowerWord(const std::string& s, size_t begin, size_t end) {
-  return Lower(s.substr(begin, end - begin));
+  return AsciiLower(s.substr(begin, end - begin));
 }
 
 // One past the ';' that ends the statement starting at `i` (quotes, dollar quotes and comments
@@ -339,18 +335,6 @@ std::string RewriteCacheStatements(const std::string& sql, CacheDirectives* dire
     i = StatementEnd(text, start);
   }
   return text;
-}
-
-std::string FormatBytes(int64_t bytes) {
-  char buf[32];
-  if (bytes >= (int64_t{1} << 30)) {
-    std::snprintf(buf, sizeof(buf), "%.1f GiB", static_cast<double>(bytes) / (1 << 30));
-  } else if (bytes >= (1 << 20)) {
-    std::snprintf(buf, sizeof(buf), "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
-  } else {
-    std::snprintf(buf, sizeof(buf), "%.1f KiB", static_cast<double>(bytes) / (1 << 10));
-  }
-  return buf;
 }
 
 double MillisSince(std::chrono::steady_clock::time_point start) {
@@ -527,7 +511,7 @@ class StatementRunner {
       for (const Json& option : node["options"]) {
         if (!option.contains("DefElem")) continue;
         const Json& def = option["DefElem"];
-        const std::string name = Lower(StringField(def, "defname"));
+        const std::string name = AsciiLower(StringField(def, "defname"));
         std::string value;
         if (def.contains("arg")) {
           const Json& arg = def["arg"];
@@ -546,7 +530,7 @@ class StatementRunner {
         if (name == "analyze") {
           analyze = on;
         } else if (name == "format") {
-          const std::string f = Lower(value);
+          const std::string f = AsciiLower(value);
           if (f != "json" && f != "text") {
             return At(Status::Unsupported("EXPLAIN format " + value + " (text or json)"),
                       LocationOf(def));
@@ -612,7 +596,7 @@ class StatementRunner {
       entry.host = std::make_shared<const Table>(std::move(table));
     }
     std::string message = "cached table " + name + " (" + std::to_string(entry.rows) + " rows, " +
-                          FormatBytes(entry.bytes) + " in " + (on_device ? "GPU" : "host") +
+                          FormatByteSize(entry.bytes) + " in " + (on_device ? "GPU" : "host") +
                           " memory)";
     cache.Put(std::move(entry));
     return Message(message);
@@ -690,7 +674,7 @@ class StatementRunner {
     for (size_t i = 0; i < names.size(); ++i) table.schema.fields[i].name = names[i];
     std::set<std::string> seen;
     for (const Field& f : table.schema.fields) {
-      if (!seen.insert(Lower(f.name)).second) {
+      if (!seen.insert(AsciiLower(f.name)).second) {
         return At(Status::Invalid("table " + name + " would have two columns named " + f.name +
                                   "; give them different aliases"),
                   LocationOf(rel));
@@ -786,7 +770,7 @@ class StatementRunner {
     options.num_threads = static_cast<int>(config.GetInt(config_keys::kThreads));
     const std::string canonical = Config::CanonicalName(name);
     // "threads" keeps its short name in the message, as before the registry.
-    const std::string shown = Lower(name) == "threads" ? std::string("threads") : canonical;
+    const std::string shown = AsciiLower(name) == "threads" ? std::string("threads") : canonical;
     return Message("set " + shown + " = " + config.Get(canonical));
   }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "tandem/common/text.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/io/csv/csv.h"
@@ -60,12 +61,6 @@ Result<Table> ToNodeSchema(const PlanNode& node, const Table& read) {
     out.batches.push_back(std::move(batch));
   }
   return out;
-}
-
-std::string Megabytes(int64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.1f MB", static_cast<double>(bytes) / 1e6);
-  return buf;
 }
 
 // The read table in the node's output shape, cut into cache-sized batches (views, no copy): row
@@ -128,8 +123,8 @@ Result<Table> ScanImpl(const PlanNode& node, const PlanNode* filter, ExecContext
       m.name += " (parquet: " + std::to_string(stats.files - stats.files_skipped) + "/" +
                 std::to_string(stats.files) + " files, " +
                 std::to_string(stats.row_groups - stats.row_groups_skipped) + "/" +
-                std::to_string(stats.row_groups) + " row groups, " + Megabytes(stats.bytes_read) +
-                " read)";
+                std::to_string(stats.row_groups) + " row groups, " +
+                FormatByteSize(stats.bytes_read) + " read)";
       m.rows = stats.rows;
       break;
     }

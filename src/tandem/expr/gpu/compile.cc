@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "tandem/common/text.h"
 #include "tandem/expr/gpu/program.h"
 #include "tandem/types/decimal.h"
 #include "tandem/udf/function.h"
@@ -38,11 +39,6 @@ CmpClass CmpClassOf(const DataType& t) {
     default:
       return kCmpSigned;
   }
-}
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 int FieldOf(const std::string& f) {
@@ -548,7 +544,7 @@ class Compiler {
     if (n == "date_trunc") {
       std::string unit;
       TRY(StringLiteralArg(e, 0, &unit));
-      const int u = UnitOf(Lower(unit));
+      const int u = UnitOf(AsciiLower(unit));
       if (u < 0) return "date_trunc unit '" + unit + "'";
       const DataType& t = e.args[1]->type;
       if (t.id != TypeId::kDate32 && t.id != TypeId::kTimestamp)
@@ -576,7 +572,7 @@ class Compiler {
       }
       std::string unit;
       TRY(StringLiteralArg(e, 0, &unit));
-      unit = Lower(unit);
+      unit = AsciiLower(unit);
       if (!unit.empty() && unit.back() == 's') unit.pop_back();
       const int u = UnitOf(unit);
       if (u < 0) return "datediff unit '" + unit + "'";
