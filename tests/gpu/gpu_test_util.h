@@ -5,8 +5,8 @@
 
 #include "tandem/gpu/device.h"
 
-#define TANDEM_REQUIRE_GPU()                                                  \
-  do {                                                                        \
-    auto _dev = ::tandem::gpu::QueryDevice();                                 \
+#define TANDEM_REQUIRE_GPU()                                                                       \
+  do {                                                                                             \
+    auto _dev = ::tandem::gpu::QueryDevice();                                                      \
     if (!_dev.ok()) GTEST_SKIP() << "skipped: no CUDA device (" << _dev.status().message() << ")"; \
   } while (0)

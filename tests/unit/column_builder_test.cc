@@ -1,8 +1,9 @@
 // Columns and builders: values, nulls, string offsets, validation.
+#include "tandem/column/column_builder.h"
+
 #include <gtest/gtest.h>
 
 #include "tandem/column/batch.h"
-#include "tandem/column/column_builder.h"
 
 namespace tandem {
 

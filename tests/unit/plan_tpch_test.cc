@@ -3,7 +3,6 @@
 // except the single-row ones of uncorrelated scalar subqueries (Q11, Q22), and it runs.
 #include <gtest/gtest.h>
 
-
 #include "tpch_test_util.h"
 
 namespace tandem {

@@ -74,9 +74,9 @@ Status Catalog::LoadFile(const std::string& path) {
     std::filesystem::path p = TrimSpace(line.substr(eq + 1));
     if (p.is_relative()) p = base / p;
     const std::string where = "catalog file " + path + ", line " + std::to_string(line_no);
-    Result<std::shared_ptr<TableSource>> src =
-        p.extension() == ".csv" ? TableSource::Csv(name, p.string())
-                                : TableSource::Parquet(name, p.string());
+    Result<std::shared_ptr<TableSource>> src = p.extension() == ".csv"
+                                                   ? TableSource::Csv(name, p.string())
+                                                   : TableSource::Parquet(name, p.string());
     if (!src.ok()) return src.status().WithContext(where);
     TANDEM_RETURN_NOT_OK(AddTable(name, *src, true).WithContext(where));
   }

@@ -30,11 +30,11 @@
 #include "tandem/common/query_progress.h"
 #include "tandem/format/table_printer.h"
 #include "tandem/format/value_format.h"
+#include "tandem/gpu/runtime.h"
 #include "tandem/io/csv/csv.h"
 #include "tandem/io/parquet/writer.h"
 #include "tandem/sql/parser.h"
 #include "tandem/sql/session.h"
-#include "tandem/gpu/runtime.h"
 #include "tandem/udf/loader.h"
 #include "tandem/udf/registry.h"
 
@@ -238,9 +238,8 @@ Result<sql::StatementResult> RunWithIndicator(sql::Session& session, const std::
           // Scanned values against the plan's estimate; below 100% until the statement ends,
           // since operators above the scans still run after the last value is decoded.
           const int64_t shown = std::min(p.done, p.planned - p.planned / 100);
-          const std::string bar = ProgressBar::Render(label, shown, p.planned,
-                                                      static_cast<double>(p.done) / seconds,
-                                                      "values");
+          const std::string bar = ProgressBar::Render(
+              label, shown, p.planned, static_cast<double>(p.done) / seconds, "values");
           std::fprintf(stderr, "\r%s  %.1f s\x1b[K", bar.c_str(), seconds);
         } else {
           std::fprintf(stderr, "\r%s  running  %.1f s\x1b[K", label.c_str(), seconds);

@@ -7,8 +7,8 @@ namespace tandem {
 
 Status Batch::Validate() const {
   if (static_cast<int>(columns.size()) != schema.num_fields()) {
-    return Status::Invalid("batch has " + std::to_string(columns.size()) + " columns but schema has " +
-                           std::to_string(schema.num_fields()));
+    return Status::Invalid("batch has " + std::to_string(columns.size()) +
+                           " columns but schema has " + std::to_string(schema.num_fields()));
   }
   for (int i = 0; i < num_columns(); ++i) {
     const auto& c = columns[i];

@@ -117,8 +117,8 @@ void ColumnBuilder::AppendFrom(const Column& source, int64_t row) {
     AppendString(source.GetString(row));
   } else {
     EnsureRows(1);
-    std::memcpy(values_->mutable_data() + length_ * width_,
-                source.values()->data() + row * width_, static_cast<size_t>(width_));
+    std::memcpy(values_->mutable_data() + length_ * width_, source.values()->data() + row * width_,
+                static_cast<size_t>(width_));
     MarkValid();
   }
 }
@@ -140,9 +140,9 @@ void ColumnBuilder::SetNull(int64_t row) {
 }
 
 ColumnPtr ColumnBuilder::Finish() {
-  auto column = std::make_shared<Column>(type_, length_, null_count_,
-                                         null_count_ > 0 ? validity_ : nullptr, values_, data_,
-                                         large_offsets_);
+  auto column =
+      std::make_shared<Column>(type_, length_, null_count_, null_count_ > 0 ? validity_ : nullptr,
+                               values_, data_, large_offsets_);
   *this = ColumnBuilder(type_);
   return column;
 }

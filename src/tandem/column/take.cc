@@ -66,12 +66,12 @@ ColumnPtr TakeImpl(const Column& src, const Index* idx, int64_t n) {
   uint8_t* out = values->mutable_data();
   const uint8_t* in = src.values()->data();
   switch (w) {
-#define TANDEM_TAKE_CASE(W, T)                                                      \
-  case W: {                                                                         \
-    T* o = reinterpret_cast<T*>(out);                                               \
-    const T* s = reinterpret_cast<const T*>(in);                                    \
-    for (int64_t i = 0; i < n; ++i) o[i] = idx[i] >= 0 ? s[idx[i]] : T{};          \
-    break;                                                                          \
+#define TANDEM_TAKE_CASE(W, T)                                            \
+  case W: {                                                               \
+    T* o = reinterpret_cast<T*>(out);                                     \
+    const T* s = reinterpret_cast<const T*>(in);                          \
+    for (int64_t i = 0; i < n; ++i) o[i] = idx[i] >= 0 ? s[idx[i]] : T{}; \
+    break;                                                                \
   }
     TANDEM_TAKE_CASE(1, uint8_t)
     TANDEM_TAKE_CASE(2, uint16_t)
@@ -109,8 +109,7 @@ ColumnPtr TakeFromBatches(const std::vector<BatchPtr>& batches, int column,
     }
     return Take(*batches[0]->columns[column], rows.data(), count);
   }
-  ColumnBuilder b(batches.empty() ? DataType::Int64()
-                                  : batches[0]->columns[column]->type(), count);
+  ColumnBuilder b(batches.empty() ? DataType::Int64() : batches[0]->columns[column]->type(), count);
   for (int64_t i = 0; i < count; ++i) {
     if (packed_refs[i] < 0) {
       b.AppendNull();
@@ -130,16 +129,28 @@ ColumnPtr BroadcastValue(const Value& value, int64_t count) {
   }
   for (int64_t i = 0; i < count; ++i) {
     switch (value.type.id) {
-      case TypeId::kBool: b.AppendBool(value.i64 != 0); break;
+      case TypeId::kBool:
+        b.AppendBool(value.i64 != 0);
+        break;
       case TypeId::kInt8:
-      case TypeId::kUInt8: b.Append<int8_t>(static_cast<int8_t>(value.i64)); break;
+      case TypeId::kUInt8:
+        b.Append<int8_t>(static_cast<int8_t>(value.i64));
+        break;
       case TypeId::kInt16:
-      case TypeId::kUInt16: b.Append<int16_t>(static_cast<int16_t>(value.i64)); break;
+      case TypeId::kUInt16:
+        b.Append<int16_t>(static_cast<int16_t>(value.i64));
+        break;
       case TypeId::kInt32:
       case TypeId::kUInt32:
-      case TypeId::kDate32: b.Append<int32_t>(static_cast<int32_t>(value.i64)); break;
-      case TypeId::kFloat32: b.Append<float>(static_cast<float>(value.f64)); break;
-      case TypeId::kFloat64: b.Append<double>(value.f64); break;
+      case TypeId::kDate32:
+        b.Append<int32_t>(static_cast<int32_t>(value.i64));
+        break;
+      case TypeId::kFloat32:
+        b.Append<float>(static_cast<float>(value.f64));
+        break;
+      case TypeId::kFloat64:
+        b.Append<double>(value.f64);
+        break;
       case TypeId::kDecimal:
         if (value.type.is_wide_decimal()) {
           b.Append<int128_t>(value.i128);
@@ -148,8 +159,12 @@ ColumnPtr BroadcastValue(const Value& value, int64_t count) {
         }
         break;
       case TypeId::kString:
-      case TypeId::kBinary: b.AppendString(value.str); break;
-      default: b.Append<int64_t>(value.i64); break;
+      case TypeId::kBinary:
+        b.AppendString(value.str);
+        break;
+      default:
+        b.Append<int64_t>(value.i64);
+        break;
     }
   }
   return b.Finish();
@@ -161,19 +176,39 @@ Value GetValue(const Column& column, int64_t row) {
   Value v = Value::Null(t);
   v.is_null = false;
   switch (t.id) {
-    case TypeId::kBool: v.i64 = column.GetBool(row); break;
-    case TypeId::kInt8: v.i64 = column.Value<int8_t>(row); break;
-    case TypeId::kUInt8: v.i64 = column.Value<uint8_t>(row); break;
-    case TypeId::kInt16: v.i64 = column.Value<int16_t>(row); break;
-    case TypeId::kUInt16: v.i64 = column.Value<uint16_t>(row); break;
+    case TypeId::kBool:
+      v.i64 = column.GetBool(row);
+      break;
+    case TypeId::kInt8:
+      v.i64 = column.Value<int8_t>(row);
+      break;
+    case TypeId::kUInt8:
+      v.i64 = column.Value<uint8_t>(row);
+      break;
+    case TypeId::kInt16:
+      v.i64 = column.Value<int16_t>(row);
+      break;
+    case TypeId::kUInt16:
+      v.i64 = column.Value<uint16_t>(row);
+      break;
     case TypeId::kInt32:
-    case TypeId::kDate32: v.i64 = column.Value<int32_t>(row); break;
-    case TypeId::kUInt32: v.i64 = column.Value<uint32_t>(row); break;
+    case TypeId::kDate32:
+      v.i64 = column.Value<int32_t>(row);
+      break;
+    case TypeId::kUInt32:
+      v.i64 = column.Value<uint32_t>(row);
+      break;
     case TypeId::kInt64:
     case TypeId::kUInt64:
-    case TypeId::kTimestamp: v.i64 = column.Value<int64_t>(row); break;
-    case TypeId::kFloat32: v.f64 = column.Value<float>(row); break;
-    case TypeId::kFloat64: v.f64 = column.Value<double>(row); break;
+    case TypeId::kTimestamp:
+      v.i64 = column.Value<int64_t>(row);
+      break;
+    case TypeId::kFloat32:
+      v.f64 = column.Value<float>(row);
+      break;
+    case TypeId::kFloat64:
+      v.f64 = column.Value<double>(row);
+      break;
     case TypeId::kDecimal:
       if (t.is_wide_decimal()) {
         v.i128 = column.Value<int128_t>(row);
@@ -182,7 +217,9 @@ Value GetValue(const Column& column, int64_t row) {
       }
       break;
     case TypeId::kString:
-    case TypeId::kBinary: v.str = std::string(column.GetString(row)); break;
+    case TypeId::kBinary:
+      v.str = std::string(column.GetString(row));
+      break;
   }
   return v;
 }

@@ -5,12 +5,18 @@ namespace tandem {
 
 const char* StatusCodeName(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "ok";
-    case StatusCode::kInvalid: return "invalid input";
-    case StatusCode::kUnsupported: return "unsupported";
-    case StatusCode::kOutOfMemory: return "out of memory";
-    case StatusCode::kIOError: return "I/O error";
-    case StatusCode::kInternal: return "internal error";
+    case StatusCode::kOk:
+      return "ok";
+    case StatusCode::kInvalid:
+      return "invalid input";
+    case StatusCode::kUnsupported:
+      return "unsupported";
+    case StatusCode::kOutOfMemory:
+      return "out of memory";
+    case StatusCode::kIOError:
+      return "I/O error";
+    case StatusCode::kInternal:
+      return "internal error";
   }
   return "unknown";
 }

@@ -14,8 +14,8 @@ enum class StatusCode : int {
   kInvalid,      // bad input: malformed file, bad option, bad SQL
   kUnsupported,  // valid input the engine cannot handle yet ("not supported yet: ...")
   kOutOfMemory,
-  kIOError,  // the operating system refused (open, read, write, rename)
-  kInternal,     // a bug in Tandem
+  kIOError,   // the operating system refused (open, read, write, rename)
+  kInternal,  // a bug in Tandem
 };
 
 const char* StatusCodeName(StatusCode code);
@@ -53,7 +53,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {  // NOLINT
     if (status_.ok()) status_ = Status::Internal("Result constructed from an OK status");
   }
@@ -82,10 +82,10 @@ class [[nodiscard]] Result {
 #define TANDEM_CONCAT(a, b) TANDEM_CONCAT_INNER(a, b)
 
 // Returns the status from the enclosing function if it is not OK.
-#define TANDEM_RETURN_NOT_OK(expr)              \
-  do {                                          \
-    ::tandem::Status _st = (expr);              \
-    if (!_st.ok()) return _st;                  \
+#define TANDEM_RETURN_NOT_OK(expr) \
+  do {                             \
+    ::tandem::Status _st = (expr); \
+    if (!_st.ok()) return _st;     \
   } while (0)
 
 #define TANDEM_ASSIGN_OR_RAISE_IMPL(tmp, lhs, rexpr) \

@@ -69,8 +69,13 @@ struct SortKey {
 
 struct WindowFrame {
   enum class Unit { kRows, kRange };
-  enum class BoundKind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing,
-                         kUnboundedFollowing };
+  enum class BoundKind {
+    kUnboundedPreceding,
+    kPreceding,
+    kCurrentRow,
+    kFollowing,
+    kUnboundedFollowing
+  };
   Unit unit = Unit::kRange;
   BoundKind start = BoundKind::kUnboundedPreceding;
   BoundKind end = BoundKind::kCurrentRow;  // SQL default frame with ORDER BY
@@ -82,7 +87,7 @@ struct WindowFrame {
 struct WindowCall {
   WindowFunctionKind kind = WindowFunctionKind::kRowNumber;
   AggregateKind aggregate = AggregateKind::kCountStar;  // for kAggregate
-  std::vector<ExprPtr> args;       // lag/lead: value, offset?, default?; ntile: n
+  std::vector<ExprPtr> args;  // lag/lead: value, offset?, default?; ntile: n
   std::vector<ExprPtr> partition_by;
   std::vector<SortKey> order_by;
   WindowFrame frame;

@@ -8,10 +8,10 @@ namespace {
 
 const char* InfixOperator(const std::string& name) {
   static const std::pair<const char*, const char*> kOps[] = {
-      {"add", "+"}, {"subtract", "-"}, {"multiply", "*"}, {"divide", "/"}, {"modulo", "%"},
-      {"eq", "="},  {"ne", "<>"},      {"lt", "<"},       {"le", "<="},    {"gt", ">"},
-      {"ge", ">="}, {"and", "AND"},    {"or", "OR"},      {"like", "LIKE"}, {"ilike", "ILIKE"},
-      {"concat", "||"}};
+      {"add", "+"},    {"subtract", "-"}, {"multiply", "*"},  {"divide", "/"},
+      {"modulo", "%"}, {"eq", "="},       {"ne", "<>"},       {"lt", "<"},
+      {"le", "<="},    {"gt", ">"},       {"ge", ">="},       {"and", "AND"},
+      {"or", "OR"},    {"like", "LIKE"},  {"ilike", "ILIKE"}, {"concat", "||"}};
   for (const auto& [fn, op] : kOps) {
     if (name == fn) return op;
   }
@@ -25,7 +25,8 @@ std::string Expr::ToString() const {
     case ExprKind::kColumnRef:
       if (!name.empty()) return outer_depth > 0 ? "outer." + name : name;
       return (outer_depth > 0 ? "outer.#" : "#") + std::to_string(column_index);
-    case ExprKind::kLiteral: return literal.ToString();
+    case ExprKind::kLiteral:
+      return literal.ToString();
     case ExprKind::kCall: {
       if (const char* op = InfixOperator(name); op && args.size() == 2) {
         return "(" + args[0]->ToString() + " " + op + " " + args[1]->ToString() + ")";

@@ -51,13 +51,13 @@ struct Expr {
   bool nullable = true;
   SourcePos pos;
 
-  int column_index = -1;     // kColumnRef
-  std::string name;          // kColumnRef: display name; kCall: function name
-  Value literal;             // kLiteral
+  int column_index = -1;  // kColumnRef
+  std::string name;       // kColumnRef: display name; kCall: function name
+  Value literal;          // kLiteral
   std::vector<ExprPtr> args;
-  bool try_cast = false;     // kCast
-  bool has_else = false;     // kCase
-  bool negated = false;      // kInList, kSubquery (NOT IN, NOT EXISTS)
+  bool try_cast = false;  // kCast
+  bool has_else = false;  // kCase
+  bool negated = false;   // kInList, kSubquery (NOT IN, NOT EXISTS)
 
   // kSubquery: the subquery's plan; for kIn/kAny/kAll, args[0] is the left operand and
   // `name` the comparison ("eq", "lt", ...). Outer columns the subquery uses appear in its plan

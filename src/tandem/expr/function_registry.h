@@ -22,8 +22,8 @@
 namespace tandem {
 
 struct ResolvedFunction {
-  std::string name;                  // the registry name the evaluator dispatches on
-  std::vector<DataType> arg_types;   // the binder casts each argument to this type
+  std::string name;                 // the registry name the evaluator dispatches on
+  std::vector<DataType> arg_types;  // the binder casts each argument to this type
   DataType result_type;
   // NULL in -> NULL out for every argument (most functions); false for coalesce, is_null, and,
   // or, concat_ws ...: the binder then derives nullability itself.

@@ -1,7 +1,8 @@
 // CUDA device discovery and a launch self-test, built with nvcc. The reduction uses CUB.
-#include <cub/device/device_reduce.cuh>
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
+
+#include <cub/device/device_reduce.cuh>
 
 #include "tandem/gpu/device.h"
 

@@ -21,7 +21,7 @@
 namespace tandem::gpu {
 
 struct DeviceMemoryConfig {
-  double alloc_fraction = 0.9;              // tandem.memory.gpu.allocFraction: of free memory
+  double alloc_fraction = 0.9;               // tandem.memory.gpu.allocFraction: of free memory
   int64_t reserve_bytes = int64_t{1} << 30;  // tandem.memory.gpu.reserve: left for CUDA itself
   int64_t pinned_pool_bytes = int64_t{256} << 20;  // tandem.memory.pinned.poolSize
 };

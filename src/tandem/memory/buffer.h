@@ -27,7 +27,8 @@ class Buffer {
   // (saves the zero-fill pass). Throws std::bad_alloc like Allocate.
   static std::shared_ptr<Buffer> AllocateUninitialized(int64_t size);
   // A buffer over memory someone else owns; `release` runs once when the buffer dies.
-  static std::shared_ptr<Buffer> Wrap(const void* data, int64_t size, std::function<void()> release);
+  static std::shared_ptr<Buffer> Wrap(const void* data, int64_t size,
+                                      std::function<void()> release);
   // An owned copy of `size` bytes at `data`.
   static std::shared_ptr<Buffer> CopyOf(const void* data, int64_t size);
 

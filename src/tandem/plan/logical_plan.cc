@@ -15,13 +15,20 @@ PlanPtr NewNode(PlanKind kind, std::vector<PlanPtr> children) {
 
 const char* JoinTypeName(JoinType t) {
   switch (t) {
-    case JoinType::kInner: return "INNER";
-    case JoinType::kLeft: return "LEFT";
-    case JoinType::kRight: return "RIGHT";
-    case JoinType::kFull: return "FULL";
-    case JoinType::kSemi: return "SEMI";
-    case JoinType::kAnti: return "ANTI";
-    case JoinType::kMark: return "MARK";
+    case JoinType::kInner:
+      return "INNER";
+    case JoinType::kLeft:
+      return "LEFT";
+    case JoinType::kRight:
+      return "RIGHT";
+    case JoinType::kFull:
+      return "FULL";
+    case JoinType::kSemi:
+      return "SEMI";
+    case JoinType::kAnti:
+      return "ANTI";
+    case JoinType::kMark:
+      return "MARK";
   }
   return "?";
 }
@@ -46,15 +53,20 @@ std::string PlanNode::Describe() const {
   switch (kind) {
     case PlanKind::kScan: {
       s = "Scan " + (source ? source->name : std::string("?")) + " [";
-      for (size_t i = 0; i < schema.fields.size(); ++i) s += (i ? ", " : "") + schema.fields[i].name;
+      for (size_t i = 0; i < schema.fields.size(); ++i)
+        s += (i ? ", " : "") + schema.fields[i].name;
       s += "]";
       if (!scan_predicates.empty()) {
         s += " prune-by " + std::to_string(scan_predicates.size()) + " predicate(s)";
       }
       break;
     }
-    case PlanKind::kFilter: s = "Filter " + predicate->ToString(); break;
-    case PlanKind::kProject: s = "Project " + JoinList(exprs); break;
+    case PlanKind::kFilter:
+      s = "Filter " + predicate->ToString();
+      break;
+    case PlanKind::kProject:
+      s = "Project " + JoinList(exprs);
+      break;
     case PlanKind::kAggregate: {
       s = "Aggregate keys=[" + JoinList(group_keys) + "] aggs=[";
       for (size_t i = 0; i < aggregates.size(); ++i) s += (i ? ", " : "") + aggregates[i].name;
@@ -95,12 +107,15 @@ std::string PlanNode::Describe() const {
       s += "]";
       break;
     }
-    case PlanKind::kValues: s = "Values " + std::to_string(rows.size()) + " row(s)"; break;
+    case PlanKind::kValues:
+      s = "Values " + std::to_string(rows.size()) + " row(s)";
+      break;
     case PlanKind::kTransition:
       s = device == Device::kGpu ? "HostToDevice" : "DeviceToHost";
       break;
   }
-  if (estimated_rows >= 0) s += "  (est. " + std::to_string(static_cast<int64_t>(estimated_rows)) + " rows)";
+  if (estimated_rows >= 0)
+    s += "  (est. " + std::to_string(static_cast<int64_t>(estimated_rows)) + " rows)";
   return s;
 }
 
@@ -109,14 +124,18 @@ const char* DeviceName(Device device) { return device == Device::kGpu ? "gpu" : 
 std::string PlacementNote::ToString() const {
   char estimates[96];
   switch (kind) {
-    case Kind::kNone: return "";
-    case Kind::kOnGpu: return "on the GPU";
-    case Kind::kUnsupported: return "on the CPU because " + reason;
+    case Kind::kNone:
+      return "";
+    case Kind::kOnGpu:
+      return "on the GPU";
+    case Kind::kUnsupported:
+      return "on the CPU because " + reason;
     case Kind::kCostModel:
       std::snprintf(estimates, sizeof(estimates), "cpu est %.2f ms, gpu est %.2f ms", cpu_est_ms,
                     gpu_est_ms);
       return std::string("moved to the CPU by the cost model (") + estimates + ")";
-    case Kind::kTransition: return "transition inserted by the placement planner";
+    case Kind::kTransition:
+      return "transition inserted by the placement planner";
   }
   return "";
 }
@@ -140,8 +159,8 @@ PlanPtr MakeFilter(PlanPtr child, ExprPtr predicate) {
 PlanPtr MakeProject(PlanPtr child, std::vector<ExprPtr> exprs, std::vector<std::string> names) {
   auto n = NewNode(PlanKind::kProject, {std::move(child)});
   for (size_t i = 0; i < exprs.size(); ++i) {
-    n->schema.fields.push_back({i < names.size() ? names[i] : exprs[i]->ToString(), exprs[i]->type,
-                                exprs[i]->nullable});
+    n->schema.fields.push_back(
+        {i < names.size() ? names[i] : exprs[i]->ToString(), exprs[i]->type, exprs[i]->nullable});
   }
   n->exprs = std::move(exprs);
   return n;

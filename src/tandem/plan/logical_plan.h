@@ -29,8 +29,19 @@
 
 namespace tandem {
 
-enum class PlanKind { kScan, kFilter, kProject, kAggregate, kJoin, kSort, kLimit, kSetOp,
-                      kWindow, kValues, kTransition };
+enum class PlanKind {
+  kScan,
+  kFilter,
+  kProject,
+  kAggregate,
+  kJoin,
+  kSort,
+  kLimit,
+  kSetOp,
+  kWindow,
+  kValues,
+  kTransition
+};
 
 // Where a node runs and where its output lives. The binder and optimizer leave every node on the
 // CPU; the placement planner (placement/placement.h) chooses GPU nodes and inserts kTransition
@@ -79,7 +90,7 @@ struct PlanNode {
 
   // kScan
   std::shared_ptr<TableSource> source;
-  std::vector<int> scan_columns;                       // indexes into source->schema
+  std::vector<int> scan_columns;                        // indexes into source->schema
   std::vector<parquet::ScanPredicate> scan_predicates;  // for row-group pruning only; the exact
                                                         // filter stays in a kFilter above
   // kFilter

@@ -61,7 +61,9 @@ struct DataType {
 
   bool is_string_like() const { return id == TypeId::kString || id == TypeId::kBinary; }
   bool is_decimal() const { return id == TypeId::kDecimal; }
-  bool is_wide_decimal() const { return id == TypeId::kDecimal && precision > kMaxDecimal64Precision; }
+  bool is_wide_decimal() const {
+    return id == TypeId::kDecimal && precision > kMaxDecimal64Precision;
+  }
   bool is_integer() const { return id >= TypeId::kInt8 && id <= TypeId::kUInt64; }
   bool is_unsigned() const { return id >= TypeId::kUInt8 && id <= TypeId::kUInt64; }
   bool is_floating() const { return id == TypeId::kFloat32 || id == TypeId::kFloat64; }

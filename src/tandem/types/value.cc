@@ -65,24 +65,26 @@ Value Value::Decimal(int128_t unscaled, int precision, int scale) {
 std::string Value::ToString() const {
   if (is_null) return "NULL";
   switch (type.id) {
-    case TypeId::kBool: return i64 ? "TRUE" : "FALSE";
+    case TypeId::kBool:
+      return i64 ? "TRUE" : "FALSE";
     case TypeId::kFloat32:
     case TypeId::kFloat64: {
       char buf[64];
       std::snprintf(buf, sizeof(buf), "%.17g", f64);
       return buf;
     }
-    case TypeId::kDecimal: return DecimalText(DecimalUnscaled(), type.scale);
-    case TypeId::kDate32: return "DATE '" + DateText(i64) + "'";
+    case TypeId::kDecimal:
+      return DecimalText(DecimalUnscaled(), type.scale);
+    case TypeId::kDate32:
+      return "DATE '" + DateText(i64) + "'";
     case TypeId::kTimestamp: {
       const int64_t day = (i64 >= 0 ? i64 : i64 - 86399999999) / 86400000000;
       const int64_t us = i64 - day * 86400000000;
       char buf[64];
-      std::snprintf(buf, sizeof(buf), "TIMESTAMP '%s %02lld:%02lld:%02lld.%06lld'",
-                    DateText(day).c_str(), static_cast<long long>(us / 3600000000),
-                    static_cast<long long>(us / 60000000 % 60),
-                    static_cast<long long>(us / 1000000 % 60),
-                    static_cast<long long>(us % 1000000));
+      std::snprintf(
+          buf, sizeof(buf), "TIMESTAMP '%s %02lld:%02lld:%02lld.%06lld'", DateText(day).c_str(),
+          static_cast<long long>(us / 3600000000), static_cast<long long>(us / 60000000 % 60),
+          static_cast<long long>(us / 1000000 % 60), static_cast<long long>(us % 1000000));
       return buf;
     }
     case TypeId::kString:
@@ -94,8 +96,10 @@ std::string Value::ToString() const {
       }
       return out + "'";
     }
-    case TypeId::kUInt64: return std::to_string(static_cast<uint64_t>(i64));
-    default: return std::to_string(i64);
+    case TypeId::kUInt64:
+      return std::to_string(static_cast<uint64_t>(i64));
+    default:
+      return std::to_string(i64);
   }
 }
 

@@ -52,8 +52,7 @@ TEST(PlacementRules, SmallInputStaysOnTheCpuLargeInputGoesToTheGpu) {
 TEST(PlacementRules, ParquetScansCanDecodeOnTheGpu) {
   PlanPtr parquet = ScanOf("t", 10, TableSource::Kind::kParquet);
   EXPECT_EQ(GpuUnsupportedReason(*parquet, Residency::kFiles), "");
-  EXPECT_NE(GpuUnsupportedReason(*ScanOf("t", 10, TableSource::Kind::kCsv), Residency::kFiles),
-            "");
+  EXPECT_NE(GpuUnsupportedReason(*ScanOf("t", 10, TableSource::Kind::kCsv), Residency::kFiles), "");
   EXPECT_NE(GpuUnsupportedReason(*ScanOf("t", 10, TableSource::Kind::kMemory), Residency::kFiles),
             "");
 }

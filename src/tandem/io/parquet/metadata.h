@@ -114,38 +114,38 @@ struct LogicalType {
 };
 
 struct SchemaElement {
-  std::optional<PhysicalType> type;       // [1] absent for groups
-  std::optional<int32_t> type_length;     // [2] FIXED_LEN_BYTE_ARRAY width
-  std::optional<Repetition> repetition;   // [3]
-  std::string name;                       // [4]
-  std::optional<int32_t> num_children;    // [5]
+  std::optional<PhysicalType> type;             // [1] absent for groups
+  std::optional<int32_t> type_length;           // [2] FIXED_LEN_BYTE_ARRAY width
+  std::optional<Repetition> repetition;         // [3]
+  std::string name;                             // [4]
+  std::optional<int32_t> num_children;          // [5]
   std::optional<ConvertedType> converted_type;  // [6]
-  std::optional<int32_t> scale;           // [7]
-  std::optional<int32_t> precision;       // [8]
-  std::optional<int32_t> field_id;        // [9]
-  std::optional<LogicalType> logical_type;  // [10]
+  std::optional<int32_t> scale;                 // [7]
+  std::optional<int32_t> precision;             // [8]
+  std::optional<int32_t> field_id;              // [9]
+  std::optional<LogicalType> logical_type;      // [10]
 };
 
 struct Statistics {
-  std::optional<std::string> max;        // [1] deprecated, signed order
-  std::optional<std::string> min;        // [2] deprecated
-  std::optional<int64_t> null_count;     // [3]
-  std::optional<int64_t> distinct_count; // [4]
-  std::optional<std::string> max_value;  // [5]
-  std::optional<std::string> min_value;  // [6]
+  std::optional<std::string> max;         // [1] deprecated, signed order
+  std::optional<std::string> min;         // [2] deprecated
+  std::optional<int64_t> null_count;      // [3]
+  std::optional<int64_t> distinct_count;  // [4]
+  std::optional<std::string> max_value;   // [5]
+  std::optional<std::string> min_value;   // [6]
 };
 
 struct KeyValue {
-  std::string key;    // [1]
+  std::string key;                   // [1]
   std::optional<std::string> value;  // [2]
 };
 
 struct DataPageHeader {
-  int32_t num_values = 0;                           // [1]
-  Encoding encoding = Encoding::PLAIN;              // [2]
+  int32_t num_values = 0;                              // [1]
+  Encoding encoding = Encoding::PLAIN;                 // [2]
   Encoding definition_level_encoding = Encoding::RLE;  // [3]
   Encoding repetition_level_encoding = Encoding::RLE;  // [4]
-  std::optional<Statistics> statistics;             // [5]
+  std::optional<Statistics> statistics;                // [5]
 };
 
 struct DictionaryPageHeader {
@@ -155,22 +155,22 @@ struct DictionaryPageHeader {
 };
 
 struct DataPageHeaderV2 {
-  int32_t num_values = 0;                      // [1]
-  int32_t num_nulls = 0;                       // [2]
-  int32_t num_rows = 0;                        // [3]
-  Encoding encoding = Encoding::PLAIN;         // [4]
-  int32_t definition_levels_byte_length = 0;   // [5]
-  int32_t repetition_levels_byte_length = 0;   // [6]
-  bool is_compressed = true;                   // [7] default true
-  std::optional<Statistics> statistics;        // [8]
+  int32_t num_values = 0;                     // [1]
+  int32_t num_nulls = 0;                      // [2]
+  int32_t num_rows = 0;                       // [3]
+  Encoding encoding = Encoding::PLAIN;        // [4]
+  int32_t definition_levels_byte_length = 0;  // [5]
+  int32_t repetition_levels_byte_length = 0;  // [6]
+  bool is_compressed = true;                  // [7] default true
+  std::optional<Statistics> statistics;       // [8]
 };
 
 struct PageHeader {
-  PageType type = PageType::DATA_PAGE;  // [1]
-  int32_t uncompressed_page_size = 0;   // [2]
-  int32_t compressed_page_size = 0;     // [3]
-  std::optional<int32_t> crc;           // [4] CRC-32 of the page bytes after the header
-  std::optional<DataPageHeader> data_page_header;              // [5]
+  PageType type = PageType::DATA_PAGE;             // [1]
+  int32_t uncompressed_page_size = 0;              // [2]
+  int32_t compressed_page_size = 0;                // [3]
+  std::optional<int32_t> crc;                      // [4] CRC-32 of the page bytes after the header
+  std::optional<DataPageHeader> data_page_header;  // [5]
   // [6] index_page_header: skipped
   std::optional<DictionaryPageHeader> dictionary_page_header;  // [7]
   std::optional<DataPageHeaderV2> data_page_header_v2;         // [8]
@@ -183,38 +183,38 @@ struct PageEncodingStats {
 };
 
 struct ColumnMetaData {
-  PhysicalType type = PhysicalType::INT32;        // [1]
-  std::vector<Encoding> encodings;                // [2]
-  std::vector<std::string> path_in_schema;        // [3]
+  PhysicalType type = PhysicalType::INT32;                  // [1]
+  std::vector<Encoding> encodings;                          // [2]
+  std::vector<std::string> path_in_schema;                  // [3]
   CompressionCodec codec = CompressionCodec::UNCOMPRESSED;  // [4]
-  int64_t num_values = 0;                         // [5]
-  int64_t total_uncompressed_size = 0;            // [6]
-  int64_t total_compressed_size = 0;              // [7]
-  std::vector<KeyValue> key_value_metadata;       // [8]
-  int64_t data_page_offset = 0;                   // [9]
-  std::optional<int64_t> index_page_offset;       // [10]
-  std::optional<int64_t> dictionary_page_offset;  // [11]
-  std::optional<Statistics> statistics;           // [12]
-  std::vector<PageEncodingStats> encoding_stats;  // [13]
-  std::optional<int64_t> bloom_filter_offset;     // [14]
-  std::optional<int32_t> bloom_filter_length;     // [15]
+  int64_t num_values = 0;                                   // [5]
+  int64_t total_uncompressed_size = 0;                      // [6]
+  int64_t total_compressed_size = 0;                        // [7]
+  std::vector<KeyValue> key_value_metadata;                 // [8]
+  int64_t data_page_offset = 0;                             // [9]
+  std::optional<int64_t> index_page_offset;                 // [10]
+  std::optional<int64_t> dictionary_page_offset;            // [11]
+  std::optional<Statistics> statistics;                     // [12]
+  std::vector<PageEncodingStats> encoding_stats;            // [13]
+  std::optional<int64_t> bloom_filter_offset;               // [14]
+  std::optional<int32_t> bloom_filter_length;               // [15]
 };
 
 struct ColumnChunk {
-  std::optional<std::string> file_path;   // [1]
-  int64_t file_offset = 0;                // [2]
+  std::optional<std::string> file_path;     // [1]
+  int64_t file_offset = 0;                  // [2]
   std::optional<ColumnMetaData> meta_data;  // [3]
   // [4..7] offset/column index locations, [8] crypto metadata: presence recorded only
-  bool has_crypto_metadata = false;       // [8] or [9] encrypted_column_metadata
+  bool has_crypto_metadata = false;  // [8] or [9] encrypted_column_metadata
 };
 
 struct RowGroup {
-  std::vector<ColumnChunk> columns;       // [1]
-  int64_t total_byte_size = 0;            // [2]
-  int64_t num_rows = 0;                   // [3]
-  std::optional<int64_t> file_offset;     // [5]
+  std::vector<ColumnChunk> columns;              // [1]
+  int64_t total_byte_size = 0;                   // [2]
+  int64_t num_rows = 0;                          // [3]
+  std::optional<int64_t> file_offset;            // [5]
   std::optional<int64_t> total_compressed_size;  // [6]
-  std::optional<int16_t> ordinal;         // [7]
+  std::optional<int16_t> ordinal;                // [7]
 };
 
 struct FileMetaData {

@@ -27,8 +27,7 @@ struct ReadOptions {
   // the row group's place in the result (any number of batches, in order). A scan passes its
   // filter here so that unfiltered row groups are freed while still in the caches, never all
   // held at once. Row groups are then decoded one after another (columns in parallel).
-  std::function<Result<std::vector<std::shared_ptr<Batch>>>(std::shared_ptr<Batch>)>
-      per_row_group;
+  std::function<Result<std::vector<std::shared_ptr<Batch>>>(std::shared_ptr<Batch>)> per_row_group;
 };
 
 // One open Parquet file: footer parsed, schema converted, column chunks readable.

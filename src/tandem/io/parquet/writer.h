@@ -14,10 +14,10 @@ namespace tandem::parquet {
 struct WriteOptions {
   CompressionCodec codec = CompressionCodec::SNAPPY;  // UNCOMPRESSED, SNAPPY or ZSTD
   int zstd_level = 3;
-  bool dictionary = true;              // dictionary-encode columns while the dictionary stays small
-  int64_t row_group_rows = 1 << 20;    // rows per row group
-  int64_t data_page_bytes = 1 << 20;   // target uncompressed data page size
-  bool statistics = true;              // min/max/null_count per column chunk
+  bool dictionary = true;             // dictionary-encode columns while the dictionary stays small
+  int64_t row_group_rows = 1 << 20;   // rows per row group
+  int64_t data_page_bytes = 1 << 20;  // target uncompressed data page size
+  bool statistics = true;             // min/max/null_count per column chunk
 };
 
 class ParquetFileWriter {
