@@ -239,12 +239,14 @@ TEST(ExecJoin, LargeBuildManyDuplicates) {
 }
 
 // SEMI/ANTI joins whose left side is much smaller than the right build the left side and probe
-// with the right one; their output must keep the left input order, so the oracle here is the
-// left rows in order, filtered by whether any right row matches.
+// with the right one (with or without the residual condition left.v < right.v); their output
+// must keep the left input order, so the oracle here is the left rows in order, filtered by
+// whether any right row matches.
 void CheckSmallLeftSemiAnti(const Rows& l, const Rows& r, JoinType type,
-                            const std::vector<int>& keys, int lb, int rb) {
-  CheckJoin(l, r, type, keys, false, false, lb, rb);
-  PlanNode node = JoinNode(l, r, type, keys, false);
+                            const std::vector<int>& keys, int lb, int rb,
+                            bool with_condition = false) {
+  CheckJoin(l, r, type, keys, with_condition, false, lb, rb);
+  PlanNode node = JoinNode(l, r, type, keys, with_condition);
   ExecContext ctx;
   auto res = cpu::HashJoin(node, ToTable(l, lb), ToTable(r, rb), ctx);
   ASSERT_TRUE(res.ok()) << res.status().ToString();
@@ -262,6 +264,7 @@ void CheckSmallLeftSemiAnti(const Rows& l, const Rows& r, JoinType type,
     for (const auto& b : r.rows) {
       bool eq = true;
       for (int k : keys) eq = eq && !a[k].is_null && !b[k].is_null && a[k] == b[k];
+      if (with_condition) eq = eq && !a[4].is_null && !b[4].is_null && a[4].i64 < b[4].i64;
       hit = hit || eq;
     }
     if (hit == (type == JoinType::kSemi)) {
@@ -288,6 +291,11 @@ TEST(ExecJoin, SemiAntiSmallLeftBuildsLeft) {
     CheckSmallLeftSemiAnti(small, large, t, {3, 0, 2}, 1, 6);
     CheckSmallLeftSemiAnti(empty, large, t, {0}, 1, 3);
     CheckSmallLeftSemiAnti(empty, large, t, {1, 2}, 1, 2);
+    // With the residual condition (TPC-H Q21's shape): only pairs where it is TRUE count.
+    CheckSmallLeftSemiAnti(small, large, t, {0}, 3, 5, true);
+    CheckSmallLeftSemiAnti(dup_small, large, t, {0}, 2, 4, true);
+    CheckSmallLeftSemiAnti(small, large, t, {0, 1}, 2, 2, true);
+    CheckSmallLeftSemiAnti(empty, large, t, {0}, 1, 3, true);
   }
 }
 

@@ -2,9 +2,10 @@
 // (parallel, partitioned) and the left input is probed morsel by morsel in parallel; without keys
 // it is a nested-loop join (CROSS JOIN, non-equi conditions). The join-type logic (residual
 // condition, outer rows, semi/anti) lives in join_emit.cc; mark joins in join_mark.cc. A SEMI or
-// ANTI join without a residual condition whose left input is much smaller than its right flips
-// the roles (FlippedSemiAntiJoin): the small left side is built and the large right side probes,
-// setting a matched flag per left row. Output order is not specified.
+// ANTI join whose left input is much smaller than its right flips the roles
+// (FlippedSemiAntiJoin): the small left side is built and the large right side probes, setting
+// a matched flag per left row (after the residual condition, when there is one, holds for the
+// pair). Output order is not specified.
 #include <algorithm>
 #include <atomic>
 #include <memory>
@@ -97,13 +98,28 @@ constexpr int64_t kFlipRatio = 4;
 
 bool ShouldFlipSemiAnti(const PlanNode& node, const Table& left, const Table& right) {
   if (node.join_type != JoinType::kSemi && node.join_type != JoinType::kAnti) return false;
-  if (node.null_aware || node.condition != nullptr || node.left_keys.empty()) return false;
+  if (node.null_aware || node.left_keys.empty()) return false;
   return left.num_rows() * kFlipRatio < right.num_rows();
 }
 
+// The join with its inputs' roles swapped for the flipped SEMI/ANTI join: the right input probes
+// and the left one is built, so the residual condition's columns are renumbered to right ++ left.
+PlanNode SwappedForFlip(const PlanNode& node, int num_left, int num_right) {
+  PlanNode swapped = node;
+  if (node.condition) {
+    std::vector<int> mapping(static_cast<size_t>(num_left + num_right));
+    for (int c = 0; c < num_left; ++c) mapping[c] = num_right + c;
+    for (int c = 0; c < num_right; ++c) mapping[num_left + c] = c;
+    swapped.condition = RemapColumns(node.condition, mapping);
+  }
+  return swapped;
+}
+
 // SEMI/ANTI join with the hash table on the left keys: the right rows probe in parallel and flag
-// every left row they match; then the left rows whose flag is set (SEMI) or clear (ANTI) are
-// emitted in left input order. NULL keys never match (an ANTI join keeps such left rows).
+// every left row they match (a candidate pair counts once the residual condition is TRUE for
+// it; pairs whose left row is already flagged are skipped); then the left rows whose flag is set
+// (SEMI) or clear (ANTI) are emitted in left input order. NULL keys never match (an ANTI join
+// keeps such left rows).
 Result<Table> FlippedSemiAntiJoin(const PlanNode& node, const Table& left, const Table& right,
                                   ExecContext& ctx) {
   ThreadPool& pool = ThreadPool::Default();
@@ -128,16 +144,41 @@ Result<Table> FlippedSemiAntiJoin(const PlanNode& node, const Table& left, const
                            EvaluateColumnsPerBatch(node.right_keys, right.batches, ctx.eval));
     TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(right_keys, types, "hash join"));
     const std::vector<Morsel> probe_morsels = MakeMorsels(right.batches);
+    const PlanNode swapped =
+        SwappedForFlip(node, left.schema.num_fields(), right.schema.num_fields());
+    // With a residual condition, the candidate pairs (probe row in the right batch, left entry)
+    // go through the join emitter's condition filter, roles swapped.
+    std::unique_ptr<JoinEmitter> emitter;
+    if (node.condition) {
+      emitter =
+          std::make_unique<JoinEmitter>(swapped, right, left, table.entry_refs(), num_entries);
+    }
     TANDEM_RETURN_NOT_OK(
         pool.ParallelFor(static_cast<int64_t>(probe_morsels.size()), [&](int64_t mi) -> Status {
           const Morsel& m = probe_morsels[mi];
           EncodedKeys keys(layout, right_keys[m.batch], m.begin, m.end);
-          table.ProbeAll(keys, /*first_only=*/false, [&](int64_t, int64_t entry) {
-            // Read before writing so hot entries are not written over and over.
+          if (!emitter) {
+            table.ProbeAll(keys, /*first_only=*/false, [&](int64_t, int64_t entry) {
+              // Read before writing so hot entries are not written over and over.
+              if (!entry_matched[entry].load(std::memory_order_relaxed)) {
+                entry_matched[entry].store(1, std::memory_order_relaxed);
+              }
+            });
+            return Status::OK();
+          }
+          JoinCandidates c;
+          table.ProbeAll(keys, /*first_only=*/false, [&](int64_t i, int64_t entry) {
+            if (entry_matched[entry].load(std::memory_order_relaxed)) return;
+            c.probe.push_back(m.begin + i);
+            c.build.push_back(entry);
+          });
+          EvalContext eval = ctx.eval;
+          TANDEM_RETURN_NOT_OK(emitter->FilterCandidates(m, &c, eval));
+          for (int64_t entry : c.build) {
             if (!entry_matched[entry].load(std::memory_order_relaxed)) {
               entry_matched[entry].store(1, std::memory_order_relaxed);
             }
-          });
+          }
           return Status::OK();
         }));
   }
