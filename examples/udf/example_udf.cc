@@ -6,11 +6,14 @@
 // returns an error status, one returns the wrong number of rows, one the wrong type, one a null
 // count its bitmap contradicts, one a buffer it did not get from ctx->alloc; test_sequence is
 // non-deterministic (a per-process counter). Needs only tandem/udf/udf.h; links against nothing.
+// The identity functions for the fallback benchmark (identity_double, identity_double_4/_8/_12)
+// are in identity_udf.cc; this file's listing includes them.
 #include <atomic>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
 
+#include "identity_udf.h"
 #include "tandem/udf/udf.h"
 
 #ifdef TANDEM_EXAMPLE_UDF_GPU
@@ -227,8 +230,19 @@ const TandemUdf kBadNulls = Describe("test_bad_nulls", 1, kBigintArg, kBigint, B
 const TandemUdf kForeign = Describe("test_foreign_buffer", 1, kBigintArg, kBigint, ForeignBuffer);
 const TandemUdf kSequence = Describe("test_sequence", 0, nullptr, kBigint, Sequence, 1, false);
 
-const TandemUdf* const kAll[] = {&kRedact,    &kRiskScore, &kThrows,  &kError,   &kWrongLength,
-                                 &kWrongType, &kBadNulls,  &kForeign, &kSequence};
+const TandemUdf* const kAll[] = {&kRedact,
+                                 &kRiskScore,
+                                 &kThrows,
+                                 &kError,
+                                 &kWrongLength,
+                                 &kWrongType,
+                                 &kBadNulls,
+                                 &kForeign,
+                                 &kSequence,
+                                 &tandem_example::kIdentityDouble,
+                                 &tandem_example::kIdentityDouble4,
+                                 &tandem_example::kIdentityDouble8,
+                                 &tandem_example::kIdentityDouble12};
 
 }  // namespace
 

@@ -3,6 +3,8 @@
 // Each file is written atomically by its writer (temporary file renamed on Close); after a
 // successful run, part files of an earlier run that this run did not write are removed, so every
 // table folder holds exactly one consistent table.
+// `tandem datagen fallback --rows N --out DIR [--threads N] [--seed N]`: the fallback-matrix
+// benchmark's fact table and customer dimension (benchdata/fallback_data.h), Zstandard Parquet.
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -14,6 +16,8 @@
 #include <system_error>
 #include <vector>
 
+#include "tandem/benchdata/fallback_data.h"
+#include "tandem/cli/arg_reader.h"
 #include "tandem/cli/command.h"
 #include "tandem/common/progress_bar.h"
 #include "tandem/io/csv/csv.h"
@@ -26,7 +30,9 @@ namespace {
 namespace fs = std::filesystem;
 using tpch::TpchTable;
 
-constexpr const char* kUsage = "datagen tpch --sf N --out DIR [--format parquet|csv] [--threads N]";
+constexpr const char* kUsage =
+    "datagen tpch --sf N --out DIR [--format parquet|csv] [--threads N] | "
+    "datagen fallback --rows N --out DIR [--threads N] [--seed N]";
 
 struct DatagenArgs {
   double scale_factor = 0;
@@ -55,8 +61,9 @@ bool ParseInt(const std::string& text, int64_t* out) {
 std::string ParseArgs(const std::vector<std::string>& args, DatagenArgs* out) {
   if (args.empty() || args[0] != "tpch") {
     return args.empty()
-               ? "datagen needs a benchmark name (tpch); usage: tandem " + std::string(kUsage)
-               : "datagen: unknown benchmark '" + args[0] + "' (supported: tpch)";
+               ? "datagen needs a benchmark name (tpch or fallback); usage: tandem " +
+                     std::string(kUsage)
+               : "datagen: unknown benchmark '" + args[0] + "' (supported: tpch, fallback)";
   }
   bool have_sf = false;
   for (size_t i = 1; i < args.size(); ++i) {
@@ -151,7 +158,57 @@ void RemoveStaleParts(const fs::path& dir, const std::set<std::string>& written)
   }
 }
 
+// `datagen fallback ...`: the fallback benchmark's tables.
+int RunDatagenFallback(const std::vector<std::string>& argv) {
+  benchdata::FallbackDataOptions options;
+  std::string out;
+  bool have_rows = false;
+  ArgReader reader(argv);
+  reader.Next();  // "fallback"
+  while (reader.Next()) {
+    const std::string arg = reader.arg();
+    std::string value;
+    int64_t n = 0;
+    if (arg != "--rows" && arg != "--out" && arg != "--threads" && arg != "--seed") {
+      return Fail("datagen: unknown argument '" + arg + "'; usage: tandem " + kUsage);
+    }
+    if (!reader.TakeValue(&value)) return Fail("datagen: " + arg + " needs a value");
+    if (arg == "--out") {
+      if (value.empty()) return Fail("datagen: --out needs a directory");
+      out = value;
+    } else if (!ParseInt(value, &n) || n < (arg == "--threads" ? 1 : 0) ||
+               (arg == "--threads" && n > 4096) || (arg == "--rows" && n > (int64_t{1} << 40))) {
+      return Fail("datagen: " + arg + " needs a non-negative integer" +
+                  (arg == "--threads" ? " from 1 to 4096" : "") + ", got '" + value + "'");
+    } else if (arg == "--rows") {
+      options.rows = n;
+      have_rows = true;
+    } else if (arg == "--threads") {
+      options.threads = static_cast<int>(n);
+    } else {
+      options.seed = static_cast<uint64_t>(n);
+    }
+  }
+  if (!have_rows) return Fail("datagen: --rows is required; usage: tandem " + std::string(kUsage));
+  if (out.empty()) return Fail("datagen: --out is required; usage: tandem " + std::string(kUsage));
+  ProgressBar progress("fallback", options.rows + benchdata::kFallbackCustomers);
+  options.progress = &progress;
+  const auto start = std::chrono::steady_clock::now();
+  Result<benchdata::FallbackDataResult> result = benchdata::WriteFallbackData(out, options);
+  progress.Finish();
+  if (!result.ok()) return Fail(result.status().ToString());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("fact      %12lld rows  %4lld file(s)\ncustomers %12lld rows     1 file(s)\n",
+              static_cast<long long>(result->fact_rows), static_cast<long long>(result->fact_files),
+              static_cast<long long>(result->customer_rows));
+  std::printf("fallback: %lld fact rows as zstd parquet in %s/ in %.1f s\n",
+              static_cast<long long>(result->fact_rows), out.c_str(), seconds);
+  return 0;
+}
+
 int RunDatagen(const std::vector<std::string>& argv) {
+  if (!argv.empty() && argv[0] == "fallback") return RunDatagenFallback(argv);
   DatagenArgs args;
   if (std::string error = ParseArgs(argv, &args); !error.empty()) return Fail(error);
 

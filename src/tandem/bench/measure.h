@@ -1,0 +1,51 @@
+// One benchmark cell: a query under one device mode, measured in a fresh `tandem sql` process.
+// The process runs a script: the setup statements (e.g. CACHE TABLE), then the query 1 + reps
+// times (one warm-up, then the measured runs), each run after a marker row. Times are the
+// per-statement `Time: X ms` lines of `tandem sql --timing` (parse, plan, execute; not process
+// start, table registration or printing), summed over the query's statements per run; the cell's
+// time is the median of the measured runs. The last run's rows are kept for the answer check.
+// This is the one implementation of a Tandem measurement: `tandem bench fallback` and
+// `tandem bench tpch` both use it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tandem/bench/result_rows.h"
+#include "tandem/common/status.h"
+
+namespace tandem::bench {
+
+struct CellSpec {
+  std::string tandem;              // the tandem binary
+  std::string mode;                // tandem.sql.device: cpu, gpu or auto
+  std::vector<std::string> args;   // --table, --udf, --threads ... for `tandem sql`
+  std::vector<std::string> setup;  // statements run once before the warm-up
+  std::string query;               // the query: one or more statements
+  int reps = 3;                    // measured runs after the warm-up
+  double timeout_s = 0;            // per process; <= 0: none
+};
+
+struct CellResult {
+  enum class State { kOk, kNotAvailable, kError } state = State::kError;
+  std::string note;              // kNotAvailable: "no usable GPU"; kError: the error line
+  std::vector<double> times_ms;  // measured runs
+  double median_ms = 0;
+  double wall_ms = 0;  // the whole process
+  ResultRows rows;     // the last run's answer
+};
+
+// Runs the cell. Errors only for a script that cannot be built (the query does not parse);
+// a failing process is a kError (or kNotAvailable: gpu mode without a usable GPU) result.
+Result<CellResult> MeasureCell(const CellSpec& spec);
+
+// The median (mean of the middle two for an even count); 0 for none.
+double Median(std::vector<double> values);
+
+// The `Time: X ms` values of `tandem sql --timing` output, in order.
+std::vector<double> ParseTimingLines(const std::string& stderr_text);
+
+// Whether a failed run's error says that no GPU is usable (gpu mode on a machine without one).
+bool SaysNoUsableGpu(const std::string& stderr_text);
+
+}  // namespace tandem::bench

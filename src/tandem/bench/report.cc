@@ -1,0 +1,556 @@
+// Rendering and writing the benchmark report: see report.h.
+#include "tandem/bench/report.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
+
+namespace tandem::bench {
+namespace {
+
+// ---- small text helpers ----------------------------------------------------------------------
+
+std::string Escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+std::string MdCell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n') {
+      out.push_back(' ');
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string Fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
+  return buf;
+}
+
+// Milliseconds with about three significant digits.
+std::string Ms(double v) {
+  if (v >= 100) return Fixed(v, 0);
+  if (v >= 10) return Fixed(v, 1);
+  if (v >= 1) return Fixed(v, 2);
+  return Fixed(v, 3);
+}
+
+std::string Ratio(double r) { return r > 0 ? Fixed(r, 2) + "x" : ""; }
+
+std::string Num(double v) { return Fixed(v, 1); }
+
+// ---- the shape of the data ------------------------------------------------------------------
+
+template <typename Key>
+void AddOnce(std::vector<Key>* list, const Key& key) {
+  if (std::find(list->begin(), list->end(), key) == list->end()) list->push_back(key);
+}
+
+struct Shape {
+  std::vector<std::string> scales;  // in first-seen order
+  std::vector<std::string> groups;
+  std::vector<std::string> series;
+  std::map<std::tuple<std::string, std::string, std::string>, const ReportCell*> at;
+
+  const ReportCell* Find(const std::string& scale, const std::string& group,
+                         const std::string& series_name) const {
+    auto it = at.find({scale, group, series_name});
+    return it == at.end() ? nullptr : it->second;
+  }
+};
+
+Shape ShapeOf(const Report& report) {
+  Shape s;
+  for (const ReportCell& c : report.cells) {
+    AddOnce(&s.scales, c.scale);
+    AddOnce(&s.groups, c.group);
+    AddOnce(&s.series, c.series());
+    s.at[{c.scale, c.group, c.series()}] = &c;
+  }
+  return s;
+}
+
+const char* SeriesColour(const std::string& series, size_t index) {
+  if (series == "cpu") return "#4e79a7";
+  if (series == "gpu") return "#59a14f";
+  if (series == "auto") return "#f28e2b";
+  if (series.rfind("duckdb", 0) == 0) return "#b07aa1";
+  static const char* kOthers[] = {"#e15759", "#76b7b2", "#edc948", "#9c755f", "#bab0ac"};
+  return kOthers[index % 5];
+}
+
+// Red below 1, white at 1, green above (saturating at 0.5x and 2x).
+std::string RatioColour(double r) {
+  if (!(r > 0)) return "#dddddd";
+  const double t = std::clamp(std::log2(r), -1.0, 1.0);
+  auto mix = [](int from, int to, double f) { return static_cast<int>(from + (to - from) * f); };
+  int red, green, blue;
+  if (t >= 0) {
+    red = mix(255, 46, t);
+    green = mix(255, 160, t);
+    blue = mix(255, 67, t);
+  } else {
+    red = mix(255, 214, -t);
+    green = mix(255, 39, -t);
+    blue = mix(255, 40, -t);
+  }
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "#%02x%02x%02x", red, green, blue);
+  return buf;
+}
+
+// A check that found a difference (the others: "ok", "reference ...", "not checked").
+bool IsProblem(const std::string& check) { return check.rfind("DIFF", 0) == 0; }
+// A check that compared something and found it equal.
+bool IsCompared(const std::string& check) {
+  return check == "ok" || check.find("equals") != std::string::npos;
+}
+
+std::string CellText(const ReportCell* c) {
+  if (!c) return "";
+  if (!c->ok()) return c->status;
+  std::string text = Ms(c->median_ms) + " ms";
+  if (c->ratio > 0 && c->mode != "cpu") text += " (" + Ratio(c->ratio) + ")";
+  return text;
+}
+
+// ---- SVG charts -----------------------------------------------------------------------------
+
+std::string SvgText(double x, double y, const std::string& text, const std::string& attrs = "") {
+  return "<text x=\"" + Num(x) + "\" y=\"" + Num(y) + "\"" + (attrs.empty() ? "" : " " + attrs) +
+         ">" + Escape(text) + "</text>";
+}
+
+std::string SvgRect(double x, double y, double w, double h, const std::string& fill,
+                    const std::string& title = "") {
+  std::string r = "<rect x=\"" + Num(x) + "\" y=\"" + Num(y) + "\" width=\"" + Num(w) +
+                  "\" height=\"" + Num(h) + "\" fill=\"" + fill + "\"";
+  if (title.empty()) return r + "/>";
+  return r + "><title>" + Escape(title) + "</title></rect>";
+}
+
+std::string Legend(const std::vector<std::string>& series, double x, double y,
+                   double spacing = 120) {
+  std::string out;
+  for (size_t i = 0; i < series.size(); ++i) {
+    const double lx = x + static_cast<double>(i) * spacing;
+    out += SvgRect(lx, y - 10, 12, 12, SeriesColour(series[i], i));
+    out += SvgText(lx + 16, y, series[i]);
+  }
+  return out;
+}
+
+// Horizontal grouped bars: one group per query, one bar per series (median ms).
+std::string BarChart(const Shape& shape, const std::string& scale) {
+  const double label_w = 70, plot_w = 640, bar_h = 11, gap = 8, top = 34;
+  const double group_h = static_cast<double>(shape.series.size()) * bar_h + gap;
+  const double height = top + static_cast<double>(shape.groups.size()) * group_h + 30;
+  double max_ms = 0;
+  for (const auto& g : shape.groups) {
+    for (const auto& s : shape.series) {
+      if (const ReportCell* c = shape.Find(scale, g, s); c && c->ok()) {
+        max_ms = std::max(max_ms, c->median_ms);
+      }
+    }
+  }
+  if (max_ms <= 0) max_ms = 1;
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"" +
+                    Num(label_w + plot_w + 120) + "\" height=\"" + Num(height) +
+                    "\" viewBox=\"0 0 " + Num(label_w + plot_w + 120) + " " + Num(height) + "\">";
+  svg += Legend(shape.series, label_w, 16);
+  for (size_t gi = 0; gi < shape.groups.size(); ++gi) {
+    const double gy = top + static_cast<double>(gi) * group_h;
+    svg += SvgText(4, gy + group_h / 2, shape.groups[gi], "class=\"label\"");
+    for (size_t si = 0; si < shape.series.size(); ++si) {
+      const ReportCell* c = shape.Find(scale, shape.groups[gi], shape.series[si]);
+      const double y = gy + static_cast<double>(si) * bar_h;
+      if (!c) continue;
+      if (!c->ok()) {
+        svg += SvgText(label_w + 4, y + bar_h - 2, c->status, "class=\"na\"");
+        continue;
+      }
+      const double w = std::max(1.0, c->median_ms / max_ms * plot_w);
+      svg += SvgRect(label_w, y, w, bar_h - 1, SeriesColour(shape.series[si], si),
+                     shape.groups[gi] + " " + shape.series[si] + ": " + Ms(c->median_ms) + " ms");
+      std::string value = Ms(c->median_ms);
+      if (c->ratio > 0 && c->mode != "cpu") value += " (" + Ratio(c->ratio) + ")";
+      svg += SvgText(label_w + w + 4, y + bar_h - 2, value, "class=\"value\"");
+    }
+  }
+  svg += SvgText(label_w, height - 8, "median ms per query (bar length); ratio = cpu / mode");
+  return svg + "</svg>";
+}
+
+// The fallback matrix of one size: conditions x series, each cell coloured by its ratio.
+std::string MatrixChart(const Shape& shape, const std::string& scale) {
+  const double label_w = 150, cell_w = 150, cell_h = 30, top = 30;
+  const double width = label_w + cell_w * static_cast<double>(shape.series.size()) + 10;
+  const double height = top + cell_h * static_cast<double>(shape.groups.size()) + 10;
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"" +
+                    Num(width) + "\" height=\"" + Num(height) + "\" viewBox=\"0 0 " + Num(width) +
+                    " " + Num(height) + "\">";
+  for (size_t si = 0; si < shape.series.size(); ++si) {
+    svg += SvgText(label_w + cell_w * (static_cast<double>(si) + 0.5), top - 10, shape.series[si],
+                   "text-anchor=\"middle\" class=\"head\"");
+  }
+  for (size_t gi = 0; gi < shape.groups.size(); ++gi) {
+    const double y = top + cell_h * static_cast<double>(gi);
+    svg += SvgText(4, y + cell_h / 2 + 4, shape.groups[gi], "class=\"label\"");
+    for (size_t si = 0; si < shape.series.size(); ++si) {
+      const ReportCell* c = shape.Find(scale, shape.groups[gi], shape.series[si]);
+      const double x = label_w + cell_w * static_cast<double>(si);
+      std::string text = "", fill = "#dddddd";
+      if (c && c->ok()) {
+        fill = c->mode == "cpu" ? "#f4f4f4" : RatioColour(c->ratio);
+        text = c->mode == "cpu" ? Ms(c->median_ms) + " ms"
+                                : Ratio(c->ratio) + "  " + Ms(c->median_ms) + " ms";
+      } else if (c) {
+        text = c->status.rfind("n/a", 0) == 0 ? "n/a" : "error";
+      }
+      svg += SvgRect(x + 1, y + 1, cell_w - 2, cell_h - 2, fill,
+                     c ? shape.groups[gi] + " " + shape.series[si] + ": " + CellText(c) : "");
+      svg += SvgText(x + cell_w / 2, y + cell_h / 2 + 4, text, "text-anchor=\"middle\"");
+    }
+  }
+  return svg + "</svg>";
+}
+
+// Time vs fact rows (both log scale), one line per series, for one condition.
+std::string CrossoverChart(const Report& report, const Shape& shape, const std::string& group) {
+  const double left = 60, right = 20, top = 36, bottom = 40, plot_w = 360, plot_h = 200;
+  const double width = left + plot_w + right, height = top + plot_h + bottom;
+  std::map<std::string, std::vector<std::pair<double, double>>> lines;
+  double min_x = 0, max_x = 0, min_y = 0, max_y = 0;
+  bool any = false;
+  for (const ReportCell& c : report.cells) {
+    if (c.group != group || !c.ok() || c.rows <= 0 || c.median_ms <= 0) continue;
+    const double x = static_cast<double>(c.rows), y = c.median_ms;
+    lines[c.series()].push_back({x, y});
+    if (!any) {
+      min_x = max_x = x;
+      min_y = max_y = y;
+      any = true;
+    }
+    min_x = std::min(min_x, x);
+    max_x = std::max(max_x, x);
+    min_y = std::min(min_y, y);
+    max_y = std::max(max_y, y);
+  }
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"" +
+                    Num(width) + "\" height=\"" + Num(height) + "\" viewBox=\"0 0 " + Num(width) +
+                    " " + Num(height) + "\">";
+  svg += SvgText(left, 14, group, "class=\"head\"");
+  svg += "<line x1=\"" + Num(left) + "\" y1=\"" + Num(top + plot_h) + "\" x2=\"" +
+         Num(left + plot_w) + "\" y2=\"" + Num(top + plot_h) + "\" stroke=\"#888\"/>";
+  svg += "<line x1=\"" + Num(left) + "\" y1=\"" + Num(top) + "\" x2=\"" + Num(left) + "\" y2=\"" +
+         Num(top + plot_h) + "\" stroke=\"#888\"/>";
+  if (!any) {
+    svg += SvgText(left + 10, top + plot_h / 2, "no measured cells");
+    return svg + "</svg>";
+  }
+  const double lx0 = std::log10(min_x), lx1 = std::log10(max_x);
+  const double ly0 = std::log10(min_y) - 0.05, ly1 = std::log10(max_y) + 0.05;
+  auto px = [&](double x) {
+    return lx1 > lx0 ? left + (std::log10(x) - lx0) / (lx1 - lx0) * plot_w : left + plot_w / 2;
+  };
+  auto py = [&](double y) { return top + plot_h - (std::log10(y) - ly0) / (ly1 - ly0) * plot_h; };
+  std::set<double> xs;
+  for (const auto& [name, points] : lines) {
+    for (const auto& p : points) xs.insert(p.first);
+  }
+  for (double x : xs) {
+    char label[32];
+    std::snprintf(label, sizeof(label), x >= 1e6 ? "%.0fM" : "%.0fK", x >= 1e6 ? x / 1e6 : x / 1e3);
+    svg += SvgText(px(x), top + plot_h + 16, label, "text-anchor=\"middle\"");
+  }
+  svg += SvgText(left + plot_w / 2, height - 6, "fact rows (log)", "text-anchor=\"middle\"");
+  svg += SvgText(left, top - 4, "median ms (log)");
+  svg += SvgText(left - 4, py(min_y) + 4, Ms(min_y), "text-anchor=\"end\"");
+  svg += SvgText(left - 4, py(max_y) + 4, Ms(max_y), "text-anchor=\"end\"");
+  size_t index = 0;
+  for (const std::string& series : shape.series) {
+    auto it = lines.find(series);
+    const size_t colour_index = index++;
+    if (it == lines.end()) continue;
+    auto points = it->second;
+    std::sort(points.begin(), points.end());
+    const char* colour = SeriesColour(series, colour_index);
+    std::string path;
+    for (const auto& p : points)
+      path += (path.empty() ? "" : " ") + Num(px(p.first)) + "," + Num(py(p.second));
+    svg += "<polyline fill=\"none\" stroke=\"" + std::string(colour) +
+           "\" stroke-width=\"2\" points=\"" + path + "\"/>";
+    for (const auto& p : points) {
+      svg += "<circle cx=\"" + Num(px(p.first)) + "\" cy=\"" + Num(py(p.second)) +
+             "\" r=\"3.5\" fill=\"" + colour + "\"><title>" +
+             Escape(series + ": " + Ms(p.second) + " ms at " + Fixed(p.first, 0) + " rows") +
+             "</title></circle>";
+    }
+  }
+  svg += Legend(shape.series, left + 130, 14, 75);
+  return svg + "</svg>";
+}
+
+// ---- tables ----------------------------------------------------------------------------------
+
+std::string HtmlTable(const Shape& shape, const std::string& scale) {
+  std::string out = "<table><thead><tr><th>" +
+                    std::string(shape.groups.empty() ? "" : "condition / query") + "</th>";
+  for (const auto& s : shape.series) out += "<th>" + Escape(s) + "</th>";
+  out += "<th>check</th></tr></thead><tbody>";
+  for (const auto& g : shape.groups) {
+    out += "<tr><td>" + Escape(g) + "</td>";
+    std::string checks;
+    bool any = false, compared = false;
+    for (const auto& s : shape.series) {
+      const ReportCell* c = shape.Find(scale, g, s);
+      any |= c != nullptr;
+      std::string style;
+      if (c && c->ok() && c->mode != "cpu" && c->ratio > 0) {
+        style = " style=\"background:" + RatioColour(c->ratio) + "\"";
+      }
+      out += "<td class=\"num\"" + style + ">" + Escape(CellText(c)) + "</td>";
+      if (c && IsProblem(c->check)) {
+        checks += (checks.empty() ? "" : "; ") + s + ": " + c->check;
+      }
+      compared |= c && IsCompared(c->check);
+    }
+    if (!any) {
+      out += "<td></td></tr>";
+      continue;
+    }
+    out += "<td>" + Escape(!checks.empty() ? checks : compared ? "equal" : "-") + "</td></tr>";
+  }
+  return out + "</tbody></table>";
+}
+
+std::string Header(const ReportInfo& info) {
+  return "date: " + info.date + "\nmachine: " + info.machine + "\nGPU: " + info.gpu +
+         "\nversion: " + info.version + "\ncommand: " + info.command;
+}
+
+std::string Join(const std::vector<double>& values) {
+  std::string out;
+  for (double v : values) out += (out.empty() ? "" : ";") + Fixed(v, 3);
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& CsvColumns() {
+  static const std::vector<std::string> columns = {
+      "benchmark",    "group", "scale",     "rows",    "engine", "mode",
+      "status",       "reps",  "median_ms", "min_ms",  "max_ms", "times_ms",
+      "ratio_vs_cpu", "check", "date",      "machine", "gpu",    "version"};
+  return columns;
+}
+
+std::string RenderCsv(const Report& report) {
+  std::string out;
+  for (size_t i = 0; i < CsvColumns().size(); ++i) out += (i ? "," : "") + CsvColumns()[i];
+  out += "\n";
+  for (const ReportCell& c : report.cells) {
+    const bool ok = c.ok() && !c.times_ms.empty();
+    const double lo = ok ? *std::min_element(c.times_ms.begin(), c.times_ms.end()) : 0;
+    const double hi = ok ? *std::max_element(c.times_ms.begin(), c.times_ms.end()) : 0;
+    const std::vector<std::string> fields = {report.info.benchmark,
+                                             c.group,
+                                             c.scale,
+                                             std::to_string(c.rows),
+                                             c.engine,
+                                             c.mode,
+                                             c.status,
+                                             std::to_string(c.times_ms.size()),
+                                             ok ? Fixed(c.median_ms, 3) : "",
+                                             ok ? Fixed(lo, 3) : "",
+                                             ok ? Fixed(hi, 3) : "",
+                                             Join(c.times_ms),
+                                             c.ratio > 0 ? Fixed(c.ratio, 4) : "",
+                                             c.check,
+                                             report.info.date,
+                                             report.info.machine,
+                                             report.info.gpu,
+                                             report.info.version};
+    for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + CsvField(fields[i]);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string RenderMarkdown(const Report& report) {
+  const Shape shape = ShapeOf(report);
+  std::string out = "# " + report.info.title + "\n\n";
+  out += "- date: " + report.info.date + "\n- machine: " + report.info.machine +
+         "\n- GPU: " + report.info.gpu + "\n- version: " + report.info.version + "\n- command: `" +
+         report.info.command + "`\n";
+  for (const std::string& note : report.info.notes) out += "- " + note + "\n";
+  for (const std::string& scale : shape.scales) {
+    out += "\n## " + scale + "\n\n| " +
+           std::string(report.info.benchmark == "tpch" ? "query" : "condition");
+    for (const auto& s : shape.series) out += " | " + MdCell(s);
+    out += " | check |\n|---";
+    for (size_t i = 0; i < shape.series.size(); ++i) out += "|---:";
+    out += "|---|\n";
+    for (const auto& g : shape.groups) {
+      std::string row = "| " + MdCell(g), checks;
+      bool any = false, compared = false;
+      for (const auto& s : shape.series) {
+        const ReportCell* c = shape.Find(scale, g, s);
+        any |= c != nullptr;
+        row += " | " + MdCell(CellText(c));
+        if (c && IsProblem(c->check)) {
+          checks += (checks.empty() ? "" : "; ") + s + ": " + c->check;
+        }
+        compared |= c && IsCompared(c->check);
+      }
+      if (any)
+        out += row + " | " + MdCell(!checks.empty() ? checks : compared ? "equal" : "-") + " |\n";
+    }
+  }
+  out +=
+      "\nTimes are medians in ms; (Nx) is the ratio cpu time / mode time: above 1 the mode "
+      "is faster than the CPU-only plan.\n";
+  return out;
+}
+
+std::string RenderHtml(const Report& report) {
+  const Shape shape = ShapeOf(report);
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" +
+      Escape(report.info.title) +
+      "</title><style>"
+      "body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;"
+      "color:#222;max-width:1100px}"
+      "h1{font-size:22px}h2{font-size:18px;margin-top:28px}h3{font-size:15px}"
+      "pre.meta{background:#f6f6f6;padding:10px;white-space:pre-wrap}"
+      "table{border-collapse:collapse;margin:8px 0;font-size:13px}"
+      "th,td{border:1px solid #ccc;padding:3px 8px}td.num{text-align:right}"
+      "svg.chart{font-size:11px;margin:6px 12px 6px 0}svg .label{font-weight:600}"
+      "svg .head{font-weight:600}svg .na{fill:#888}svg .value{fill:#333}"
+      ".charts{display:flex;flex-wrap:wrap}"
+      "</style></head><body>\n";
+  out += "<h1>" + Escape(report.info.title) + "</h1>\n";
+  out += "<pre class=\"meta\">" + Escape(Header(report.info)) + "</pre>\n";
+  if (!report.info.notes.empty()) {
+    out += "<ul>";
+    for (const std::string& note : report.info.notes) out += "<li>" + Escape(note) + "</li>";
+    out += "</ul>\n";
+  }
+  const bool tpch = report.info.benchmark == "tpch";
+  for (const std::string& scale : shape.scales) {
+    out += "<h2>" + Escape(tpch ? "TPC-H " + scale : "fallback matrix, " + scale + " fact rows") +
+           "</h2>\n";
+    out += tpch ? BarChart(shape, scale) : MatrixChart(shape, scale);
+    out += "\n" + HtmlTable(shape, scale) + "\n";
+  }
+  if (!tpch) {
+    out += "<h2>crossover: time vs fact rows per mode</h2>\n<div class=\"charts\">";
+    for (const std::string& group : shape.groups) out += CrossoverChart(report, shape, group);
+    out += "</div>\n";
+  }
+  out +=
+      "<p>Times are medians in ms; (Nx) is the ratio cpu time / mode time: above 1 the mode is "
+      "faster than the CPU-only plan. Colours: green above 1, red below 1, grey not measured "
+      "(n/a) or failed.</p>\n";
+  return out + "</body></html>\n";
+}
+
+void FillRatios(Report* report) {
+  std::map<std::tuple<std::string, std::string, std::string>, double> cpu;
+  for (const ReportCell& c : report->cells) {
+    if (c.ok() && c.mode == "cpu" && c.engine.rfind("tandem", 0) == 0) {
+      cpu[{c.group, c.scale, c.engine}] = c.median_ms;
+    }
+  }
+  for (ReportCell& c : report->cells) {
+    c.ratio = 0;
+    // Tandem cells against the cpu mode of the same engine and source; other engines (DuckDB)
+    // against Tandem's cpu time from files.
+    const std::string reference = c.engine.rfind("tandem", 0) == 0 ? c.engine : "tandem";
+    auto it = cpu.find({c.group, c.scale, reference});
+    if (c.ok() && c.median_ms > 0 && it != cpu.end()) c.ratio = it->second / c.median_ms;
+  }
+}
+
+Status WriteFileAtomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::IOError("cannot write " + tmp + ": " + std::strerror(errno));
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return Status::IOError("cannot write " + tmp + ": " + why);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    ::unlink(tmp.c_str());
+    return Status::IOError("cannot write " + tmp + ": " + std::strerror(errno));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return Status::IOError("cannot rename " + tmp + " to " + path + ": " + why);
+  }
+  return Status::OK();
+}
+
+Status WriteReport(const std::string& dir, const Report& report) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::IOError("cannot create " + dir + ": " + ec.message());
+  TANDEM_RETURN_NOT_OK(WriteFileAtomically(dir + "/results.csv", RenderCsv(report)));
+  TANDEM_RETURN_NOT_OK(WriteFileAtomically(dir + "/results.md", RenderMarkdown(report)));
+  return WriteFileAtomically(dir + "/report.html", RenderHtml(report));
+}
+
+}  // namespace tandem::bench

@@ -1,0 +1,266 @@
+// The TPC-H benchmark: see tpch_bench.h.
+#include "tandem/bench/tpch_bench.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "tandem/bench/environment.h"
+#include "tandem/bench/measure.h"
+#include "tandem/bench/subprocess.h"
+
+namespace tandem::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kTables[] = {"part",   "partsupp", "supplier", "customer",
+                               "orders", "lineitem", "nation",   "region"};
+
+std::string QueryName(int n) {
+  char buf[8];
+  std::snprintf(buf, sizeof(buf), "Q%02d", n);
+  return buf;
+}
+
+Result<std::string> ReadText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError("cannot read " + path.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Times and answers of DuckDB from the Python harness, or why there are none.
+constexpr const char* kDuckdbDriver = R"PY(
+import json, os, sys
+root, data, reps, threads, queries = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+sys.path.insert(0, os.path.join(root, "bench"))
+sys.path.insert(0, os.path.join(root, "tests", "python"))
+import duckdb
+from random_queries import run_duckdb
+from tpch_bench import TABLES
+from tpch_gpu_bench import duck_times, query_text
+con = duckdb.connect()
+con.execute(f"SET threads = {threads}")
+for t in TABLES:
+    con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{data}/{t}/*.parquet')")
+def plain(v):
+    return v if v is None or isinstance(v, (bool, int, float, str)) else str(v)
+out = {"version": duckdb.__version__, "queries": {}}
+for n in [int(q) for q in queries.split(",")]:
+    try:
+        names, _, rows = run_duckdb(con, query_text(n))
+        times = duck_times(con, n, reps)
+        lines = "\n".join(json.dumps(dict(zip(names, [plain(v) for v in r]))) for r in rows)
+        out["queries"][str(n)] = {"times": times, "rows": lines}
+    except Exception as e:  # one query's failure is that cell's error
+        out["queries"][str(n)] = {"error": str(e).splitlines()[0][:200]}
+print(json.dumps(out))
+)PY";
+
+std::string PythonOf(const std::string& root) {
+  std::error_code ec;
+  const fs::path venv = fs::path(root) / ".venv" / "bin" / "python";
+  if (fs::exists(venv, ec)) return venv.string();
+  for (const char* dir : {"/usr/bin/python3", "/usr/local/bin/python3"}) {
+    if (fs::exists(dir, ec)) return dir;
+  }
+  return "";
+}
+
+std::string CellStatus(const CellResult& r) {
+  switch (r.state) {
+    case CellResult::State::kOk:
+      return "ok";
+    case CellResult::State::kNotAvailable:
+      return "n/a: " + r.note;
+    case CellResult::State::kError:
+      return "error: " + r.note;
+  }
+  return "error";
+}
+
+}  // namespace
+
+Result<Report> RunTpchBench(const TpchBenchOptions& options) {
+  const std::string root = FindRepositoryRoot(options.tandem);
+  if (root.empty()) {
+    return Status::Invalid(
+        "cannot find the TPC-H queries (tests/tpch/queries) above the binary or the current "
+        "folder: run from the repository");
+  }
+  std::vector<int> queries = options.queries;
+  if (queries.empty()) {
+    for (int n = 1; n <= 22; ++n) queries.push_back(n);
+  }
+  const std::string data = options.data_dir.empty()
+                               ? (fs::path(root) / "data" / ("tpch-sf" + options.sf)).string()
+                               : options.data_dir;
+  std::error_code ec;
+  if (!fs::is_directory(fs::path(data) / "lineitem", ec)) {
+    if (options.log) options.log("generating TPC-H sf " + options.sf + " into " + data);
+    TANDEM_ASSIGN_OR_RAISE(ProcessResult gen, RunProcess({options.tandem, "datagen", "tpch", "--sf",
+                                                          options.sf, "--out", data}));
+    if (gen.exit_code != 0) return Status::IOError("datagen tpch failed: " + LastLine(gen.err));
+  }
+
+  const Environment env = DescribeEnvironment(options.tandem);
+  Report report;
+  report.info.benchmark = "tpch";
+  report.info.title = "Tandem TPC-H sf " + options.sf + ": cpu / gpu / auto";
+  report.info.date = env.date;
+  report.info.machine = env.machine;
+  report.info.gpu = env.gpu;
+  report.info.version = env.version;
+  report.info.command = options.command_line;
+  const int threads =
+      options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  if (!env.gpu_usable) {
+    report.info.notes.push_back(
+        "This machine has no usable GPU: gpu cells are n/a and auto runs "
+        "on the CPU.");
+  }
+  report.info.notes.push_back(
+      "Tandem cells: a fresh `tandem sql` process per query, mode and source (files: tables read "
+      "from Parquet by each run; hot: CACHE TABLE first, GPU memory for gpu/auto, host memory "
+      "for cpu), one warm-up, then " +
+      std::to_string(options.reps) +
+      " runs; time = median of the `--timing` statement times. Ratio = cpu time / mode time "
+      "(same source); for DuckDB, Tandem's cpu files time / DuckDB's time.");
+  report.info.notes.push_back("Data: " + data + " (tandem datagen tpch --sf " + options.sf + "); " +
+                              std::to_string(threads) + " threads for every engine.");
+
+  std::vector<std::string> args = {"--threads", std::to_string(threads)};
+  for (const char* t : kTables) {
+    args.push_back("--table");
+    args.push_back(std::string(t) + "=" + (fs::path(data) / t).string());
+  }
+  std::map<int, ResultRows> cpu_files_answer;
+  for (int n : queries) {
+    TANDEM_ASSIGN_OR_RAISE(
+        const std::string sql,
+        ReadText(fs::path(root) / "tests" / "tpch" / "queries" /
+                 (std::string("q") + (n < 10 ? "0" : "") + std::to_string(n) + ".sql")));
+    for (const std::string& source : options.sources) {
+      const size_t first = report.cells.size();
+      std::vector<ResultRows> answers;
+      for (const std::string& mode : options.modes) {
+        ReportCell cell;
+        cell.group = QueryName(n);
+        cell.scale = "sf" + options.sf;
+        cell.engine = source == "hot" ? "tandem-hot" : "tandem";
+        cell.mode = mode;
+        cell.check = "not checked";
+        if (mode == "gpu" && !env.gpu_usable) {
+          cell.status = "n/a: no usable GPU";
+          report.cells.push_back(cell);
+          answers.emplace_back();
+          continue;
+        }
+        CellSpec spec;
+        spec.tandem = options.tandem;
+        spec.mode = mode;
+        spec.args = args;
+        if (source == "hot") {
+          for (const char* t : kTables) spec.setup.push_back(std::string("CACHE TABLE ") + t);
+        }
+        spec.query = sql;
+        spec.reps = options.reps;
+        spec.timeout_s = options.timeout_s;
+        TANDEM_ASSIGN_OR_RAISE(CellResult result, MeasureCell(spec));
+        cell.status = CellStatus(result);
+        cell.times_ms = result.times_ms;
+        cell.median_ms = result.median_ms;
+        if (options.log) {
+          options.log(cell.group + " " + source + " " + mode + ": " +
+                      (cell.ok() ? std::to_string(cell.median_ms) + " ms" : cell.status));
+        }
+        answers.push_back(std::move(result.rows));
+        report.cells.push_back(cell);
+      }
+      int reference = -1;
+      for (size_t m = 0; m < options.modes.size(); ++m) {
+        if (report.cells[first + m].ok() && (reference < 0 || options.modes[m] == "cpu")) {
+          reference = static_cast<int>(m);
+          if (options.modes[m] == "cpu") break;
+        }
+      }
+      if (reference < 0) continue;
+      if (source == "files" && options.modes[reference] == "cpu") {
+        cpu_files_answer[n] = answers[reference];
+      }
+      for (size_t m = 0; m < options.modes.size(); ++m) {
+        ReportCell& cell = report.cells[first + m];
+        if (!cell.ok()) continue;
+        if (static_cast<int>(m) == reference) {
+          cell.check = "reference";
+          continue;
+        }
+        const std::string diff = CompareResults(answers[reference], answers[m]);
+        cell.check = diff.empty() ? "ok" : "DIFF: " + diff;
+      }
+    }
+  }
+
+  // DuckDB through the Python harness.
+  std::string duck_note;
+  const std::string python = PythonOf(root);
+  if (options.duckdb != "off") {
+    std::string joined;
+    for (int n : queries) joined += (joined.empty() ? "" : ",") + std::to_string(n);
+    Result<ProcessResult> proc =
+        python.empty() ? Result<ProcessResult>(Status::Invalid("no python found"))
+                       : RunProcess({python, "-c", kDuckdbDriver, root, data,
+                                     std::to_string(options.reps), std::to_string(threads), joined},
+                                    options.timeout_s);
+    nlohmann::json out;
+    if (!proc.ok()) {
+      duck_note = proc.status().message();
+    } else if (proc->exit_code != 0) {
+      duck_note = LastLine(proc->err);
+    } else {
+      out = nlohmann::json::parse(proc->out, nullptr, false);
+      if (out.is_discarded() || !out.contains("queries")) duck_note = "unreadable DuckDB output";
+    }
+    if (!duck_note.empty()) {
+      if (options.duckdb == "on") return Status::Invalid("DuckDB reference failed: " + duck_note);
+      report.info.notes.push_back("DuckDB: not measured (" + duck_note + ").");
+    } else {
+      report.info.version += "; DuckDB " + out.value("version", std::string("?"));
+      for (int n : queries) {
+        ReportCell cell;
+        cell.group = QueryName(n);
+        cell.scale = "sf" + options.sf;
+        cell.engine = "duckdb";
+        cell.mode = "files";
+        cell.check = "not checked";
+        const nlohmann::json& q = out["queries"][std::to_string(n)];
+        if (q.contains("error")) {
+          cell.status = "error: " + q["error"].get<std::string>();
+        } else {
+          cell.status = "ok";
+          for (const auto& t : q["times"]) cell.times_ms.push_back(t.get<double>());
+          cell.median_ms = Median(cell.times_ms);
+          Result<ResultRows> rows = ParseJsonLines(q["rows"].get<std::string>());
+          auto it = cpu_files_answer.find(n);
+          if (rows.ok() && it != cpu_files_answer.end()) {
+            const std::string diff = CompareResults(*rows, it->second);
+            cell.check = diff.empty() ? "ok" : "DIFF: " + diff;
+          }
+        }
+        report.cells.push_back(cell);
+      }
+    }
+  }
+  FillRatios(&report);
+  return report;
+}
+
+}  // namespace tandem::bench

@@ -1,0 +1,106 @@
+"""`tandem bench fallback` and `tandem bench tpch` end to end, at sizes small enough for CI:
+each writes report.html (self-contained, with SVG charts), results.csv (one row per cell, the
+documented columns) and results.md under --out; every measured cell's answer is checked equal
+across modes, and the identity-UDF conditions give native's answer. Without a GPU the gpu cells
+are "n/a: no usable GPU", never an error or a number."""
+import csv
+import os
+import subprocess
+import time
+
+import pytest
+
+TANDEM = os.environ.get("TANDEM_BIN", "tandem")
+LIB = os.environ.get("TANDEM_UDF_EXAMPLE_LIB", "")
+
+COLUMNS = ["benchmark", "group", "scale", "rows", "engine", "mode", "status", "reps",
+           "median_ms", "min_ms", "max_ms", "times_ms", "ratio_vs_cpu", "check", "date",
+           "machine", "gpu", "version"]
+CONDITIONS = ["native", "after_agg", "after_filter", "before_filter", "two_islands",
+              "before_filter_w4", "before_filter_w8", "before_filter_w12"]
+
+
+def bench(*args):
+    proc = subprocess.run([TANDEM, "bench", *args], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc
+
+
+def read_outputs(out):
+    for name in ("report.html", "results.csv", "results.md"):
+        assert os.path.isfile(os.path.join(out, name)), name
+    assert not [n for n in os.listdir(out) if ".tmp" in n]
+    with open(os.path.join(out, "report.html")) as f:
+        html = f.read()
+    with open(os.path.join(out, "results.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    with open(os.path.join(out, "results.md")) as f:
+        md = f.read()
+    with open(os.path.join(out, "results.csv"), newline="") as f:
+        header = next(csv.reader(f))
+    assert header == COLUMNS
+    assert "<svg" in html and "</html>" in html and "<script" not in html
+    assert "https://" not in html
+    return html, rows, md
+
+
+@pytest.mark.skipif(not LIB or not os.path.exists(LIB),
+                    reason="TANDEM_UDF_EXAMPLE_LIB not set or not built")
+def test_bench_fallback_small(tmp_path):
+    out = tmp_path / "fallback"
+    started = time.time()
+    proc = bench("fallback", "--rows", "20000", "--reps", "1", "--modes", "cpu,auto",
+                 "--udf", LIB, "--data", str(tmp_path / "data"), "--out", str(out))
+    assert proc.stdout.strip() == str(out)
+    html, rows, md = read_outputs(str(out))
+    assert len(rows) == len(CONDITIONS) * 2  # one row per (condition, mode)
+    assert [r["group"] for r in rows[::2]] == CONDITIONS
+    for r in rows:
+        assert r["benchmark"] == "fallback" and r["rows"] == "20000" and r["engine"] == "tandem"
+        assert r["status"] == "ok", r
+        assert float(r["median_ms"]) > 0 and r["reps"] == "1"
+        assert r["date"] and r["machine"] and r["gpu"] and r["version"].startswith("tandem")
+        if r["mode"] == "cpu":
+            assert float(r["ratio_vs_cpu"]) == 1.0
+            assert r["check"].startswith("reference"), r
+            if r["group"] != "native":
+                assert "equals native" in r["check"], r
+        else:
+            assert r["check"] == "ok", r
+            ratio = float(r["ratio_vs_cpu"])
+            cpu = next(c for c in rows if c["group"] == r["group"] and c["mode"] == "cpu")
+            assert ratio == pytest.approx(float(cpu["median_ms"]) / float(r["median_ms"]),
+                                          rel=1e-3)
+    assert "DIFF" not in md and "DIFF" not in html
+    assert "| before_filter_w12 |" in md
+    # The data was generated once, with the stamp that lets later runs reuse it.
+    assert (tmp_path / "data" / "rows-20000" / "GENERATED").exists()
+    assert time.time() - started < 45
+
+
+def test_bench_tpch_small(tmp_path):
+    out = tmp_path / "tpch"
+    bench("tpch", "--sf", "0.01", "--reps", "1", "--modes", "cpu,gpu", "--duckdb", "off",
+          "--data", str(tmp_path / "tpch-data"), "--out", str(out))
+    html, rows, md = read_outputs(str(out))
+    assert len(rows) == 22 * 2
+    gpu_usable = not rows[0]["gpu"].startswith("none usable")
+    for n in range(1, 23):
+        cpu = [r for r in rows if r["group"] == f"Q{n:02d}" and r["mode"] == "cpu"]
+        gpu = [r for r in rows if r["group"] == f"Q{n:02d}" and r["mode"] == "gpu"]
+        assert len(cpu) == 1 and len(gpu) == 1
+        assert cpu[0]["status"] == "ok" and cpu[0]["check"] == "reference"
+        if gpu_usable:
+            assert gpu[0]["status"] == "ok" and gpu[0]["check"] == "ok", gpu[0]
+        else:
+            assert gpu[0]["status"] == "n/a: no usable GPU" and gpu[0]["median_ms"] == ""
+            assert gpu[0]["ratio_vs_cpu"] == ""
+    assert "Q22" in html and "<rect" in html
+
+
+def test_bench_usage_errors():
+    proc = subprocess.run([TANDEM, "bench", "fallback", "--modes", "tpu"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 2 and "--modes" in proc.stderr
+    proc = subprocess.run([TANDEM, "bench", "nope"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "unknown benchmark" in proc.stderr

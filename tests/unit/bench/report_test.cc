@@ -1,0 +1,254 @@
+// The benchmark report writer (HTML well-formed enough: tags balanced, values and charts
+// present; CSV parses with one row per cell) and the answer check between modes.
+#include "tandem/bench/report.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tandem/bench/measure.h"
+#include "tandem/bench/result_rows.h"
+
+namespace tandem::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Open tags minus close tags must balance, in order (a stack), ignoring <!DOCTYPE>, void
+// elements and self-closing tags. Returns "" or the first problem.
+std::string CheckTagsBalanced(const std::string& html) {
+  std::vector<std::string> stack;
+  size_t i = 0;
+  while ((i = html.find('<', i)) != std::string::npos) {
+    const size_t end = html.find('>', i);
+    if (end == std::string::npos) return "unterminated tag";
+    std::string tag = html.substr(i + 1, end - i - 1);
+    i = end + 1;
+    if (tag.empty() || tag[0] == '!') continue;
+    const bool closing = tag[0] == '/';
+    const bool self_closing = tag.back() == '/';
+    std::string name = tag.substr(closing ? 1 : 0);
+    name = name.substr(0, name.find_first_of(" /"));
+    if (self_closing || name == "meta" || name == "br") continue;
+    if (!closing) {
+      stack.push_back(name);
+    } else {
+      if (stack.empty() || stack.back() != name) {
+        return "</" + name + "> closes " + (stack.empty() ? "nothing" : "<" + stack.back() + ">");
+      }
+      stack.pop_back();
+    }
+  }
+  return stack.empty() ? "" : "<" + stack.back() + "> never closed";
+}
+
+// RFC 4180 rows (quoted fields with "" and embedded commas/newlines).
+std::vector<std::vector<std::string>> ParseCsv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field.push_back('"');
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field.push_back(c);
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      row.push_back(field);
+      field.clear();
+    } else if (c == '\n') {
+      row.push_back(field);
+      field.clear();
+      rows.push_back(row);
+      row.clear();
+    } else {
+      field.push_back(c);
+    }
+  }
+  return rows;
+}
+
+ReportCell Cell(const std::string& group, int64_t rows, const std::string& mode, double ms,
+                const std::string& status = "ok") {
+  ReportCell c;
+  c.group = group;
+  c.scale = std::to_string(rows);
+  c.rows = rows;
+  c.engine = "tandem";
+  c.mode = mode;
+  c.status = status;
+  if (status == "ok") {
+    c.times_ms = {ms, ms * 1.1, ms * 0.9};
+    c.median_ms = ms;
+  }
+  c.check = mode == "cpu" ? "reference" : "ok";
+  return c;
+}
+
+Report FallbackReport() {
+  Report r;
+  r.info.benchmark = "fallback";
+  r.info.title = "fallback <test> & co";
+  r.info.date = "2026-05-01 10:00 +0000";
+  r.info.machine = "Test CPU, 2 cores, 8.0 GiB";  // commas: quoted in the CSV
+  r.info.gpu = "none usable (no CUDA device)";
+  r.info.version = "tandem 0.1.0";
+  r.info.command = "tandem bench fallback --rows 1000,2000";
+  r.info.notes = {"a note with \"quotes\""};
+  for (int64_t rows : {1000, 2000}) {
+    r.cells.push_back(Cell("native", rows, "cpu", 40.0 * rows / 1000));
+    r.cells.push_back(Cell("native", rows, "gpu", 0, "n/a: no usable GPU"));
+    r.cells.push_back(Cell("native", rows, "auto", 20.0 * rows / 1000));
+    r.cells.push_back(Cell("two_islands", rows, "cpu", 50));
+    r.cells.push_back(Cell("two_islands", rows, "gpu", 0, "error: boom, it failed"));
+    r.cells.push_back(Cell("two_islands", rows, "auto", 123.456));
+  }
+  r.cells.back().check = "DIFF: row 1, column x: 1 vs 2";
+  FillRatios(&r);
+  return r;
+}
+
+TEST(BenchReport, RatiosAreCpuTimeOverModeTime) {
+  Report r = FallbackReport();
+  EXPECT_DOUBLE_EQ(r.cells[0].ratio, 1.0);
+  EXPECT_DOUBLE_EQ(r.cells[2].ratio, 2.0);  // 40 ms cpu / 20 ms auto
+  EXPECT_EQ(r.cells[1].ratio, 0);           // n/a has no ratio
+  EXPECT_NEAR(r.cells[5].ratio, 50 / 123.456, 1e-12);
+}
+
+TEST(BenchReport, HtmlIsSelfContainedBalancedAndHasTheValues) {
+  const std::string html = RenderHtml(FallbackReport());
+  EXPECT_EQ(CheckTagsBalanced(html), "");
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("<style>"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("http://", html.find("<body")), html.find("http://www.w3.org/2000/svg"));
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  EXPECT_NE(html.find("fallback &lt;test&gt; &amp; co"), std::string::npos);  // escaped
+  EXPECT_NE(html.find("123 ms"), std::string::npos);                          // 123.456 shown
+  EXPECT_NE(html.find("2.00x"), std::string::npos);                           // the ratio
+  EXPECT_NE(html.find("n/a"), std::string::npos);
+  EXPECT_NE(html.find("DIFF: row 1"), std::string::npos);
+  EXPECT_NE(html.find("Test CPU, 2 cores"), std::string::npos);
+  EXPECT_NE(html.find("crossover"), std::string::npos);
+  EXPECT_NE(html.find("<polyline"), std::string::npos);
+}
+
+TEST(BenchReport, TpchHtmlHasBarsPerQueryAndSeries) {
+  Report r;
+  r.info.benchmark = "tpch";
+  r.info.title = "tpch";
+  for (const char* q : {"Q01", "Q02"}) {
+    ReportCell cpu = Cell(q, 0, "cpu", 10);
+    cpu.scale = "sf1";
+    ReportCell duck = cpu;
+    duck.engine = "duckdb";
+    duck.mode = "files";
+    duck.median_ms = 5;
+    r.cells.push_back(cpu);
+    r.cells.push_back(duck);
+  }
+  FillRatios(&r);
+  EXPECT_DOUBLE_EQ(r.cells[1].ratio, 2.0);
+  const std::string html = RenderHtml(r);
+  EXPECT_EQ(CheckTagsBalanced(html), "");
+  EXPECT_NE(html.find("duckdb files"), std::string::npos);
+  EXPECT_NE(html.find("<rect"), std::string::npos);
+  EXPECT_NE(html.find("Q02"), std::string::npos);
+}
+
+TEST(BenchReport, CsvParsesWithOneRowPerCell) {
+  const Report report = FallbackReport();
+  const auto rows = ParseCsv(RenderCsv(report));
+  ASSERT_EQ(rows.size(), report.cells.size() + 1);
+  EXPECT_EQ(rows[0], CsvColumns());
+  for (size_t i = 1; i < rows.size(); ++i) ASSERT_EQ(rows[i].size(), CsvColumns().size()) << i;
+  EXPECT_EQ(rows[3][5], "auto");
+  EXPECT_EQ(rows[3][8], "20.000");   // median_ms
+  EXPECT_EQ(rows[3][12], "2.0000");  // ratio_vs_cpu
+  EXPECT_EQ(rows[5][6], "error: boom, it failed");
+  EXPECT_EQ(rows[1][15], "Test CPU, 2 cores, 8.0 GiB");
+}
+
+TEST(BenchReport, MarkdownHasTheMachineAndTheTable) {
+  const std::string md = RenderMarkdown(FallbackReport());
+  EXPECT_NE(md.find("- machine: Test CPU"), std::string::npos);
+  EXPECT_NE(md.find("| two_islands | 50.0 ms | error: boom, it failed | 123 ms (0.41x)"),
+            std::string::npos)
+      << md;
+}
+
+TEST(BenchReport, WritesThreeFilesAtomically) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("tandem_report_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ASSERT_TRUE(WriteReport(dir.string(), FallbackReport()).ok());
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    ++files;
+    EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << e.path();
+  }
+  EXPECT_EQ(files, 3);
+  EXPECT_TRUE(fs::exists(dir / "report.html"));
+  EXPECT_TRUE(fs::exists(dir / "results.csv"));
+  EXPECT_TRUE(fs::exists(dir / "results.md"));
+  fs::remove_all(dir);
+}
+
+TEST(BenchResults, ComparesRowsWithToleranceAndTies) {
+  auto a = ParseJsonLines(
+      "{\"k\":\"x\",\"v\":1.0,\"d\":\"12.30\"}\n{\"k\":\"y\",\"v\":2.0,\"d\":null}\n");
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->rows.size(), 2u);
+  EXPECT_EQ(a->columns, (std::vector<std::string>{"k", "v", "d"}));  // in printed order
+  auto same = ParseJsonLines(
+      "{\"k\":\"x\",\"v\":1.0000000000001,\"d\":\"12.30\"}\n"
+      "{\"k\":\"y\",\"v\":2.0,\"d\":null}\n");
+  EXPECT_EQ(CompareResults(*a, *same), "");
+  auto swapped = ParseJsonLines(
+      "{\"k\":\"y\",\"v\":2.0,\"d\":null}\n"
+      "{\"k\":\"x\",\"v\":1.0,\"d\":\"12.30\"}\n");
+  EXPECT_EQ(CompareResults(*a, *swapped), "");  // order ties are not differences
+  auto off = ParseJsonLines(
+      "{\"k\":\"x\",\"v\":1.001,\"d\":\"12.30\"}\n"
+      "{\"k\":\"y\",\"v\":2.0,\"d\":null}\n");
+  EXPECT_EQ(CompareResults(*a, *off), "row 1, column v: 1.0 vs 1.001");
+  auto decimal_off = ParseJsonLines(
+      "{\"k\":\"x\",\"v\":1.0,\"d\":\"12.31\"}\n"
+      "{\"k\":\"y\",\"v\":2.0,\"d\":null}\n");
+  EXPECT_NE(CompareResults(*a, *decimal_off), "");
+  auto fewer = ParseJsonLines("{\"k\":\"x\",\"v\":1.0,\"d\":\"12.30\"}\n");
+  EXPECT_EQ(CompareResults(*a, *fewer), "2 vs 1 rows");
+  auto null_vs_value = ParseJsonLines(
+      "{\"k\":\"x\",\"v\":1.0,\"d\":\"12.30\"}\n"
+      "{\"k\":\"y\",\"v\":2.0,\"d\":\"0.00\"}\n");
+  EXPECT_NE(CompareResults(*a, *null_vs_value), "");
+  // A rounded decimal (a reference engine's decimal average) matches the double it rounds.
+  auto rounded = ParseJsonLines("{\"a\":\"25.358726\"}");
+  auto full = ParseJsonLines("{\"a\":25.358725855642156}");
+  EXPECT_EQ(CompareResults(*rounded, *full), "");
+  EXPECT_FALSE(ParseJsonLines("not json\n").ok());
+}
+
+TEST(BenchMeasure, ParsesTimingLinesAndMedians) {
+  EXPECT_EQ(ParseTimingLines("x\nTime: 1.5 ms\nTime: 2.000 ms\nTime: bad ms\n"),
+            (std::vector<double>{1.5, 2.0}));
+  EXPECT_DOUBLE_EQ(Median({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(Median({4, 1, 2, 3}), 2.5);
+  EXPECT_TRUE(SaysNoUsableGpu(
+      "tandem: tandem.sql.device=gpu but no GPU is usable (no CUDA device); set ..."));
+}
+
+}  // namespace
+}  // namespace tandem::bench
