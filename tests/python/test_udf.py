@@ -204,3 +204,13 @@ def test_filters_are_not_pushed_below_non_deterministic_calls():
     rows = rows_of(tandem("sql", "--udf", LIB, "--format", "jsonl", query))
     # test_sequence numbers the three rows 0, 1, 2; only x = 3 -> s = 2 passes both conditions.
     assert rows == [{"s": 2}]
+
+
+def test_explain_names_the_cpu_island():
+    """A CPU-only UDF keeps its operator on the CPU, and explain says which UDF and why."""
+    r = tandem("explain", "--target", "h200", "--udf", LIB,
+               "SELECT redact(s) AS r, count(*) AS n FROM (VALUES ('a1'), ('b2')) v(s) GROUP BY 1")
+    assert r.returncode == 0, r.stderr
+    assert "UDF redact has no GPU implementation" in r.stdout, r.stdout
+    r = tandem("explain", "--udf", "/nonexistent/lib.so", "SELECT 1")
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and "/nonexistent/lib.so" in r.stderr

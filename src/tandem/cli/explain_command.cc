@@ -13,13 +13,14 @@
 #include "tandem/cli/arg_reader.h"
 #include "tandem/cli/command.h"
 #include "tandem/sql/session.h"
+#include "tandem/udf/registry.h"
 
 namespace tandem::cli {
 namespace {
 
 constexpr const char* kUsage =
     "explain \"QUERY\" [--analyze] [--json] [--target auto|h200|cpu-only] [--table NAME=PATH]... "
-    "[--catalog FILE] [--ansi] [--conf KEY=VALUE]...";
+    "[--catalog FILE] [--ansi] [--conf KEY=VALUE]... [--udf LIB.so]...";
 
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "tandem: %s\nusage: tandem %s\n", message.c_str(), kUsage);
@@ -33,6 +34,7 @@ struct ExplainArgs {
   bool json = false;
   std::vector<std::pair<std::string, std::string>> tables;
   std::vector<std::string> catalogs;
+  std::vector<std::string> udf_libraries;
   Config config;
 };
 
@@ -67,6 +69,9 @@ int ParseArgs(const std::vector<std::string>& args, ExplainArgs* out) {
     } else if (arg == "--catalog") {
       if (!take_value()) return UsageError("--catalog needs a file name");
       out->catalogs.push_back(value);
+    } else if (arg == "--udf") {
+      if (!take_value()) return UsageError("--udf needs a shared library path");
+      out->udf_libraries.push_back(value);
     } else if (arg.rfind("-", 0) == 0 && arg.size() > 1) {
       return UsageError("unknown option '" + arg + "'");
     } else if (!out->has_query) {
@@ -92,6 +97,9 @@ int RunExplain(const std::vector<std::string>& argv) {
   }
   for (const auto& [name, path] : args.tables) {
     if (Status st = session.RegisterTable(name, path); !st.ok()) return Fail(st.ToString());
+  }
+  for (const std::string& library : args.udf_libraries) {
+    if (Status st = udf::RegisterLibrary(library); !st.ok()) return Fail(st.ToString());
   }
   Result<sql::StatementResult> result = session.ExplainQuery(args.query, args.analyze, args.json);
   if (!result.ok()) return Fail(result.status().ToString());

@@ -35,7 +35,6 @@
 #include "tandem/io/parquet/writer.h"
 #include "tandem/sql/parser.h"
 #include "tandem/sql/session.h"
-#include "tandem/udf/loader.h"
 #include "tandem/udf/registry.h"
 
 namespace tandem::cli {
@@ -366,13 +365,7 @@ int RunSql(const std::vector<std::string>& argv) {
     if (Status st = session.RegisterTable(name, path); !st.ok()) return Fail(st.ToString());
   }
   for (const std::string& library : args.udf_libraries) {
-    Result<std::vector<UdfFunctionPtr>> functions = udf::LoadLibraryFunctions(library);
-    if (!functions.ok()) return Fail(functions.status().ToString());
-    for (const UdfFunctionPtr& f : *functions) {
-      if (Status st = udf::RegisterFunction(f->name, f, false); !st.ok()) {
-        return Fail(st.WithContext("--udf " + library).ToString());
-      }
-    }
+    if (Status st = udf::RegisterLibrary(library); !st.ok()) return Fail(st.ToString());
   }
 
   std::string script;

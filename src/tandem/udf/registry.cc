@@ -7,6 +7,7 @@
 
 #include "tandem/expr/aggregate.h"
 #include "tandem/expr/function_registry.h"
+#include "tandem/udf/loader.h"
 
 namespace tandem::udf {
 namespace {
@@ -76,6 +77,14 @@ std::vector<std::string> FunctionNames() {
   std::vector<std::string> names;
   for (const auto& [name, f] : r.functions) names.push_back(name);
   return names;
+}
+
+Status RegisterLibrary(const std::string& path) {
+  TANDEM_ASSIGN_OR_RAISE(std::vector<UdfFunctionPtr> functions, LoadLibraryFunctions(path));
+  for (const UdfFunctionPtr& f : functions) {
+    TANDEM_RETURN_NOT_OK(RegisterFunction(f->name, f, false).WithContext("--udf " + path));
+  }
+  return Status::OK();
 }
 
 }  // namespace tandem::udf

@@ -20,6 +20,10 @@ Status RegisterFunction(const std::string& name, const UdfFunctionPtr& f, bool r
 // Removes a UDF; false when none has that name.
 bool DropFunction(const std::string& name);
 
+// Loads every function a library lists (tandem_udf_list) and registers each under its own name
+// (`tandem sql --udf` and `tandem explain --udf`); errors name the library.
+Status RegisterLibrary(const std::string& path);
+
 // The UDF registered under `name`, or null.
 UdfFunctionPtr FindFunction(const std::string& name);
 
