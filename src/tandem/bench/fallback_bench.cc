@@ -76,18 +76,6 @@ Result<std::string> EnsureData(const FallbackBenchOptions& options, int64_t rows
   return dir.string();
 }
 
-std::string CellStatus(const CellResult& r) {
-  switch (r.state) {
-    case CellResult::State::kOk:
-      return "ok";
-    case CellResult::State::kNotAvailable:
-      return "n/a: " + r.note;
-    case CellResult::State::kError:
-      return "error: " + r.note;
-  }
-  return "error";
-}
-
 }  // namespace
 
 const std::vector<FallbackCondition>& FallbackConditions() {

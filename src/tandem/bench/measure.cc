@@ -130,4 +130,16 @@ Result<CellResult> MeasureCell(const CellSpec& spec) {
   return cell;
 }
 
+std::string CellStatus(const CellResult& r) {
+  switch (r.state) {
+    case CellResult::State::kOk:
+      return "ok";
+    case CellResult::State::kNotAvailable:
+      return "n/a: " + r.note;
+    case CellResult::State::kError:
+      return "error: " + r.note;
+  }
+  return "error";
+}
+
 }  // namespace tandem::bench

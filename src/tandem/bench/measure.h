@@ -35,6 +35,9 @@ struct CellResult {
   ResultRows rows;     // the last run's answer
 };
 
+// A cell's state for the reports: "ok", "n/a: <why>" or "error: <line>".
+std::string CellStatus(const CellResult& r);
+
 // Runs the cell. Errors only for a script that cannot be built (the query does not parse);
 // a failing process is a kError (or kNotAvailable: gpu mode without a usable GPU) result.
 Result<CellResult> MeasureCell(const CellSpec& spec);

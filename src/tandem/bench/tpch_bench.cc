@@ -75,18 +75,6 @@ std::string PythonOf(const std::string& root) {
   return "";
 }
 
-std::string CellStatus(const CellResult& r) {
-  switch (r.state) {
-    case CellResult::State::kOk:
-      return "ok";
-    case CellResult::State::kNotAvailable:
-      return "n/a: " + r.note;
-    case CellResult::State::kError:
-      return "error: " + r.note;
-  }
-  return "error";
-}
-
 }  // namespace
 
 Result<Report> RunTpchBench(const TpchBenchOptions& options) {
