@@ -33,10 +33,12 @@ std::string DataFile(const std::string& name) {
   return std::string(TANDEM_TESTDATA_DIR) + "/parquet-testing/data/" + name;
 }
 
+// The file's bytes; a missing or empty file fails the test (the cases below index into them).
 std::string ReadBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
+  EXPECT_GT(ss.str().size(), 12u) << "cannot read test file " << path;
   return ss.str();
 }
 
@@ -344,6 +346,7 @@ TEST_F(ParquetDamagedFileTest, RandomByteFlips) {
   int file_index = 0;
   for (const char* name : kBaseFiles) {
     const std::string bytes = ReadBytes(DataFile(name));
+    ASSERT_GT(bytes.size(), 12u);
     const Footer f = ParseFooter(bytes);
     std::mt19937_64 rng(20240601 + file_index++);
     for (int i = 0; i < 250; ++i) {
