@@ -23,6 +23,29 @@ void Normalize(Columns* cols) {
   cols->erase(std::unique(cols->begin(), cols->end()), cols->end());
 }
 
+// A join input that still carries columns the join does not need (a filter below kept the
+// columns its predicate reads) gets a projection of just the needed ones, so that the join never
+// gathers them into its output. The projection of column references copies nothing.
+PlanPtr NarrowTo(PlanPtr input, Columns need, Columns* kept) {
+  Normalize(&need);
+  if (need.empty() || need.size() == kept->size()) return input;
+  std::vector<ExprPtr> exprs;
+  std::vector<std::string> names;
+  for (int c : need) {
+    const int pos =
+        static_cast<int>(std::lower_bound(kept->begin(), kept->end(), c) - kept->begin());
+    if (pos >= static_cast<int>(kept->size()) || (*kept)[pos] != c) return input;  // not kept
+    const Field& f = input->schema.field(pos);
+    exprs.push_back(MakeColumnRef(pos, f.type, f.nullable, f.name));
+    names.push_back(f.name);
+  }
+  const double rows = input->estimated_rows;
+  PlanPtr project = MakeProject(std::move(input), std::move(exprs), std::move(names));
+  project->estimated_rows = rows;
+  *kept = std::move(need);
+  return project;
+}
+
 // old column -> position in `kept` (-1 when dropped).
 std::vector<int> MappingOf(const Columns& kept, int width) {
   std::vector<int> m(static_cast<size_t>(width), -1);
@@ -202,8 +225,8 @@ PlanPtr Prune(const PlanPtr& node, Columns required, Columns* kept) {
         AddColumns(*node->condition, &need_r, nl, nl);
       }
       Columns kl, kr;
-      auto lp = Prune(l, need_l, &kl);
-      auto rp = Prune(r, need_r, &kr);
+      auto lp = NarrowTo(Prune(l, need_l, &kl), need_l, &kl);
+      auto rp = NarrowTo(Prune(r, need_r, &kr), need_r, &kr);
       const auto ml = MappingOf(kl, nl);
       const auto mr = MappingOf(kr, nr);
       std::vector<int> both(static_cast<size_t>(nl + nr), -1);
