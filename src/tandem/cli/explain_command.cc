@@ -12,8 +12,8 @@
 
 #include "tandem/cli/arg_reader.h"
 #include "tandem/cli/command.h"
+#include "tandem/cli/session_args.h"
 #include "tandem/sql/session.h"
-#include "tandem/udf/registry.h"
 
 namespace tandem::cli {
 namespace {
@@ -32,10 +32,7 @@ struct ExplainArgs {
   bool has_query = false;
   bool analyze = false;
   bool json = false;
-  std::vector<std::pair<std::string, std::string>> tables;
-  std::vector<std::string> catalogs;
-  std::vector<std::string> udf_libraries;
-  Config config;
+  SessionArgs session;  // --table, --catalog, --udf, --conf
 };
 
 int ParseArgs(const std::vector<std::string>& args, ExplainArgs* out) {
@@ -50,28 +47,14 @@ int ParseArgs(const std::vector<std::string>& args, ExplainArgs* out) {
       (arg == "--analyze" ? out->analyze : out->json) = true;
     } else if (arg == "--ansi") {
       if (has_value) return UsageError(arg + " takes no value");
-      (void)out->config.Set(config_keys::kAnsi, "true");
+      (void)out->session.config.Set(config_keys::kAnsi, "true");
     } else if (arg == "--target") {
       if (!take_value()) return UsageError("--target needs auto, h200 or cpu-only");
-      if (Status st = out->config.Set(config_keys::kPlacementTarget, value); !st.ok()) {
+      if (Status st = out->session.config.Set(config_keys::kPlacementTarget, value); !st.ok()) {
         return UsageError(st.message());
       }
-    } else if (arg == "--conf") {
-      if (!take_value()) return UsageError("--conf needs KEY=VALUE");
-      if (Status st = out->config.SetAssignment(value); !st.ok()) return UsageError(st.message());
-    } else if (arg == "--table") {
-      if (!take_value()) return UsageError("--table needs NAME=PATH");
-      std::pair<std::string, std::string> table;
-      if (!ParseTableOption(value, &table)) {
-        return UsageError("--table needs NAME=PATH, got '" + value + "'");
-      }
-      out->tables.push_back(std::move(table));
-    } else if (arg == "--catalog") {
-      if (!take_value()) return UsageError("--catalog needs a file name");
-      out->catalogs.push_back(value);
-    } else if (arg == "--udf") {
-      if (!take_value()) return UsageError("--udf needs a shared library path");
-      out->udf_libraries.push_back(value);
+    } else if (std::string error; TakeSessionOption(arg, reader, &out->session, &error)) {
+      if (!error.empty()) return UsageError(error);
     } else if (arg.rfind("-", 0) == 0 && arg.size() > 1) {
       return UsageError("unknown option '" + arg + "'");
     } else if (!out->has_query) {
@@ -89,18 +72,10 @@ int RunExplain(const std::vector<std::string>& argv) {
   ExplainArgs args;
   if (int code = ParseArgs(argv, &args); code != 0) return code;
   sql::SessionOptions options;
-  options.config = args.config;
+  options.config = args.session.config;
   options.notice = [](const std::string& text) { std::fprintf(stderr, "%s\n", text.c_str()); };
   sql::Session session(options);
-  for (const std::string& catalog : args.catalogs) {
-    if (Status st = session.catalog().LoadFile(catalog); !st.ok()) return Fail(st.ToString());
-  }
-  for (const auto& [name, path] : args.tables) {
-    if (Status st = session.RegisterTable(name, path); !st.ok()) return Fail(st.ToString());
-  }
-  for (const std::string& library : args.udf_libraries) {
-    if (Status st = udf::RegisterLibrary(library); !st.ok()) return Fail(st.ToString());
-  }
+  if (Status st = ApplySessionArgs(args.session, session); !st.ok()) return Fail(st.ToString());
   Result<sql::StatementResult> result = session.ExplainQuery(args.query, args.analyze, args.json);
   if (!result.ok()) return Fail(result.status().ToString());
   std::string text;

@@ -26,6 +26,7 @@
 
 #include "tandem/cli/arg_reader.h"
 #include "tandem/cli/command.h"
+#include "tandem/cli/session_args.h"
 #include "tandem/common/progress_bar.h"
 #include "tandem/common/query_progress.h"
 #include "tandem/format/table_printer.h"
@@ -35,7 +36,6 @@
 #include "tandem/io/parquet/writer.h"
 #include "tandem/sql/parser.h"
 #include "tandem/sql/session.h"
-#include "tandem/udf/registry.h"
 
 namespace tandem::cli {
 namespace {
@@ -53,16 +53,13 @@ int UsageError(const std::string& message) {
 struct SqlArgs {
   std::optional<std::string> query;
   std::optional<std::string> file;  // "-" is stdin
-  std::vector<std::pair<std::string, std::string>> tables;
-  std::vector<std::string> catalogs;
+  SessionArgs session;              // --table, --catalog, --udf, --conf
   std::string format = "table";
   std::string output;
   bool ansi = false;
   int threads = 0;
   std::string table_dir = ".";
   bool timing = false;
-  Config config;
-  std::vector<std::string> udf_libraries;  // --udf: every function they list is registered
 };
 
 bool EndsWithLower(const std::string& s, const std::string& suffix) {
@@ -87,16 +84,8 @@ int ParseArgs(const std::vector<std::string>& args, SqlArgs* out) {
       if (!take_value()) return UsageError(arg + " needs a file name");
       if (out->file) return UsageError("more than one -f");
       out->file = value;
-    } else if (arg == "--table") {
-      if (!take_value()) return UsageError("--table needs NAME=PATH");
-      std::pair<std::string, std::string> table;
-      if (!ParseTableOption(value, &table)) {
-        return UsageError("--table needs NAME=PATH, got '" + value + "'");
-      }
-      out->tables.push_back(std::move(table));
-    } else if (arg == "--catalog") {
-      if (!take_value()) return UsageError("--catalog needs a file name");
-      out->catalogs.push_back(value);
+    } else if (std::string error; TakeSessionOption(arg, reader, &out->session, &error)) {
+      if (!error.empty()) return UsageError(error);
     } else if (arg == "--format") {
       if (!take_value()) return UsageError("--format needs a value");
       if (value != "table" && value != "csv" && value != "jsonl") {
@@ -125,12 +114,6 @@ int ParseArgs(const std::vector<std::string>& args, SqlArgs* out) {
                           "'");
       }
       out->threads = static_cast<int>(n);
-    } else if (arg == "--conf") {
-      if (!take_value()) return UsageError("--conf needs KEY=VALUE");
-      if (Status st = out->config.SetAssignment(value); !st.ok()) return UsageError(st.message());
-    } else if (arg == "--udf") {
-      if (!take_value()) return UsageError("--udf needs a shared library path");
-      out->udf_libraries.push_back(value);
     } else if (arg == "--table-dir") {
       if (!take_value()) return UsageError("--table-dir needs a directory");
       out->table_dir = value;
@@ -337,7 +320,7 @@ int RunSql(const std::vector<std::string>& argv) {
   if (int code = ParseArgs(argv, &args); code != 0) return code;
 
   sql::SessionOptions options;
-  options.config = args.config;
+  options.config = args.session.config;
   if (args.ansi) (void)options.config.Set(config_keys::kAnsi, "true");
   if (args.threads > 0) {
     (void)options.config.Set(config_keys::kThreads, std::to_string(args.threads));
@@ -358,15 +341,7 @@ int RunSql(const std::vector<std::string>& argv) {
     memory.pinned_pool_bytes = options.config.GetInt(config_keys::kPinnedPoolSize);
     gpu::StartRuntimeInBackground(memory);
   }
-  for (const std::string& catalog : args.catalogs) {
-    if (Status st = session.catalog().LoadFile(catalog); !st.ok()) return Fail(st.ToString());
-  }
-  for (const auto& [name, path] : args.tables) {
-    if (Status st = session.RegisterTable(name, path); !st.ok()) return Fail(st.ToString());
-  }
-  for (const std::string& library : args.udf_libraries) {
-    if (Status st = udf::RegisterLibrary(library); !st.ok()) return Fail(st.ToString());
-  }
+  if (Status st = ApplySessionArgs(args.session, session); !st.ok()) return Fail(st.ToString());
 
   std::string script;
   if (args.file) {
