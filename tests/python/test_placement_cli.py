@@ -248,3 +248,22 @@ def test_cache_table_gives_the_same_answers(tpch, tmp_path):
     r = tandem("sql", "-f", "-", *table_args(tpch),
                stdin="SELECT 1;\nCACHE TABLE nope;\n")
     assert r.returncode == 1 and "no table named nope (line 2:1)" in r.stderr
+
+
+def test_window_and_set_operations_are_placed_on_the_gpu():
+    # The GPU twins of Window and SetOp are in the plan for the H200 (their answers on a GPU are
+    # tested by test_window_setop_gpu.py); NTILE has no GPU twin and stays on the CPU.
+    import test_tpch_queries as tpch
+    from test_window_setop_gpu import QUERIES
+    tables, _ = tpch.dataset("duckdb-sf0.01")
+    table_args = [a for t, p in tables.items() for a in ("--table", f"{t}={p}")]
+    ntile = "SELECT c_custkey, ntile(4) OVER (ORDER BY c_acctbal) AS q FROM customer"
+    for sql, operator, device in [(QUERIES["rank_per_nation"], "Window", "gpu"),
+                                  (QUERIES["union"], "Union", "gpu"),
+                                  (QUERIES["intersect"], "Intersect", "gpu"), (ntile, "Window", "cpu")]:
+        r = tandem("explain", "--target", "h200", "--conf", "tandem.sql.device=gpu", sql,
+                   *table_args)
+        assert r.returncode == 0, r.stderr
+        lines = [l for l in r.stdout.splitlines() if operator in l]
+        assert lines and all(l.split()[0] == device for l in lines), r.stdout
+    assert "window function ntile" in r.stdout, r.stdout

@@ -23,7 +23,7 @@
 #include "tandem/exec/cpu/hash_aggregate.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
-#include "tandem/exec/gpu/gpu_operators.h"
+#include "tandem/exec/gpu/gpu_operators_more.h"
 #include "tandem/gpu/device_column.h"
 #include "tandem/io/parquet/device_reader.h"
 
@@ -387,6 +387,12 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunGpuOperator(const PlanNode& node) {
     case PlanKind::kLimit:
       result = input_of_fused ? gpu::TopN(node, *input_of_fused, *inputs[0], *g)
                               : gpu::Limit(node, *inputs[0], *g);
+      break;
+    case PlanKind::kSetOp:
+      result = gpu::SetOperation(node, *inputs[0], *inputs[1], *g);
+      break;
+    case PlanKind::kWindow:
+      result = gpu::Window(node, *inputs[0], *g);
       break;
     default:
       return Status::Internal(std::string(OperatorName(node)) + " has no GPU operator");

@@ -1,7 +1,7 @@
 // Support tags (see support.h): per node kind, the GPU operator's support check.
 #include "tandem/placement/support.h"
 
-#include "tandem/exec/gpu/gpu_operators.h"
+#include "tandem/exec/gpu/gpu_operators_more.h"
 
 namespace tandem::placement {
 
@@ -30,9 +30,9 @@ std::string GpuUnsupportedReason(const PlanNode& node, Residency scan_residency)
     case PlanKind::kLimit:
       return gpu::LimitUnsupported(node);
     case PlanKind::kSetOp:
-      return "set operations (no GPU set operation yet)";
+      return gpu::SetOperationUnsupported(node);
     case PlanKind::kWindow:
-      return "window functions (no GPU window operator yet)";
+      return gpu::WindowUnsupported(node);
     case PlanKind::kValues:
       return "literal rows are built on the host";
     case PlanKind::kTransition:

@@ -75,11 +75,12 @@ inline PlanPtr SortOf(PlanPtr input) {
   return With(MakeSort(input, {SortKey{Col(input, 0), true, false}}), rows);
 }
 
-// A window (row_number over the whole input): never supported on the GPU.
+// A window (ntile(4) over the whole input): never supported on the GPU (no GPU NTILE).
 inline PlanPtr WindowOf(PlanPtr input) {
   const double rows = input->estimated_rows;
   WindowCall w;
-  w.kind = WindowFunctionKind::kRowNumber;
+  w.kind = WindowFunctionKind::kNtile;
+  w.args.push_back(MakeLiteral(Value::Int64(4)));
   w.type = DataType::Int64();
   w.nullable = false;
   w.name = "rn";
