@@ -5,7 +5,8 @@
 // and, for the engine's tests, functions that misbehave on purpose (test_*): one throws, one
 // returns an error status, one returns the wrong number of rows, one the wrong type, one a null
 // count its bitmap contradicts, one a buffer it did not get from ctx->alloc; test_sequence is
-// non-deterministic (a per-process counter). Needs only tandem/udf/udf.h; links against nothing.
+// non-deterministic (a per-process counter). With nvcc the misbehaving ones also get GPU twins
+// that misbehave alike (test_udf_gpu.cu). Needs only tandem/udf/udf.h; links against nothing.
 // The identity functions for the fallback benchmark (identity_double, identity_double_4/_8/_12)
 // are in identity_udf.cc; this file's listing includes them.
 #include <atomic>
@@ -17,8 +18,26 @@
 #include "tandem/udf/udf.h"
 
 #ifdef TANDEM_EXAMPLE_UDF_GPU
-extern "C" int32_t RiskScoreGpu(TandemUdfDeviceContext* ctx, const TandemUdfDeviceColumn* args,
-                                int32_t num_args, TandemUdfDeviceOutput* out);
+extern "C" {
+int32_t RiskScoreGpu(TandemUdfDeviceContext*, const TandemUdfDeviceColumn*, int32_t,
+                     TandemUdfDeviceOutput*);
+// test_udf_gpu.cu: the test functions' GPU twins, which misbehave the same way.
+int32_t TestThrowsGpu(TandemUdfDeviceContext*, const TandemUdfDeviceColumn*, int32_t,
+                      TandemUdfDeviceOutput*);
+int32_t TestErrorGpu(TandemUdfDeviceContext*, const TandemUdfDeviceColumn*, int32_t,
+                     TandemUdfDeviceOutput*);
+int32_t TestWrongLengthGpu(TandemUdfDeviceContext*, const TandemUdfDeviceColumn*, int32_t,
+                           TandemUdfDeviceOutput*);
+int32_t TestWrongTypeGpu(TandemUdfDeviceContext*, const TandemUdfDeviceColumn*, int32_t,
+                         TandemUdfDeviceOutput*);
+int32_t TestBadNullsGpu(TandemUdfDeviceContext*, const TandemUdfDeviceColumn*, int32_t,
+                        TandemUdfDeviceOutput*);
+int32_t TestForeignBufferGpu(TandemUdfDeviceContext*, const TandemUdfDeviceColumn*, int32_t,
+                             TandemUdfDeviceOutput*);
+}
+#define TANDEM_EXAMPLE_GPU_TWIN(fn) fn
+#else
+#define TANDEM_EXAMPLE_GPU_TWIN(fn) nullptr
 #endif
 
 namespace {
@@ -212,22 +231,29 @@ TandemUdf Describe(const char* name, int32_t num_args, const TandemUdfType* args
   return d;
 }
 
-TandemUdf RiskScoreDescriptor() {
-  TandemUdf d = Describe("risk_score", 2, kRiskArgs, kDouble, RiskScore, 12);
-#ifdef TANDEM_EXAMPLE_UDF_GPU
-  d.gpu = RiskScoreGpu;
-#endif
+TandemUdf WithGpu(TandemUdf d, TandemUdfGpuFn gpu) {
+  d.gpu = gpu;
   return d;
 }
 
 const TandemUdf kRedact = Describe("redact", 1, kRedactArgs, kString, Redact, 25);
-const TandemUdf kRiskScore = RiskScoreDescriptor();
-const TandemUdf kThrows = Describe("test_throws", 1, kBigintArg, kBigint, Throws);
-const TandemUdf kError = Describe("test_error", 1, kBigintArg, kBigint, ErrorStatus);
-const TandemUdf kWrongLength = Describe("test_wrong_length", 1, kBigintArg, kBigint, WrongLength);
-const TandemUdf kWrongType = Describe("test_wrong_type", 1, kBigintArg, kBigint, WrongType);
-const TandemUdf kBadNulls = Describe("test_bad_nulls", 1, kBigintArg, kBigint, BadNulls);
-const TandemUdf kForeign = Describe("test_foreign_buffer", 1, kBigintArg, kBigint, ForeignBuffer);
+const TandemUdf kRiskScore = WithGpu(Describe("risk_score", 2, kRiskArgs, kDouble, RiskScore, 12),
+                                     TANDEM_EXAMPLE_GPU_TWIN(RiskScoreGpu));
+const TandemUdf kThrows = WithGpu(Describe("test_throws", 1, kBigintArg, kBigint, Throws),
+                                  TANDEM_EXAMPLE_GPU_TWIN(TestThrowsGpu));
+const TandemUdf kError = WithGpu(Describe("test_error", 1, kBigintArg, kBigint, ErrorStatus),
+                                 TANDEM_EXAMPLE_GPU_TWIN(TestErrorGpu));
+const TandemUdf kWrongLength =
+    WithGpu(Describe("test_wrong_length", 1, kBigintArg, kBigint, WrongLength),
+            TANDEM_EXAMPLE_GPU_TWIN(TestWrongLengthGpu));
+const TandemUdf kWrongType =
+    WithGpu(Describe("test_wrong_type", 1, kBigintArg, kBigint, WrongType),
+            TANDEM_EXAMPLE_GPU_TWIN(TestWrongTypeGpu));
+const TandemUdf kBadNulls = WithGpu(Describe("test_bad_nulls", 1, kBigintArg, kBigint, BadNulls),
+                                    TANDEM_EXAMPLE_GPU_TWIN(TestBadNullsGpu));
+const TandemUdf kForeign =
+    WithGpu(Describe("test_foreign_buffer", 1, kBigintArg, kBigint, ForeignBuffer),
+            TANDEM_EXAMPLE_GPU_TWIN(TestForeignBufferGpu));
 const TandemUdf kSequence = Describe("test_sequence", 0, nullptr, kBigint, Sequence, 1, false);
 
 const TandemUdf* const kAll[] = {&kRedact,

@@ -214,3 +214,28 @@ def test_explain_names_the_cpu_island():
     assert "UDF redact has no GPU implementation" in r.stdout, r.stdout
     r = tandem("explain", "--udf", "/nonexistent/lib.so", "SELECT 1")
     assert r.returncode == 1 and r.stderr.count("\n") == 1 and "/nonexistent/lib.so" in r.stderr
+
+
+def test_explain_places_gpu_udfs_where_their_semantics_allow(table):
+    """Planning for the H200 with device=gpu: risk_score (CPU+GPU) runs on the GPU, also nested
+    and as the only condition of a filter; under CASE, or in one of several filter conditions,
+    the CPU would call it on fewer rows, so it stays on the CPU with that reason."""
+    path = table[0]
+
+    def plan(sql):
+        r = tandem("explain", "--target", "h200", "--udf", LIB, "--table", f"t={path}",
+                   "--conf", "tandem.sql.device=gpu", sql)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    def device_of(out, operator):
+        return [l.split()[0] for l in out.splitlines() if l.split()[1:2] == [operator]]
+
+    out = plan("SELECT risk_score(risk_score(x, w), 2.0) AS k FROM t WHERE risk_score(x, w) > 0")
+    assert device_of(out, "Project") == ["gpu"] and device_of(out, "Filter") == ["gpu"], out
+    out = plan("SELECT CASE WHEN x > 0 THEN risk_score(x, w) END AS k FROM t")
+    assert device_of(out, "Project") == ["cpu"], out
+    assert "UDF risk_score inside CASE" in out, out
+    out = plan("SELECT id FROM t WHERE id > 5 AND risk_score(x, w) > 0")
+    assert device_of(out, "Filter") == ["cpu"], out
+    assert "UDF risk_score in a filter of several conditions" in out, out

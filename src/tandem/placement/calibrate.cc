@@ -352,6 +352,7 @@ Result<Calibration> Calibrate(const CalibrateOptions& options, const ProgressFn&
   c.cpu_threads =
       options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   c.cpu = BuiltinGenericCpu();
+  c.cpu.threads = c.cpu_threads;
 
   Harness h(options);
   progress("building synthetic tables (" + std::to_string(options.rows) + " rows)");

@@ -117,6 +117,7 @@ Result<Calibration> CalibrationFromJson(const std::string& text) {
   if (j.contains("rows") && j["rows"].is_number_integer()) c.rows = j["rows"];
   if (!j.contains("cpu")) return Bad("missing cpu section");
   TANDEM_ASSIGN_OR_RAISE(c.cpu, ProfileFromJson(j["cpu"], "cpu", BuiltinGenericCpu()));
+  if (c.cpu_threads > 0) c.cpu.threads = c.cpu_threads;
   if (j.contains("gpu")) {
     TANDEM_ASSIGN_OR_RAISE(c.gpu, ProfileFromJson(j["gpu"], "gpu", BuiltinH200()));
     if (j["gpu"].contains("name") && j["gpu"]["name"].is_string()) c.gpu_name = j["gpu"]["name"];

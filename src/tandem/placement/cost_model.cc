@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tandem/udf/function.h"
+
 namespace tandem::placement {
 namespace {
 
@@ -59,6 +61,7 @@ DeviceProfile BuiltinGenericCpu() {
   SetThroughput(&p, OpClass::kSetOp, 1.6 * kGB);
   SetThroughput(&p, OpClass::kWindow, 0.25 * kGB);
   SetThroughput(&p, OpClass::kValues, 1 * kGB);
+  p.threads = 16;  // the host the figures were measured on
   p.operator_fixed_s = 20e-6;
   p.query_fixed_s = 0;
   return p;
@@ -182,6 +185,51 @@ double OperatorSeconds(const CostProfile& profile, Device device, OpClass op, co
   const double throughput = p.Throughput(op);
   const double variable = throughput > 0 ? work / throughput : 0;
   return p.operator_fixed_s + variable;
+}
+
+namespace {
+
+void CountUdfCalls(const Expr* e, std::vector<const UdfFunction*>* calls) {
+  if (!e) return;
+  if (e->kind == ExprKind::kCall && e->udf) calls->push_back(e->udf.get());
+  for (const auto& a : e->args) CountUdfCalls(a.get(), calls);
+}
+
+std::vector<const UdfFunction*> UdfCallsOf(const PlanNode& node) {
+  std::vector<const UdfFunction*> calls;
+  CountUdfCalls(node.predicate.get(), &calls);
+  CountUdfCalls(node.condition.get(), &calls);
+  for (const auto& e : node.exprs) CountUdfCalls(e.get(), &calls);
+  for (const auto& e : node.group_keys) CountUdfCalls(e.get(), &calls);
+  for (const auto& e : node.left_keys) CountUdfCalls(e.get(), &calls);
+  for (const auto& e : node.right_keys) CountUdfCalls(e.get(), &calls);
+  for (const AggregateCall& a : node.aggregates) {
+    CountUdfCalls(a.arg.get(), &calls);
+    CountUdfCalls(a.filter.get(), &calls);
+  }
+  for (const SortKey& k : node.sort_keys) CountUdfCalls(k.expr.get(), &calls);
+  for (const WindowCall& w : node.windows) {
+    for (const auto& e : w.args) CountUdfCalls(e.get(), &calls);
+    for (const auto& e : w.partition_by) CountUdfCalls(e.get(), &calls);
+    for (const SortKey& k : w.order_by) CountUdfCalls(k.expr.get(), &calls);
+  }
+  return calls;
+}
+
+}  // namespace
+
+double UdfSeconds(const CostProfile& profile, Device device, const PlanNode& node,
+                  double input_rows) {
+  double seconds = 0;
+  for (const UdfFunction* f : UdfCallsOf(node)) {
+    if (device == Device::kGpu) {
+      seconds += profile.gpu.operator_fixed_s;
+      continue;
+    }
+    const double ns = f->cost_ns_per_row > 0 ? f->cost_ns_per_row : kUndeclaredUdfNsPerRow;
+    seconds += std::max(1.0, input_rows) * ns * 1e-9 / std::max(1.0, profile.cpu.threads);
+  }
+  return seconds;
 }
 
 double TransferSeconds(const CostProfile& profile, Device to, double bytes) {

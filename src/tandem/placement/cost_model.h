@@ -42,6 +42,8 @@ struct DeviceProfile {
   // Once per process, at the first use of the device: CUDA context, memory pools, the pinned
   // pool (measured ~0.6 s on the H200 host). Priced only while the runtime is not yet started.
   double startup_s = 0;
+  // CPU only: threads that share per-row UDF work (batches run in parallel).
+  double threads = 1;
 
   double Throughput(OpClass op) const { return throughput[static_cast<int>(op)]; }
 };
@@ -88,6 +90,17 @@ double WorkBytes(OpClass op, double input_bytes, double output_bytes, double out
 // class (TopN). `input_bytes` are the inputs' output bytes, in child order.
 double OperatorSeconds(const CostProfile& profile, Device device, OpClass op, const PlanNode& node,
                        const std::vector<double>& input_bytes);
+
+// Seconds the UDF calls in `node`'s expressions take on `device`, beyond the operator's own work,
+// for an input of `input_rows` rows. On the CPU each call costs its declared nanoseconds per row
+// (kUndeclaredUdfNsPerRow when it declares none) over every input row, spread over the CPU's
+// threads; a filter is priced as if the call saw every row, though the CPU runs cheap conditions
+// first. On the GPU, where only UDFs with a GPU implementation run, each call costs one fixed
+// operator cost (the launch and the synchronization the engine makes after it); its work is
+// priced with the projection's.
+inline constexpr double kUndeclaredUdfNsPerRow = 50;
+double UdfSeconds(const CostProfile& profile, Device device, const PlanNode& node,
+                  double input_rows);
 
 // Seconds to move `bytes` to device `to`.
 double TransferSeconds(const CostProfile& profile, Device to, double bytes);

@@ -83,13 +83,21 @@ double UnitSeconds(const PlacementOptions& options, const Unit& u, Device device
            EstimatedOutputBytes(*u.top) / profile.gpu.file_scan_bytes_per_s;
   }
   std::vector<double> in;
-  for (const PlanNode* c : u.inputs) in.push_back(EstimatedOutputBytes(*c));
-  const double seconds = OperatorSeconds(profile, device, u.op, *u.top, in);
+  double input_rows = 0;
+  for (const PlanNode* c : u.inputs) {
+    in.push_back(EstimatedOutputBytes(*c));
+    input_rows = std::max(input_rows, EstimatedRows(*c));
+  }
+  double seconds = OperatorSeconds(profile, device, u.op, *u.top, in);
   if (device == Device::kCpu && FusesIntoFileScan(options, u)) {
     // The CPU runs this filter inside the scan, on each row group as it is decoded: no
     // unfiltered table is materialized, so only the predicate's share of the work remains.
-    return profile.cpu.operator_fixed_s + (seconds - profile.cpu.operator_fixed_s) * 0.5;
+    seconds = profile.cpu.operator_fixed_s + (seconds - profile.cpu.operator_fixed_s) * 0.5;
   }
+  // UDF calls: a CPU-only one is priced on the CPU in every plan (it cannot leave it), so its
+  // cost shifts both estimates alike; a GPU-capable one is priced on the device it runs on.
+  seconds += UdfSeconds(profile, device, *u.top, input_rows);
+  if (u.sort) seconds += UdfSeconds(profile, device, *u.sort, input_rows);
   return seconds;
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "placement_test_util.h"
+#include "tandem/udf/function.h"
 
 namespace tandem::placement {
 namespace {
@@ -85,6 +86,56 @@ TEST(CostModel, GpuStartUpIsPricedOnlyWhenAsked) {
   ASSERT_TRUE(cold.ok());
   EXPECT_FALSE(cold->uses_gpu);
   EXPECT_LE(cold->estimated_ms, cold->all_cpu_estimated_ms);
+}
+
+}  // namespace
+}  // namespace tandem::placement
+
+namespace tandem::placement {
+namespace {
+
+using namespace test;
+
+// A projection over `input` calling a UDF (declared `ns` per row, CPU-only or not) on column 0
+// and passing columns 1 and 2 through.
+PlanPtr ProjectCallingUdf(PlanPtr input, double ns, bool gpu) {
+  auto f = std::make_shared<UdfFunction>();
+  f->name = "f";
+  f->arg_types = {input->schema.fields[0].type};
+  f->result_type = input->schema.fields[0].type;
+  f->cost_ns_per_row = ns;
+  if (gpu) f->gpu = [](TandemUdfDeviceContext*, const TandemUdfDeviceColumn*, int32_t,
+                       TandemUdfDeviceOutput*) -> int32_t { return TANDEM_UDF_ERROR; };
+  ExprPtr call = MakeCall("f", {Col(input, 0)}, f->result_type, true);
+  call->udf = f;
+  const double rows = input->estimated_rows;
+  return With(MakeProject(input, {call, Col(input, 1), Col(input, 2)}, {"y", "b", "c"}), rows);
+}
+
+TEST(CostModel, UdfCallsCostTheirDeclaredTimeOnTheCpuAndALaunchOnTheGpu) {
+  CostProfile p = TestProfile(10e9);
+  p.cpu.threads = 4;
+  PlanPtr scan = ScanOf("t", 1e6);
+  PlanPtr declared = ProjectCallingUdf(scan, 200, false);
+  EXPECT_DOUBLE_EQ(UdfSeconds(p, Device::kCpu, *declared, 1e6), 1e6 * 200e-9 / 4);
+  PlanPtr undeclared = ProjectCallingUdf(scan, 0, true);
+  EXPECT_DOUBLE_EQ(UdfSeconds(p, Device::kCpu, *undeclared, 1e6),
+                   1e6 * kUndeclaredUdfNsPerRow * 1e-9 / 4);
+  EXPECT_DOUBLE_EQ(UdfSeconds(p, Device::kGpu, *undeclared, 1e6), p.gpu.operator_fixed_s);
+  EXPECT_DOUBLE_EQ(UdfSeconds(p, Device::kCpu, *ProjectOf(scan), 1e6), 0);
+}
+
+TEST(CostModel, ADearCpuUdfIslandKeepsItsPriceInThePlanEstimate) {
+  // The CPU-only UDF is priced in every plan; the all-CPU estimate includes it too, so the
+  // planner's comparison with the all-CPU plan stays like for like.
+  CostProfile p = TestProfile(10e9);
+  PlanPtr plan = SumBy(ProjectCallingUdf(ScanOf("t", 1e6), 1000, false), 10);
+  PlacementOptions options = AutoOptions(p);
+  Result<PlacementResult> cheap = Place(SumBy(ProjectOf(ScanOf("t", 1e6)), 10), options);
+  Result<PlacementResult> dear = Place(plan, options);
+  ASSERT_TRUE(cheap.ok() && dear.ok());
+  EXPECT_GT(dear->all_cpu_estimated_ms, cheap->all_cpu_estimated_ms + 1e3 * 1e6 * 1000e-9 * 0.9);
+  EXPECT_LE(dear->estimated_ms, dear->all_cpu_estimated_ms);
 }
 
 }  // namespace

@@ -104,6 +104,8 @@ void CollectConjuncts(const Expr& e, std::vector<const Expr*>* out) {
     if (!_why.empty()) return _why; \
   } while (0)
 
+bool OutputTypeSupported(const DataType& t) { return t.id <= TypeId::kBinary; }
+
 class Compiler {
  public:
   explicit Compiler(Program* p) : p_(p) {}
@@ -146,6 +148,17 @@ class Compiler {
     CollectConjuncts(predicate, &conjuncts);
     std::stable_partition(conjuncts.begin(), conjuncts.end(),
                           [](const Expr* c) { return IsCheapConjunct(*c); });
+    // The CPU runs each conjunct only on the rows the earlier ones kept; a UDF in one of several
+    // conjuncts would see (and may fail on) other rows here.
+    if (conjuncts.size() > 1) {
+      for (const Expr* c : conjuncts) {
+        if (const Expr* call = FindUdfCall(*c)) {
+          return "UDF " + call->name +
+                 " in a filter of several conditions (the CPU calls it only on the rows the "
+                 "others keep)";
+        }
+      }
+    }
     std::vector<size_t> to_false;
     for (const Expr* c : conjuncts) {
       if (c->type.id != TypeId::kBool) return "filter predicate is not boolean";
@@ -242,7 +255,33 @@ class Compiler {
     return "";
   }
 
+  // A UDF call with a GPU implementation runs before the interpreter, over its arguments
+  // evaluated as whole columns (evaluate.cu); the program reads its result like a column. A
+  // CPU-only UDF is a CPU island. Inside CASE the CPU calls a UDF only on the rows that reach
+  // it, and a UDF that fails on other rows must not fail the query: such calls stay on the CPU.
+  std::string UdfCall(const Expr& e) {
+    if (!e.udf->has_gpu()) return "UDF " + e.name + " has no GPU implementation";
+    if (in_case_ > 0) {
+      return "UDF " + e.name + " inside CASE (the CPU calls it only on the rows that reach it)";
+    }
+    if (!OutputTypeSupported(e.type)) return "UDF " + e.name + " returns " + e.type.ToString();
+    for (const auto& a : e.args) {
+      Program argument;
+      TRY(Compile(*a, /*selection=*/false, &argument));
+    }
+    p_->udf_placeholders = true;
+    Push({Op::kColumn, static_cast<int32_t>(e.type.id), 0, 0, -1});
+    return "";
+  }
+
   std::string Case(const Expr& e) {
+    ++in_case_;
+    std::string why = CaseBody(e);
+    --in_case_;
+    return why;
+  }
+
+  std::string CaseBody(const Expr& e) {
     const size_t pairs = (e.args.size() - (e.has_else ? 1 : 0)) / 2;
     std::vector<size_t> to_end;
     const int base = depth_;
@@ -401,12 +440,7 @@ class Compiler {
   }
 
   std::string Call(const Expr& e, bool root) {
-    // User-defined functions: a CPU-only one is a CPU island; the interpreter does not call
-    // GPU implementations yet.
-    if (e.udf) {
-      return "UDF " + e.name +
-             (e.udf->has_gpu() ? ": GPU UDFs not evaluated yet" : " has no GPU implementation");
-    }
+    if (e.udf) return UdfCall(e);
     const std::string& n = e.name;
     const size_t nargs = e.args.size();
     // Null-propagating functions with a NULL literal argument: the arguments still run (their
@@ -668,13 +702,20 @@ class Compiler {
 #undef TRY
 
   Program* p_;
+  int in_case_ = 0;  // CASE expressions around the expression being emitted
   int depth_ = 0;
   int max_depth_ = 0;
 };
 
-bool OutputTypeSupported(const DataType& t) { return t.id <= TypeId::kBinary; }
-
 }  // namespace
+
+const Expr* FindUdfCall(const Expr& e) {
+  if (e.kind == ExprKind::kCall && e.udf) return &e;
+  for (const auto& a : e.args) {
+    if (const Expr* call = FindUdfCall(*a)) return call;
+  }
+  return nullptr;
+}
 
 std::string Compile(const Expr& expr, bool selection, Program* out) {
   *out = Program();

@@ -5,15 +5,19 @@
 // A row that raises an error (overflow, invalid cast, ANSI division by zero) records the first
 // (instruction, row); that row is then evaluated by the CPU evaluator, whose error message is
 // returned, so both devices report errors in exactly the same words.
+// UDF calls with a GPU implementation run first (innermost first), each over its arguments
+// evaluated as columns; the expression then reads their results as extra columns of the batch.
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
 
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
+#include "tandem/expr/cpu/datum.h"
 #include "tandem/expr/cpu/evaluate.h"
 #include "tandem/expr/gpu/evaluate.h"
 #include "tandem/expr/gpu/interpreter.cuh"
+#include "tandem/udf/call_gpu.h"
 
 namespace tandem::gpu {
 namespace {
@@ -174,6 +178,9 @@ Result<DeviceProgram> Prepare(const Expr& expr, bool selection, const DeviceBatc
   DeviceProgram dp;
   const std::string why = internal::Compile(expr, selection, &dp.program);
   if (!why.empty()) return Status::Unsupported("GPU expression " + expr.ToString() + ": " + why);
+  if (dp.program.udf_placeholders) {
+    return Status::Internal("GPU expression with UDF calls not run first: " + expr.ToString());
+  }
   std::vector<ColView> views(batch.columns.size());
   for (const internal::Instr& in : dp.program.code) {
     if (in.op != internal::Op::kColumn) continue;
@@ -261,10 +268,8 @@ Result<DeviceColumnPtr> EmptyColumn(const DataType& type, const Stream& stream) 
   return col;
 }
 
-}  // namespace
-
-Result<DeviceColumnPtr> Evaluate(const Expr& expr, const DeviceBatch& batch,
-                                 const EvalContext& eval, const Stream& stream) {
+Result<DeviceColumnPtr> EvaluateProgram(const Expr& expr, const DeviceBatch& batch,
+                                        const EvalContext& eval, const Stream& stream) {
   if (expr.kind == ExprKind::kColumnRef && expr.outer_depth == 0 && expr.column_index >= 0 &&
       expr.column_index < static_cast<int>(batch.columns.size()) &&
       batch.columns[expr.column_index] && batch.columns[expr.column_index]->type == expr.type) {
@@ -328,8 +333,8 @@ Result<DeviceColumnPtr> Evaluate(const Expr& expr, const DeviceBatch& batch,
   return col;
 }
 
-Result<Selection> SelectTrue(const Expr& predicate, const DeviceBatch& batch,
-                             const EvalContext& eval, const Stream& stream) {
+Result<Selection> SelectProgram(const Expr& predicate, const DeviceBatch& batch,
+                                const EvalContext& eval, const Stream& stream) {
   TANDEM_ASSIGN_OR_RAISE(DeviceProgram dp, Prepare(predicate, true, batch, eval, stream));
   const int64_t n = batch.num_rows;
   Selection sel;
@@ -363,6 +368,74 @@ Result<Selection> SelectTrue(const Expr& predicate, const DeviceBatch& batch,
     return ReplayError(predicate, true, batch, status.error_key, eval, stream);
   }
   return std::move(sel);
+}
+
+// An expression whose UDF calls have been run: it reads their results as columns of `batch`
+// (the input's columns, then one per call).
+struct WithUdfResults {
+  ExprPtr expr;
+  DeviceBatch batch;
+};
+
+// Copies `e` (which contains a UDF call) with every call replaced by a reference to a column
+// holding its result, which it appends to w->batch.
+Result<ExprPtr> RunUdfCalls(const Expr& e, WithUdfResults* w, const EvalContext& eval,
+                            const Stream& stream) {
+  std::vector<ExprPtr> args;
+  args.reserve(e.args.size());
+  for (const auto& a : e.args) {
+    if (internal::FindUdfCall(*a) == nullptr) {
+      args.push_back(a);
+      continue;
+    }
+    TANDEM_ASSIGN_OR_RAISE(ExprPtr replaced, RunUdfCalls(*a, w, eval, stream));
+    args.push_back(std::move(replaced));
+  }
+  if (!(e.kind == ExprKind::kCall && e.udf)) {
+    auto copy = std::make_shared<Expr>(e);
+    copy->args = std::move(args);
+    return ExprPtr(std::move(copy));
+  }
+  std::vector<DeviceColumnPtr> columns;
+  for (const ExprPtr& a : args) {
+    TANDEM_ASSIGN_OR_RAISE(DeviceColumnPtr c, EvaluateProgram(*a, w->batch, eval, stream));
+    columns.push_back(std::move(c));
+  }
+  Result<DeviceColumnPtr> result = udf::CallGpu(*e.udf, columns, w->batch.num_rows, stream);
+  if (!result.ok()) {
+    if (result.status().code() != StatusCode::kInvalid) return result.status();
+    return cpu::internal::ExprError(e, result.status().message());  // as the CPU words it
+  }
+  const int index = static_cast<int>(w->batch.columns.size());
+  w->batch.columns.push_back(std::move(*result));
+  w->batch.schema.fields.push_back(Field{"udf_" + e.name, e.type, e.nullable});
+  return MakeColumnRef(index, e.type, e.nullable, e.name);
+}
+
+Result<WithUdfResults> WithUdfCallsRun(const Expr& expr, const DeviceBatch& batch,
+                                       const EvalContext& eval, const Stream& stream) {
+  WithUdfResults w;
+  w.batch = batch;
+  TANDEM_ASSIGN_OR_RAISE(w.expr, RunUdfCalls(expr, &w, eval, stream));
+  return std::move(w);
+}
+
+}  // namespace
+
+Result<DeviceColumnPtr> Evaluate(const Expr& expr, const DeviceBatch& batch,
+                                 const EvalContext& eval, const Stream& stream) {
+  if (internal::FindUdfCall(expr) == nullptr) return EvaluateProgram(expr, batch, eval, stream);
+  TANDEM_ASSIGN_OR_RAISE(WithUdfResults w, WithUdfCallsRun(expr, batch, eval, stream));
+  return EvaluateProgram(*w.expr, w.batch, eval, stream);
+}
+
+Result<Selection> SelectTrue(const Expr& predicate, const DeviceBatch& batch,
+                             const EvalContext& eval, const Stream& stream) {
+  if (internal::FindUdfCall(predicate) == nullptr) {
+    return SelectProgram(predicate, batch, eval, stream);
+  }
+  TANDEM_ASSIGN_OR_RAISE(WithUdfResults w, WithUdfCallsRun(predicate, batch, eval, stream));
+  return SelectProgram(*w.expr, w.batch, eval, stream);
 }
 
 }  // namespace tandem::gpu

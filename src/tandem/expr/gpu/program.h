@@ -135,6 +135,9 @@ struct Program {
   DataType result_type;
   VClass result_class = VClass::kInt;
   bool concat_root = false;  // the last instruction is kConcat
+  // UDF calls compiled as reads of column -1: the support check's view. Evaluate replaces each
+  // call by a column holding its result before it compiles a program it runs (evaluate.cu).
+  bool udf_placeholders = false;
 };
 
 // Deepest stack the interpreter kernel provides.
@@ -145,5 +148,8 @@ constexpr int kMaxStack = 24;
 // conjuncts in the CPU filter's order (cheap comparisons first), each evaluated only on rows all
 // earlier ones kept, the result TRUE or FALSE (never NULL).
 std::string Compile(const Expr& expr, bool selection, Program* out);
+
+// The first UDF call in `e` (pre-order), or null.
+const Expr* FindUdfCall(const Expr& e);
 
 }  // namespace tandem::gpu::internal
