@@ -6,6 +6,8 @@
 #   scripts/device_run.sh bench   TPC-H SF10 (and more with SFS="10 100") on cpu/gpu/auto, files
 #                                 and hot, against DuckDB: bench/tpch_gpu_bench.py
 #   scripts/device_run.sh parquet the Parquet read benchmark (lineitem SF1 and SF10)
+#   scripts/device_run.sh fallback  `tandem bench fallback` (ROWS, REPS) into $OUT/fallback
+#   scripts/device_run.sh tpch      `tandem bench tpch` (SF, SOURCES, REPS) into $OUT/tpch_sfN
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export LD_LIBRARY_PATH=$PWD/.device/lib:${LD_LIBRARY_PATH:-}
@@ -22,13 +24,15 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$OUT
 nproc >> "$OUT/machine.txt"
 .device/bin/tandem version | tee -a "$OUT/machine.txt"
 export TANDEM_BIN=$PWD/.device/bin/tandem TANDEM_C_LIB=$PWD/.device/bin/libtandem_c.so \
-  TANDEM_TESTDATA_DIR=$PWD/.device/testdata TANDEM_BUILD_DIR=/tmp/tandem-build
+  TANDEM_TESTDATA_DIR=$PWD/.device/testdata TANDEM_BUILD_DIR=/tmp/tandem-build \
+  TANDEM_UDF_EXAMPLE_LIB=$PWD/.device/bin/examples/udf/libtandem_example_udf.so
 
 for what in "${@:-tests}"; do
   case "$what" in
     tests)
       echo "== GPU tests"
-      .device/bin/tandem_gpu_tests 2>&1 | tee "$OUT/gpu_tests.log" | grep -E "FAILED|PASSED|SKIPPED" | head -40
+      .device/bin/tandem_gpu_tests --gtest_filter="${GTEST_FILTER:-*}" 2>&1 |
+        tee "$OUT/gpu_tests.log" | grep -E "FAILED|PASSED|SKIPPED" | head -40
       if [ -x .device/bin/tandem_tests ]; then
         echo "== unit tests"; .device/bin/tandem_tests 2>&1 | tee "$OUT/unit_tests.log" | tail -3
       fi
@@ -49,6 +53,18 @@ for what in "${@:-tests}"; do
           tee "$OUT/parquet_sf$sf.log" | tail -5
       done
       ;;
-    *) echo "unknown step $what (tests, bench, parquet)"; exit 2 ;;
+    fallback)
+      # The fallback matrix through `tandem bench fallback` (ROWS: sizes, REPS: measured runs).
+      .device/bin/tandem bench fallback --rows "${ROWS:-1000000,10000000}" --modes cpu,gpu,auto \
+        --reps "${REPS:-5}" --data /tmp/fallback --out "$OUT/fallback" 2>&1 |
+        tee "$OUT/fallback.log" | tail -40
+      ;;
+    tpch)
+      # TPC-H through `tandem bench tpch` (SF, SOURCES), DuckDB beside it.
+      .device/bin/tandem bench tpch --sf "${SF:-10}" --modes cpu,gpu,auto \
+        --sources "${SOURCES:-files,hot}" --reps "${REPS:-3}" --duckdb on --data /tmp/tpch \
+        --out "$OUT/tpch_sf${SF:-10}" 2>&1 | tee "$OUT/tpch.log" | tail -45
+      ;;
+    *) echo "unknown step $what (tests, bench, parquet, fallback, tpch)"; exit 2 ;;
   esac
 done

@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 rm -rf .device && mkdir -p .device/bin/bench .device/lib .device/testdata
 B=build/default
 cp $B/tandem $B/libtandem_c.so $B/tests/tandem_gpu_tests .device/bin/
+# The example UDF library where `tandem bench fallback` looks for it (next to the binary).
+mkdir -p .device/bin/examples/udf
+cp $B/examples/udf/libtandem_example_udf.so .device/bin/examples/udf/
 # The whole tree that travels is capped at 64 MiB (with .whl/): the CPU unit tests and the
 # benchmark binaries come along only when asked for (they run in CI and here anyway).
 if [ -n "${STAGE_ALL:-}" ]; then

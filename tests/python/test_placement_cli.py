@@ -255,7 +255,7 @@ def test_window_and_set_operations_are_placed_on_the_gpu():
     # tested by test_window_setop_gpu.py); NTILE has no GPU twin and stays on the CPU.
     import test_tpch_queries as tpch
     from test_window_setop_gpu import QUERIES
-    tables, _ = tpch.dataset("duckdb-sf0.01")
+    tables, _ = tpch.dataset("tandem-sf0.01")
     table_args = [a for t, p in tables.items() for a in ("--table", f"{t}={p}")]
     ntile = "SELECT c_custkey, ntile(4) OVER (ORDER BY c_acctbal) AS q FROM customer"
     for sql, operator, device in [(QUERIES["rank_per_nation"], "Window", "gpu"),

@@ -1,5 +1,5 @@
 """Window functions and set operations through SQL with tandem.sql.device = gpu give DuckDB's
-answers on TPC-H SF0.1 data (DuckDB's dbgen). Needs a usable CUDA device: without one every case
+answers on TPC-H SF0.1 data (Tandem's generator). Needs a usable CUDA device: without one every case
 is skipped with "skipped: no CUDA device" (ctest label gpu). That the planner puts these
 operators on the GPU is tested everywhere by test_placement_cli.py.
 """
@@ -51,7 +51,7 @@ QUERIES = {
 def test_gpu_window_and_set_operation_answers(name):
     if not gpu_usable():
         pytest.skip("skipped: no CUDA device")
-    tables, con = tpch.dataset("duckdb-sf0.1")
+    tables, con = tpch.dataset("tandem-sf0.1")
     sql = QUERIES[name]
     expected = run_duckdb(con, sql)
     try:
