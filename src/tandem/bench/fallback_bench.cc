@@ -142,11 +142,12 @@ Result<Report> RunFallbackBench(const FallbackBenchOptions& options) {
         "placement. Run it on a GPU machine for the real matrix.");
   }
   report.info.notes.push_back(
-      "Each cell: a fresh `tandem sql` process with tandem.sql.device set to the mode, one "
-      "warm-up, then " +
-      std::to_string(options.reps) +
-      " measured runs; the time is the median of the `--timing` statement times (parse, plan, "
-      "execute; not process start). Ratio = cpu time / mode time of the same condition and size.");
+      "Each cell: " + std::to_string(options.reps) +
+      " fresh `tandem sql` processes with tandem.sql.device set to the mode, each one warm-up "
+      "and one measured run, interleaved with the other modes (round r runs cpu, gpu, auto in "
+      "turn); the time is the median of the measured runs' `--timing` statement times (parse, "
+      "plan, execute; not process start). Ratio = cpu time / mode time of the same condition and "
+      "size.");
   report.info.notes.push_back(
       "Query: scan fact (Zstandard Parquet) -> filter amount >= 500 and quantity 10..20 -> join "
       "customers (100,000 rows) -> net = amount * (1 - discount) -> group by region, segment -> "
@@ -184,28 +185,47 @@ Result<Report> RunFallbackBench(const FallbackBenchOptions& options) {
       const ResultRows* reference = nullptr;
       std::vector<ResultRows> answers;
       answers.reserve(options.modes.size());
-      for (const std::string& mode : options.modes) {
+      // Round r runs every mode once, each in a fresh process (one warm-up, one measured run),
+      // so drift of the machine over time and process-to-process variance hit all modes alike.
+      std::vector<CellResult> results(options.modes.size());
+      std::vector<bool> skip(options.modes.size(), false);
+      for (size_t m = 0; m < options.modes.size(); ++m) {
+        skip[m] = options.modes[m] == "gpu" && !env.gpu_usable;
+        if (skip[m]) results[m].state = CellResult::State::kNotAvailable;
+        if (skip[m]) results[m].note = "no usable GPU";
+      }
+      for (int round = 0; round < std::max(1, options.reps); ++round) {
+        for (size_t m = 0; m < options.modes.size(); ++m) {
+          if (skip[m]) continue;
+          CellSpec spec;
+          spec.tandem = options.tandem;
+          spec.mode = options.modes[m];
+          spec.args = cell_args;
+          spec.query = FallbackQuerySql(condition.name);
+          spec.reps = 1;
+          spec.timeout_s = options.timeout_s;
+          TANDEM_ASSIGN_OR_RAISE(CellResult run, MeasureCell(spec));
+          if (run.state != CellResult::State::kOk) {
+            results[m] = std::move(run);  // the failure is the cell's result; no more rounds
+            skip[m] = true;
+            continue;
+          }
+          results[m].state = CellResult::State::kOk;
+          results[m].times_ms.insert(results[m].times_ms.end(), run.times_ms.begin(),
+                                     run.times_ms.end());
+          results[m].rows = std::move(run.rows);
+        }
+      }
+      for (size_t m = 0; m < options.modes.size(); ++m) {
+        const std::string& mode = options.modes[m];
+        CellResult& result = results[m];
+        result.median_ms = Median(result.times_ms);
         ReportCell cell;
         cell.group = condition.name;
         cell.scale = std::to_string(rows);
         cell.rows = rows;
         cell.engine = "tandem";
         cell.mode = mode;
-        if (mode == "gpu" && !env.gpu_usable) {
-          cell.status = "n/a: no usable GPU";
-          cell.check = "not checked";
-          report.cells.push_back(cell);
-          answers.emplace_back();
-          continue;
-        }
-        CellSpec spec;
-        spec.tandem = options.tandem;
-        spec.mode = mode;
-        spec.args = cell_args;
-        spec.query = FallbackQuerySql(condition.name);
-        spec.reps = options.reps;
-        spec.timeout_s = options.timeout_s;
-        TANDEM_ASSIGN_OR_RAISE(CellResult result, MeasureCell(spec));
         cell.status = CellStatus(result);
         cell.times_ms = result.times_ms;
         cell.median_ms = result.median_ms;
