@@ -143,7 +143,7 @@ Result<Report> RunFallbackBench(const FallbackBenchOptions& options) {
   }
   report.info.notes.push_back(
       "Each cell: " + std::to_string(options.reps) +
-      " fresh `tandem sql` processes with tandem.sql.device set to the mode, each one warm-up "
+      " fresh `tandem sql` processes with tandem.sql.device set to the mode, each two warm-ups "
       "and one measured run, interleaved with the other modes (round r runs cpu, gpu, auto in "
       "turn); the time is the median of the measured runs' `--timing` statement times (parse, "
       "plan, execute; not process start). Ratio = cpu time / mode time of the same condition and "
@@ -203,6 +203,10 @@ Result<Report> RunFallbackBench(const FallbackBenchOptions& options) {
           spec.args = cell_args;
           spec.query = FallbackQuerySql(condition.name);
           spec.reps = 1;
+          // Two warm-ups: the first may plan while the GPU runtime is still starting (auto then
+          // prices the rest of the start-up and may choose another plan); the second runs the
+          // plan that is measured, so its kernels are loaded and its pools sized.
+          spec.warmups = 2;
           spec.timeout_s = options.timeout_s;
           TANDEM_ASSIGN_OR_RAISE(CellResult run, MeasureCell(spec));
           if (run.state != CellResult::State::kOk) {
@@ -214,6 +218,12 @@ Result<Report> RunFallbackBench(const FallbackBenchOptions& options) {
           results[m].times_ms.insert(results[m].times_ms.end(), run.times_ms.begin(),
                                      run.times_ms.end());
           results[m].rows = std::move(run.rows);
+          // Different plans in different rounds show as "a | b".
+          if (results[m].devices.empty()) {
+            results[m].devices = run.devices;
+          } else if (results[m].devices.find(run.devices) == std::string::npos) {
+            results[m].devices += " | " + run.devices;
+          }
         }
       }
       for (size_t m = 0; m < options.modes.size(); ++m) {
@@ -229,6 +239,7 @@ Result<Report> RunFallbackBench(const FallbackBenchOptions& options) {
         cell.status = CellStatus(result);
         cell.times_ms = result.times_ms;
         cell.median_ms = result.median_ms;
+        cell.devices = result.devices;
         cell.check = "not checked";
         answers.push_back(std::move(result.rows));
         if (options.log) {

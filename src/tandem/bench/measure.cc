@@ -56,6 +56,15 @@ std::vector<double> ParseTimingLines(const std::string& text) {
   return times;
 }
 
+std::string LastDevicesLine(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (line.rfind("Devices: ", 0) == 0) last = line.substr(9);
+  }
+  return last;
+}
+
 bool SaysNoUsableGpu(const std::string& text) {
   return text.find("no GPU is usable") != std::string::npos;
 }
@@ -67,7 +76,8 @@ Result<CellResult> MeasureCell(const CellSpec& spec) {
   if (query_statements == 0) return Status::Invalid("benchmark query has no statement");
   std::string script;
   for (const std::string& s : spec.setup) script += s + ";\n";
-  const int runs = 1 + std::max(1, spec.reps);
+  const int warmups = std::max(1, spec.warmups);
+  const int runs = warmups + std::max(1, spec.reps);
   for (int run = 0; run < runs; ++run) {
     script += "SELECT " + std::to_string(run) + " AS " + kMarkerColumn + ";\n" + query + "\n;\n";
   }
@@ -117,7 +127,7 @@ Result<CellResult> MeasureCell(const CellSpec& spec) {
     double ms = 0;
     for (int64_t s = 0; s < query_statements; ++s) ms += times[at + 1 + s];
     at += 1 + query_statements;
-    if (run > 0) cell.times_ms.push_back(ms);
+    if (run >= warmups) cell.times_ms.push_back(ms);
   }
   Result<ResultRows> rows = ParseJsonLines(AfterLastMarker(proc.out));
   if (!rows.ok()) {
@@ -125,6 +135,7 @@ Result<CellResult> MeasureCell(const CellSpec& spec) {
     return cell;
   }
   cell.rows = std::move(*rows);
+  cell.devices = LastDevicesLine(proc.err);
   cell.median_ms = Median(cell.times_ms);
   cell.state = CellResult::State::kOk;
   return cell;

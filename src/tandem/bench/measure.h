@@ -22,7 +22,8 @@ struct CellSpec {
   std::vector<std::string> args;   // --table, --udf, --threads ... for `tandem sql`
   std::vector<std::string> setup;  // statements run once before the warm-up
   std::string query;               // the query: one or more statements
-  int reps = 3;                    // measured runs after the warm-up
+  int reps = 3;                    // measured runs after the warm-ups
+  int warmups = 1;                 // unmeasured runs first
   double timeout_s = 0;            // per process; <= 0: none
 };
 
@@ -33,6 +34,7 @@ struct CellResult {
   double median_ms = 0;
   double wall_ms = 0;  // the whole process
   ResultRows rows;     // the last run's answer
+  std::string devices;  // the last run's `Devices:` line ("cpu only", "gpu 7, cpu 2, ...")
 };
 
 // A cell's state for the reports: "ok", "n/a: <why>" or "error: <line>".
@@ -44,6 +46,9 @@ Result<CellResult> MeasureCell(const CellSpec& spec);
 
 // The median (mean of the middle two for an even count); 0 for none.
 double Median(std::vector<double> values);
+
+// The last `Devices: ...` line of `tandem sql --timing` output (its text), or "".
+std::string LastDevicesLine(const std::string& stderr_text);
 
 // The `Time: X ms` values of `tandem sql --timing` output, in order.
 std::vector<double> ParseTimingLines(const std::string& stderr_text);

@@ -155,6 +155,9 @@ std::string CellText(const ReportCell* c) {
   if (!c->ok()) return c->status;
   std::string text = Ms(c->median_ms) + " ms";
   if (c->ratio > 0 && c->mode != "cpu") text += " (" + Ratio(c->ratio) + ")";
+  // auto's plan: the all-CPU one (its ratio is then run-to-run noise) or one using the GPU.
+  if (c->mode == "auto" && c->devices == "cpu only") text += " cpu plan";
+  if (c->mode == "auto" && c->devices.rfind("gpu", 0) == 0) text += " gpu plan";
   return text;
 }
 
@@ -385,7 +388,7 @@ const std::vector<std::string>& CsvColumns() {
   static const std::vector<std::string> columns = {
       "benchmark",    "group", "scale",     "rows",    "engine", "mode",
       "status",       "reps",  "median_ms", "min_ms",  "max_ms", "times_ms",
-      "ratio_vs_cpu", "check", "date",      "machine", "gpu",    "version"};
+      "ratio_vs_cpu", "check", "date",      "machine", "gpu",    "version", "devices"};
   return columns;
 }
 
@@ -414,7 +417,8 @@ std::string RenderCsv(const Report& report) {
                                              report.info.date,
                                              report.info.machine,
                                              report.info.gpu,
-                                             report.info.version};
+                                             report.info.version,
+                                             c.devices};
     for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + CsvField(fields[i]);
     out += "\n";
   }
@@ -453,7 +457,9 @@ std::string RenderMarkdown(const Report& report) {
   }
   out +=
       "\nTimes are medians in ms; (Nx) is the ratio cpu time / mode time: above 1 the mode "
-      "is faster than the CPU-only plan.\n";
+      "is faster than the CPU-only plan. For auto, \"cpu plan\" means the planner chose the "
+      "all-CPU plan (the same plan as cpu: its ratio is run-to-run noise) and \"gpu plan\" one "
+      "that uses the GPU (the CSV's devices column counts operators per device).\n";
   return out;
 }
 

@@ -38,6 +38,7 @@ struct ReportCell {
   double median_ms = 0;  // meaningful when status is "ok"
   double ratio = 0;      // cpu median / this median; 0 when not known
   std::string check;     // "reference", "ok", "DIFF: ...", "not checked"
+  std::string devices;   // where the measured plan ran: "cpu only", "gpu 7, cpu 2, ..."
 
   bool ok() const { return status == "ok"; }
   std::string series() const { return engine == "tandem" ? mode : engine + " " + mode; }

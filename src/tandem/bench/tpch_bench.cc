@@ -166,6 +166,7 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
         cell.status = CellStatus(result);
         cell.times_ms = result.times_ms;
         cell.median_ms = result.median_ms;
+        cell.devices = result.devices;
         if (options.log) {
           options.log(cell.group + " " + source + " " + mode + ": " +
                       (cell.ok() ? std::to_string(cell.median_ms) + " ms" : cell.status));

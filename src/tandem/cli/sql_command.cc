@@ -374,11 +374,13 @@ int RunSql(const std::vector<std::string>& argv) {
     struct TimingLine {
       bool on;
       double millis;
+      std::string devices;  // queries: where the plan ran
       ~TimingLine() {
         std::fflush(stdout);
+        if (on && !devices.empty()) std::fprintf(stderr, "Devices: %s\n", devices.c_str());
         if (on) std::fprintf(stderr, "Time: %.3f ms\n", millis);
       }
-    } timing_line{args.timing, result->millis};
+    } timing_line{args.timing, result->millis, result->devices};
     if (last && !args.output.empty()) {
       if (result->kind != sql::StatementResult::Kind::kRows) {
         std::fflush(stdout);

@@ -461,7 +461,27 @@ class StatementRunner {
     Configure(ctx);
     StatementResult result;
     TANDEM_ASSIGN_OR_RAISE(result.table, ::tandem::Execute(*placed.result.plan, ctx));
+    result.devices = DevicesLine(*placed.result.plan);
     return result;
+  }
+
+  static void CountDevices(const PlanNode& n, int* gpu, int* cpu, int* transitions) {
+    if (n.kind == PlanKind::kTransition) {
+      ++*transitions;
+    } else {
+      ++*(n.device == Device::kGpu ? gpu : cpu);
+    }
+    for (const auto& c : n.children) {
+      if (c) CountDevices(*c, gpu, cpu, transitions);
+    }
+  }
+
+  static std::string DevicesLine(const PlanNode& placed) {
+    int gpu = 0, cpu = 0, transitions = 0;
+    CountDevices(placed, &gpu, &cpu, &transitions);
+    if (gpu == 0) return "cpu only";
+    return "gpu " + std::to_string(gpu) + ", cpu " + std::to_string(cpu) + ", transitions " +
+           std::to_string(transitions);
   }
 
  public:

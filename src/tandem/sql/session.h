@@ -47,6 +47,9 @@ struct StatementResult {
   Table table;          // kRows (EXPLAIN returns one string column "plan")
   std::string message;  // kMessage: "created view v"
   double millis = 0;
+  // Queries: where the plan ran, one line ("cpu only", or "gpu 7, cpu 2, transitions 2" counting
+  // operators per device), for `tandem sql --timing` and the benchmarks' reports.
+  std::string devices;
 };
 
 // Splits a script into statements as the session runs them (CACHE/UNCACHE TABLE included).
