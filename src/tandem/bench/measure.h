@@ -32,8 +32,8 @@ struct CellResult {
   std::string note;              // kNotAvailable: "no usable GPU"; kError: the error line
   std::vector<double> times_ms;  // measured runs
   double median_ms = 0;
-  double wall_ms = 0;  // the whole process
-  ResultRows rows;     // the last run's answer
+  double wall_ms = 0;   // the whole process
+  ResultRows rows;      // the last run's answer
   std::string devices;  // the last run's `Devices:` line ("cpu only", "gpu 7, cpu 2, ...")
 };
 

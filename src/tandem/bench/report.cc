@@ -386,9 +386,9 @@ std::string Join(const std::vector<double>& values) {
 
 const std::vector<std::string>& CsvColumns() {
   static const std::vector<std::string> columns = {
-      "benchmark",    "group", "scale",     "rows",    "engine", "mode",
-      "status",       "reps",  "median_ms", "min_ms",  "max_ms", "times_ms",
-      "ratio_vs_cpu", "check", "date",      "machine", "gpu",    "version", "devices"};
+      "benchmark", "group",     "scale",  "rows",    "engine",   "mode",         "status",
+      "reps",      "median_ms", "min_ms", "max_ms",  "times_ms", "ratio_vs_cpu", "check",
+      "date",      "machine",   "gpu",    "version", "devices"};
   return columns;
 }
 

@@ -193,8 +193,8 @@ Result<gpu::DeviceColumnPtr> CallGpu(const UdfFunction& f,
                            " string bytes without a data buffer");
   }
   const int64_t value_bytes = strings ? (rows + 1) * 8 : rows * width;
-  TANDEM_RETURN_NOT_OK(TakeOwned(&state, out.values, value_bytes, "values", f.name,
-                                 &column->values));
+  TANDEM_RETURN_NOT_OK(
+      TakeOwned(&state, out.values, value_bytes, "values", f.name, &column->values));
   TANDEM_RETURN_NOT_OK(TakeOwned(&state, out.validity, bit_util::BytesForBits(rows), "validity",
                                  f.name, &column->validity));
   if (strings) {

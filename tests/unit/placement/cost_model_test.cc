@@ -104,8 +104,9 @@ PlanPtr ProjectCallingUdf(PlanPtr input, double ns, bool gpu) {
   f->arg_types = {input->schema.fields[0].type};
   f->result_type = input->schema.fields[0].type;
   f->cost_ns_per_row = ns;
-  if (gpu) f->gpu = [](TandemUdfDeviceContext*, const TandemUdfDeviceColumn*, int32_t,
-                       TandemUdfDeviceOutput*) -> int32_t { return TANDEM_UDF_ERROR; };
+  if (gpu)
+    f->gpu = [](TandemUdfDeviceContext*, const TandemUdfDeviceColumn*, int32_t,
+                TandemUdfDeviceOutput*) -> int32_t { return TANDEM_UDF_ERROR; };
   ExprPtr call = MakeCall("f", {Col(input, 0)}, f->result_type, true);
   call->udf = f;
   const double rows = input->estimated_rows;
