@@ -229,7 +229,7 @@ TEST(UdfEvaluate, ScalarOperandsAndDeterminism) {
   EXPECT_EQ(g_calls, before + 1);
 }
 
-TEST(UdfGpuSupport, UdfCallsStayOnTheCpu) {
+TEST(UdfGpuSupport, CpuOnlyUdfsStayOnTheCpuGpuUdfsRunUnlessUnderCase) {
   auto e = UdfCall(Make("cpu_only", Twice, kF64), MakeColumnRef(0, DataType::Float64(), true, "x"));
   EXPECT_EQ(gpu::ExprUnsupported(*e), "UDF cpu_only has no GPU implementation");
   auto inside = MakeCall("add", {e, MakeLiteral(Value::Float64(1))}, DataType::Float64(), true);
@@ -238,7 +238,22 @@ TEST(UdfGpuSupport, UdfCallsStayOnTheCpu) {
   with_gpu->gpu = [](TandemUdfDeviceContext*, const TandemUdfDeviceColumn*, int32_t,
                      TandemUdfDeviceOutput*) -> int32_t { return TANDEM_UDF_OK; };
   auto g = UdfCall(with_gpu, MakeColumnRef(0, DataType::Float64(), true, "x"));
-  EXPECT_EQ(gpu::ExprUnsupported(*g), "UDF both: GPU UDFs not evaluated yet");
+  EXPECT_EQ(gpu::ExprUnsupported(*g), "");
+  auto nested = UdfCall(
+      with_gpu, MakeCall("add", {g, MakeLiteral(Value::Float64(1))}, DataType::Float64(), true));
+  EXPECT_EQ(gpu::ExprUnsupported(*nested), "");
+  // A CPU-only call among a GPU UDF's arguments keeps the whole expression on the CPU.
+  EXPECT_EQ(gpu::ExprUnsupported(*UdfCall(with_gpu, e)), "UDF cpu_only has no GPU implementation");
+  // Under CASE the CPU calls the UDF only on the rows that reach its branch.
+  auto when = MakeCall(
+      "gt", {MakeColumnRef(0, DataType::Float64(), true, "x"), MakeLiteral(Value::Float64(0))},
+      DataType::Bool(), true);
+  auto case_expr = std::make_shared<Expr>();
+  case_expr->kind = ExprKind::kCase;
+  case_expr->type = DataType::Float64();
+  case_expr->args = {when, g};
+  EXPECT_EQ(gpu::ExprUnsupported(*case_expr),
+            "UDF both inside CASE (the CPU calls it only on the rows that reach it)");
 }
 
 #ifdef TANDEM_UDF_EXAMPLE_LIB
