@@ -185,51 +185,29 @@ Result<Report> RunFallbackBench(const FallbackBenchOptions& options) {
       const ResultRows* reference = nullptr;
       std::vector<ResultRows> answers;
       answers.reserve(options.modes.size());
-      // Round r runs every mode once, each in a fresh process (one warm-up, one measured run),
-      // so drift of the machine over time and process-to-process variance hit all modes alike.
-      std::vector<CellResult> results(options.modes.size());
+      // Interleaved processes, each two warm-ups and one measured run: the first run may plan
+      // while the GPU runtime is still starting (auto then prices the rest of the start-up and
+      // may choose another plan); the second runs the plan that is measured, so its kernels are
+      // loaded and its pools sized.
+      std::vector<CellSpec> specs(options.modes.size());
       std::vector<bool> skip(options.modes.size(), false);
+      std::vector<CellResult> initial(options.modes.size());
       for (size_t m = 0; m < options.modes.size(); ++m) {
         skip[m] = options.modes[m] == "gpu" && !env.gpu_usable;
-        if (skip[m]) results[m].state = CellResult::State::kNotAvailable;
-        if (skip[m]) results[m].note = "no usable GPU";
+        if (skip[m]) initial[m].state = CellResult::State::kNotAvailable;
+        if (skip[m]) initial[m].note = "no usable GPU";
+        specs[m].tandem = options.tandem;
+        specs[m].mode = options.modes[m];
+        specs[m].args = cell_args;
+        specs[m].query = FallbackQuerySql(condition.name);
+        specs[m].warmups = 2;
+        specs[m].timeout_s = options.timeout_s;
       }
-      for (int round = 0; round < std::max(1, options.reps); ++round) {
-        for (size_t m = 0; m < options.modes.size(); ++m) {
-          if (skip[m]) continue;
-          CellSpec spec;
-          spec.tandem = options.tandem;
-          spec.mode = options.modes[m];
-          spec.args = cell_args;
-          spec.query = FallbackQuerySql(condition.name);
-          spec.reps = 1;
-          // Two warm-ups: the first may plan while the GPU runtime is still starting (auto then
-          // prices the rest of the start-up and may choose another plan); the second runs the
-          // plan that is measured, so its kernels are loaded and its pools sized.
-          spec.warmups = 2;
-          spec.timeout_s = options.timeout_s;
-          TANDEM_ASSIGN_OR_RAISE(CellResult run, MeasureCell(spec));
-          if (run.state != CellResult::State::kOk) {
-            results[m] = std::move(run);  // the failure is the cell's result; no more rounds
-            skip[m] = true;
-            continue;
-          }
-          results[m].state = CellResult::State::kOk;
-          results[m].times_ms.insert(results[m].times_ms.end(), run.times_ms.begin(),
-                                     run.times_ms.end());
-          results[m].rows = std::move(run.rows);
-          // Different plans in different rounds show as "a | b".
-          if (results[m].devices.empty()) {
-            results[m].devices = run.devices;
-          } else if (results[m].devices.find(run.devices) == std::string::npos) {
-            results[m].devices += " | " + run.devices;
-          }
-        }
-      }
+      TANDEM_ASSIGN_OR_RAISE(std::vector<CellResult> results,
+                             MeasureInterleaved(specs, skip, options.reps, std::move(initial)));
       for (size_t m = 0; m < options.modes.size(); ++m) {
         const std::string& mode = options.modes[m];
         CellResult& result = results[m];
-        result.median_ms = Median(result.times_ms);
         ReportCell cell;
         cell.group = condition.name;
         cell.scale = std::to_string(rows);

@@ -141,6 +141,41 @@ Result<CellResult> MeasureCell(const CellSpec& spec) {
   return cell;
 }
 
+Result<std::vector<CellResult>> MeasureInterleaved(const std::vector<CellSpec>& specs,
+                                                   const std::vector<bool>& skip_in, int rounds,
+                                                   std::vector<CellResult> results) {
+  results.resize(specs.size());
+  std::vector<bool> skip = skip_in;
+  skip.resize(specs.size(), false);
+  for (int round = 0; round < std::max(1, rounds); ++round) {
+    for (size_t i = 0; i < specs.size(); ++i) {
+      if (skip[i]) continue;
+      CellSpec spec = specs[i];
+      spec.reps = 1;
+      TANDEM_ASSIGN_OR_RAISE(CellResult run, MeasureCell(spec));
+      if (run.state != CellResult::State::kOk) {
+        results[i] = std::move(run);  // the failure is the cell's result; no more rounds
+        skip[i] = true;
+        continue;
+      }
+      CellResult& r = results[i];
+      r.state = CellResult::State::kOk;
+      r.times_ms.insert(r.times_ms.end(), run.times_ms.begin(), run.times_ms.end());
+      r.wall_ms += run.wall_ms;
+      r.rows = std::move(run.rows);
+      if (r.devices.empty()) {
+        r.devices = run.devices;
+      } else if (r.devices.find(run.devices) == std::string::npos) {
+        r.devices += " | " + run.devices;
+      }
+    }
+  }
+  for (CellResult& r : results) {
+    if (r.state == CellResult::State::kOk) r.median_ms = Median(r.times_ms);
+  }
+  return results;
+}
+
 std::string CellStatus(const CellResult& r) {
   switch (r.state) {
     case CellResult::State::kOk:

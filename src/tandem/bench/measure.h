@@ -44,6 +44,16 @@ std::string CellStatus(const CellResult& r);
 // a failing process is a kError (or kNotAvailable: gpu mode without a usable GPU) result.
 Result<CellResult> MeasureCell(const CellSpec& spec);
 
+// Measures several cells (typically one query under each mode) in interleaved fresh processes:
+// round r runs every spec once, each process `warmups` unmeasured runs and one measured run, so
+// drift of the machine and process-to-process variance hit every spec alike. A cell's times are
+// its rounds' runs; its rows and devices come from its last round (devices that differ between
+// rounds show as "a | b"). A spec whose process fails stops there: that failure is its result.
+// Specs marked `skip` are not run (their results stay as given).
+Result<std::vector<CellResult>> MeasureInterleaved(const std::vector<CellSpec>& specs,
+                                                   const std::vector<bool>& skip, int rounds,
+                                                   std::vector<CellResult> results);
+
 // The median (mean of the middle two for an even count); 0 for none.
 double Median(std::vector<double> values);
 

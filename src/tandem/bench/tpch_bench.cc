@@ -116,12 +116,14 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
         "on the CPU.");
   }
   report.info.notes.push_back(
-      "Tandem cells: a fresh `tandem sql` process per query, mode and source (files: tables read "
-      "from Parquet by each run; hot: CACHE TABLE first, GPU memory for gpu/auto, host memory "
-      "for cpu), one warm-up, then " +
+      "Tandem cells from files: " + std::to_string(options.reps) +
+      " fresh `tandem sql` processes per query and mode, each two warm-ups and one measured run, "
+      "interleaved across modes (tables read from Parquet by every run). Hot cells: one process "
+      "per query and mode (CACHE TABLE first: GPU memory for gpu/auto, host memory for cpu), one "
+      "warm-up, then " +
       std::to_string(options.reps) +
-      " runs; time = median of the `--timing` statement times. Ratio = cpu time / mode time "
-      "(same source); for DuckDB, Tandem's cpu files time / DuckDB's time.");
+      " runs. Time = median of the measured runs' `--timing` statement times. Ratio = cpu time / "
+      "mode time (same source); for DuckDB, Tandem's cpu files time / DuckDB's time.");
   report.info.notes.push_back("Data: " + data + " (tandem datagen tpch --sf " + options.sf + "); " +
                               std::to_string(threads) + " threads for every engine.");
 
@@ -139,22 +141,18 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
     for (const std::string& source : options.sources) {
       const size_t first = report.cells.size();
       std::vector<ResultRows> answers;
-      for (const std::string& mode : options.modes) {
-        ReportCell cell;
-        cell.group = QueryName(n);
-        cell.scale = "sf" + options.sf;
-        cell.engine = source == "hot" ? "tandem-hot" : "tandem";
-        cell.mode = mode;
-        cell.check = "not checked";
-        if (mode == "gpu" && !env.gpu_usable) {
-          cell.status = "n/a: no usable GPU";
-          report.cells.push_back(cell);
-          answers.emplace_back();
-          continue;
-        }
-        CellSpec spec;
+      // From files: interleaved processes (each two warm-ups, one measured run), as in the
+      // fallback bench. Hot: the reps in one process, whose CACHE TABLE load dominates it.
+      std::vector<CellSpec> specs(options.modes.size());
+      std::vector<bool> skip(options.modes.size(), false);
+      std::vector<CellResult> results(options.modes.size());
+      for (size_t m = 0; m < options.modes.size(); ++m) {
+        skip[m] = options.modes[m] == "gpu" && !env.gpu_usable;
+        if (skip[m]) results[m].state = CellResult::State::kNotAvailable;
+        if (skip[m]) results[m].note = "no usable GPU";
+        CellSpec& spec = specs[m];
         spec.tandem = options.tandem;
-        spec.mode = mode;
+        spec.mode = options.modes[m];
         spec.args = args;
         if (source == "hot") {
           for (const char* t : kTables) spec.setup.push_back(std::string("CACHE TABLE ") + t);
@@ -162,13 +160,31 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
         spec.query = sql;
         spec.reps = options.reps;
         spec.timeout_s = options.timeout_s;
-        TANDEM_ASSIGN_OR_RAISE(CellResult result, MeasureCell(spec));
+      }
+      if (source == "hot") {
+        for (size_t m = 0; m < options.modes.size(); ++m) {
+          if (skip[m]) continue;
+          TANDEM_ASSIGN_OR_RAISE(results[m], MeasureCell(specs[m]));
+        }
+      } else {
+        for (CellSpec& spec : specs) spec.warmups = 2;
+        TANDEM_ASSIGN_OR_RAISE(results,
+                               MeasureInterleaved(specs, skip, options.reps, std::move(results)));
+      }
+      for (size_t m = 0; m < options.modes.size(); ++m) {
+        CellResult& result = results[m];
+        ReportCell cell;
+        cell.group = QueryName(n);
+        cell.scale = "sf" + options.sf;
+        cell.engine = source == "hot" ? "tandem-hot" : "tandem";
+        cell.mode = options.modes[m];
+        cell.check = "not checked";
         cell.status = CellStatus(result);
         cell.times_ms = result.times_ms;
         cell.median_ms = result.median_ms;
         cell.devices = result.devices;
         if (options.log) {
-          options.log(cell.group + " " + source + " " + mode + ": " +
+          options.log(cell.group + " " + source + " " + cell.mode + ": " +
                       (cell.ok() ? std::to_string(cell.median_ms) + " ms" : cell.status));
         }
         answers.push_back(std::move(result.rows));
