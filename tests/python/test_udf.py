@@ -239,3 +239,18 @@ def test_explain_places_gpu_udfs_where_their_semantics_allow(table):
     out = plan("SELECT id FROM t WHERE id > 5 AND risk_score(x, w) > 0")
     assert device_of(out, "Filter") == ["cpu"], out
     assert "UDF risk_score in a filter of several conditions" in out, out
+
+
+def test_explain_lists_each_cpu_island_and_its_crossings(table):
+    """With device=gpu a CPU-only UDF between GPU operators is an island: explain names it, why
+    it is on the CPU, and the rows that cross to and from the GPU around it."""
+    path = table[0]
+    r = tandem("explain", "--target", "h200", "--udf", LIB, "--table", f"t={path}",
+               "--conf", "tandem.sql.device=gpu",
+               "SELECT count(*) AS n FROM (SELECT redact(s) AS r FROM t WHERE x > 1) q "
+               "WHERE length(r) > 3")
+    assert r.returncode == 0, r.stderr
+    islands = [l for l in r.stdout.splitlines() if l.startswith("CPU island")]
+    assert len(islands) == 1, r.stdout
+    assert "UDF redact has no GPU implementation" in islands[0], islands
+    assert "In from the GPU: " in islands[0] and "out to the GPU: " in islands[0], islands

@@ -1,6 +1,7 @@
 // Explain output of placed plans (see explain.h).
 #include "tandem/placement/explain.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace tandem::placement {
@@ -103,6 +104,80 @@ nlohmann::json NodeJson(const PlanNode& n, const ExecContext* metrics) {
   return j;
 }
 
+// A CPU island: CPU operators between GPU operators (fed by a DeviceToHost transition or feeding
+// a HostToDevice one), kept on the CPU by at least one operator the GPU cannot run.
+struct Island {
+  std::vector<std::string> reasons;  // distinct
+  bool from_gpu = false;             // a DeviceToHost transition feeds it
+  double rows_in = 0;                // rows arriving from the GPU
+  double bytes_in = 0;
+  double rows_out = -1;  // rows going back to the GPU; < 0: the island ends the plan
+  double bytes_out = 0;
+  int operators = 0;
+};
+
+void CollectIsland(const PlanNode& n, Island* island) {
+  ++island->operators;
+  if (n.placement.kind == PlacementNote::Kind::kUnsupported) {
+    const std::string& why = n.placement.reason;
+    if (std::find(island->reasons.begin(), island->reasons.end(), why) == island->reasons.end()) {
+      island->reasons.push_back(why);
+    }
+  }
+  for (const PlanPtr& c : n.children) {
+    if (!c) continue;
+    if (c->kind == PlanKind::kTransition) {  // into the island, from the GPU
+      island->from_gpu = true;
+      island->rows_in += c->estimated_rows;
+      island->bytes_in += std::max(0.0, c->placement.est_bytes);
+    } else if (OnCpu(*c)) {
+      CollectIsland(*c, island);
+    }
+  }
+}
+
+// Islands whose top is `n` or below it; `parent` is n's parent (null at the root).
+void FindIslands(const PlanNode& n, const PlanNode* parent, std::vector<Island>* out) {
+  if (OnCpu(n) && (parent == nullptr || !OnCpu(*parent))) {
+    Island island;
+    CollectIsland(n, &island);
+    if (parent && parent->kind == PlanKind::kTransition) {
+      island.rows_out = parent->estimated_rows;
+      island.bytes_out = std::max(0.0, parent->placement.est_bytes);
+    }
+    const bool between_gpu = island.from_gpu || island.rows_out >= 0;
+    if (between_gpu && !island.reasons.empty()) out->push_back(std::move(island));
+  }
+  for (const PlanPtr& c : n.children) {
+    if (c) FindIslands(*c, &n, out);
+  }
+}
+
+std::string Quantity(double rows, double bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.0f rows (%.1f MB)", rows, bytes / 1e6);
+  return buf;
+}
+
+// One line per CPU island: why it is on the CPU and what crosses PCIe around it.
+std::string IslandLines(const PlanNode& placed) {
+  std::vector<Island> islands;
+  FindIslands(placed, nullptr, &islands);
+  std::string out;
+  for (size_t i = 0; i < islands.size(); ++i) {
+    const Island& is = islands[i];
+    out += "CPU island " + std::to_string(i + 1) + " (" + std::to_string(is.operators) +
+           (is.operators == 1 ? " operator" : " operators") + "): ";
+    for (size_t r = 0; r < is.reasons.size(); ++r) out += (r ? "; " : "") + is.reasons[r];
+    out += is.from_gpu ? ". In from the GPU: " + Quantity(is.rows_in, is.bytes_in)
+                       : ". Reads its input on the host";
+    out += is.rows_out >= 0 ? ", out to the GPU: " + Quantity(is.rows_out, is.bytes_out)
+                            : ", then the result stays on the host";
+    out += ".\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string PlacementHeader(const PlacementResult& placed, const PlacementSetup& setup) {
@@ -125,6 +200,7 @@ std::string PlanWithDevices(const PlanNode& placed, const PlacementSetup& setup)
   std::string out;
   const bool reasons = setup.options.gpu_allowed && setup.options.mode != DeviceMode::kCpu;
   AppendDevices(placed, 0, reasons, &out);
+  if (reasons) out += IslandLines(placed);
   return out;
 }
 

@@ -152,7 +152,8 @@ class Compiler {
     // conjuncts would see (and may fail on) other rows here.
     if (conjuncts.size() > 1) {
       for (const Expr* c : conjuncts) {
-        if (const Expr* call = FindUdfCall(*c)) {
+        const Expr* call = FindUdfCall(*c);
+        if (call && call->udf->has_gpu()) {  // a CPU-only one is refused for that, below
           return "UDF " + call->name +
                  " in a filter of several conditions (the CPU calls it only on the rows the "
                  "others keep)";

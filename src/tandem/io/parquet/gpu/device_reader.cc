@@ -262,8 +262,8 @@ Result<gpu::DeviceBatchPtr> DeviceRead::Run(ReadStats* st, DeviceDecodeCounts* c
   const int threads = options_.num_threads > 0 ? options_.num_threads : pool.num_threads() + 1;
   window_ = static_cast<size_t>(std::max(4, 2 * threads));
   const int64_t pinned_pool = gpu::GetPoolStats().pinned_bytes;
-  pinned_budget_ = std::max<int64_t>(
-      int64_t{16} << 20, (pinned_pool > 0 ? pinned_pool : int64_t{256} << 20) / 2);
+  pinned_budget_ = std::max<int64_t>(int64_t{16} << 20,
+                                     (pinned_pool > 0 ? pinned_pool : int64_t{256} << 20) / 2);
   if (n > 0) {
     access_.resize(plan_.files.size());
     TANDEM_RETURN_NOT_OK(pool.ParallelFor(
