@@ -8,6 +8,8 @@
 #   scripts/device_run.sh parquet the Parquet read benchmark (lineitem SF1 and SF10)
 #   scripts/device_run.sh fallback  `tandem bench fallback` (ROWS, REPS) into $OUT/fallback
 #   scripts/device_run.sh tpch      `tandem bench tpch` (SF, SOURCES, REPS) into $OUT/tpch_sfN
+#   scripts/device_run.sh calibrate `tandem calibrate` into $OUT/calibration.json; the later steps
+#                                 of the same call plan auto with it (TANDEM_CALIBRATION)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export LD_LIBRARY_PATH=$PWD/.device/lib:${LD_LIBRARY_PATH:-}
@@ -65,6 +67,10 @@ for what in "${@:-tests}"; do
         --sources "${SOURCES:-files,hot}" --reps "${REPS:-3}" --duckdb on --data /tmp/tpch \
         --out "$OUT/tpch_sf${SF:-10}" 2>&1 | tee "$OUT/tpch.log" | tail -45
       ;;
-    *) echo "unknown step $what (tests, bench, parquet, fallback, tpch)"; exit 2 ;;
+    calibrate)
+      .device/bin/tandem calibrate --output "$OUT/calibration.json" 2>&1 | tee "$OUT/calibrate.log"
+      export TANDEM_CALIBRATION=$OUT/calibration.json
+      ;;
+    *) echo "unknown step $what (tests, bench, parquet, fallback, tpch, calibrate)"; exit 2 ;;
   esac
 done

@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "tandem/bench/subprocess.h"
+#include "tandem/common/config.h"
+#include "tandem/placement/calibration_file.h"
 
 namespace tandem::bench {
 namespace {
@@ -81,6 +83,17 @@ Environment DescribeEnvironment(const std::string& tandem) {
         env.gpu_usable = env.gpu.rfind("none usable", 0) != 0;
       }
     }
+  }
+  const std::string path = placement::CalibrationPath(Config());
+  Result<std::optional<placement::Calibration>> cal = placement::LoadCalibration(path);
+  if (!cal.ok()) {
+    env.placement_figures = "unreadable calibration file: " + cal.status().message();
+  } else if (*cal) {
+    env.placement_figures =
+        "calibration file " + path + " (created " + (*cal)->created + " on " + (*cal)->host + ")";
+  } else {
+    env.placement_figures =
+        "built-in figures (no calibration file" + (path.empty() ? "" : " at " + path) + ")";
   }
   return env;
 }

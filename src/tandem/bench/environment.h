@@ -13,6 +13,9 @@ struct Environment {
   std::string machine;  // "AMD EPYC 9654 96-Core Processor, 16 cores, 125.8 GiB, Linux 6.8.0"
   std::string gpu;      // the `GPU: ...` line of `tandem version`, without the prefix
   std::string version;  // the first line of `tandem version`
+  // The figures auto plans with: "calibration file P (created D on H)" or "built-in figures (no
+  // calibration file at P)"; the measured processes inherit the same environment.
+  std::string placement_figures;
   bool gpu_usable = false;
 };
 

@@ -141,6 +141,7 @@ Result<Report> RunFallbackBench(const FallbackBenchOptions& options) {
         "ratio here shows only run-to-run noise (and planning for a GPU that is absent), not "
         "placement. Run it on a GPU machine for the real matrix.");
   }
+  report.info.notes.push_back("Placement figures for auto: " + env.placement_figures + ".");
   report.info.notes.push_back(
       "Each cell: " + std::to_string(options.reps) +
       " fresh `tandem sql` processes with tandem.sql.device set to the mode, each two warm-ups "

@@ -115,6 +115,7 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
         "This machine has no usable GPU: gpu cells are n/a and auto runs "
         "on the CPU.");
   }
+  report.info.notes.push_back("Placement figures for auto: " + env.placement_figures + ".");
   report.info.notes.push_back(
       "Tandem cells from files: " + std::to_string(options.reps) +
       " fresh `tandem sql` processes per query and mode, each two warm-ups and one measured run, "
