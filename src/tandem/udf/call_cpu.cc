@@ -1,10 +1,10 @@
 // CallCpu (see call_cpu.h).
 #include "tandem/udf/call_cpu.h"
 
-#include <exception>
 #include <string>
 
 #include "tandem/column/column_builder.h"
+#include "tandem/udf/call_checks.h"
 
 namespace tandem::udf {
 namespace {
@@ -66,19 +66,14 @@ Result<std::shared_ptr<Buffer>> Owned(const CallState& state, const void* p, con
 }  // namespace
 
 Result<ColumnPtr> CallCpu(const UdfFunction& f, const std::vector<ColumnPtr>& args, int64_t rows) {
-  if (args.size() != f.arg_types.size()) {
-    return Status::Internal("UDF " + f.name + " called with " + std::to_string(args.size()) +
-                            " arguments, declared " + std::to_string(f.arg_types.size()));
+  std::vector<ArgumentShape> shapes;
+  for (const ColumnPtr& a : args) {
+    shapes.push_back(a ? ArgumentShape{true, a->type(), a->length()} : ArgumentShape{});
   }
+  TANDEM_RETURN_NOT_OK(CheckArguments(f, shapes, rows));
   std::vector<TandemUdfColumn> views;
   views.reserve(args.size());
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (!args[i] || args[i]->length() != rows || args[i]->type() != f.arg_types[i]) {
-      return Status::Internal("UDF " + f.name + ": argument " + std::to_string(i + 1) +
-                              " does not match the declared type or the batch length");
-    }
-    views.push_back(View(*args[i]));
-  }
+  for (const ColumnPtr& a : args) views.push_back(View(*a));
   // An empty batch needs no call: the result is an empty column of the declared type.
   if (rows == 0) return ColumnBuilder(f.result_type).Finish();
   CallState state;
@@ -89,44 +84,15 @@ Result<ColumnPtr> CallCpu(const UdfFunction& f, const std::vector<ColumnPtr>& ar
   TandemUdfOutput out{};
   out.type = ToUdfType(f.result_type);
   out.length = rows;
-  int32_t rc = TANDEM_UDF_ERROR;
-  try {
-    rc = f.cpu(&state.ctx, views.data(), static_cast<int32_t>(views.size()), &out);
-  } catch (const std::exception& e) {
-    return Status::Invalid("UDF " + f.name + " threw: " + e.what());
-  } catch (...) {
-    return Status::Invalid("UDF " + f.name + " threw an exception");
-  }
-  if (rc != TANDEM_UDF_OK) {
-    std::string why = state.error_set && !state.error.empty()
-                          ? state.error
-                          : "error code " + std::to_string(rc) + " without a message";
-    return Status::Invalid("UDF " + f.name + " failed: " + why);
-  }
-  DataType type;
-  if (!FromUdfType(out.type, &type) || type != f.result_type) {
-    const std::string got =
-        FromUdfType(out.type, &type) ? type.ToString() : "type id " + std::to_string(out.type.id);
-    return Status::Invalid("UDF " + f.name + " returned " + got +
-                           ", but it is declared to return " + f.result_type.ToString());
-  }
-  if (out.length != rows) {
-    return Status::Invalid("UDF " + f.name + " returned " + std::to_string(out.length) +
-                           " rows for a batch of " + std::to_string(rows));
-  }
-  if (!out.values) return Status::Invalid("UDF " + f.name + " returned no values buffer");
+  TANDEM_ASSIGN_OR_RAISE(const int32_t rc, CallCatching(f, [&] {
+                           return f.cpu(&state.ctx, views.data(),
+                                        static_cast<int32_t>(views.size()), &out);
+                         }));
+  TANDEM_ASSIGN_OR_RAISE(const DataType type,
+                         CheckOutcome(f, rows, OutcomeOf(rc, state.error_set, state.error, out)));
   TANDEM_ASSIGN_OR_RAISE(auto validity, Owned(state, out.validity, "validity", f.name));
   TANDEM_ASSIGN_OR_RAISE(auto values, Owned(state, out.values, "values", f.name));
   TANDEM_ASSIGN_OR_RAISE(auto data, Owned(state, out.data, "data", f.name));
-  if (!type.is_string_like() && data) {
-    return Status::Invalid("UDF " + f.name + " returned a data buffer for a " + type.ToString() +
-                           " result");
-  }
-  if (out.null_count < 0 || out.null_count > rows) {
-    return Status::Invalid("UDF " + f.name + " returned a null count of " +
-                           std::to_string(out.null_count) + " for " + std::to_string(rows) +
-                           " rows");
-  }
   if (validity) {
     if (validity->size() < bit_util::BytesForBits(rows)) {
       return Status::Invalid("UDF " + f.name + " returned a validity bitmap shorter than " +
@@ -138,9 +104,6 @@ Result<ColumnPtr> CallCpu(const UdfFunction& f, const std::vector<ColumnPtr>& ar
                              " nulls but its validity bitmap has " + std::to_string(nulls));
     }
     if (nulls == 0) validity = nullptr;
-  } else if (out.null_count != 0) {
-    return Status::Invalid("UDF " + f.name + " reported " + std::to_string(out.null_count) +
-                           " nulls but returned no validity bitmap");
   }
   // Sizes are the allocation sizes the UDF asked for, not the buffers' (possibly larger) ones.
   auto sized = [&](std::shared_ptr<Buffer> b) -> std::shared_ptr<Buffer> {

@@ -4,11 +4,11 @@
 // small kernel checks, and its verdict comes back with the one synchronization the call makes.
 #include <cuda_runtime.h>
 
-#include <exception>
 #include <string>
 
 #include "tandem/common/bit_util.h"
 #include "tandem/gpu/cuda_util.cuh"
+#include "tandem/udf/call_checks.h"
 #include "tandem/udf/call_gpu.h"
 
 namespace tandem::udf {
@@ -109,19 +109,14 @@ Result<gpu::DeviceColumnPtr> CallGpu(const UdfFunction& f,
                                      const std::vector<gpu::DeviceColumnPtr>& args, int64_t rows,
                                      const gpu::Stream& stream) {
   if (!f.gpu) return Status::Internal("UDF " + f.name + " has no GPU implementation");
-  if (args.size() != f.arg_types.size()) {
-    return Status::Internal("UDF " + f.name + " called with " + std::to_string(args.size()) +
-                            " arguments, declared " + std::to_string(f.arg_types.size()));
+  std::vector<ArgumentShape> shapes;
+  for (const gpu::DeviceColumnPtr& a : args) {
+    shapes.push_back(a ? ArgumentShape{true, a->type, a->length} : ArgumentShape{});
   }
+  TANDEM_RETURN_NOT_OK(CheckArguments(f, shapes, rows));
   std::vector<TandemUdfDeviceColumn> views;
   views.reserve(args.size());
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (!args[i] || args[i]->length != rows || args[i]->type != f.arg_types[i]) {
-      return Status::Internal("UDF " + f.name + ": argument " + std::to_string(i + 1) +
-                              " does not match the declared type or the batch length");
-    }
-    views.push_back(View(*args[i]));
-  }
+  for (const gpu::DeviceColumnPtr& a : args) views.push_back(View(*a));
   auto column = std::make_shared<gpu::DeviceColumn>();
   column->type = f.result_type;
   column->length = rows;
@@ -144,50 +139,17 @@ Result<gpu::DeviceColumnPtr> CallGpu(const UdfFunction& f,
   TandemUdfDeviceOutput out{};
   out.type = ToUdfType(f.result_type);
   out.length = rows;
-  int32_t rc = TANDEM_UDF_ERROR;
-  try {
-    rc = f.gpu(&state.ctx, views.data(), static_cast<int32_t>(views.size()), &out);
-  } catch (const std::exception& e) {
-    return Status::Invalid("UDF " + f.name + " threw: " + e.what());
-  } catch (...) {
-    return Status::Invalid("UDF " + f.name + " threw an exception");
-  }
+  TANDEM_ASSIGN_OR_RAISE(const int32_t rc, CallCatching(f, [&] {
+                           return f.gpu(&state.ctx, views.data(),
+                                        static_cast<int32_t>(views.size()), &out);
+                         }));
   // The engine synchronizes after the call (udf.h); a failed kernel of the UDF shows here.
   if (Status st = stream.Synchronize(); !st.ok()) {
     return Status::Invalid("UDF " + f.name + " failed on the GPU: " + st.message());
   }
-  if (rc != TANDEM_UDF_OK) {
-    std::string why = state.error_set && !state.error.empty()
-                          ? state.error
-                          : "error code " + std::to_string(rc) + " without a message";
-    return Status::Invalid("UDF " + f.name + " failed: " + why);
-  }
-  DataType type;
-  if (!FromUdfType(out.type, &type) || type != f.result_type) {
-    const std::string got =
-        FromUdfType(out.type, &type) ? type.ToString() : "type id " + std::to_string(out.type.id);
-    return Status::Invalid("UDF " + f.name + " returned " + got +
-                           ", but it is declared to return " + f.result_type.ToString());
-  }
-  if (out.length != rows) {
-    return Status::Invalid("UDF " + f.name + " returned " + std::to_string(out.length) +
-                           " rows for a batch of " + std::to_string(rows));
-  }
-  if (!out.values) return Status::Invalid("UDF " + f.name + " returned no values buffer");
+  TANDEM_ASSIGN_OR_RAISE(const DataType type,
+                         CheckOutcome(f, rows, OutcomeOf(rc, state.error_set, state.error, out)));
   const bool strings = type.is_string_like();
-  if (!strings && out.data) {
-    return Status::Invalid("UDF " + f.name + " returned a data buffer for a " + type.ToString() +
-                           " result");
-  }
-  if (out.null_count < 0 || out.null_count > rows) {
-    return Status::Invalid("UDF " + f.name + " returned a null count of " +
-                           std::to_string(out.null_count) + " for " + std::to_string(rows) +
-                           " rows");
-  }
-  if (!out.validity && out.null_count != 0) {
-    return Status::Invalid("UDF " + f.name + " reported " + std::to_string(out.null_count) +
-                           " nulls but returned no validity bitmap");
-  }
   if (strings && (out.data_bytes < 0 || (out.data_bytes > 0 && !out.data))) {
     return Status::Invalid("UDF " + f.name + " returned " + std::to_string(out.data_bytes) +
                            " string bytes without a data buffer");
