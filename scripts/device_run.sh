@@ -10,6 +10,13 @@
 #   scripts/device_run.sh tpch      `tandem bench tpch` (SF, SOURCES, REPS) into $OUT/tpch_sfN
 #   scripts/device_run.sh calibrate `tandem calibrate` into $OUT/calibration.json; the later steps
 #                                 of the same call plan auto with it (TANDEM_CALIBRATION)
+#   scripts/device_run.sh interference  scripts/startup_interference.sh on TPC-H SF1 (QUERIES)
+#   scripts/device_run.sh analyze   EXPLAIN ANALYZE of fallback conditions (ROWS: one size) under
+#                                 gpu and auto
+#   scripts/device_run.sh aa        scripts/aa_probe.py on the fallback query with the 12-column
+#                                 island (all-CPU plan) at ROWS rows, ROUNDS rounds
+#   scripts/device_run.sh analyze_tpch  EXPLAIN ANALYZE of TPC-H queries (QUERIES, SF) under cpu,
+#                                 gpu and auto, each the third run of its process
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export LD_LIBRARY_PATH=$PWD/.device/lib:${LD_LIBRARY_PATH:-}
@@ -58,7 +65,8 @@ for what in "${@:-tests}"; do
     fallback)
       # The fallback matrix through `tandem bench fallback` (ROWS: sizes, REPS: measured runs).
       .device/bin/tandem bench fallback --rows "${ROWS:-1000000,10000000}" --modes cpu,gpu,auto \
-        --reps "${REPS:-5}" --data /tmp/fallback --out "$OUT/fallback" 2>&1 |
+        --reps "${REPS:-5}" ${CONDITIONS:+--conditions "$CONDITIONS"} --data /tmp/fallback \
+        --out "$OUT/fallback" 2>&1 |
         tee "$OUT/fallback.log" | tail -40
       ;;
     tpch)
@@ -71,6 +79,74 @@ for what in "${@:-tests}"; do
       .device/bin/tandem calibrate --output "$OUT/calibration.json" 2>&1 | tee "$OUT/calibrate.log"
       export TANDEM_CALIBRATION=$OUT/calibration.json
       ;;
-    *) echo "unknown step $what (tests, bench, parquet, fallback, tpch, calibrate)"; exit 2 ;;
+    interference)
+      [ -d /tmp/tpch-sf1 ] || .device/bin/tandem datagen tpch --sf 1 --out /tmp/tpch-sf1 >/dev/null
+      scripts/startup_interference.sh "$TANDEM_BIN" /tmp/tpch-sf1 "${QUERIES:-2 11 6 4 20}" 10 5 \
+        2>&1 | tee "$OUT/interference.log"
+      ;;
+    analyze)
+      rows=${ROWS:-10000000}
+      dir=/tmp/fallback/rows-$rows
+      [ -d "$dir/fact" ] || .device/bin/tandem datagen fallback --rows "$rows" --out "$dir"
+      for cond in native before_filter; do
+        src="SELECT customer_id, amount, quantity, discount FROM fact"
+        [ "$cond" = before_filter ] &&
+          src="SELECT customer_id, identity_double(amount) AS amount, quantity, discount FROM fact"
+        q="WITH src AS ($src), filtered AS (SELECT customer_id, amount, discount FROM src
+          WHERE amount >= 500 AND quantity BETWEEN 10 AND 20), joined AS (SELECT c.region,
+          c.segment, f.amount * (1 - f.discount) AS net_amount FROM filtered f JOIN customers c
+          ON f.customer_id = c.customer_id), agg AS (SELECT region, segment, count(*) AS orders,
+          sum(net_amount) AS net_total, avg(net_amount) AS net_avg FROM joined
+          GROUP BY region, segment) SELECT * FROM agg ORDER BY region, segment"
+        for mode in cpu gpu auto; do
+          echo "== $cond $rows rows device=$mode (third run of one process)" | tee -a "$OUT/analyze.log"
+          printf '%s;\n%s;\nEXPLAIN ANALYZE %s;\n' "$q" "$q" "$q" >/tmp/analyze.sql
+          .device/bin/tandem sql -f /tmp/analyze.sql --conf tandem.sql.device=$mode \
+            --udf "$TANDEM_UDF_EXAMPLE_LIB" --table fact="$dir/fact" \
+            --table customers="$dir/customers" 2>&1 | sed -n '/^Placement/,$p' |
+            tee -a "$OUT/analyze.log"
+        done
+      done
+      ;;
+    analyze_tpch)
+      data=/tmp/tpch
+      [ -d $data/lineitem ] || .device/bin/tandem datagen tpch --sf "${SF:-10}" --out $data >/dev/null
+      tables=()
+      for t in region nation part supplier partsupp customer orders lineitem; do
+        tables+=(--table "$t=$data/$t")
+      done
+      for q in ${QUERIES:-14 6}; do
+        qf=tests/tpch/queries/q$(printf %02d "$q").sql
+        { cat "$qf"; echo ";"; cat "$qf"; echo ";"; echo "EXPLAIN ANALYZE"; cat "$qf"; echo ";"; } \
+          >/tmp/analyze.sql
+        for mode in cpu gpu auto; do
+          echo "== Q$q sf${SF:-10} device=$mode (third run of one process)" |
+            tee -a "$OUT/analyze_tpch.log"
+          .device/bin/tandem sql -f /tmp/analyze.sql --conf tandem.sql.device=$mode \
+            "${tables[@]}" 2>&1 | sed -n '/^Placement/,$p' | tee -a "$OUT/analyze_tpch.log"
+        done
+      done
+      ;;
+    aa)
+      rows=${ROWS:-50000000}
+      dir=/tmp/fallback/rows-$rows
+      [ -d "$dir/fact" ] || .device/bin/tandem datagen fallback --rows "$rows" --out "$dir" >/dev/null
+      cat >/tmp/aa_w12.sql <<'SQL'
+WITH src AS (SELECT customer_id, identity_double_12(amount, m1, m2, m3, m4, m5, m6, m7, m8, m9,
+  m10, m11) AS amount, quantity, discount FROM fact),
+filtered AS (SELECT customer_id, amount, discount FROM src
+  WHERE amount >= 500 AND quantity BETWEEN 10 AND 20),
+joined AS (SELECT c.region, c.segment, f.amount * (1 - f.discount) AS net_amount
+  FROM filtered f JOIN customers c ON f.customer_id = c.customer_id),
+agg AS (SELECT region, segment, count(*) AS orders, sum(net_amount) AS net_total,
+  avg(net_amount) AS net_avg FROM joined GROUP BY region, segment)
+SELECT region, segment, orders, net_total, net_avg FROM agg ORDER BY region, segment
+SQL
+      echo "== A/A: fallback before_filter_w12, $rows rows" | tee -a "$OUT/aa.log"
+      python3 scripts/aa_probe.py "$TANDEM_BIN" /tmp/aa_w12.sql "${ROUNDS:-6}" -- \
+        --udf "$TANDEM_UDF_EXAMPLE_LIB" --table fact="$dir/fact" \
+        --table customers="$dir/customers" 2>&1 | tee -a "$OUT/aa.log"
+      ;;
+    *) echo "unknown step $what (tests, bench, parquet, fallback, tpch, calibrate, interference, analyze, analyze_tpch, aa)"; exit 2 ;;
   esac
 done

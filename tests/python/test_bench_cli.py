@@ -83,20 +83,24 @@ def test_bench_fallback_small(tmp_path):
 def test_bench_tpch_small(tmp_path):
     out = tmp_path / "tpch"
     bench("tpch", "--sf", "0.01", "--reps", "1", "--modes", "cpu,gpu", "--duckdb", "off",
-          "--data", str(tmp_path / "tpch-data"), "--out", str(out))
+          "--sources", "files,hot", "--data", str(tmp_path / "tpch-data"), "--out", str(out))
     html, rows, md = read_outputs(str(out))
-    assert len(rows) == 22 * 2
+    assert len(rows) == 22 * 2 * 2
     gpu_usable = not rows[0]["gpu"].startswith("none usable")
     for n in range(1, 23):
-        cpu = [r for r in rows if r["group"] == f"Q{n:02d}" and r["mode"] == "cpu"]
-        gpu = [r for r in rows if r["group"] == f"Q{n:02d}" and r["mode"] == "gpu"]
-        assert len(cpu) == 1 and len(gpu) == 1
-        assert cpu[0]["status"] == "ok" and cpu[0]["check"] == "reference"
-        if gpu_usable:
-            assert gpu[0]["status"] == "ok" and gpu[0]["check"] == "ok", gpu[0]
-        else:
-            assert gpu[0]["status"] == "n/a: no usable GPU" and gpu[0]["median_ms"] == ""
-            assert gpu[0]["ratio_vs_cpu"] == ""
+        for engine in ("tandem", "tandem-hot"):
+            cell = [r for r in rows if r["group"] == f"Q{n:02d}" and r["engine"] == engine]
+            cpu = [r for r in cell if r["mode"] == "cpu"]
+            gpu = [r for r in cell if r["mode"] == "gpu"]
+            assert len(cpu) == 1 and len(gpu) == 1
+            # Hot runs every query in one process; its answers must be each query's own.
+            assert cpu[0]["status"] == "ok" and cpu[0]["check"] == (
+                "reference" if engine == "tandem" else "reference (equals files)"), cpu[0]
+            if gpu_usable:
+                assert gpu[0]["status"] == "ok" and gpu[0]["check"] == "ok", gpu[0]
+            else:
+                assert gpu[0]["status"] == "n/a: no usable GPU" and gpu[0]["median_ms"] == ""
+                assert gpu[0]["ratio_vs_cpu"] == ""
     assert "Q22" in html and "<rect" in html
 
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 
 #include "tandem/bench/subprocess.h"
@@ -18,17 +19,28 @@ Result<int64_t> CountStatements(const std::string& sql) {
   return static_cast<int64_t>(statements.size());
 }
 
-// Splits JSON lines at the marker rows; returns the text after the last marker.
-std::string AfterLastMarker(const std::string& out) {
+// The JSON-lines text after each marker row, up to the next one: element i follows marker i.
+std::vector<std::string> SplitAtMarkers(const std::string& out) {
   const std::string marker = std::string("{\"") + kMarkerColumn + "\":";
-  size_t at = std::string::npos, pos = 0;
+  std::vector<size_t> starts;  // where each marker line begins
+  size_t pos = 0;
   while ((pos = out.find(marker, pos)) != std::string::npos) {
-    if (pos == 0 || out[pos - 1] == '\n') at = pos;
+    if (pos == 0 || out[pos - 1] == '\n') starts.push_back(pos);
     pos += marker.size();
   }
-  if (at == std::string::npos) return "";
-  const size_t line_end = out.find('\n', at);
-  return line_end == std::string::npos ? "" : out.substr(line_end + 1);
+  std::vector<std::string> segments;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const size_t line_end = out.find('\n', starts[i]);
+    const size_t begin = line_end == std::string::npos ? out.size() : line_end + 1;
+    const size_t end = i + 1 < starts.size() ? starts[i + 1] : out.size();
+    segments.push_back(begin < end ? out.substr(begin, end - begin) : "");
+  }
+  return segments;
+}
+
+std::string TrimmedQuery(std::string query) {
+  while (!query.empty() && (query.back() == '\n' || query.back() == ' ')) query.pop_back();
+  return query;
 }
 
 }  // namespace
@@ -40,29 +52,45 @@ double Median(std::vector<double> values) {
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
+namespace {
+
+// The milliseconds of a `Time: X ms` line; nothing for any other line.
+std::optional<double> TimingValue(const std::string& line) {
+  if (line.rfind("Time: ", 0) != 0 || line.size() < 10 || line.substr(line.size() - 3) != " ms") {
+    return std::nullopt;
+  }
+  const std::string number = line.substr(6, line.size() - 9);
+  char* end = nullptr;
+  const double ms = std::strtod(number.c_str(), &end);
+  if (!end || *end != '\0') return std::nullopt;
+  return ms;
+}
+
+}  // namespace
+
 std::vector<double> ParseTimingLines(const std::string& text) {
   std::vector<double> times;
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("Time: ", 0) != 0 || line.size() < 10 || line.substr(line.size() - 3) != " ms") {
-      continue;
-    }
-    const std::string number = line.substr(6, line.size() - 9);
-    char* end = nullptr;
-    const double ms = std::strtod(number.c_str(), &end);
-    if (end && *end == '\0') times.push_back(ms);
+    if (std::optional<double> ms = TimingValue(line)) times.push_back(*ms);
   }
   return times;
 }
 
-std::string LastDevicesLine(const std::string& text) {
+std::vector<std::string> ParseDevicesLines(const std::string& text) {
+  std::vector<std::string> devices;
   std::istringstream in(text);
-  std::string line, last;
+  std::string line, pending;
   while (std::getline(in, line)) {
-    if (line.rfind("Devices: ", 0) == 0) last = line.substr(9);
+    if (line.rfind("Devices: ", 0) == 0) {
+      pending = line.substr(9);
+    } else if (TimingValue(line)) {
+      devices.push_back(pending);
+      pending.clear();
+    }
   }
-  return last;
+  return devices;
 }
 
 bool SaysNoUsableGpu(const std::string& text) {
@@ -70,23 +98,35 @@ bool SaysNoUsableGpu(const std::string& text) {
 }
 
 Result<CellResult> MeasureCell(const CellSpec& spec) {
-  std::string query = spec.query;
-  while (!query.empty() && (query.back() == '\n' || query.back() == ' ')) query.pop_back();
-  TANDEM_ASSIGN_OR_RAISE(const int64_t query_statements, CountStatements(query));
-  if (query_statements == 0) return Status::Invalid("benchmark query has no statement");
-  std::string script;
-  for (const std::string& s : spec.setup) script += s + ";\n";
+  TANDEM_ASSIGN_OR_RAISE(std::vector<CellResult> results, MeasureSession(spec, {spec.query}));
+  return std::move(results[0]);
+}
+
+Result<std::vector<CellResult>> MeasureSession(const CellSpec& spec,
+                                               const std::vector<std::string>& queries_in) {
+  if (queries_in.empty()) return Status::Invalid("benchmark session has no query");
   const int warmups = std::max(1, spec.warmups);
   const int runs = warmups + std::max(1, spec.reps);
-  for (int run = 0; run < runs; ++run) {
-    script += "SELECT " + std::to_string(run) + " AS " + kMarkerColumn + ";\n" + query + "\n;\n";
+  std::string script;
+  for (const std::string& s : spec.setup) script += s + ";\n";
+  const int64_t setup = static_cast<int64_t>(spec.setup.size());
+  std::vector<int64_t> query_statements;
+  int64_t expected = setup, marker = 0;
+  for (const std::string& q : queries_in) {
+    const std::string query = TrimmedQuery(q);
+    TANDEM_ASSIGN_OR_RAISE(const int64_t statements, CountStatements(query));
+    if (statements == 0) return Status::Invalid("benchmark query has no statement");
+    query_statements.push_back(statements);
+    for (int run = 0; run < runs; ++run, ++marker) {
+      script +=
+          "SELECT " + std::to_string(marker) + " AS " + kMarkerColumn + ";\n" + query + "\n;\n";
+    }
+    expected += runs * (1 + statements);
   }
   TANDEM_ASSIGN_OR_RAISE(const int64_t total_statements, CountStatements(script));
-  const int64_t setup = static_cast<int64_t>(spec.setup.size());
-  if (total_statements != setup + runs * (1 + query_statements)) {
+  if (total_statements != expected) {
     return Status::Invalid("benchmark script has " + std::to_string(total_statements) +
-                           " statements, expected " +
-                           std::to_string(setup + runs * (1 + query_statements)));
+                           " statements, expected " + std::to_string(expected));
   }
 
   std::vector<std::string> argv = {spec.tandem,
@@ -100,45 +140,67 @@ Result<CellResult> MeasureCell(const CellSpec& spec) {
   argv.push_back(script);
   TANDEM_ASSIGN_OR_RAISE(ProcessResult proc, RunProcess(argv, spec.timeout_s));
 
-  CellResult cell;
-  cell.wall_ms = proc.wall_ms;
+  const size_t n = queries_in.size();
+  std::vector<CellResult> cells(n);
+  for (CellResult& cell : cells) cell.wall_ms = proc.wall_ms / static_cast<double>(n);
+  std::string failure;  // why the process did not finish every query
   if (proc.timed_out) {
-    cell.note = "timed out after " + std::to_string(static_cast<int64_t>(spec.timeout_s)) + " s";
-    return cell;
-  }
-  if (proc.exit_code != 0) {
+    failure = "timed out after " + std::to_string(static_cast<int64_t>(spec.timeout_s)) + " s";
+  } else if (proc.exit_code != 0) {
     if (SaysNoUsableGpu(proc.err)) {
-      cell.state = CellResult::State::kNotAvailable;
-      cell.note = "no usable GPU";
-    } else {
-      cell.note = LastLine(proc.err);
-      if (cell.note.empty()) cell.note = "exit code " + std::to_string(proc.exit_code);
+      for (CellResult& cell : cells) {
+        cell.state = CellResult::State::kNotAvailable;
+        cell.note = "no usable GPU";
+      }
+      return cells;
     }
-    return cell;
+    failure = LastLine(proc.err);
+    if (failure.empty()) failure = "exit code " + std::to_string(proc.exit_code);
   }
   const std::vector<double> times = ParseTimingLines(proc.err);
-  if (static_cast<int64_t>(times.size()) != total_statements) {
-    cell.note = "expected " + std::to_string(total_statements) + " timing lines, got " +
-                std::to_string(times.size());
-    return cell;
+  const std::vector<std::string> devices = ParseDevicesLines(proc.err);
+  if (failure.empty() && static_cast<int64_t>(times.size()) != total_statements) {
+    failure = "expected " + std::to_string(total_statements) + " timing lines, got " +
+              std::to_string(times.size());
   }
+  const std::vector<std::string> segments = SplitAtMarkers(proc.out);
+  const int64_t timed = static_cast<int64_t>(times.size());
   int64_t at = setup;
-  for (int run = 0; run < runs; ++run) {
-    double ms = 0;
-    for (int64_t s = 0; s < query_statements; ++s) ms += times[at + 1 + s];
-    at += 1 + query_statements;
-    if (run >= warmups) cell.times_ms.push_back(ms);
+  bool stopped = false;
+  for (size_t q = 0; q < n; ++q) {
+    CellResult& cell = cells[q];
+    const int64_t need = runs * (1 + query_statements[q]);
+    if (stopped || (!failure.empty() && at + need > timed)) {
+      cell.note =
+          stopped ? "not run (the session stopped at an earlier query: " + failure + ")" : failure;
+      stopped = true;
+      continue;
+    }
+    for (int run = 0; run < runs; ++run) {
+      double ms = 0;
+      for (int64_t s = 0; s < query_statements[q]; ++s) ms += times[at + 1 + s];
+      at += 1 + query_statements[q];
+      if (run >= warmups) cell.times_ms.push_back(ms);
+    }
+    // Where the last run ran: its last statement that reported devices (Q15's view is created
+    // and dropped around its query).
+    for (int64_t s = at - 1; s >= at - query_statements[q] && cell.devices.empty(); --s) {
+      if (s < static_cast<int64_t>(devices.size())) cell.devices = devices[s];
+    }
+    const size_t last_marker = (q + 1) * static_cast<size_t>(runs) - 1;
+    Result<ResultRows> rows =
+        ParseJsonLines(last_marker < segments.size() ? segments[last_marker] : std::string());
+    if (last_marker >= segments.size() || !rows.ok()) {
+      cell.times_ms.clear();
+      cell.note = "unreadable result: " +
+                  (rows.ok() ? std::string("no marker row") : rows.status().message());
+      continue;
+    }
+    cell.rows = std::move(*rows);
+    cell.median_ms = Median(cell.times_ms);
+    cell.state = CellResult::State::kOk;
   }
-  Result<ResultRows> rows = ParseJsonLines(AfterLastMarker(proc.out));
-  if (!rows.ok()) {
-    cell.note = "unreadable result: " + rows.status().message();
-    return cell;
-  }
-  cell.rows = std::move(*rows);
-  cell.devices = LastDevicesLine(proc.err);
-  cell.median_ms = Median(cell.times_ms);
-  cell.state = CellResult::State::kOk;
-  return cell;
+  return cells;
 }
 
 Result<std::vector<CellResult>> MeasureInterleaved(const std::vector<CellSpec>& specs,

@@ -1,6 +1,8 @@
 // One benchmark cell: a query under one device mode, measured in a fresh `tandem sql` process.
-// The process runs a script: the setup statements (e.g. CACHE TABLE), then the query 1 + reps
-// times (one warm-up, then the measured runs), each run after a marker row. Times are the
+// The process runs a script: the setup statements (e.g. CACHE TABLE), then the query
+// warmups + reps times (the warm-ups, then the measured runs), each run after a marker row. A
+// session (MeasureSession) runs several queries that way in one process after one setup, as a
+// `tandem sql -f` script of queries over cached tables would. Times are the
 // per-statement `Time: X ms` lines of `tandem sql --timing` (parse, plan, execute; not process
 // start, table registration or printing), summed over the query's statements per run; the cell's
 // time is the median of the measured runs. The last run's rows are kept for the answer check.
@@ -44,6 +46,13 @@ std::string CellStatus(const CellResult& r);
 // a failing process is a kError (or kNotAvailable: gpu mode without a usable GPU) result.
 Result<CellResult> MeasureCell(const CellSpec& spec);
 
+// Several queries in one process: spec.setup once, then for each query its warm-ups and measured
+// runs. One result per query, in order. When the process fails, the queries that finished keep
+// their results, the one running gets the error and the later ones "not run (...)". spec.query
+// is ignored.
+Result<std::vector<CellResult>> MeasureSession(const CellSpec& spec,
+                                               const std::vector<std::string>& queries);
+
 // Measures several cells (typically one query under each mode) in interleaved fresh processes:
 // round r runs every spec once, each process `warmups` unmeasured runs and one measured run, so
 // drift of the machine and process-to-process variance hit every spec alike. A cell's times are
@@ -57,8 +66,9 @@ Result<std::vector<CellResult>> MeasureInterleaved(const std::vector<CellSpec>& 
 // The median (mean of the middle two for an even count); 0 for none.
 double Median(std::vector<double> values);
 
-// The last `Devices: ...` line of `tandem sql --timing` output (its text), or "".
-std::string LastDevicesLine(const std::string& stderr_text);
+// For each `Time:` line of `tandem sql --timing` output, the text of the `Devices: ...` line
+// just before it ("" for a statement without one).
+std::vector<std::string> ParseDevicesLines(const std::string& stderr_text);
 
 // The `Time: X ms` values of `tandem sql --timing` output, in order.
 std::vector<double> ParseTimingLines(const std::string& stderr_text);

@@ -13,6 +13,8 @@
 #include <map>
 #include <set>
 
+#include "tandem/bench/tpch_summary.h"
+
 namespace tandem::bench {
 namespace {
 
@@ -454,6 +456,9 @@ std::string RenderMarkdown(const Report& report) {
       if (any)
         out += row + " | " + MdCell(!checks.empty() ? checks : compared ? "equal" : "-") + " |\n";
     }
+    const std::vector<std::string> summary = TpchSummaryLines(report, scale);
+    if (!summary.empty()) out += "\n";
+    for (const std::string& line : summary) out += "- " + line + "\n";
   }
   out +=
       "\nTimes are medians in ms; (Nx) is the ratio cpu time / mode time: above 1 the mode "
@@ -492,6 +497,12 @@ std::string RenderHtml(const Report& report) {
            "</h2>\n";
     out += tpch ? BarChart(shape, scale) : MatrixChart(shape, scale);
     out += "\n" + HtmlTable(shape, scale) + "\n";
+    const std::vector<std::string> summary = TpchSummaryLines(report, scale);
+    if (!summary.empty()) {
+      out += "<ul>";
+      for (const std::string& line : summary) out += "<li>" + Escape(line) + "</li>";
+      out += "</ul>\n";
+    }
   }
   if (!tpch) {
     out += "<h2>crossover: time vs fact rows per mode</h2>\n<div class=\"charts\">";

@@ -11,6 +11,7 @@
 #include "tandem/bench/environment.h"
 #include "tandem/bench/fallback_bench.h"
 #include "tandem/bench/report.h"
+#include "tandem/bench/report_reader.h"
 #include "tandem/bench/subprocess.h"
 #include "tandem/bench/tpch_bench.h"
 #include "tandem/cli/arg_reader.h"
@@ -23,7 +24,8 @@ constexpr const char* kUsage =
     "bench fallback [--rows 1000000,10000000,50000000] [--modes cpu,gpu,auto] [--reps 3] "
     "[--udf LIB] [--conditions a,b] [--data DIR] [--threads N] [--out DIR] | "
     "bench tpch [--sf 1] [--modes cpu,gpu,auto] [--sources files,hot] [--queries 1,6] "
-    "[--reps 3] [--duckdb auto|on|off] [--data DIR] [--threads N] [--out DIR]";
+    "[--reps 3] [--duckdb auto|on|off] [--data DIR] [--threads N] [--out DIR] | "
+    "bench report DIR [--out DIR]";
 
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "tandem: %s\nusage: tandem %s\n", message.c_str(), kUsage);
@@ -220,13 +222,33 @@ int RunTpch(const std::vector<std::string>& argv, const std::string& self) {
   return Finish(bench::RunTpchBench(options), out);
 }
 
+// `bench report DIR [--out DIR2]`: renders a written report again (into DIR2, default DIR).
+int RunReport(const std::vector<std::string>& argv) {
+  ArgReader reader(argv);
+  reader.Next();  // "report"
+  std::string dir, out;
+  while (reader.Next()) {
+    const std::string arg = reader.arg();
+    if (arg == "--out") {
+      if (!reader.TakeValue(&out) || out.empty()) return UsageError("--out needs a folder");
+    } else if (dir.empty() && !arg.empty() && arg[0] != '-') {
+      dir = arg;
+    } else {
+      return UsageError("unknown argument '" + arg + "'");
+    }
+  }
+  if (dir.empty()) return UsageError("bench report needs the folder of a written report");
+  return Finish(bench::ReadReport(dir), out.empty() ? dir : out);
+}
+
 int RunBench(const std::vector<std::string>& argv) {
   if (argv.empty()) return UsageError("bench needs a benchmark: fallback or tpch");
+  if (argv[0] == "report") return RunReport(argv);
   const std::string self = bench::SelfExecutable();
   if (self.empty()) return Fail("cannot find this program's path (/proc/self/exe)");
   if (argv[0] == "fallback") return RunFallback(argv, self);
   if (argv[0] == "tpch") return RunTpch(argv, self);
-  return UsageError("unknown benchmark '" + argv[0] + "' (fallback or tpch)");
+  return UsageError("unknown benchmark '" + argv[0] + "' (fallback, tpch or report)");
 }
 
 }  // namespace

@@ -36,7 +36,11 @@ Result<PlacementSetup> SetupPlacement(const Config& config, PlanPurpose purpose)
     o.no_gpu_reason = "tandem.placement.target=cpu-only";
     return setup;
   }
-  if (setup.target == "h200" || !(calibration && calibration->has_gpu)) {
+  // A calibration measured on an H200 also serves plans for the h200 target.
+  const bool calibrated_gpu =
+      calibration && calibration->has_gpu &&
+      (setup.target != "h200" || calibration->gpu_name.find("H200") != std::string::npos);
+  if (!calibrated_gpu) {
     o.profile.has_gpu = true;
     o.profile.gpu_name = "NVIDIA H200";
     o.profile.gpu = BuiltinH200();

@@ -250,5 +250,12 @@ TEST(BenchMeasure, ParsesTimingLinesAndMedians) {
       "tandem: tandem.sql.device=gpu but no GPU is usable (no CUDA device); set ..."));
 }
 
+TEST(BenchMeasure, PairsDevicesLinesWithTheirStatements) {
+  // A statement without a Devices line (CACHE TABLE, a marker row) gets "".
+  EXPECT_EQ(ParseDevicesLines("Time: 1 ms\nDevices: cpu only\nTime: 2 ms\nTime: bad ms\n"
+                              "Devices: gpu 3, cpu 1, transitions 1\nTime: 3 ms\nTime: 4 ms\n"),
+            (std::vector<std::string>{"", "cpu only", "gpu 3, cpu 1, transitions 1", ""}));
+}
+
 }  // namespace
 }  // namespace tandem::bench

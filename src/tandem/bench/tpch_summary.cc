@@ -1,0 +1,135 @@
+// TPC-H report summary lines: see tpch_summary.h.
+#include "tandem/bench/tpch_summary.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+namespace tandem::bench {
+namespace {
+
+constexpr double kHbmBytesPerSecond = 4.3e12;  // H200 HBM3e
+constexpr double kLineitemRowsPerSf = 6e6;
+
+// Bytes per lineitem row the query reads in memory: 8-byte decimals, 4-byte dates, one-character
+// strings as an 8-byte offset... kept as 4 + 1 (32-bit offset and the character).
+double FloorRowBytes(const std::string& query) {
+  if (query == "Q01") return 8 + 8 + 8 + 8 + 5 + 5 + 4;  // quantity..tax, flags, shipdate
+  if (query == "Q06") return 8 + 8 + 8 + 4;              // quantity, price, discount, shipdate
+  return 0;
+}
+
+std::string Format(const char* fmt, double a, double b = 0, double c = 0) {
+  char buf[160];
+  std::snprintf(buf, sizeof(buf), fmt, a, b, c);
+  return buf;
+}
+
+double Geomean(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  double log_sum = 0;
+  for (double x : v) log_sum += std::log(x);
+  return std::exp(log_sum / static_cast<double>(v.size()));
+}
+
+}  // namespace
+
+std::vector<std::string> TpchSummaryLines(const Report& report, const std::string& scale) {
+  std::vector<std::string> lines;
+  if (report.info.benchmark != "tpch") return lines;
+  // The cells of this scale by series, in first-seen order, and the queries every series has.
+  std::vector<std::string> series;
+  std::map<std::string, std::map<std::string, const ReportCell*>> by_series;
+  std::map<std::string, int> ok_count;
+  for (const ReportCell& c : report.cells) {
+    if (c.scale != scale) continue;
+    if (!by_series.count(c.series())) series.push_back(c.series());
+    by_series[c.series()][c.group] = &c;
+    if (c.ok()) ok_count[c.group]++;
+  }
+  if (series.empty()) return lines;
+  std::vector<std::string> common;  // queries measured by every series that has any ok cell
+  size_t measuring = 0;
+  for (const auto& s : series) {
+    for (const auto& [g, c] : by_series[s]) {
+      if (c->ok()) {
+        ++measuring;
+        break;
+      }
+    }
+  }
+  for (const auto& [g, n] : ok_count) {
+    if (static_cast<size_t>(n) == measuring) common.push_back(g);
+  }
+  auto median = [&](const std::string& s, const std::string& g) {
+    auto it = by_series[s].find(g);
+    return it != by_series[s].end() && it->second->ok() ? it->second->median_ms : 0.0;
+  };
+  lines.push_back("Over the " + std::to_string(common.size()) +
+                  " queries every series measured: sum / geomean of the medians:");
+  for (const auto& s : series) {
+    double sum = 0;
+    std::vector<double> ms;
+    for (const auto& g : common) {
+      sum += median(s, g);
+      ms.push_back(median(s, g));
+    }
+    if (ms.empty()) continue;
+    std::string line = s + ": " + Format("%.0f ms / %.1f ms", sum, Geomean(ms));
+    // Ratios to Tandem's cpu mode (the cells' own ratios).
+    std::vector<double> ratios;
+    std::string slowest, slower;
+    double worst = 0;
+    for (const auto& g : common) {
+      const ReportCell* c = by_series[s][g];
+      if (c->ratio <= 0 || c->mode == "cpu" || c->engine == "duckdb") continue;
+      ratios.push_back(c->ratio);
+      if (worst == 0 || c->ratio < worst) {
+        worst = c->ratio;
+        slowest = g;
+      }
+      if (c->mode == "auto" && c->ratio < 1) {
+        slower += (slower.empty() ? "" : ", ") + g + Format(" %.2fx", c->ratio) +
+                  (c->devices == "cpu only" ? " (cpu plan)" : "");
+      }
+    }
+    if (!ratios.empty()) {
+      line += Format("; vs cpu: geomean %.2fx, lowest %.2fx", Geomean(ratios), worst) + " (" +
+              slowest + ")";
+    }
+    if (s.find("auto") != std::string::npos && !ratios.empty()) {
+      line += "; slower than cpu on " + (slower.empty() ? std::string("no query") : slower);
+    }
+    // Against DuckDB from files.
+    if (by_series.count("duckdb files") && s.rfind("duckdb", 0) != 0) {
+      std::vector<double> vs;
+      for (const auto& g : common) vs.push_back(median("duckdb files", g) / median(s, g));
+      line += Format("; vs DuckDB files: geomean %.2fx", Geomean(vs));
+    }
+    lines.push_back(line);
+  }
+  // The memory-bandwidth floor of Q1 and Q6 for the series that ran on the GPU.
+  const double sf = std::atof(scale.c_str() + (scale.rfind("sf", 0) == 0 ? 2 : 0));
+  for (const std::string q : {"Q01", "Q06"}) {
+    const double bytes = FloorRowBytes(q) * kLineitemRowsPerSf * sf;
+    if (!(bytes > 0)) continue;
+    const double floor_ms = bytes / kHbmBytesPerSecond * 1e3;
+    std::string line;
+    for (const auto& s : series) {
+      auto it = by_series[s].find(q);
+      if (it == by_series[s].end() || !it->second->ok() || it->second->devices.find("gpu") != 0) {
+        continue;
+      }
+      line += (line.empty() ? "" : ", ") + s + Format(" %.1fx", it->second->median_ms / floor_ms);
+    }
+    if (line.empty()) continue;
+    lines.push_back(q +
+                    Format(" bandwidth floor: %.2f GB read at 4.3 TB/s = %.3f ms; time / floor: ",
+                           bytes / 1e9, floor_ms) +
+                    line);
+  }
+  return lines;
+}
+
+}  // namespace tandem::bench

@@ -1,0 +1,113 @@
+// Reading a written report back (`tandem bench report`) and the TPC-H summary lines: a report
+// written and read again renders the same CSV; the summary's sums, geomeans, auto's slower
+// queries and the bandwidth floor come out of known cells.
+#include "tandem/bench/report_reader.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "tandem/bench/tpch_summary.h"
+
+namespace tandem::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+ReportCell TpchCell(const std::string& query, const std::string& engine, const std::string& mode,
+                    double ms, const std::string& devices = "") {
+  ReportCell c;
+  c.group = query;
+  c.scale = "sf10";
+  c.engine = engine;
+  c.mode = mode;
+  c.status = "ok";
+  c.times_ms = {ms, ms * 1.1, ms * 0.9};
+  c.median_ms = ms;
+  c.check = mode == "cpu" ? "reference" : "ok";
+  c.devices = devices;
+  return c;
+}
+
+Report TpchReport() {
+  Report r;
+  r.info.benchmark = "tpch";
+  r.info.title = "Tandem TPC-H sf 10";
+  r.info.date = "2026-11-30 20:00 +0000";
+  r.info.machine = "Test CPU, 16 cores, \"quoted\"";
+  r.info.gpu = "NVIDIA H200, sm_90";
+  r.info.version = "tandem 0.1.0";
+  r.info.command = "tandem bench tpch --sf 10";
+  r.info.notes = {"first note", "second note"};
+  r.cells = {TpchCell("Q01", "tandem", "cpu", 400),
+             TpchCell("Q01", "tandem", "auto", 200, "gpu 3"),
+             TpchCell("Q01", "tandem-hot", "gpu", 6.42, "gpu 5, cpu 0, transitions 1"),
+             TpchCell("Q01", "duckdb", "files", 300),
+             TpchCell("Q06", "tandem", "cpu", 100),
+             TpchCell("Q06", "tandem", "auto", 125, "cpu only"),
+             TpchCell("Q06", "tandem-hot", "gpu", 3.91, "gpu 4, cpu 0, transitions 1"),
+             TpchCell("Q06", "duckdb", "files", 100)};
+  FillRatios(&r);
+  return r;
+}
+
+TEST(BenchReportReader, SplitsQuotedCsvFields) {
+  EXPECT_EQ(SplitCsvRecord("a,\"b, c\",\"say \"\"hi\"\"\",,d"),
+            (std::vector<std::string>{"a", "b, c", "say \"hi\"", "", "d"}));
+}
+
+TEST(BenchReportReader, ReadsBackWhatWasWritten) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("tandem_report_reader_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const Report written = TpchReport();
+  ASSERT_TRUE(WriteReport(dir.string(), written).ok());
+  Result<Report> read = ReadReport(dir.string());
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(RenderCsv(*read), RenderCsv(written));
+  EXPECT_EQ(read->info.title, written.info.title);
+  EXPECT_EQ(read->info.command, written.info.command);
+  EXPECT_EQ(read->info.notes, written.info.notes);
+  EXPECT_EQ(RenderMarkdown(*read), RenderMarkdown(written));
+  fs::remove_all(dir);
+}
+
+TEST(BenchReportReader, RejectsWhatIsNotAResultsFile) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("tandem_report_reader_bad_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  EXPECT_FALSE(ReadReport(dir.string()).ok());  // no results.csv
+  {
+    FILE* f = std::fopen((dir / "results.csv").c_str(), "w");
+    std::fputs("a,b\n1,2\n", f);
+    std::fclose(f);
+  }
+  Result<Report> bad = ReadReport(dir.string());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("unexpected header"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(BenchTpchSummary, SumsGeomeansSlowerQueriesAndTheFloor) {
+  const std::vector<std::string> lines = TpchSummaryLines(TpchReport(), "sf10");
+  std::string all;
+  for (const auto& l : lines) all += l + "\n";
+  EXPECT_NE(all.find("cpu: 500 ms / 200.0 ms"), std::string::npos) << all;
+  // auto: 2.00x on Q01, 0.80x on Q06 (the all-CPU plan): geomean sqrt(1.6).
+  EXPECT_NE(all.find("auto: 325 ms / 158.1 ms; vs cpu: geomean 1.26x, lowest 0.80x (Q06); "
+                     "slower than cpu on Q06 0.80x (cpu plan)"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("tandem-hot gpu: "), std::string::npos);
+  // Q01 reads 46 bytes x 60M rows = 2.76 GB: 0.642 ms at 4.3 TB/s; 6.42 ms is 10x that.
+  EXPECT_NE(all.find("Q01 bandwidth floor: 2.76 GB read at 4.3 TB/s = 0.642 ms; time / floor: "
+                     "auto 311.6x, tandem-hot gpu 10.0x"),
+            std::string::npos)
+      << all;
+  EXPECT_TRUE(TpchSummaryLines(TpchReport(), "sf1").empty());
+}
+
+}  // namespace
+}  // namespace tandem::bench
