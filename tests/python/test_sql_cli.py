@@ -117,6 +117,24 @@ def test_usage_errors_exit_2(args):
     assert r.returncode == 2, (args, r.stderr)
 
 
+@pytest.mark.parametrize("command", ["sql", "explain", "cat", "meta", "datagen", "bench",
+                                     "calibrate", "config"])
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_every_command_prints_its_usage_on_help(command, flag):
+    r = tandem(command, flag)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("usage: tandem " + command), r.stdout
+
+
+def test_a_query_may_start_with_an_sql_comment(orders):
+    # Not an option: it has whitespace; and the '=' inside is not an inline option value.
+    query = "-- totals where o_id = 1\nSELECT o_total FROM orders WHERE o_id = 1"
+    for command in ("sql", "explain"):
+        r = tandem(command, query, "--table", f"orders={orders}")
+        assert r.returncode == 0, (command, r.stderr)
+    assert "10.5" in tandem("sql", query, "--table", f"orders={orders}").stdout
+
+
 def test_missing_table_file_is_a_user_error():
     r = tandem("sql", "SELECT 1", "--table", "t=/no/such/file.parquet")
     assert r.returncode == 1 and r.stderr.startswith("tandem: ")

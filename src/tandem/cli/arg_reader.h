@@ -1,5 +1,7 @@
 // ArgReader: walks a subcommand's arguments, splitting "--flag=value" and taking a flag's value
-// from the next argument otherwise, so every subcommand parses options the same way.
+// from the next argument otherwise, so every subcommand parses options the same way. An
+// argument is an option when it starts with '-' and has no whitespace: a query that begins
+// with an SQL comment ("-- Q14 ...\nSELECT ...") is a positional argument, never split at '='.
 #pragma once
 
 #include <string>
@@ -18,8 +20,10 @@ class ArgReader {
     arg_ = args_[next_++];
     value_.clear();
     has_inline_value_ = false;
+    is_option_ = arg_.size() > 1 && arg_[0] == '-' &&
+                 arg_.find_first_of(" \t\n\r") == std::string::npos;
     const size_t eq = arg_.find('=');
-    if (arg_.rfind("--", 0) == 0 && eq != std::string::npos) {
+    if (is_option_ && arg_.rfind("--", 0) == 0 && eq != std::string::npos) {
       value_ = arg_.substr(eq + 1);
       arg_.resize(eq);
       has_inline_value_ = true;
@@ -28,6 +32,8 @@ class ArgReader {
   }
   // The argument, without an inline "=value".
   const std::string& arg() const { return arg_; }
+  // Whether the argument is an option ("-x", "--name[=value]") rather than a positional one.
+  bool is_option() const { return is_option_; }
   bool has_inline_value() const { return has_inline_value_; }
   const std::string& inline_value() const { return value_; }
   // The flag's value: the inline one, else the next argument (consumed); false if none.
@@ -47,6 +53,7 @@ class ArgReader {
   std::string arg_;
   std::string value_;
   bool has_inline_value_ = false;
+  bool is_option_ = false;
 };
 
 // Splits a --table value "NAME=PATH"; false when either side is empty or '=' is missing.

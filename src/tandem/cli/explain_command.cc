@@ -55,7 +55,7 @@ int ParseArgs(const std::vector<std::string>& args, ExplainArgs* out) {
       }
     } else if (std::string error; TakeSessionOption(arg, reader, &out->session, &error)) {
       if (!error.empty()) return UsageError(error);
-    } else if (arg.rfind("-", 0) == 0 && arg.size() > 1) {
+    } else if (reader.is_option()) {
       return UsageError("unknown option '" + arg + "'");
     } else if (!out->has_query) {
       out->query = arg;

@@ -52,6 +52,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
   for (const Command& c : Commands()) {
     if (std::strcmp(c.name, argv[1]) != 0) continue;
+    // `tandem <command> --help`: that command's usage, on stdout, and success.
+    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+      std::printf("usage: tandem %s\n", c.usage);
+      return 0;
+    }
     try {
       const int code = c.run(args);
       tandem::gpu::JoinBackgroundStart();

@@ -117,7 +117,7 @@ int ParseArgs(const std::vector<std::string>& args, SqlArgs* out) {
     } else if (arg == "--table-dir") {
       if (!take_value()) return UsageError("--table-dir needs a directory");
       out->table_dir = value;
-    } else if (arg.rfind("-", 0) == 0 && arg.size() > 1) {
+    } else if (reader.is_option()) {
       return UsageError("unknown option '" + arg + "'");
     } else if (!out->query) {
       out->query = arg;
