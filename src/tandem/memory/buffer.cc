@@ -64,6 +64,14 @@ Result<std::shared_ptr<Buffer>> Buffer::TryAllocate(int64_t size) {
   }
 }
 
+Result<std::shared_ptr<Buffer>> Buffer::TryAllocateUninitialized(int64_t size) {
+  try {
+    return AllocateUninitialized(size);
+  } catch (const std::bad_alloc&) {
+    return Status::OutOfMemory("could not allocate " + std::to_string(size) + " bytes");
+  }
+}
+
 std::shared_ptr<Buffer> Buffer::Wrap(const void* data, int64_t size,
                                      std::function<void()> release) {
   std::shared_ptr<Buffer> b(new Buffer());

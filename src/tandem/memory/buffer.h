@@ -26,6 +26,7 @@ class Buffer {
   // An owned buffer of `size` bytes left uninitialized, for outputs a kernel overwrites entirely
   // (saves the zero-fill pass). Throws std::bad_alloc like Allocate.
   static std::shared_ptr<Buffer> AllocateUninitialized(int64_t size);
+  static Result<std::shared_ptr<Buffer>> TryAllocateUninitialized(int64_t size);
   // A buffer over memory someone else owns; `release` runs once when the buffer dies.
   static std::shared_ptr<Buffer> Wrap(const void* data, int64_t size,
                                       std::function<void()> release);
