@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 
+#include "tandem/bench/fallback_summary.h"
 #include "tandem/bench/tpch_summary.h"
 
 namespace tandem::bench {
@@ -460,6 +461,9 @@ std::string RenderMarkdown(const Report& report) {
     if (!summary.empty()) out += "\n";
     for (const std::string& line : summary) out += "- " + line + "\n";
   }
+  const std::vector<std::string> fallback = FallbackSummaryLines(report);
+  if (!fallback.empty()) out += "\n## summary\n\n";
+  for (const std::string& line : fallback) out += "- " + line + "\n";
   out +=
       "\nTimes are medians in ms; (Nx) is the ratio cpu time / mode time: above 1 the mode "
       "is faster than the CPU-only plan. For auto, \"cpu plan\" means the planner chose the "
@@ -508,6 +512,11 @@ std::string RenderHtml(const Report& report) {
     out += "<h2>crossover: time vs fact rows per mode</h2>\n<div class=\"charts\">";
     for (const std::string& group : shape.groups) out += CrossoverChart(report, shape, group);
     out += "</div>\n";
+    out += "<h2>summary</h2>\n<ul>";
+    for (const std::string& line : FallbackSummaryLines(report)) {
+      out += "<li>" + Escape(line) + "</li>";
+    }
+    out += "</ul>\n";
   }
   out +=
       "<p>Times are medians in ms; (Nx) is the ratio cpu time / mode time: above 1 the mode is "

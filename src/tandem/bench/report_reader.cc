@@ -1,6 +1,7 @@
 // Reading a written report back: see report_reader.h.
 #include "tandem/bench/report_reader.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -76,19 +77,24 @@ Result<Report> ReadReport(const std::string& dir) {
   const std::string csv_path = dir + "/results.csv";
   TANDEM_ASSIGN_OR_RAISE(const std::string csv, ReadText(csv_path));
   const std::vector<std::string> records = Records(csv);
-  if (records.empty() || SplitCsvRecord(records[0]) != CsvColumns()) {
+  // The header is CsvColumns(), or a prefix of it from before later columns (devices) existed.
+  const std::vector<std::string> header =
+      records.empty() ? std::vector<std::string>() : SplitCsvRecord(records[0]);
+  if (header.size() < 12 || header.size() > CsvColumns().size() ||
+      !std::equal(header.begin(), header.end(), CsvColumns().begin())) {
     return Status::Invalid(csv_path + ": not a Tandem benchmark results.csv (unexpected header)");
   }
   std::map<std::string, size_t> col;
   for (size_t i = 0; i < CsvColumns().size(); ++i) col[CsvColumns()[i]] = i;
   Report report;
   for (size_t r = 1; r < records.size(); ++r) {
-    const std::vector<std::string> f = SplitCsvRecord(records[r]);
-    if (f.size() != CsvColumns().size()) {
+    std::vector<std::string> f = SplitCsvRecord(records[r]);
+    if (f.size() != header.size()) {
       return Status::Invalid(csv_path + ":" + std::to_string(r + 1) + ": " +
                              std::to_string(f.size()) + " fields, expected " +
-                             std::to_string(CsvColumns().size()));
+                             std::to_string(header.size()));
     }
+    f.resize(CsvColumns().size());  // columns the file predates are empty
     report.info.benchmark = f[col["benchmark"]];
     report.info.date = f[col["date"]];
     report.info.machine = f[col["machine"]];

@@ -20,8 +20,8 @@ class ArgReader {
     arg_ = args_[next_++];
     value_.clear();
     has_inline_value_ = false;
-    is_option_ = arg_.size() > 1 && arg_[0] == '-' &&
-                 arg_.find_first_of(" \t\n\r") == std::string::npos;
+    is_option_ =
+        arg_.size() > 1 && arg_[0] == '-' && arg_.find_first_of(" \t\n\r") == std::string::npos;
     const size_t eq = arg_.find('=');
     if (is_option_ && arg_.rfind("--", 0) == 0 && eq != std::string::npos) {
       value_ = arg_.substr(eq + 1);

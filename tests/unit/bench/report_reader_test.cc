@@ -90,6 +90,29 @@ TEST(BenchReportReader, RejectsWhatIsNotAResultsFile) {
   fs::remove_all(dir);
 }
 
+TEST(BenchReportReader, ReadsResultsFromBeforeTheDevicesColumn) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("tandem_report_reader_old_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string header, row;
+  for (size_t i = 0; i + 1 < CsvColumns().size(); ++i) header += (i ? "," : "") + CsvColumns()[i];
+  row =
+      "fallback,native,1000,1000,tandem,cpu,ok,1,2.000,2.000,2.000,2.000,1.0000,reference,"
+      "2026-01-01,\"cpu, 2 cores\",none,tandem 0.1.0";
+  {
+    FILE* f = std::fopen((dir / "results.csv").c_str(), "w");
+    std::fputs((header + "\n" + row + "\n").c_str(), f);
+    std::fclose(f);
+  }
+  Result<Report> read = ReadReport(dir.string());
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_EQ(read->cells.size(), 1u);
+  EXPECT_EQ(read->cells[0].devices, "");
+  EXPECT_EQ(read->info.machine, "cpu, 2 cores");
+  EXPECT_DOUBLE_EQ(read->cells[0].median_ms, 2.0);
+  fs::remove_all(dir);
+}
+
 TEST(BenchTpchSummary, SumsGeomeansSlowerQueriesAndTheFloor) {
   const std::vector<std::string> lines = TpchSummaryLines(TpchReport(), "sf10");
   std::string all;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tandem/bench/fallback_summary.h"
 #include "tandem/bench/measure.h"
 #include "tandem/bench/result_rows.h"
 
@@ -187,6 +188,20 @@ TEST(BenchReport, MarkdownHasTheMachineAndTheTable) {
   EXPECT_NE(md.find("| two_islands | 50.0 ms | error: boom, it failed | 123 ms (0.41x)"),
             std::string::npos)
       << md;
+}
+
+TEST(BenchReport, FallbackSummaryNamesCellsBelowOneAndTheCrossover) {
+  Report r = FallbackReport();
+  r.cells[5].devices = "gpu 5, cpu 4, transitions 2";  // two_islands auto at 1000 rows
+  const std::vector<std::string> lines = FallbackSummaryLines(r);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0],
+            "auto against cpu: 2 of 4 cells at 1.0x or above; below: 1k two_islands 0.41x (gpu "
+            "plan), 2k two_islands 0.41x");
+  EXPECT_EQ(lines[1], "gpu faster than auto in: no cell");  // gpu never measured
+  EXPECT_EQ(lines[2], "auto beats cpu (crossover): native from 1k; two_islands never");
+  EXPECT_NE(RenderMarkdown(r).find("## summary"), std::string::npos);
+  EXPECT_TRUE(FallbackSummaryLines(Report{}).empty());
 }
 
 TEST(BenchReport, WritesThreeFilesAtomically) {
