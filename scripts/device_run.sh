@@ -19,6 +19,16 @@
 #                                 gpu and auto, each the third run of its process
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# A packed stage (scripts/device_stage.sh) travels as .device.tar.xz; Python's tarfile unpacks it.
+if [ ! -x .device/bin/tandem ] && [ -f .device.tar.xz ]; then
+  python3 -c "
+import tarfile
+with tarfile.open('.device.tar.xz') as t:
+    try:
+        t.extractall('.', filter='data')
+    except TypeError:  # a Python without extraction filters
+        t.extractall('.')"
+fi
 export LD_LIBRARY_PATH=$PWD/.device/lib:${LD_LIBRARY_PATH:-}
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}

@@ -2,6 +2,9 @@
 # Stages what a run on the GPU machine needs into .device/ (git-ignored, carried by the device
 # tool): binaries from build/default, the shared libraries they need that the GPU image may lack,
 # and the parquet-testing files. Run after `make build` (CMAKE_CUDA_ARCHITECTURES=90).
+# The binaries are stripped, and .device.tar.xz packs the folder (35 MiB -> 9 MiB): carry that
+# instead of .device when the two DuckDB wheels (duckdb, duckdb_extension_tpch: 32 MiB) must
+# travel too; scripts/device_run.sh unpacks it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf .device && mkdir -p .device/bin/bench .device/lib .device/testdata
@@ -23,4 +26,8 @@ for lib in $(ldd $B/tandem $B/libtandem_c.so | awk '/=> \//{print $3}' | sort -u
   esac
 done
 cp -r ../shared/testdata/parquet-testing .device/testdata/
-du -sh .device
+strip .device/bin/tandem .device/bin/libtandem_c.so .device/bin/tandem_gpu_tests \
+  .device/bin/examples/udf/*.so
+[ -z "$(ls .device/bin/bench)" ] || strip .device/bin/tandem_tests .device/bin/bench/*
+tar -cJf .device.tar.xz .device
+du -sh .device .device.tar.xz
