@@ -53,9 +53,7 @@ std::vector<std::string> FallbackSummaryLines(const Report& report) {
         ++at_least_one;
       } else {
         below += (below.empty() ? "" : ", ") + Rows(rows) + " " + g + Fixed(" %.2fx", a->ratio) +
-                 (a->devices == "cpu only"          ? " (cpu plan)"
-                  : a->devices.rfind("gpu", 0) == 0 ? " (gpu plan)"
-                                                    : "");
+                 (PlanMark(*a).empty() ? "" : " (" + PlanMark(*a) + ")");
       }
       if (const ReportCell* gpu = find(g, rows, "gpu"); gpu && gpu->median_ms < a->median_ms) {
         gpu_faster += (gpu_faster.empty() ? "" : ", ") + Rows(rows) + " " + g + " (" +

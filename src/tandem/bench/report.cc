@@ -159,8 +159,7 @@ std::string CellText(const ReportCell* c) {
   std::string text = Ms(c->median_ms) + " ms";
   if (c->ratio > 0 && c->mode != "cpu") text += " (" + Ratio(c->ratio) + ")";
   // auto's plan: the all-CPU one (its ratio is then run-to-run noise) or one using the GPU.
-  if (c->mode == "auto" && c->devices == "cpu only") text += " cpu plan";
-  if (c->mode == "auto" && c->devices.rfind("gpu", 0) == 0) text += " gpu plan";
+  if (const std::string mark = PlanMark(*c); !mark.empty()) text += " " + mark;
   return text;
 }
 
@@ -386,6 +385,13 @@ std::string Join(const std::vector<double>& values) {
 }
 
 }  // namespace
+
+std::string PlanMark(const ReportCell& cell) {
+  if (cell.mode != "auto") return "";
+  if (cell.devices == "cpu only") return "cpu plan";
+  if (cell.devices.rfind("gpu", 0) == 0) return "gpu plan";
+  return "";
+}
 
 const std::vector<std::string>& CsvColumns() {
   static const std::vector<std::string> columns = {

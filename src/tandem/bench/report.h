@@ -49,6 +49,10 @@ struct Report {
   std::vector<ReportCell> cells;
 };
 
+// Which plan an auto cell ran: "cpu plan" (the all-CPU plan, the same as cpu's), "gpu plan"
+// (one using the GPU), or "" when the cell is not auto or its devices are not known.
+std::string PlanMark(const ReportCell& cell);
+
 std::string RenderHtml(const Report& report);
 std::string RenderCsv(const Report& report);
 std::string RenderMarkdown(const Report& report);

@@ -91,7 +91,7 @@ std::vector<std::string> TpchSummaryLines(const Report& report, const std::strin
       }
       if (c->mode == "auto" && c->ratio < 1) {
         slower += (slower.empty() ? "" : ", ") + g + Format(" %.2fx", c->ratio) +
-                  (c->devices == "cpu only" ? " (cpu plan)" : "");
+                  (PlanMark(*c).empty() ? "" : " (" + PlanMark(*c) + ")");
       }
     }
     if (!ratios.empty()) {
