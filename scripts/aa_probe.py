@@ -36,7 +36,8 @@ def main():
             proc = subprocess.run([tandem, "sql", "--timing", *conf, *rest, script],
                                   capture_output=True, text=True)
             if proc.returncode != 0:
-                sys.exit(f"{arm}: {proc.stderr.strip().splitlines()[-1]}")
+                why = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+                sys.exit(f"aa_probe: {arm}: {why}")
             lines = proc.stderr.splitlines()
             measured = [float(l.split()[1]) for l in lines if l.startswith("Time: ")]
             times[arm].append(measured[-1])

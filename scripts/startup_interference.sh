@@ -23,7 +23,8 @@ for q in $QUERIES; do
     for kind in cpu auto; do
       conf=(--conf tandem.sql.device=cpu)
       [ "$kind" = auto ] && conf=(--conf tandem.sql.device=auto --conf tandem.placement.target=cpu-only)
-      "$TANDEM" sql --timing -f "$script" "${tables[@]}" "${conf[@]}" 2>"$work/err" >/dev/null
+      "$TANDEM" sql --timing -f "$script" "${tables[@]}" "${conf[@]}" 2>"$work/err" >/dev/null ||
+        { echo "startup_interference: Q$q $kind: $(tail -1 "$work/err")" >&2; exit 1; }
       grep -o 'Time: [0-9.]* ms' "$work/err" | awk '{print $2}' >"$work/q$q.$kind.$r"
     done
   done

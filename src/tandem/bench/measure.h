@@ -34,7 +34,7 @@ struct CellResult {
   std::string note;              // kNotAvailable: "no usable GPU"; kError: the error line
   std::vector<double> times_ms;  // measured runs
   double median_ms = 0;
-  double wall_ms = 0;   // the whole process
+  double wall_ms = 0;   // the whole process (a session: its share, wall time / queries)
   ResultRows rows;      // the last run's answer
   std::string devices;  // the last run's `Devices:` line ("cpu only", "gpu 7, cpu 2, ...")
 };

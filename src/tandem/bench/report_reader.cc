@@ -7,16 +7,10 @@
 #include <map>
 #include <sstream>
 
+#include "tandem/common/text.h"
+
 namespace tandem::bench {
 namespace {
-
-Result<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IOError("cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Splits CSV text into records, keeping quoted newlines inside their field.
 std::vector<std::string> Records(const std::string& text) {
@@ -36,14 +30,26 @@ std::vector<std::string> Records(const std::string& text) {
   return out;
 }
 
-std::vector<double> ParseTimes(const std::string& text) {
-  std::vector<double> out;
+// A number field: "" is 0 (not measured); anything else must be a whole number.
+bool ParseNumber(const std::string& text, double* out) {
+  *out = 0;
+  if (text.empty()) return true;
+  char* end = nullptr;
+  *out = std::strtod(text.c_str(), &end);
+  return end && *end == '\0';
+}
+
+// The ';'-separated times of a cell; false at the first item that is not a number.
+bool ParseTimes(const std::string& text, std::vector<double>* out) {
   std::istringstream in(text);
   std::string item;
   while (std::getline(in, item, ';')) {
-    if (!item.empty()) out.push_back(std::atof(item.c_str()));
+    double ms = 0;
+    if (item.empty()) continue;
+    if (!ParseNumber(item, &ms)) return false;
+    out->push_back(ms);
   }
-  return out;
+  return true;
 }
 
 }  // namespace
@@ -75,7 +81,7 @@ std::vector<std::string> SplitCsvRecord(const std::string& line) {
 
 Result<Report> ReadReport(const std::string& dir) {
   const std::string csv_path = dir + "/results.csv";
-  TANDEM_ASSIGN_OR_RAISE(const std::string csv, ReadText(csv_path));
+  TANDEM_ASSIGN_OR_RAISE(const std::string csv, ReadTextFile(csv_path));
   const std::vector<std::string> records = Records(csv);
   // The header is CsvColumns(), or a prefix of it from before later columns (devices) existed.
   const std::vector<std::string> header =
@@ -103,19 +109,26 @@ Result<Report> ReadReport(const std::string& dir) {
     ReportCell c;
     c.group = f[col["group"]];
     c.scale = f[col["scale"]];
-    c.rows = std::atoll(f[col["rows"]].c_str());
     c.engine = f[col["engine"]];
     c.mode = f[col["mode"]];
     c.status = f[col["status"]];
-    c.times_ms = ParseTimes(f[col["times_ms"]]);
-    c.median_ms = std::atof(f[col["median_ms"]].c_str());
-    c.ratio = std::atof(f[col["ratio_vs_cpu"]].c_str());
+    double rows = 0;
+    const char* bad = !ParseNumber(f[col["rows"]], &rows)               ? "rows"
+                      : !ParseTimes(f[col["times_ms"]], &c.times_ms)    ? "times_ms"
+                      : !ParseNumber(f[col["median_ms"]], &c.median_ms) ? "median_ms"
+                      : !ParseNumber(f[col["ratio_vs_cpu"]], &c.ratio)  ? "ratio_vs_cpu"
+                                                                        : nullptr;
+    if (bad) {
+      return Status::Invalid(csv_path + ":" + std::to_string(r + 1) + ": column " + bad + ": '" +
+                             f[col[bad]] + "' is not a number");
+    }
+    c.rows = static_cast<int64_t>(rows);
     c.check = f[col["check"]];
     c.devices = f[col["devices"]];
     report.cells.push_back(std::move(c));
   }
   // Title, command and notes: the Markdown header's lines before the first table.
-  if (Result<std::string> md = ReadText(dir + "/results.md"); md.ok()) {
+  if (Result<std::string> md = ReadTextFile(dir + "/results.md"); md.ok()) {
     std::istringstream in(*md);
     std::string line;
     while (std::getline(in, line) && line.rfind("## ", 0) != 0) {

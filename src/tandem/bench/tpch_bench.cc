@@ -15,6 +15,7 @@
 #include "tandem/bench/environment.h"
 #include "tandem/bench/measure.h"
 #include "tandem/bench/subprocess.h"
+#include "tandem/common/text.h"
 
 namespace tandem::bench {
 namespace {
@@ -28,14 +29,6 @@ std::string QueryName(int n) {
   char buf[8];
   std::snprintf(buf, sizeof(buf), "Q%02d", n);
   return buf;
-}
-
-Result<std::string> ReadText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IOError("cannot read " + path.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // Times and answers of DuckDB from the Python harness, or why there are none.
@@ -136,9 +129,11 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
   }
   std::vector<std::string> texts;
   for (int n : queries) {
-    TANDEM_ASSIGN_OR_RAISE(std::string sql, ReadText(fs::path(root) / "tests" / "tpch" / "queries" /
-                                                     (std::string("q") + (n < 10 ? "0" : "") +
-                                                      std::to_string(n) + ".sql")));
+    TANDEM_ASSIGN_OR_RAISE(
+        std::string sql,
+        ReadTextFile((fs::path(root) / "tests" / "tpch" / "queries" /
+                      (std::string("q") + (n < 10 ? "0" : "") + std::to_string(n) + ".sql"))
+                         .string()));
     texts.push_back(std::move(sql));
   }
   // The cell of one mode: its spec; gpu cells without a usable GPU are not run.

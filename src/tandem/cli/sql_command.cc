@@ -29,6 +29,7 @@
 #include "tandem/cli/session_args.h"
 #include "tandem/common/progress_bar.h"
 #include "tandem/common/query_progress.h"
+#include "tandem/common/text.h"
 #include "tandem/format/table_printer.h"
 #include "tandem/format/value_format.h"
 #include "tandem/gpu/runtime.h"
@@ -136,11 +137,7 @@ Result<std::string> ReadScript(const std::string& path) {
     text << std::cin.rdbuf();
     return text.str();
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IOError("cannot open " + path + ": " + std::strerror(errno));
-  text << in.rdbuf();
-  if (in.bad()) return Status::IOError("cannot read " + path);
-  return text.str();
+  return ReadTextFile(path);
 }
 
 // The script with everything but one statement neutralized: text before it becomes one block

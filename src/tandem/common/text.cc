@@ -3,7 +3,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 namespace tandem {
@@ -47,6 +51,15 @@ size_t EditDistanceIgnoringCase(const std::string& a, const std::string& b) {
     std::swap(prev, cur);
   }
   return prev[b.size()];
+}
+
+Result<std::string> ReadTextFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError("cannot open " + path + ": " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Status::IOError("cannot read " + path);
+  return text.str();
 }
 
 }  // namespace tandem

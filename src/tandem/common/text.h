@@ -1,11 +1,13 @@
 // Small text helpers shared by the catalog, the settings, the binder, the session and the
 // readers: ASCII lower-casing (SQL names compare case-insensitively), trimming, byte sizes for
-// messages, and the edit distance behind every "did you mean ...?" hint.
+// messages, the edit distance behind every "did you mean ...?" hint, and reading a whole file.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+
+#include "tandem/common/status.h"
 
 namespace tandem {
 
@@ -16,5 +18,7 @@ std::string TrimSpace(const std::string& s);
 std::string FormatByteSize(int64_t bytes);
 // Levenshtein distance between a and b, ignoring ASCII case.
 size_t EditDistanceIgnoringCase(const std::string& a, const std::string& b);
+// The whole file at `path`, or IOError("cannot open|read PATH: reason").
+Result<std::string> ReadTextFile(const std::string& path);
 
 }  // namespace tandem

@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tandem/common/text.h"
+
 namespace tandem::placement {
 namespace {
 
@@ -137,12 +139,9 @@ Result<std::optional<Calibration>> LoadCalibration(const std::string& path) {
   if (path.empty()) return std::optional<Calibration>();
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return std::optional<Calibration>();
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Status::IOError("cannot open calibration file " + path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  Result<Calibration> c = CalibrationFromJson(text.str());
+  Result<std::string> text = ReadTextFile(path);
+  if (!text.ok()) return Status::IOError("calibration file: " + text.status().message());
+  Result<Calibration> c = CalibrationFromJson(*text);
   if (!c.ok()) {
     return Status::Invalid("calibration file " + path + ": " + c.status().message() +
                            " (run `tandem calibrate` again or remove the file)");

@@ -87,6 +87,24 @@ TEST(BenchReportReader, RejectsWhatIsNotAResultsFile) {
   Result<Report> bad = ReadReport(dir.string());
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("unexpected header"), std::string::npos);
+  // A cell whose median is not a number: the file, line and column are named.
+  {
+    Report one = TpchReport();
+    one.cells.resize(1);
+    std::string csv = RenderCsv(one);
+    const size_t at = csv.find("400.000");
+    ASSERT_NE(at, std::string::npos);
+    csv.replace(at, 7, "4o0.000");
+    FILE* f = std::fopen((dir / "results.csv").c_str(), "w");
+    std::fputs(csv.c_str(), f);
+    std::fclose(f);
+  }
+  bad = ReadReport(dir.string());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("results.csv:2: column median_ms: '4o0.000' is not a "
+                                        "number"),
+            std::string::npos)
+      << bad.status().message();
   fs::remove_all(dir);
 }
 
