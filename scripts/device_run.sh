@@ -6,13 +6,14 @@
 #   scripts/device_run.sh bench   TPC-H SF10 (and more with SFS="10 100") on cpu/gpu/auto, files
 #                                 and hot, against DuckDB: bench/tpch_gpu_bench.py
 #   scripts/device_run.sh parquet the Parquet read benchmark (lineitem SF1 and SF10)
-#   scripts/device_run.sh fallback  `tandem bench fallback` (ROWS, REPS) into $OUT/fallback
+#   scripts/device_run.sh fallback  `tandem bench fallback` (ROWS, REPS, RUNS, CONDITIONS) into
+#                                 $OUT/fallback (FALLBACK_OUT names another folder)
 #   scripts/device_run.sh tpch      `tandem bench tpch` (SF, SOURCES, REPS) into $OUT/tpch_sfN
 #   scripts/device_run.sh calibrate `tandem calibrate` into $OUT/calibration.json; the later steps
 #                                 of the same call plan auto with it (TANDEM_CALIBRATION)
 #   scripts/device_run.sh interference  scripts/startup_interference.sh on TPC-H SF1 (QUERIES)
-#   scripts/device_run.sh analyze   EXPLAIN ANALYZE of fallback conditions (ROWS: one size) under
-#                                 gpu and auto
+#   scripts/device_run.sh analyze   EXPLAIN ANALYZE of fallback conditions (CONDS) at each of ROWS
+#                                 under cpu, gpu and auto
 #   scripts/device_run.sh aa        scripts/aa_probe.py on the fallback query with the 12-column
 #                                 island (all-CPU plan) at ROWS rows, ROUNDS rounds
 #   scripts/device_run.sh analyze_tpch  EXPLAIN ANALYZE of TPC-H queries (QUERIES, SF) under cpu,
@@ -75,14 +76,16 @@ for what in "${@:-tests}"; do
     fallback)
       # The fallback matrix through `tandem bench fallback` (ROWS: sizes, REPS: measured runs).
       .device/bin/tandem bench fallback --rows "${ROWS:-1000000,10000000}" --modes cpu,gpu,auto \
-        --reps "${REPS:-5}" ${CONDITIONS:+--conditions "$CONDITIONS"} --data /tmp/fallback \
-        --out "$OUT/fallback" 2>&1 |
-        tee "$OUT/fallback.log" | tail -40
+        --reps "${REPS:-5}" --runs "${RUNS:-1}" ${CONDITIONS:+--conditions "$CONDITIONS"} \
+        --data /tmp/fallback \
+        --out "$OUT/${FALLBACK_OUT:-fallback}" 2>&1 |
+        tee "$OUT/${FALLBACK_OUT:-fallback}.log" | tail -40
       ;;
     tpch)
       # TPC-H through `tandem bench tpch` (SF, SOURCES), DuckDB beside it.
       .device/bin/tandem bench tpch --sf "${SF:-10}" --modes cpu,gpu,auto \
-        --sources "${SOURCES:-files,hot}" --reps "${REPS:-3}" --duckdb on --data /tmp/tpch \
+        --sources "${SOURCES:-files,hot}" --reps "${REPS:-3}" --runs "${RUNS:-1}" --duckdb on \
+        ${QUERIES:+--queries "$QUERIES"} --data /tmp/tpch \
         --out "$OUT/tpch_sf${SF:-10}" 2>&1 | tee "$OUT/tpch.log" | tail -45
       ;;
     calibrate)
@@ -95,26 +98,32 @@ for what in "${@:-tests}"; do
         2>&1 | tee "$OUT/interference.log"
       ;;
     analyze)
-      rows=${ROWS:-10000000}
-      dir=/tmp/fallback/rows-$rows
-      [ -d "$dir/fact" ] || .device/bin/tandem datagen fallback --rows "$rows" --out "$dir"
-      for cond in native before_filter; do
-        src="SELECT customer_id, amount, quantity, discount FROM fact"
-        [ "$cond" = before_filter ] &&
-          src="SELECT customer_id, identity_double(amount) AS amount, quantity, discount FROM fact"
-        q="WITH src AS ($src), filtered AS (SELECT customer_id, amount, discount FROM src
-          WHERE amount >= 500 AND quantity BETWEEN 10 AND 20), joined AS (SELECT c.region,
-          c.segment, f.amount * (1 - f.discount) AS net_amount FROM filtered f JOIN customers c
-          ON f.customer_id = c.customer_id), agg AS (SELECT region, segment, count(*) AS orders,
-          sum(net_amount) AS net_total, avg(net_amount) AS net_avg FROM joined
-          GROUP BY region, segment) SELECT * FROM agg ORDER BY region, segment"
-        for mode in cpu gpu auto; do
-          echo "== $cond $rows rows device=$mode (third run of one process)" | tee -a "$OUT/analyze.log"
-          printf '%s;\n%s;\nEXPLAIN ANALYZE %s;\n' "$q" "$q" "$q" >/tmp/analyze.sql
-          .device/bin/tandem sql -f /tmp/analyze.sql --conf tandem.sql.device=$mode \
-            --udf "$TANDEM_UDF_EXAMPLE_LIB" --table fact="$dir/fact" \
-            --table customers="$dir/customers" 2>&1 | sed -n '/^Placement/,$p' |
-            tee -a "$OUT/analyze.log"
+      # CONDS: fallback conditions (native, after_agg, after_filter, before_filter); ROWS: sizes.
+      for rows in $(echo "${ROWS:-10000000}" | tr , " "); do
+        dir=/tmp/fallback/rows-$rows
+        [ -d "$dir/fact" ] || .device/bin/tandem datagen fallback --rows "$rows" --out "$dir" >/dev/null
+        for cond in ${CONDS:-native before_filter}; do
+          src="SELECT customer_id, amount, quantity, discount FROM fact"
+          amount=amount final="*"
+          case "$cond" in
+            before_filter) src="SELECT customer_id, identity_double(amount) AS amount, quantity, discount FROM fact" ;;
+            after_filter) amount="identity_double(amount)" ;;
+            after_agg) final="region, segment, orders, identity_double(net_total), net_avg" ;;
+          esac
+          q="WITH src AS ($src), filtered AS (SELECT customer_id, $amount AS amount, discount
+            FROM src WHERE amount >= 500 AND quantity BETWEEN 10 AND 20), joined AS (SELECT
+            c.region, c.segment, f.amount * (1 - f.discount) AS net_amount FROM filtered f JOIN
+            customers c ON f.customer_id = c.customer_id), agg AS (SELECT region, segment,
+            count(*) AS orders, sum(net_amount) AS net_total, avg(net_amount) AS net_avg FROM
+            joined GROUP BY region, segment) SELECT $final FROM agg ORDER BY region, segment"
+          for mode in cpu gpu auto; do
+            echo "== $cond $rows rows device=$mode (third run of one process)" | tee -a "$OUT/analyze.log"
+            printf '%s;\n%s;\nEXPLAIN ANALYZE %s;\n' "$q" "$q" "$q" >/tmp/analyze.sql
+            .device/bin/tandem sql -f /tmp/analyze.sql --conf tandem.sql.device=$mode \
+              --udf "$TANDEM_UDF_EXAMPLE_LIB" --table fact="$dir/fact" \
+              --table customers="$dir/customers" 2>&1 | sed -n '/^Placement/,$p' |
+              tee -a "$OUT/analyze.log"
+          done
         done
       done
       ;;

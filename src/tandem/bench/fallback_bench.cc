@@ -145,9 +145,10 @@ Result<Report> RunFallbackBench(const FallbackBenchOptions& options) {
   report.info.notes.push_back(
       "Each cell: " + std::to_string(options.reps) +
       " fresh `tandem sql` processes with tandem.sql.device set to the mode, each two warm-ups "
-      "and one measured run, interleaved with the other modes (round r runs cpu, gpu, auto in "
-      "turn); the time is the median of the measured runs' `--timing` statement times (parse, "
-      "plan, execute; not process start). Ratio = cpu time / mode time of the same condition and "
+      "and " + Runs(options.runs_per_process) +
+      ", interleaved with the other modes (round r runs cpu, gpu, auto in turn); the time is the "
+      "median of the processes' times, `--timing` statement times (parse, plan, execute; not "
+      "process start). Ratio = cpu time / mode time of the same condition and "
       "size.");
   report.info.notes.push_back(
       "Query: scan fact (Zstandard Parquet) -> filter amount >= 500 and quantity 10..20 -> join "
@@ -205,7 +206,8 @@ Result<Report> RunFallbackBench(const FallbackBenchOptions& options) {
         specs[m].timeout_s = options.timeout_s;
       }
       TANDEM_ASSIGN_OR_RAISE(std::vector<CellResult> results,
-                             MeasureInterleaved(specs, skip, options.reps, std::move(initial)));
+                             MeasureInterleaved(specs, skip, options.reps,
+                                                options.runs_per_process, std::move(initial)));
       for (size_t m = 0; m < options.modes.size(); ++m) {
         const std::string& mode = options.modes[m];
         CellResult& result = results[m];

@@ -205,6 +205,7 @@ Result<std::vector<CellResult>> MeasureSession(const CellSpec& spec,
 
 Result<std::vector<CellResult>> MeasureInterleaved(const std::vector<CellSpec>& specs,
                                                    const std::vector<bool>& skip_in, int rounds,
+                                                   int runs_per_process,
                                                    std::vector<CellResult> results) {
   results.resize(specs.size());
   std::vector<bool> skip = skip_in;
@@ -213,7 +214,7 @@ Result<std::vector<CellResult>> MeasureInterleaved(const std::vector<CellSpec>& 
     for (size_t i = 0; i < specs.size(); ++i) {
       if (skip[i]) continue;
       CellSpec spec = specs[i];
-      spec.reps = 1;
+      spec.reps = std::max(1, runs_per_process);
       TANDEM_ASSIGN_OR_RAISE(CellResult run, MeasureCell(spec));
       if (run.state != CellResult::State::kOk) {
         results[i] = std::move(run);  // the failure is the cell's result; no more rounds
@@ -222,7 +223,7 @@ Result<std::vector<CellResult>> MeasureInterleaved(const std::vector<CellSpec>& 
       }
       CellResult& r = results[i];
       r.state = CellResult::State::kOk;
-      r.times_ms.insert(r.times_ms.end(), run.times_ms.begin(), run.times_ms.end());
+      r.times_ms.push_back(Median(run.times_ms));
       r.wall_ms += run.wall_ms;
       r.rows = std::move(run.rows);
       if (r.devices.empty()) {
@@ -236,6 +237,12 @@ Result<std::vector<CellResult>> MeasureInterleaved(const std::vector<CellSpec>& 
     if (r.state == CellResult::State::kOk) r.median_ms = Median(r.times_ms);
   }
   return results;
+}
+
+std::string Runs(int runs_per_process) {
+  if (runs_per_process <= 1) return "one measured run";
+  return std::to_string(runs_per_process) +
+         " measured runs (their median is the process's time)";
 }
 
 std::string CellStatus(const CellResult& r) {

@@ -54,14 +54,20 @@ Result<std::vector<CellResult>> MeasureSession(const CellSpec& spec,
                                                const std::vector<std::string>& queries);
 
 // Measures several cells (typically one query under each mode) in interleaved fresh processes:
-// round r runs every spec once, each process `warmups` unmeasured runs and one measured run, so
-// drift of the machine and process-to-process variance hit every spec alike. A cell's times are
-// its rounds' runs; its rows and devices come from its last round (devices that differ between
+// round r runs every spec once, each process `warmups` unmeasured runs and `runs_per_process`
+// measured ones, so drift of the machine and process-to-process variance hit every spec alike.
+// A cell's times are its rounds' process times (the median of each process's measured runs);
+// its rows and devices come from its last round (devices that differ between
 // rounds show as "a | b"). A spec whose process fails stops there: that failure is its result.
 // Specs marked `skip` are not run (their results stay as given).
 Result<std::vector<CellResult>> MeasureInterleaved(const std::vector<CellSpec>& specs,
                                                    const std::vector<bool>& skip, int rounds,
+                                                   int runs_per_process,
                                                    std::vector<CellResult> results);
+
+// How a report names a process's measured runs: "one measured run", "3 measured runs (their
+// median is the process's time)".
+std::string Runs(int runs_per_process);
 
 // The median (mean of the middle two for an even count); 0 for none.
 double Median(std::vector<double> values);

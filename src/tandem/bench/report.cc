@@ -386,6 +386,13 @@ std::string Join(const std::vector<double>& values) {
 
 }  // namespace
 
+bool TimesOverlap(const ReportCell& a, const ReportCell& b) {
+  if (a.times_ms.empty() || b.times_ms.empty()) return false;
+  const auto [a_min, a_max] = std::minmax_element(a.times_ms.begin(), a.times_ms.end());
+  const auto [b_min, b_max] = std::minmax_element(b.times_ms.begin(), b.times_ms.end());
+  return *a_min <= *b_max && *b_min <= *a_max;
+}
+
 std::string PlanMark(const ReportCell& cell) {
   if (cell.mode != "auto") return "";
   if (cell.devices == "cpu only") return "cpu plan";

@@ -53,6 +53,10 @@ struct Report {
 // (one using the GPU), or "" when the cell is not auto or its devices are not known.
 std::string PlanMark(const ReportCell& cell);
 
+// Whether two cells' measured times share a range (the slower one's fastest process beat the
+// faster one's slowest): then their order is within the spread between processes.
+bool TimesOverlap(const ReportCell& a, const ReportCell& b);
+
 std::string RenderHtml(const Report& report);
 std::string RenderCsv(const Report& report);
 std::string RenderMarkdown(const Report& report);

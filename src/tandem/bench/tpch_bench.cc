@@ -112,8 +112,9 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
   report.info.notes.push_back("Placement figures for auto: " + env.placement_figures + ".");
   report.info.notes.push_back(
       "Tandem cells from files: " + std::to_string(options.reps) +
-      " fresh `tandem sql` processes per query and mode, each two warm-ups and one measured run, "
-      "interleaved across modes (tables read from Parquet by every run). Hot cells: one process "
+      " fresh `tandem sql` processes per query and mode, each two warm-ups and " +
+      Runs(options.runs_per_process) +
+      ", interleaved across modes (tables read from Parquet by every run). Hot cells: one process "
       "per mode caches every table once (CACHE TABLE: GPU memory for gpu/auto, host memory for "
       "cpu) and then runs each query: one warm-up, then " +
       std::to_string(options.reps) +
@@ -185,7 +186,8 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
         // From files: interleaved fresh processes (each two warm-ups, one measured run), as in
         // the fallback bench.
         TANDEM_ASSIGN_OR_RAISE(results,
-                               MeasureInterleaved(specs, skip, options.reps, std::move(results)));
+                               MeasureInterleaved(specs, skip, options.reps,
+                                                  options.runs_per_process, std::move(results)));
       }
       for (size_t m = 0; m < options.modes.size(); ++m) {
         CellResult& result = results[m];

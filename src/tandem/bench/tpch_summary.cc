@@ -90,8 +90,12 @@ std::vector<std::string> TpchSummaryLines(const Report& report, const std::strin
         slowest = g;
       }
       if (c->mode == "auto" && c->ratio < 1) {
+        // The cpu cell of the same source ("auto" -> "cpu", "tandem-hot auto" -> "...cpu").
+        const ReportCell* cpu = by_series[s.substr(0, s.size() - 4) + "cpu"][g];
+        std::string notes = PlanMark(*c);
+        if (cpu && TimesOverlap(*c, *cpu)) notes += (notes.empty() ? "" : ", ") + std::string("times overlap");
         slower += (slower.empty() ? "" : ", ") + g + Format(" %.2fx", c->ratio) +
-                  (PlanMark(*c).empty() ? "" : " (" + PlanMark(*c) + ")");
+                  (notes.empty() ? "" : " (" + notes + ")");
       }
     }
     if (!ratios.empty()) {

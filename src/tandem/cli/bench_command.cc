@@ -22,9 +22,9 @@ namespace {
 
 constexpr const char* kUsage =
     "bench fallback [--rows 1000000,10000000,50000000] [--modes cpu,gpu,auto] [--reps 3] "
-    "[--udf LIB] [--conditions a,b] [--data DIR] [--threads N] [--out DIR] | "
+    "[--runs 1] [--udf LIB] [--conditions a,b] [--data DIR] [--threads N] [--out DIR] | "
     "bench tpch [--sf 1] [--modes cpu,gpu,auto] [--sources files,hot] [--queries 1,6] "
-    "[--reps 3] [--duckdb auto|on|off] [--data DIR] [--threads N] [--out DIR] | "
+    "[--reps 3] [--runs 1] [--duckdb auto|on|off] [--data DIR] [--threads N] [--out DIR] | "
     "bench report DIR [--out DIR]";
 
 int UsageError(const std::string& message) {
@@ -85,6 +85,7 @@ int Finish(Result<bench::Report> report, const std::string& out) {
 struct Common {
   std::vector<std::string> modes = {"cpu", "gpu", "auto"};
   int reps = 3;
+  int runs = 1;
   int threads = 0;
   std::string data;
   std::string out;
@@ -96,8 +97,8 @@ int TakeCommon(ArgReader& reader, Common* common) {
   const std::string arg = reader.arg();
   std::string value;
   int64_t n = 0;
-  if (arg != "--modes" && arg != "--reps" && arg != "--threads" && arg != "--data" &&
-      arg != "--out" && arg != "--timeout") {
+  if (arg != "--modes" && arg != "--reps" && arg != "--runs" && arg != "--threads" &&
+      arg != "--data" && arg != "--out" && arg != "--timeout") {
     return 0;
   }
   if (!reader.TakeValue(&value)) return -UsageError(arg + " needs a value");
@@ -107,6 +108,9 @@ int TakeCommon(ArgReader& reader, Common* common) {
   } else if (arg == "--reps") {
     if (!ParseInt(value, 1, 1000, &n)) return -UsageError("--reps needs an integer from 1");
     common->reps = static_cast<int>(n);
+  } else if (arg == "--runs") {
+    if (!ParseInt(value, 1, 100, &n)) return -UsageError("--runs needs an integer from 1 to 100");
+    common->runs = static_cast<int>(n);
   } else if (arg == "--threads") {
     if (!ParseInt(value, 0, 4096, &n)) return -UsageError("--threads needs 0..4096");
     common->threads = static_cast<int>(n);
@@ -158,6 +162,7 @@ int RunFallback(const std::vector<std::string>& argv, const std::string& self) {
   options.tandem = self;
   options.modes = common.modes;
   options.reps = common.reps;
+  options.runs_per_process = common.runs;
   options.threads = common.threads;
   options.timeout_s = common.timeout_s;
   const std::string root = bench::FindRepositoryRoot(self);
@@ -213,6 +218,7 @@ int RunTpch(const std::vector<std::string>& argv, const std::string& self) {
   options.tandem = self;
   options.modes = common.modes;
   options.reps = common.reps;
+  options.runs_per_process = common.runs;
   options.threads = common.threads;
   options.timeout_s = common.timeout_s;
   options.data_dir = common.data;

@@ -3,6 +3,7 @@
 #include "tandem/placement/placement.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
 #include <unordered_map>
 
@@ -12,7 +13,8 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Output states of the dynamic program (see placement.h).
-enum State { kCleanCpu = 0, kAnyCpu = 1, kGpu = 2 };
+enum State { kCleanCpu = 0, kAnyCpu = 1, kGpu = 2, kIslandCpu = 3 };
+constexpr int kNumStates = 4;
 
 bool IsTopN(const PlanNode& n) {
   return n.kind == PlanKind::kLimit && n.limit >= 0 && n.children.size() == 1 && n.children[0] &&
@@ -148,8 +150,18 @@ class Solver {
     std::vector<State> inputs;  // the state each input is taken in
   };
   struct Entry {
-    Choice choice[3];
+    Choice choice[kNumStates];
   };
+
+  // The cheapest of the CPU states `states` of an input, or kGpu when `via_gpu` (its GPU output
+  // brought to the host) is cheaper still; ties keep the earlier state.
+  static State Cheapest(const Choice* c, std::initializer_list<State> states, double via_gpu) {
+    State best = *states.begin();
+    for (State s : states) {
+      if (c[s].cost < c[best].cost) best = s;
+    }
+    return via_gpu < c[best].cost ? kGpu : best;
+  }
 
   bool GpuPossible(const Unit& u) const {
     if (u.top == force_gpu_) return true;
@@ -173,40 +185,42 @@ class Solver {
       const double op = UnitSeconds(options_, u, Device::kCpu);
       Choice clean{op, Device::kCpu, {}};
       Choice any{op, Device::kCpu, {}};
+      Choice island{op, Device::kCpu, {}};
+      // An operator the GPU cannot run makes an island: its output may go back to the GPU
+      // whatever ran below it. A supported operator stays island-eligible only above one.
+      const bool unsupported = !u.gpu_reason.empty();
       for (size_t i = 0; i < in.size(); ++i) {
         const Choice* c = in[i]->choice;
         clean.cost += c[kCleanCpu].cost;
         clean.inputs.push_back(kCleanCpu);
         const double back = c[kGpu].cost + TransferSeconds(profile, Device::kCpu,
                                                            EstimatedOutputBytes(*u.inputs[i]));
-        State s = kCleanCpu;
-        double best = c[kCleanCpu].cost;
-        if (c[kAnyCpu].cost < best) {
-          best = c[kAnyCpu].cost;
-          s = kAnyCpu;
-        }
-        if (back < best) {
-          best = back;
-          s = kGpu;
-        }
-        any.cost += best;
+        const State s = Cheapest(c, {kCleanCpu, kIslandCpu, kAnyCpu}, back);
+        any.cost += s == kGpu ? back : c[s].cost;
         any.inputs.push_back(s);
+        const State t = unsupported ? s : Cheapest(c, {kCleanCpu, kIslandCpu}, kInf);
+        island.cost += t == kGpu ? back : c[t].cost;
+        island.inputs.push_back(t);
       }
       e.choice[kCleanCpu] = clean;
       e.choice[kAnyCpu] = any;
+      e.choice[kIslandCpu] = island;
     }
     if (GpuPossible(u)) {
       Choice gpu{UnitSeconds(options_, u, Device::kGpu), Device::kGpu, {}};
       for (size_t i = 0; i < in.size(); ++i) {
         const Choice* c = in[i]->choice;
-        const double up = c[kCleanCpu].cost + TransferSeconds(profile, Device::kGpu,
-                                                              EstimatedOutputBytes(*u.inputs[i]));
+        // From the host only out of a path that never left the GPU's side of the plan or out
+        // of an island: never GPU -> (movable CPU work) -> GPU.
+        const State from = c[kIslandCpu].cost < c[kCleanCpu].cost ? kIslandCpu : kCleanCpu;
+        const double up = c[from].cost + TransferSeconds(profile, Device::kGpu,
+                                                         EstimatedOutputBytes(*u.inputs[i]));
         if (c[kGpu].cost <= up) {
           gpu.cost += c[kGpu].cost;
           gpu.inputs.push_back(kGpu);
         } else {
           gpu.cost += up;
-          gpu.inputs.push_back(kCleanCpu);
+          gpu.inputs.push_back(from);
         }
       }
       e.choice[kGpu] = gpu;

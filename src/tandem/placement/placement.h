@@ -3,13 +3,17 @@
 // on the other device.
 //
 // tandem.sql.device=auto chooses by cost (cost_model.h) with dynamic programming over the tree;
-// each node's state is where its output lives and whether the path below it has already left the
-// GPU: A (CPU, never on the GPU below), X (CPU, any history), B (GPU). A GPU node takes inputs in
-// A (through a host->device transition) or B, never X, so no path goes GPU -> CPU -> GPU: an
-// unsupported operator inside a GPU region splits it instead of bouncing, and the cheaper side
-// goes back to the CPU whole. The chosen plan is the cheapest such plan; with the per-query GPU
-// cost added it is compared with the all-CPU plan, which wins ties, so the estimate never exceeds
-// the CPU plan's. Small inputs stay on the CPU because fixed per-operator, per-transfer and
+// each node's state is where its output lives and what the path below it did: A (CPU, never on
+// the GPU below), I (CPU, an island: the CPU work above the last return from the GPU includes an
+// operator the GPU cannot run), X (CPU, any history), B (GPU). A GPU node takes inputs in A or I
+// (through a host->device transition) or B, never X, so no path goes GPU -> CPU -> GPU through
+// work the GPU could have done: a cheap operator between GPU operators stays on the GPU, and a
+// region whose crossings cost more than the GPU saves goes back to the CPU whole. An island (a
+// CPU-only UDF, say) is crossed both ways only where the model prices the rows and bytes going
+// down and back below what the GPU saves on either side. The chosen plan is the cheapest such
+// plan; with the per-query GPU cost added it is compared with the all-CPU plan, which wins ties
+// and any plan not estimated tandem.placement.minGain faster, so the estimate never exceeds the
+// CPU plan's. Small inputs stay on the CPU because fixed per-operator, per-transfer and
 // per-query costs (and, in a process that has not used the GPU yet, its start-up) outweigh the
 // GPU's throughput there.
 //

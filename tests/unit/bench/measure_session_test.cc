@@ -1,7 +1,8 @@
-// MeasureSession against a stand-in `tandem` (a shell script printing what `tandem sql --timing
-// --format jsonl` prints): per-query times, answers and devices are cut at the marker rows, and
-// a process that fails part-way keeps the finished queries, blames the running one and marks
-// the rest as not run.
+// MeasureSession and MeasureInterleaved against a stand-in `tandem` (a shell script printing
+// what `tandem sql --timing --format jsonl` prints): per-query times, answers and devices are
+// cut at the marker rows; a process that fails part-way keeps the finished queries, blames the
+// running one and marks the rest as not run; a process with several measured runs counts as
+// their median.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -86,6 +87,38 @@ TEST_F(MeasureSessionTest, AFailureBlamesTheRunningQueryAndStopsTheRest) {
   EXPECT_EQ((*cells)[1].note, "tandem: boom in query 2");
   EXPECT_EQ((*cells)[2].state, CellResult::State::kError);
   EXPECT_EQ((*cells)[2].note.rfind("not run (the session stopped", 0), 0u) << (*cells)[2].note;
+}
+
+// One query: a warm-up of 90 ms, then measured runs of 50, 10 and 30 ms.
+std::string FakeTandemRuns(const fs::path& dir) {
+  const fs::path path = dir / "tandem_runs.sh";
+  std::ofstream out(path);
+  out << "#!/bin/sh\n";
+  int run = 0;
+  for (const char* ms : {"90.0", "50.0", "10.0", "30.0"}) {
+    out << "echo '{\"tandem_bench_run\":" << run++ << "}'; echo 'Time: 0.1 ms' >&2\n"
+        << "echo '{\"q\":1}'; echo 'Devices: cpu only' >&2; echo 'Time: " << ms << " ms' >&2\n";
+  }
+  out.close();
+  ::chmod(path.c_str(), 0755);
+  return path.string();
+}
+
+TEST_F(MeasureSessionTest, InterleavedProcessesCountAsTheMedianOfTheirRuns) {
+  CellSpec spec;
+  spec.tandem = FakeTandemRuns(dir_);
+  spec.mode = "cpu";
+  spec.query = "SELECT 1 AS q";
+  spec.warmups = 1;
+  Result<std::vector<CellResult>> cells =
+      MeasureInterleaved({spec}, {false}, /*rounds=*/2, /*runs_per_process=*/3, {});
+  ASSERT_TRUE(cells.ok()) << cells.status().ToString();
+  ASSERT_EQ(cells->size(), 1u);
+  ASSERT_EQ((*cells)[0].state, CellResult::State::kOk) << (*cells)[0].note;
+  EXPECT_EQ((*cells)[0].times_ms, (std::vector<double>{30.0, 30.0}));  // not 50, 10 or 90
+  EXPECT_EQ((*cells)[0].median_ms, 30.0);
+  EXPECT_EQ(Runs(1), "one measured run");
+  EXPECT_EQ(Runs(3).rfind("3 measured runs", 0), 0u);
 }
 
 }  // namespace

@@ -150,5 +150,16 @@ TEST(BenchTpchSummary, SumsGeomeansSlowerQueriesAndTheFloor) {
   EXPECT_TRUE(TpchSummaryLines(TpchReport(), "sf1").empty());
 }
 
+TEST(BenchTpchSummary, ASlowerAutoQuerySaysWhenItsTimesOverlapCpus) {
+  Report r = TpchReport();
+  r.cells[5] = TpchCell("Q06", "tandem", "auto", 105, "gpu 4, cpu 1, transitions 1");
+  FillRatios(&r);
+  std::string all;
+  for (const auto& l : TpchSummaryLines(r, "sf10")) all += l + "\n";
+  // cpu 90..110 ms against auto 94.5..115.5 ms.
+  EXPECT_NE(all.find("slower than cpu on Q06 0.95x (gpu plan, times overlap)"), std::string::npos)
+      << all;
+}
+
 }  // namespace
 }  // namespace tandem::bench

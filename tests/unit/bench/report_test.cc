@@ -204,6 +204,28 @@ TEST(BenchReport, FallbackSummaryNamesCellsBelowOneAndTheCrossover) {
   EXPECT_TRUE(FallbackSummaryLines(Report{}).empty());
 }
 
+TEST(BenchReport, GpuFasterThanAutoSaysWhetherTheProcessTimesOverlap) {
+  Report r;
+  r.info.benchmark = "fallback";
+  // native: gpu 10 ms (9..11), auto 10.5 ms (9.45..11.55): the ranges overlap.
+  // after_agg: gpu 5 ms (4.5..5.5), auto 8 ms (7.2..8.8): they do not.
+  for (const char* group : {"native", "after_agg"}) {
+    const bool native = std::string(group) == "native";
+    r.cells.push_back(Cell(group, 1000000, "cpu", 30));
+    r.cells.push_back(Cell(group, 1000000, "gpu", native ? 10 : 5));
+    r.cells.push_back(Cell(group, 1000000, "auto", native ? 10.5 : 8));
+  }
+  FillRatios(&r);
+  EXPECT_TRUE(TimesOverlap(r.cells[1], r.cells[2]));
+  EXPECT_FALSE(TimesOverlap(r.cells[4], r.cells[5]));
+  EXPECT_FALSE(TimesOverlap(r.cells[4], ReportCell{}));  // no times: no claim
+  const std::vector<std::string> lines = FallbackSummaryLines(r);
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines[1],
+            "gpu faster than auto in: 1M native (10.5 vs 10 ms, times overlap), 1M after_agg (8 "
+            "vs 5 ms)");
+}
+
 TEST(BenchReport, WritesThreeFilesAtomically) {
   const fs::path dir =
       fs::temp_directory_path() / ("tandem_report_test_" + std::to_string(::getpid()));

@@ -1,7 +1,9 @@
 // The placement planner's rules on hand-built plans: small inputs stay on the CPU, large ones go
-// to the GPU; a cheap operator between GPU operators stays there; an unsupported operator inside
-// a GPU region never makes the plan bounce; a region whose transitions cost more than the GPU
-// saves goes back to the CPU whole; device=cpu and device=gpu; explain notes.
+// to the GPU; a cheap operator between GPU operators stays there; no operator the GPU could run
+// is ever put on the CPU between GPU operators, while an island of unsupported ones returns to
+// the GPU above it only where the model prices both crossings below what the GPU saves; a region
+// whose transitions cost more than the GPU saves goes back to the CPU whole; device=cpu and
+// device=gpu; explain notes.
 #include <gtest/gtest.h>
 
 #include "placement_test_util.h"
@@ -151,27 +153,58 @@ TEST(PlacementRules, CheapOperatorBetweenGpuOperatorsStaysOnTheGpu) {
   EXPECT_EQ(Count(*placed->plan, IsTransition), 3);               // two scans up, the result down
 }
 
-TEST(PlacementRules, UnsupportedOperatorInsideAGpuRegionDoesNotBounce) {
-  // filter -> window (CPU only) -> aggregate over a large scan: with a bounce the filter and
-  // the aggregate would both be on the GPU around the window.
-  for (double pcie : {1e9, 10e9, 50e9, 500e9}) {
-    PlanPtr scan = ScanOf("t", 1e9);
-    PlanPtr plan = SumBy(WindowOf(FilterOf(scan, 5e8)), 1e6);
-    auto placed = Place(plan, AutoOptions(TestProfile(pcie)));
-    ASSERT_TRUE(placed.ok());
-    EXPECT_FALSE(HasBounce(*placed->plan)) << PlanToString(*placed->plan);
-    EXPECT_TRUE(TransitionsConsistent(*placed->plan));
-    EXPECT_LE(Count(*placed->plan, IsTransition), 2) << PlanToString(*placed->plan);
-    Visit(*placed->plan, [](const PlanNode& n) {
+TEST(PlacementRules, AnIslandGoesBackToTheGpuOnlyWhereItsCrossingsPay) {
+  // filter -> window (CPU only) -> aggregate over a large scan (read on the CPU). The window is
+  // an island: the aggregate above it may return to the GPU, and only the model's price of both
+  // crossings decides; no operator the GPU could run is ever sandwiched between GPU operators.
+  auto plan = [] { return SumBy(WindowOf(FilterOf(ScanOf("t", 1e9), 5e8)), 1e6); };
+  auto window_on_cpu = [](const PlanNode& root) {
+    Visit(root, [](const PlanNode& n) {
       if (n.kind == PlanKind::kWindow) {
         EXPECT_EQ(n.device, Device::kCpu);
         EXPECT_EQ(n.placement.kind, PlacementNote::Kind::kUnsupported);
       }
     });
+  };
+  // A link as slow as the CPU's operators: moving the window's 5e8 rows back costs more than
+  // the GPU saves on the aggregate, so nothing above the island is on the GPU.
+  auto slow = Place(plan(), AutoOptions(TestProfile(1e9)));
+  ASSERT_TRUE(slow.ok());
+  EXPECT_FALSE(HasBounce(*slow->plan)) << PlanToString(*slow->plan);
+  EXPECT_EQ(slow->plan->kind, PlanKind::kAggregate) << PlanToString(*slow->plan);
+  EXPECT_EQ(slow->plan->device, Device::kCpu);
+  window_on_cpu(*slow->plan);
+  // A fast link: filter and aggregate on the GPU around the island, four crossings in all.
+  for (double pcie : {50e9, 500e9}) {
+    auto fast = Place(plan(), AutoOptions(TestProfile(pcie)));
+    ASSERT_TRUE(fast.ok());
+    EXPECT_TRUE(HasBounce(*fast->plan)) << PlanToString(*fast->plan);
+    EXPECT_FALSE(HasBounceThroughMovableWork(*fast->plan)) << PlanToString(*fast->plan);
+    EXPECT_TRUE(TransitionsConsistent(*fast->plan));
+    EXPECT_EQ(Count(*fast->plan, OnGpuOperator), 2) << PlanToString(*fast->plan);
+    EXPECT_EQ(Count(*fast->plan, IsTransition), 4) << PlanToString(*fast->plan);
+    EXPECT_LT(fast->estimated_ms, slow->all_cpu_estimated_ms);
+    window_on_cpu(*fast->plan);
   }
 }
 
-TEST(PlacementRules, ForcedGpuModeMayBounceButAutoNever) {
+TEST(PlacementRules, AutoNeverSandwichesMovableWorkBetweenGpuOperators) {
+  // join -> sort -> project -> aggregate, where the GPU's sort is priced far slower than the
+  // CPU's and the link is fast: join on the GPU, sort on the CPU and the rest back on the GPU
+  // would be the cheapest assignment, but the sort is movable work, not an island.
+  for (double pcie : {1e9, 50e9, 500e9}) {
+    PlanPtr join = JoinOf(ScanOf("l", 1e8), ScanOf("r", 1e7), 1e8);
+    PlanPtr plan = SumBy(ProjectOf(SortOf(join)), 1000);
+    CostProfile profile = TestProfile(pcie);
+    profile.gpu.throughput[static_cast<size_t>(OpClass::kSort)] = 1e6;
+    auto placed = Place(plan, AutoOptions(profile));
+    ASSERT_TRUE(placed.ok());
+    EXPECT_FALSE(HasBounce(*placed->plan)) << PlanToString(*placed->plan);
+    EXPECT_TRUE(TransitionsConsistent(*placed->plan));
+  }
+}
+
+TEST(PlacementRules, ForcedGpuModeCrossesAroundEveryIsland) {
   PlanPtr plan = SumBy(WindowOf(FilterOf(ScanOf("t", 1e9), 5e8)), 1e6);
   PlacementOptions gpu = AutoOptions(TestProfile(50e9));
   gpu.mode = DeviceMode::kGpu;

@@ -9,6 +9,7 @@
 
 #include "tandem/catalog/table_source.h"
 #include "tandem/placement/placement.h"
+#include "tandem/placement/support.h"
 #include "tandem/plan/logical_plan.h"
 
 namespace tandem::placement::test {
@@ -138,6 +139,30 @@ inline bool HasBounce(const PlanNode& root) {
       if (state == 0 && gpu) s = 1;
       if (state == 1 && !gpu) s = 2;
       if (state == 2 && gpu) return true;
+    }
+    for (const PlanPtr& c : x.children) {
+      if (walk(*c, s)) return true;
+    }
+    return false;
+  };
+  return walk(root, 0);
+}
+
+// Whether a GPU operator feeds, through CPU operators that the GPU could all run, another GPU
+// operator: a bounce through movable work. A CPU segment that holds an operator the GPU cannot
+// run is an island, and going back to the GPU above it is allowed (its crossings are priced).
+inline bool HasBounceThroughMovableWork(const PlanNode& root) {
+  // Walks down from the root; state: 0 only CPU operators above, 1 a GPU operator above, 2 CPU
+  // operators (all supported so far) below a GPU one, 3 the same with an unsupported one.
+  std::function<bool(const PlanNode&, int)> walk = [&](const PlanNode& x, int state) -> bool {
+    int s = state;
+    if (x.kind != PlanKind::kTransition) {
+      const bool gpu = x.device == Device::kGpu;
+      const bool unsupported = !GpuUnsupportedReason(x, Residency::kFiles).empty();
+      if (gpu && state == 2) return true;
+      if (gpu) s = 1;
+      if (!gpu && state == 1) s = unsupported ? 3 : 2;
+      if (!gpu && state == 2 && unsupported) s = 3;
     }
     for (const PlanPtr& c : x.children) {
       if (walk(*c, s)) return true;
