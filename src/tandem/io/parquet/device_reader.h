@@ -20,10 +20,15 @@
 
 namespace tandem::parquet {
 
-// Where the column chunks were decoded.
+// Where the column chunks were decoded, and where the read spent its time: whether the host
+// threads (reading, decompressing, staging) or the GPU (uploads, kernels) held the scan back.
 struct DeviceDecodeCounts {
-  int64_t gpu_chunks = 0;   // decoded by the GPU kernels
-  int64_t host_chunks = 0;  // decoded on the host and copied (unsupported encodings or types)
+  int64_t gpu_chunks = 0;      // decoded by the GPU kernels
+  int64_t host_chunks = 0;     // decoded on the host and copied (unsupported encodings or types)
+  double stage_ms = 0;         // host threads' time staging chunks, summed over the threads
+  double wait_stage_ms = 0;    // the uploading thread's time waiting for the next staged chunk
+  double wait_gpu_ms = 0;      // its time waiting for the stream (uploads and decode kernels)
+  int64_t uploaded_bytes = 0;  // pinned bytes uploaded (values sections and their aux data)
 };
 
 // `stats` and `counts` may be null. Without CUDA: Unsupported("no CUDA device").

@@ -11,6 +11,8 @@
 #include "tandem/io/parquet/device_reader.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -28,6 +30,11 @@ namespace tandem::parquet {
 namespace {
 
 using gpu_decode::StagedChunk;
+using Clock = std::chrono::steady_clock;
+
+double MillisSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
 
 // Raw access to one file's column chunks (the ParquetFile decodes; this only reads bytes).
 struct FileAccess {
@@ -129,6 +136,7 @@ class DeviceRead {
   int64_t staged_ahead_bytes_ = 0;  // pinned bytes of staged chunks not yet consumed
   int64_t pinned_budget_ = 0;       // half the pinned pool: for staged-ahead, and for in-flight
   bool cancelled_ = false;
+  std::atomic<int64_t> stage_us_{0};  // summed over the staging threads
 };
 
 // Pinned bytes a staged chunk holds.
@@ -170,12 +178,14 @@ void DeviceRead::Stage(size_t t) {
   Slot& slot = slots_[t];
   const KeptRowGroup& rg = plan_.row_groups[t / ncols_];
   const int column = plan_.file_columns[t % ncols_];
+  const Clock::time_point start = Clock::now();
   Status st = CallCatchingExceptions([&] {
     TryStage(access_[rg.file], plan_.files[rg.file]->metadata(), rg.row_group, column,
              &slot.staged);
     if (!slot.staged.on_gpu) return HostDecode(t, &slot.host);
     return Status::OK();
   });
+  stage_us_ += static_cast<int64_t>(MillisSince(start) * 1e3);
   if (st.ok()) query_progress::AddDone(rg.rows);
   std::lock_guard<std::mutex> lock(mutex_);
   staged_ahead_bytes_ += PinnedBytes(slot.staged);
@@ -198,8 +208,10 @@ Status DeviceRead::Consume(DeviceDecodeCounts* counts, size_t* error_slot) {
   const int64_t sync_bytes = pinned_budget_;
   for (size_t t = 0; t < slots_.size(); ++t) {
     {
+      const Clock::time_point start = Clock::now();
       std::unique_lock<std::mutex> lock(mutex_);
       changed_.wait(lock, [&] { return slots_[t].ready; });
+      counts->wait_stage_ms += MillisSince(start);
     }
     Slot& slot = slots_[t];
     if (!slot.status.ok()) {
@@ -213,6 +225,7 @@ Status DeviceRead::Consume(DeviceDecodeCounts* counts, size_t* error_slot) {
     if (slot.staged.on_gpu) {
       auto part = gpu_decode::DecodeOnDevice(slot.staged, error_flags_ + t, stream_);
       in_flight_bytes += slot.staged.staging_bytes + slot.staged.aux_layout.total;
+      counts->uploaded_bytes += slot.staged.staging_bytes + slot.staged.aux_layout.total;
       in_flight.push_back(std::move(slot.staged));
       if (!part.ok()) {
         *error_slot = t;
@@ -231,7 +244,9 @@ Status DeviceRead::Consume(DeviceDecodeCounts* counts, size_t* error_slot) {
       ++counts->host_chunks;
     }
     if (in_flight_bytes > sync_bytes) {
+      const Clock::time_point start = Clock::now();
       TANDEM_RETURN_NOT_OK(stream_.Synchronize());
+      counts->wait_gpu_ms += MillisSince(start);
       in_flight.clear();
       in_flight_bytes = 0;
     }
@@ -239,7 +254,10 @@ Status DeviceRead::Consume(DeviceDecodeCounts* counts, size_t* error_slot) {
     consumed_ = t + 1;
     changed_.notify_all();
   }
-  return stream_.Synchronize();
+  const Clock::time_point start = Clock::now();
+  Status synced = stream_.Synchronize();
+  counts->wait_gpu_ms += MillisSince(start);
+  return synced;
 }
 
 Result<gpu::DeviceColumnPtr> DeviceRead::PartitionColumn(size_t k) const {
@@ -306,6 +324,7 @@ Result<gpu::DeviceBatchPtr> DeviceRead::Run(ReadStats* st, DeviceDecodeCounts* c
     changed_.notify_all();
   }
   producer.join();
+  counts->stage_ms = static_cast<double>(stage_us_.load()) / 1e3;
 
   // Chunks whose values failed a device-side check go through the host decoder, which either
   // decodes them after all or names the error; the error of the lowest slot wins.
