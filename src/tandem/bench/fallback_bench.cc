@@ -145,7 +145,8 @@ Result<Report> RunFallbackBench(const FallbackBenchOptions& options) {
   report.info.notes.push_back(
       "Each cell: " + std::to_string(options.reps) +
       " fresh `tandem sql` processes with tandem.sql.device set to the mode, each two warm-ups "
-      "and " + Runs(options.runs_per_process) +
+      "and " +
+      Runs(options.runs_per_process) +
       ", interleaved with the other modes (round r runs cpu, gpu, auto in turn); the time is the "
       "median of the processes' times, `--timing` statement times (parse, plan, execute; not "
       "process start). Ratio = cpu time / mode time of the same condition and "
@@ -187,7 +188,7 @@ Result<Report> RunFallbackBench(const FallbackBenchOptions& options) {
       const ResultRows* reference = nullptr;
       std::vector<ResultRows> answers;
       answers.reserve(options.modes.size());
-      // Interleaved processes, each two warm-ups and one measured run: the first run may plan
+      // Interleaved processes, each two warm-ups and then its measured runs: the first run may plan
       // while the GPU runtime is still starting (auto then prices the rest of the start-up and
       // may choose another plan); the second runs the plan that is measured, so its kernels are
       // loaded and its pools sized.
@@ -206,8 +207,8 @@ Result<Report> RunFallbackBench(const FallbackBenchOptions& options) {
         specs[m].timeout_s = options.timeout_s;
       }
       TANDEM_ASSIGN_OR_RAISE(std::vector<CellResult> results,
-                             MeasureInterleaved(specs, skip, options.reps,
-                                                options.runs_per_process, std::move(initial)));
+                             MeasureInterleaved(specs, skip, options.reps, options.runs_per_process,
+                                                std::move(initial)));
       for (size_t m = 0; m < options.modes.size(); ++m) {
         const std::string& mode = options.modes[m];
         CellResult& result = results[m];

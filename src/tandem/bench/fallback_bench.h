@@ -40,8 +40,8 @@ struct FallbackBenchOptions {
   std::vector<int64_t> rows = {1000000, 10000000, 50000000};
   std::vector<std::string> modes = {"cpu", "gpu", "auto"};
   std::vector<std::string> conditions;  // empty: all
-  int reps = 3;  // processes per cell, interleaved across modes
-  int runs_per_process = 1;  // measured runs in each process (their median is its time)
+  int reps = 3;                         // processes per cell, interleaved across modes
+  int runs_per_process = 1;             // measured runs in each process (their median is its time)
   std::string udf_library;  // the library with identity_double*; required for UDF conditions
   std::string data_dir = "data/fallback";  // DIR/rows-N/{fact,customers}, generated if missing
   int threads = 0;                         // tandem sql --threads (0: all cores)

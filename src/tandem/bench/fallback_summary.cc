@@ -57,8 +57,8 @@ std::vector<std::string> FallbackSummaryLines(const Report& report) {
       }
       if (const ReportCell* gpu = find(g, rows, "gpu"); gpu && gpu->median_ms < a->median_ms) {
         gpu_faster += (gpu_faster.empty() ? "" : ", ") + Rows(rows) + " " + g + " (" +
-                      Fixed("%.3g", a->median_ms) + " vs " + Fixed("%.3g", gpu->median_ms) +
-                      " ms" + (TimesOverlap(*a, *gpu) ? ", times overlap" : "") + ")";
+                      Fixed("%.3g", a->median_ms) + " vs " + Fixed("%.3g", gpu->median_ms) + " ms" +
+                      (TimesOverlap(*a, *gpu) ? ", times overlap" : "") + ")";
       }
     }
   }

@@ -241,8 +241,7 @@ Result<std::vector<CellResult>> MeasureInterleaved(const std::vector<CellSpec>& 
 
 std::string Runs(int runs_per_process) {
   if (runs_per_process <= 1) return "one measured run";
-  return std::to_string(runs_per_process) +
-         " measured runs (their median is the process's time)";
+  return std::to_string(runs_per_process) + " measured runs (their median is the process's time)";
 }
 
 std::string CellStatus(const CellResult& r) {

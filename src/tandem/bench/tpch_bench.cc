@@ -183,11 +183,11 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
           if (!skip[m]) results[m] = std::move(hot[m][qi]);
         }
       } else {
-        // From files: interleaved fresh processes (each two warm-ups, one measured run), as in
-        // the fallback bench.
-        TANDEM_ASSIGN_OR_RAISE(results,
-                               MeasureInterleaved(specs, skip, options.reps,
-                                                  options.runs_per_process, std::move(results)));
+        // From files: interleaved fresh processes (each two warm-ups, then --runs measured runs),
+        // as in the fallback bench.
+        TANDEM_ASSIGN_OR_RAISE(
+            results, MeasureInterleaved(specs, skip, options.reps, options.runs_per_process,
+                                        std::move(results)));
       }
       for (size_t m = 0; m < options.modes.size(); ++m) {
         CellResult& result = results[m];

@@ -21,8 +21,8 @@ struct TpchBenchOptions {
   std::vector<std::string> modes = {"cpu", "gpu", "auto"};
   std::vector<std::string> sources = {"files"};  // files and/or hot
   std::vector<int> queries;                      // empty: 1..22
-  int reps = 3;              // files: processes per cell; hot: measured runs per query
-  int runs_per_process = 1;  // files: measured runs in each process (their median is its time)
+  int reps = 3;                 // files: processes per cell; hot: measured runs per query
+  int runs_per_process = 1;     // files: measured runs in each process (their median is its time)
   std::string data_dir;         // default <repo>/data/tpch-sf<sf>; generated if missing
   std::string duckdb = "auto";  // auto (when available), on, off
   int threads = 0;

@@ -93,7 +93,8 @@ std::vector<std::string> TpchSummaryLines(const Report& report, const std::strin
         // The cpu cell of the same source ("auto" -> "cpu", "tandem-hot auto" -> "...cpu").
         const ReportCell* cpu = by_series[s.substr(0, s.size() - 4) + "cpu"][g];
         std::string notes = PlanMark(*c);
-        if (cpu && TimesOverlap(*c, *cpu)) notes += (notes.empty() ? "" : ", ") + std::string("times overlap");
+        if (cpu && TimesOverlap(*c, *cpu))
+          notes += (notes.empty() ? "" : ", ") + std::string("times overlap");
         slower += (slower.empty() ? "" : ", ") + g + Format(" %.2fx", c->ratio) +
                   (notes.empty() ? "" : " (" + notes + ")");
       }
