@@ -70,6 +70,8 @@ struct RuntimeState {
   std::atomic<int64_t> used{0};
   std::atomic<int64_t> peak{0};
   PinnedArena pinned;
+  std::atomic<int64_t> pinned_misses{0};  // PinnedBuffers the arena could not serve
+  std::atomic<int64_t> pinned_miss_bytes{0};
 };
 
 RuntimeState& State() {
@@ -211,6 +213,8 @@ PoolStats GetPoolStats() {
   s.used_bytes = state.used.load();
   s.peak_bytes = state.peak.load();
   s.pinned_bytes = state.pinned.size;
+  s.pinned_misses = state.pinned_misses.load();
+  s.pinned_miss_bytes = state.pinned_miss_bytes.load();
   return s;
 }
 
@@ -329,6 +333,8 @@ Result<PinnedBuffer> PinnedBuffer::Allocate(int64_t bytes) {
                                  " bytes of pinned host memory (" + cudaGetErrorString(err) + ")");
     }
     buffer.data_ = static_cast<uint8_t*>(ptr);
+    State().pinned_misses.fetch_add(1);
+    State().pinned_miss_bytes.fetch_add(bytes);
   }
   buffer.size_ = bytes;
   return std::move(buffer);

@@ -50,6 +50,10 @@ struct PoolStats {
   int64_t used_bytes = 0;        // allocated now
   int64_t peak_bytes = 0;        // highest allocated since start
   int64_t pinned_bytes = 0;      // pinned host pool size
+  // PinnedBuffers the pool could not serve (each a fresh cudaHostAlloc, which pins its pages at
+  // a fraction of the copy rate), since start.
+  int64_t pinned_misses = 0;
+  int64_t pinned_miss_bytes = 0;
 };
 PoolStats GetPoolStats();
 

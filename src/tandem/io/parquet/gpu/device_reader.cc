@@ -4,10 +4,13 @@
 // the stream; staging memory is released at stream synchronizations. Staged-ahead and in-flight
 // chunks each stay within half the pinned pool (tandem.memory.pinned.poolSize): past the pool
 // every staging buffer would be a fresh cudaHostAlloc, which pins pages at a fraction of the
-// copy rate (a 50M-row scan took 13x a 10M-row one before this bound). Chunks that cannot be
-// staged are decoded by the host path exactly as ReadParquet does (ParquetFile::ReadRowGroup),
-// which also produces its error messages. Finally each output column is one concatenation of its
-// row groups' parts on the device.
+// copy rate (a 50M-row scan took 13x a 10M-row one before this bound). A chunk reserves its
+// footer-declared uncompressed size before it is staged, so that sixteen threads each staging
+// an 8 MB chunk of a 1M-row group cannot overshoot the budget together; the read reports how
+// many buffers still missed the pool, and where its time went (DeviceDecodeCounts). Chunks that
+// cannot be staged are decoded by the host path exactly as ReadParquet does
+// (ParquetFile::ReadRowGroup), which also produces its error messages. Finally each output column
+// is one concatenation of its row groups' parts on the device.
 #include "tandem/io/parquet/device_reader.h"
 
 #include <algorithm>
@@ -117,6 +120,7 @@ class DeviceRead {
   // The host path of ReadParquet for slot t (its decoded column or its error).
   Status HostDecode(size_t t, ColumnPtr* out) const;
   void Stage(size_t t);
+  int64_t EstimatedPinnedBytes(const KeptRowGroup& rg, int column) const;
   Status Consume(DeviceDecodeCounts* counts, size_t* error_slot);
   Result<gpu::DeviceColumnPtr> PartitionColumn(size_t k) const;
 
@@ -134,6 +138,7 @@ class DeviceRead {
   size_t consumed_ = 0;
   size_t window_ = 0;
   int64_t staged_ahead_bytes_ = 0;  // pinned bytes of staged chunks not yet consumed
+  int64_t reserved_bytes_ = 0;      // estimated pinned bytes of chunks being staged now
   int64_t pinned_budget_ = 0;       // half the pinned pool: for staged-ahead, and for in-flight
   bool cancelled_ = false;
   std::atomic<int64_t> stage_us_{0};  // summed over the staging threads
@@ -142,6 +147,17 @@ class DeviceRead {
 // Pinned bytes a staged chunk holds.
 int64_t PinnedBytes(const StagedChunk& c) {
   return c.on_gpu ? c.staging_bytes + c.aux_layout.total : 0;
+}
+
+// Before staging: the chunk's uncompressed size from the footer (its values sections and the
+// aux data staged from them come to about that), or 0 when the footer does not say.
+int64_t DeviceRead::EstimatedPinnedBytes(const KeptRowGroup& rg, int column) const {
+  const FileMetaData& meta = plan_.files[rg.file]->metadata();
+  if (rg.row_group < 0 || rg.row_group >= static_cast<int>(meta.row_groups.size())) return 0;
+  const RowGroup& group = meta.row_groups[static_cast<size_t>(rg.row_group)];
+  if (column < 0 || column >= static_cast<int>(group.columns.size())) return 0;
+  const ColumnChunk& chunk = group.columns[static_cast<size_t>(column)];
+  return chunk.meta_data ? std::max<int64_t>(0, chunk.meta_data->total_uncompressed_size) : 0;
 }
 
 Status DeviceRead::HostDecode(size_t t, ColumnPtr* out) const {
@@ -161,23 +177,27 @@ Status DeviceRead::HostDecode(size_t t, ColumnPtr* out) const {
 }
 
 void DeviceRead::Stage(size_t t) {
+  Slot& slot = slots_[t];
+  const KeptRowGroup& rg = plan_.row_groups[t / ncols_];
+  const int column = plan_.file_columns[t % ncols_];
+  const int64_t estimate = EstimatedPinnedBytes(rg, column);
   {
     std::unique_lock<std::mutex> lock(mutex_);
     // The next chunk the consumer needs always goes ahead; others wait for the window and for
-    // room in the pinned budget.
+    // room in the pinned budget for what they will hold (reserved before staging, so that many
+    // threads staging large chunks at once do not overshoot the pool).
     changed_.wait(lock, [&] {
       return cancelled_ || t == consumed_ ||
-             (t < consumed_ + window_ && staged_ahead_bytes_ < pinned_budget_);
+             (t < consumed_ + window_ &&
+              staged_ahead_bytes_ + reserved_bytes_ + estimate <= pinned_budget_);
     });
     if (cancelled_) {
       slots_[t].ready = true;
       changed_.notify_all();
       return;
     }
+    reserved_bytes_ += estimate;
   }
-  Slot& slot = slots_[t];
-  const KeptRowGroup& rg = plan_.row_groups[t / ncols_];
-  const int column = plan_.file_columns[t % ncols_];
   const Clock::time_point start = Clock::now();
   Status st = CallCatchingExceptions([&] {
     TryStage(access_[rg.file], plan_.files[rg.file]->metadata(), rg.row_group, column,
@@ -188,6 +208,7 @@ void DeviceRead::Stage(size_t t) {
   stage_us_ += static_cast<int64_t>(MillisSince(start) * 1e3);
   if (st.ok()) query_progress::AddDone(rg.rows);
   std::lock_guard<std::mutex> lock(mutex_);
+  reserved_bytes_ -= estimate;
   staged_ahead_bytes_ += PinnedBytes(slot.staged);
   slot.status = std::move(st);
   slot.ready = true;
@@ -279,7 +300,8 @@ Result<gpu::DeviceBatchPtr> DeviceRead::Run(ReadStats* st, DeviceDecodeCounts* c
   ThreadPool& pool = ThreadPool::Default();
   const int threads = options_.num_threads > 0 ? options_.num_threads : pool.num_threads() + 1;
   window_ = static_cast<size_t>(std::max(4, 2 * threads));
-  const int64_t pinned_pool = gpu::GetPoolStats().pinned_bytes;
+  const gpu::PoolStats pool_before = gpu::GetPoolStats();
+  const int64_t pinned_pool = pool_before.pinned_bytes;
   pinned_budget_ = std::max<int64_t>(int64_t{16} << 20,
                                      (pinned_pool > 0 ? pinned_pool : int64_t{256} << 20) / 2);
   if (n > 0) {
@@ -325,6 +347,9 @@ Result<gpu::DeviceBatchPtr> DeviceRead::Run(ReadStats* st, DeviceDecodeCounts* c
   }
   producer.join();
   counts->stage_ms = static_cast<double>(stage_us_.load()) / 1e3;
+  const gpu::PoolStats pool_after = gpu::GetPoolStats();
+  counts->pinned_misses = pool_after.pinned_misses - pool_before.pinned_misses;
+  counts->pinned_miss_bytes = pool_after.pinned_miss_bytes - pool_before.pinned_miss_bytes;
 
   // Chunks whose values failed a device-side check go through the host decoder, which either
   // decodes them after all or names the error; the error of the lowest slot wins.
