@@ -8,7 +8,9 @@
 #   scripts/device_run.sh parquet the Parquet read benchmark (lineitem SF1 and SF10)
 #   scripts/device_run.sh fallback  `tandem bench fallback` (ROWS, REPS, RUNS, CONDITIONS) into
 #                                 $OUT/fallback (FALLBACK_OUT names another folder)
-#   scripts/device_run.sh tpch      `tandem bench tpch` (SF, SOURCES, REPS) into $OUT/tpch_sfN
+#   scripts/device_run.sh tpch      `tandem bench tpch` (SF, SOURCES, REPS, RUNS, QUERIES) into
+#                                 $OUT/tpch_sfN, data in /tmp/tpch-sfN (generated if missing)
+#   scripts/device_run.sh datagen   TPC-H data only, into /tmp/tpch-sfN (SF), timed
 #   scripts/device_run.sh calibrate `tandem calibrate` into $OUT/calibration.json; the later steps
 #                                 of the same call plan auto with it (TANDEM_CALIBRATION)
 #   scripts/device_run.sh interference  scripts/startup_interference.sh on TPC-H SF1 (QUERIES)
@@ -85,7 +87,7 @@ for what in "${@:-tests}"; do
       # TPC-H through `tandem bench tpch` (SF, SOURCES), DuckDB beside it.
       .device/bin/tandem bench tpch --sf "${SF:-10}" --modes cpu,gpu,auto \
         --sources "${SOURCES:-files,hot}" --reps "${REPS:-3}" --runs "${RUNS:-1}" --duckdb on \
-        ${QUERIES:+--queries "$QUERIES"} --data /tmp/tpch \
+        ${QUERIES:+--queries "$QUERIES"} --data "/tmp/tpch-sf${SF:-10}" \
         --out "$OUT/tpch_sf${SF:-10}" 2>&1 | tee "$OUT/tpch.log" | tail -45
       ;;
     calibrate)
@@ -127,8 +129,16 @@ for what in "${@:-tests}"; do
         done
       done
       ;;
+    datagen)
+      # TPC-H data only (SF), for a later call on the same warm machine (SF100 takes its own).
+      start=$SECONDS
+      .device/bin/tandem datagen tpch --sf "${SF:-10}" --out "/tmp/tpch-sf${SF:-10}" 2>&1 | tail -2
+      echo "datagen sf${SF:-10}: $((SECONDS - start)) s" | tee "$OUT/datagen.log"
+      du -sh "/tmp/tpch-sf${SF:-10}" | tee -a "$OUT/datagen.log"
+      df -h /tmp | tee -a "$OUT/datagen.log"
+      ;;
     analyze_tpch)
-      data=/tmp/tpch
+      data=/tmp/tpch-sf${SF:-10}
       [ -d $data/lineitem ] || .device/bin/tandem datagen tpch --sf "${SF:-10}" --out $data >/dev/null
       tables=()
       for t in region nation part supplier partsupp customer orders lineitem; do
@@ -166,6 +176,6 @@ SQL
         --udf "$TANDEM_UDF_EXAMPLE_LIB" --table fact="$dir/fact" \
         --table customers="$dir/customers" 2>&1 | tee -a "$OUT/aa.log"
       ;;
-    *) echo "unknown step $what (tests, bench, parquet, fallback, tpch, calibrate, interference, analyze, analyze_tpch, aa)"; exit 2 ;;
+    *) echo "unknown step $what (tests, bench, parquet, fallback, tpch, datagen, calibrate, interference, analyze, analyze_tpch, aa)"; exit 2 ;;
   esac
 done
