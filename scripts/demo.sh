@@ -25,10 +25,12 @@ $TANDEM describe "$OUT/lineitem"
 echo
 
 gpu=yes
+H200_FIGURES=bench/results/h200_calibration.json
 if $TANDEM version | grep -q "GPU: none usable"; then
   gpu=no
   echo "No usable GPU on this machine: for each query, the plan Tandem would run on an NVIDIA"
-  echo "H200 (tandem explain --target h200), then the query on the CPU path."
+  echo "H200 (tandem explain --target h200, with the figures measured on one:"
+  echo "$H200_FIGURES), then the query on the CPU path."
 fi
 
 # Milliseconds of the statement lines `tandem sql --timing` prints (stderr), summed.
@@ -46,7 +48,9 @@ for q in 01 03 06 13 18; do
     auto_ms=$($TANDEM sql -f "$file" "${TABLES[@]}" --conf tandem.sql.device=auto --timing \
       --format csv 2>&1 >/dev/null | millis)
   else
-    $TANDEM explain --target h200 "$(grep -v '^--' "$file")" "${TABLES[@]}"
+    # Planned with the figures `tandem calibrate` measured on an H200 (its 16-core host's too).
+    $TANDEM explain --target h200 --conf tandem.placement.calibrationFile="$H200_FIGURES" \
+      "$(grep -v '^--' "$file")" "${TABLES[@]}"
   fi
   cpu_ms=$($TANDEM sql -f "$file" "${TABLES[@]}" --conf tandem.sql.device=cpu --timing \
     --format csv 2>&1 >/dev/null | millis)
