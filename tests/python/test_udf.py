@@ -254,3 +254,47 @@ def test_explain_lists_each_cpu_island_and_its_crossings(table):
     assert len(islands) == 1, r.stdout
     assert "UDF redact has no GPU implementation" in islands[0], islands
     assert "In from the GPU: " in islands[0] and "out to the GPU: " in islands[0], islands
+
+
+def test_auto_sends_an_islands_rows_back_to_the_gpu_where_both_crossings_pay(tmp_path):
+    """device=auto, planned for an H200 with the figures measured on one: the fallback query with
+    a CPU-only UDF above a selective filter filters on the GPU, calls the UDF on the surviving
+    rows on the CPU and joins and aggregates on the GPU again: one island, in from the GPU and out
+    to it. The same query with the UDF below the filter (over 12 columns) has no GPU operator
+    below the island."""
+    figures = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "results",
+                           "h200_calibration.json")
+    data = tmp_path / "fallback"
+    r = tandem("datagen", "fallback", "--rows", "1000000", "--out", str(data))
+    assert r.returncode == 0, r.stderr
+
+    def explain(amount, source):
+        sql = (f"WITH src AS ({source}), filtered AS (SELECT customer_id, {amount} AS amount, "
+               "discount FROM src WHERE amount >= 500 AND quantity BETWEEN 10 AND 20), "
+               "joined AS (SELECT c.region, c.segment, f.amount * (1 - f.discount) AS net FROM "
+               "filtered f JOIN customers c ON f.customer_id = c.customer_id) "
+               "SELECT region, segment, count(*) AS n, sum(net) AS s FROM joined "
+               "GROUP BY region, segment ORDER BY region, segment")
+        r = tandem("explain", "--target", "h200", "--udf", LIB,
+                   "--conf", f"tandem.placement.calibrationFile={figures}",
+                   "--table", f"fact={data / 'fact'}", "--table",
+                   f"customers={data / 'customers'}", sql)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.splitlines()
+
+    plain = "SELECT customer_id, amount, quantity, discount FROM fact"
+    lines = explain("identity_double(amount)", plain)
+    assert lines[0].startswith("Placement: device=auto, target=h200, calibrated"), lines[0]
+    islands = [l for l in lines if l.startswith("CPU island")]
+    assert len(islands) == 1, "\n".join(lines)
+    assert "In from the GPU: " in islands[0] and "out to the GPU: " in islands[0], islands
+    devices = {l.split()[1]: l.split()[0] for l in lines[1:] if l[:4] in ("cpu ", "gpu ")}
+    assert devices["Filter"] == "gpu" and devices["HashJoin"] == "gpu", "\n".join(lines)
+
+    wide = ("SELECT customer_id, identity_double_12(amount, m1, m2, m3, m4, m5, m6, m7, m8, m9, "
+            "m10, m11) AS amount, quantity, discount FROM fact")
+    lines = explain("amount", wide)
+    islands = [l for l in lines if l.startswith("CPU island")]
+    assert len(islands) == 1 and "Reads its input on the host" in islands[0], "\n".join(lines)
+    scan = [l for l in lines if "Scan fact" in l]
+    assert scan and scan[0].startswith("cpu"), "\n".join(lines)
