@@ -38,6 +38,18 @@ std::vector<std::string> SplitAtMarkers(const std::string& out) {
   return segments;
 }
 
+// The milliseconds of a `Time: X ms` line; nothing for any other line.
+std::optional<double> TimingValue(const std::string& line) {
+  if (line.rfind("Time: ", 0) != 0 || line.size() < 10 || line.substr(line.size() - 3) != " ms") {
+    return std::nullopt;
+  }
+  const std::string number = line.substr(6, line.size() - 9);
+  char* end = nullptr;
+  const double ms = std::strtod(number.c_str(), &end);
+  if (!end || *end != '\0') return std::nullopt;
+  return ms;
+}
+
 std::string TrimmedQuery(std::string query) {
   while (!query.empty() && (query.back() == '\n' || query.back() == ' ')) query.pop_back();
   return query;
@@ -51,22 +63,6 @@ double Median(std::vector<double> values) {
   const size_t n = values.size();
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
-
-namespace {
-
-// The milliseconds of a `Time: X ms` line; nothing for any other line.
-std::optional<double> TimingValue(const std::string& line) {
-  if (line.rfind("Time: ", 0) != 0 || line.size() < 10 || line.substr(line.size() - 3) != " ms") {
-    return std::nullopt;
-  }
-  const std::string number = line.substr(6, line.size() - 9);
-  char* end = nullptr;
-  const double ms = std::strtod(number.c_str(), &end);
-  if (!end || *end != '\0') return std::nullopt;
-  return ms;
-}
-
-}  // namespace
 
 std::vector<double> ParseTimingLines(const std::string& text) {
   std::vector<double> times;
@@ -223,7 +219,7 @@ Result<std::vector<CellResult>> MeasureInterleaved(const std::vector<CellSpec>& 
       }
       CellResult& r = results[i];
       r.state = CellResult::State::kOk;
-      r.times_ms.push_back(Median(run.times_ms));
+      r.times_ms.push_back(run.median_ms);  // the process's time: its runs' median
       r.wall_ms += run.wall_ms;
       r.rows = std::move(run.rows);
       if (r.devices.empty()) {

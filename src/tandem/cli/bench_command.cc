@@ -237,7 +237,7 @@ int RunReport(const std::vector<std::string>& argv) {
     const std::string arg = reader.arg();
     if (arg == "--out") {
       if (!reader.TakeValue(&out) || out.empty()) return UsageError("--out needs a folder");
-    } else if (dir.empty() && !arg.empty() && arg[0] != '-') {
+    } else if (dir.empty() && !reader.is_option()) {
       dir = arg;
     } else {
       return UsageError("unknown argument '" + arg + "'");
