@@ -19,7 +19,8 @@
 #   scripts/device_run.sh aa        scripts/aa_probe.py on the fallback query with the 12-column
 #                                 island (all-CPU plan) at ROWS rows, ROUNDS rounds
 #   scripts/device_run.sh analyze_tpch  EXPLAIN ANALYZE of TPC-H queries (QUERIES, SF) under cpu,
-#                                 gpu and auto, each the third run of its process
+#                                 gpu and auto (MODES), each the third run of its process, with
+#                                 the extra settings ANALYZE_CONF ("key=value ...")
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # A packed stage (scripts/device_stage.sh) travels as .device.tar.xz; Python's tarfile unpacks it.
@@ -148,11 +149,13 @@ for what in "${@:-tests}"; do
         qf=tests/tpch/queries/q$(printf %02d "$q").sql
         { cat "$qf"; echo ";"; cat "$qf"; echo ";"; echo "EXPLAIN ANALYZE"; cat "$qf"; echo ";"; } \
           >/tmp/analyze.sql
-        for mode in cpu gpu auto; do
-          echo "== Q$q sf${SF:-10} device=$mode (third run of one process)" |
+        confs=()
+        for kv in ${ANALYZE_CONF:-}; do confs+=(--conf "$kv"); done
+        for mode in ${MODES:-cpu gpu auto}; do
+          echo "== Q$q sf${SF:-10} device=$mode ${ANALYZE_CONF:-} (third run of one process)" |
             tee -a "$OUT/analyze_tpch.log"
           .device/bin/tandem sql -f /tmp/analyze.sql --conf tandem.sql.device=$mode \
-            "${tables[@]}" 2>&1 | sed -n '/^Placement/,$p' | tee -a "$OUT/analyze_tpch.log"
+            "${confs[@]}" "${tables[@]}" 2>&1 | sed -n '/^Placement/,$p' | tee -a "$OUT/analyze_tpch.log"
         done
       done
       ;;

@@ -94,7 +94,7 @@ TEST(GpuRuntime, CopiesRoundTripThroughPinnedMemory) {
   EXPECT_EQ(std::memcmp(pageable.data(), src->data(), 100), 0);
 }
 
-TEST(GpuRuntime, PinnedPoolReusesFreedRangesAndFallsBack) {
+TEST(GpuRuntime, PinnedPoolReusesFreedRangesGrowsAndFallsBack) {
   TANDEM_REQUIRE_GPU();
   ASSERT_TRUE(InitRuntime(DeviceMemoryConfig{}).ok());
   uint8_t* first = nullptr;
@@ -106,12 +106,34 @@ TEST(GpuRuntime, PinnedPoolReusesFreedRangesAndFallsBack) {
   auto again = PinnedBuffer::Allocate(1 << 20);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->data(), first);  // first fit finds the freed range
-  // Bigger than the whole pool: a separate page-locked allocation.
-  const int64_t beyond = GetPoolStats().pinned_bytes + 4096;
-  auto big = PinnedBuffer::Allocate(beyond);
-  ASSERT_TRUE(big.ok()) << big.status().ToString();
-  EXPECT_EQ(big->size(), beyond);
-  big->data()[beyond - 1] = 1;
+  // Bigger than the configured pool: the pool grows by a block, once; the block is kept, so the
+  // same request later is served without a new allocation.
+  const PoolStats before = GetPoolStats();
+  const int64_t beyond = before.pinned_bytes + 4096;
+  {
+    auto big = PinnedBuffer::Allocate(beyond);
+    ASSERT_TRUE(big.ok()) << big.status().ToString();
+    EXPECT_EQ(big->size(), beyond);
+    big->data()[beyond - 1] = 1;
+  }
+  const PoolStats grown = GetPoolStats();
+  EXPECT_EQ(grown.pinned_misses, before.pinned_misses + 1);
+  EXPECT_GE(grown.pinned_grown_bytes, before.pinned_grown_bytes + beyond);
+  {
+    auto big = PinnedBuffer::Allocate(beyond);
+    ASSERT_TRUE(big.ok()) << big.status().ToString();
+  }
+  EXPECT_EQ(GetPoolStats().pinned_misses, grown.pinned_misses);
+  EXPECT_EQ(GetPoolStats().pinned_grown_bytes, grown.pinned_grown_bytes);
+  // Past tandem.memory.pinned.maxPoolSize: a page-locked allocation of its own, freed with it.
+  const int64_t past_max = DeviceMemoryConfig{}.pinned_pool_max_bytes + 4096;
+  {
+    auto huge = PinnedBuffer::Allocate(past_max);
+    ASSERT_TRUE(huge.ok()) << huge.status().ToString();
+    huge->data()[past_max - 1] = 1;
+  }
+  EXPECT_EQ(GetPoolStats().pinned_misses, grown.pinned_misses + 1);
+  EXPECT_EQ(GetPoolStats().pinned_grown_bytes, grown.pinned_grown_bytes);
   auto zero = PinnedBuffer::Allocate(0);
   ASSERT_TRUE(zero.ok());
   EXPECT_EQ(zero->data(), nullptr);

@@ -16,7 +16,8 @@ TANDEM = os.environ.get("TANDEM_BIN", "tandem")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KEYS = ["tandem.sql.device", "tandem.sql.explain", "tandem.sql.ansi", "tandem.sql.threads",
         "tandem.memory.gpu.allocFraction", "tandem.memory.gpu.reserve",
-        "tandem.memory.pinned.poolSize", "tandem.placement.target",
+        "tandem.memory.pinned.poolSize", "tandem.memory.pinned.maxPoolSize",
+        "tandem.placement.target",
         "tandem.placement.calibrationFile"]
 
 

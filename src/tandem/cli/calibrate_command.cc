@@ -11,6 +11,7 @@
 #include "tandem/cli/arg_reader.h"
 #include "tandem/cli/command.h"
 #include "tandem/common/config.h"
+#include "tandem/gpu/memory_config.h"
 #include "tandem/placement/calibrate.h"
 
 namespace tandem::cli {
@@ -71,9 +72,7 @@ int RunCalibrate(const std::vector<std::string>& argv) {
       return UsageError("unknown argument '" + arg + "'");
     }
   }
-  options.gpu_memory.alloc_fraction = config.GetDouble(config_keys::kGpuAllocFraction);
-  options.gpu_memory.reserve_bytes = config.GetInt(config_keys::kGpuReserve);
-  options.gpu_memory.pinned_pool_bytes = config.GetInt(config_keys::kPinnedPoolSize);
+  options.gpu_memory = gpu::DeviceMemoryConfigFrom(config);
   if (output.empty()) output = placement::CalibrationPath(config);
   Result<placement::Calibration> calibration = placement::Calibrate(
       options, [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); });

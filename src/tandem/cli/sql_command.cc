@@ -32,6 +32,7 @@
 #include "tandem/common/text.h"
 #include "tandem/format/table_printer.h"
 #include "tandem/format/value_format.h"
+#include "tandem/gpu/memory_config.h"
 #include "tandem/gpu/runtime.h"
 #include "tandem/io/csv/csv.h"
 #include "tandem/io/parquet/writer.h"
@@ -332,11 +333,7 @@ int RunSql(const std::vector<std::string>& argv) {
   // A run that may use the GPU starts CUDA now, in the background, while statements are parsed,
   // planned and (on the CPU) run; the planner prices only the start-up still left.
   if (options.config.Get(config_keys::kDevice) != "cpu") {
-    gpu::DeviceMemoryConfig memory;
-    memory.alloc_fraction = options.config.GetDouble(config_keys::kGpuAllocFraction);
-    memory.reserve_bytes = options.config.GetInt(config_keys::kGpuReserve);
-    memory.pinned_pool_bytes = options.config.GetInt(config_keys::kPinnedPoolSize);
-    gpu::StartRuntimeInBackground(memory);
+    gpu::StartRuntimeInBackground(gpu::DeviceMemoryConfigFrom(options.config));
   }
   if (Status st = ApplySessionArgs(args.session, session); !st.ok()) return Fail(st.ToString());
 

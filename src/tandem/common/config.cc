@@ -64,7 +64,11 @@ std::vector<ConfigKey> MakeKeys() {
       Number(kGpuReserve, ConfigType::kBytes, "1073741824", 0, kMaxBytes,
              "GPU memory left to CUDA itself, not pooled (bytes; 512m, 1g accepted)"),
       Number(kPinnedPoolSize, ConfigType::kBytes, "268435456", 0, kMaxBytes,
-             "pinned host memory pool used for every host<->device copy (bytes)"),
+             "pinned host memory pool used for every host<->device copy (bytes), allocated at "
+             "start"),
+      Number(kPinnedPoolMax, ConfigType::kBytes, "1073741824", 0, kMaxBytes,
+             "the pinned pool grows by blocks up to this size when it runs short, and keeps "
+             "them for the rest of the process (bytes)"),
       Enum(kPlacementTarget, "auto", {"auto", "h200", "cpu-only"},
            "machine the placement planner plans for: auto (this one: its calibration, or the "
            "built-in figures), h200 (built-in NVIDIA H200 figures, also without a GPU), cpu-only"),

@@ -39,6 +39,7 @@ inline constexpr const char* kThreads = "tandem.sql.threads";
 inline constexpr const char* kGpuAllocFraction = "tandem.memory.gpu.allocFraction";
 inline constexpr const char* kGpuReserve = "tandem.memory.gpu.reserve";
 inline constexpr const char* kPinnedPoolSize = "tandem.memory.pinned.poolSize";
+inline constexpr const char* kPinnedPoolMax = "tandem.memory.pinned.maxPoolSize";
 inline constexpr const char* kPlacementTarget = "tandem.placement.target";
 inline constexpr const char* kCalibrationFile = "tandem.placement.calibrationFile";
 inline constexpr const char* kPlacementMinGain = "tandem.placement.minGain";

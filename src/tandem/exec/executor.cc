@@ -169,9 +169,10 @@ gpu::DeviceBatchPtr SelectDeviceColumns(const PlanNode& scan, const gpu::DeviceB
 }
 
 // Where a GPU scan's time went: "host staging 812.0 ms over the threads, waited 40.1 ms for
-// staging and 95.3 ms for the GPU, 1.1 GiB uploaded, 0 pinned buffers outside the pool". Much
-// waiting for staging means the host threads (reading, decompressing) bound the scan; much
-// waiting for the GPU, the uploads and kernels; buffers outside the pool, slow pinning.
+// staging and 95.3 ms for the GPU, 1.1 GiB uploaded, 0 new pinned allocations". Much waiting
+// for staging means the host threads (reading, decompressing) bound the scan; much waiting for
+// the GPU, the uploads and kernels; new pinned allocations (the pool growing, or buffers past
+// its maximum), slow pinning.
 std::string ScanTimeSplit(const parquet::DeviceDecodeCounts& c) {
   char text[160];
   std::snprintf(text, sizeof(text),
@@ -179,7 +180,7 @@ std::string ScanTimeSplit(const parquet::DeviceDecodeCounts& c) {
                 "for the GPU, ",
                 c.stage_ms, c.wait_stage_ms, c.wait_gpu_ms);
   return text + FormatByteSize(c.uploaded_bytes) + " uploaded, " + std::to_string(c.pinned_misses) +
-         " pinned buffers outside the pool" +
+         " new pinned allocations" +
          (c.pinned_misses > 0 ? " (" + FormatByteSize(c.pinned_miss_bytes) + ")" : "");
 }
 

@@ -24,6 +24,9 @@ struct DeviceMemoryConfig {
   double alloc_fraction = 0.9;               // tandem.memory.gpu.allocFraction: of free memory
   int64_t reserve_bytes = int64_t{1} << 30;  // tandem.memory.gpu.reserve: left for CUDA itself
   int64_t pinned_pool_bytes = int64_t{256} << 20;  // tandem.memory.pinned.poolSize
+  // tandem.memory.pinned.maxPoolSize: the pool grows by blocks up to this when requests find no
+  // room, and keeps them (pinning is slow; see runtime.cu)
+  int64_t pinned_pool_max_bytes = int64_t{1} << 30;
 };
 
 // Sets up the device pool and the pinned pool once per process (later calls with another config
@@ -46,12 +49,14 @@ double RuntimeStartupRemaining(double expected_s);
 bool DeviceUsable(std::string* why_not = nullptr);
 
 struct PoolStats {
-  int64_t pool_limit_bytes = 0;  // release threshold / size limit of the device pool
-  int64_t used_bytes = 0;        // allocated now
-  int64_t peak_bytes = 0;        // highest allocated since start
-  int64_t pinned_bytes = 0;      // pinned host pool size
-  // PinnedBuffers the pool could not serve (each a fresh cudaHostAlloc, which pins its pages at
-  // a fraction of the copy rate), since start.
+  int64_t pool_limit_bytes = 0;    // release threshold / size limit of the device pool
+  int64_t used_bytes = 0;          // allocated now
+  int64_t peak_bytes = 0;          // highest allocated since start
+  int64_t pinned_bytes = 0;        // pinned host pool size as configured (allocated at start)
+  int64_t pinned_grown_bytes = 0;  // blocks added since, up to tandem.memory.pinned.maxPoolSize
+  // Requests the pool could not serve from what it held, since start: each a fresh cudaHostAlloc
+  // (a new block of the pool, or past its maximum a buffer of its own), which pins pages at a
+  // fraction of the copy rate.
   int64_t pinned_misses = 0;
   int64_t pinned_miss_bytes = 0;
 };

@@ -19,6 +19,7 @@
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/executor.h"
 #include "tandem/gpu/device_column.h"
+#include "tandem/gpu/memory_config.h"
 #include "tandem/io/parquet/writer.h"
 #include "tandem/placement/explain.h"
 #include "tandem/placement/placement.h"
@@ -405,9 +406,7 @@ class StatementRunner {
     const Config& config = session_.config();
     ctx.eval.ansi = config.GetBool(config_keys::kAnsi);
     ctx.num_threads = static_cast<int>(config.GetInt(config_keys::kThreads));
-    ctx.gpu_memory.alloc_fraction = config.GetDouble(config_keys::kGpuAllocFraction);
-    ctx.gpu_memory.reserve_bytes = config.GetInt(config_keys::kGpuReserve);
-    ctx.gpu_memory.pinned_pool_bytes = config.GetInt(config_keys::kPinnedPoolSize);
+    ctx.gpu_memory = gpu::DeviceMemoryConfigFrom(config);
     ctx.table_cache = &session_.cache_;
   }
 

@@ -24,7 +24,8 @@ TEST(Config, EveryKeyIsDocumentedAndItsDefaultValidates) {
   for (const char* required :
        {config_keys::kDevice, config_keys::kExplain, config_keys::kAnsi, config_keys::kThreads,
         config_keys::kGpuAllocFraction, config_keys::kGpuReserve, config_keys::kPinnedPoolSize,
-        config_keys::kPlacementTarget, config_keys::kCalibrationFile}) {
+        config_keys::kPinnedPoolMax, config_keys::kPlacementTarget,
+        config_keys::kCalibrationFile}) {
     EXPECT_TRUE(names.count(required)) << required;
   }
 }

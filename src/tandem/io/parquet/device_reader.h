@@ -29,7 +29,8 @@ struct DeviceDecodeCounts {
   double wait_stage_ms = 0;    // the uploading thread's time waiting for the next staged chunk
   double wait_gpu_ms = 0;      // its time waiting for the stream (uploads and decode kernels)
   int64_t uploaded_bytes = 0;  // pinned bytes uploaded (values sections and their aux data)
-  // Pinned buffers the pinned pool could not serve during the read (fresh cudaHostAllocs: slow).
+  // Requests the pinned pool could not serve from what it held during the read (fresh
+  // cudaHostAllocs, slow: the pool growing by a block, or a buffer past its maximum).
   int64_t pinned_misses = 0;
   int64_t pinned_miss_bytes = 0;
 };

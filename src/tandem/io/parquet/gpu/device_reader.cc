@@ -2,13 +2,13 @@
 // column) chunks are staged by the thread pool, running on a helper thread, at most a window of
 // chunks ahead of the calling thread, which takes them in order and uploads and decodes each on
 // the stream; staging memory is released at stream synchronizations. Staged-ahead and in-flight
-// chunks each stay within half the pinned pool (tandem.memory.pinned.poolSize): past the pool
-// every staging buffer would be a fresh cudaHostAlloc, which pins pages at a fraction of the
-// copy rate (a 50M-row scan took 13x a 10M-row one before this bound). A chunk reserves its
-// footer-declared uncompressed size before it is staged, so that sixteen threads each staging
-// an 8 MB chunk of a 1M-row group cannot overshoot the budget together; the read reports how
-// many buffers still missed the pool, and where its time went (DeviceDecodeCounts). Chunks that
-// cannot be staged are decoded by the host path exactly as ReadParquet does
+// chunks each stay within half the pinned pool (tandem.memory.pinned.poolSize, and the blocks it
+// has grown by): past the pool every staging buffer would be a fresh cudaHostAlloc, which pins
+// pages at a fraction of the copy rate (a 50M-row scan took 13x a 10M-row one before this bound). A
+// chunk reserves its footer-declared uncompressed size before it is staged, so that sixteen threads
+// each staging an 8 MB chunk of a 1M-row group cannot overshoot the budget together; the read
+// reports how many buffers still missed the pool, and where its time went (DeviceDecodeCounts).
+// Chunks that cannot be staged are decoded by the host path exactly as ReadParquet does
 // (ParquetFile::ReadRowGroup), which also produces its error messages. Finally each output column
 // is one concatenation of its row groups' parts on the device.
 #include "tandem/io/parquet/device_reader.h"
@@ -301,7 +301,8 @@ Result<gpu::DeviceBatchPtr> DeviceRead::Run(ReadStats* st, DeviceDecodeCounts* c
   const int threads = options_.num_threads > 0 ? options_.num_threads : pool.num_threads() + 1;
   window_ = static_cast<size_t>(std::max(4, 2 * threads));
   const gpu::PoolStats pool_before = gpu::GetPoolStats();
-  const int64_t pinned_pool = pool_before.pinned_bytes;
+  // The pool as it stands (it grows by blocks when a read runs short, up to its maximum).
+  const int64_t pinned_pool = pool_before.pinned_bytes + pool_before.pinned_grown_bytes;
   pinned_budget_ = std::max<int64_t>(int64_t{16} << 20,
                                      (pinned_pool > 0 ? pinned_pool : int64_t{256} << 20) / 2);
   if (n > 0) {
