@@ -67,8 +67,8 @@ std::vector<ConfigKey> MakeKeys() {
              "pinned host memory pool used for every host<->device copy (bytes), allocated at "
              "start"),
       Number(kPinnedPoolMax, ConfigType::kBytes, "1073741824", 0, kMaxBytes,
-             "the pinned pool grows by blocks up to this size (and at most an eighth of host "
-             "memory) when it runs short, and keeps them for the rest of the process (bytes)"),
+             "the pinned pool grows by blocks up to this size when it runs short, and keeps "
+             "them for the rest of the process (bytes)"),
       Enum(kPlacementTarget, "auto", {"auto", "h200", "cpu-only"},
            "machine the placement planner plans for: auto (this one: its calibration, or the "
            "built-in figures), h200 (built-in NVIDIA H200 figures, also without a GPU), cpu-only"),

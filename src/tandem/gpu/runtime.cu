@@ -2,7 +2,6 @@
 // here (so an oversized request fails cleanly before CUDA is asked), pinned host memory from one
 // page-locked arena carved by a first-fit free list, streams, and asynchronous copies.
 #include <cuda_runtime.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -214,14 +213,7 @@ Status InitRuntime(const DeviceMemoryConfig& config) {
       cudaGetLastError();  // no arena: every PinnedBuffer falls back to its own cudaHostAlloc
     }
   }
-  // Growth stops at an eighth of the host's memory too: page-locked memory cannot be swapped.
-  int64_t growth_limit = config.pinned_pool_max_bytes;
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page_size = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page_size > 0) {
-    growth_limit = std::min(growth_limit, static_cast<int64_t>(pages) * page_size / 8);
-  }
-  state.pinned.max_size = std::max(state.pinned.size, growth_limit);
+  state.pinned.max_size = std::max(state.pinned.size, config.pinned_pool_max_bytes);
   state.initialized.store(true, std::memory_order_release);
   return Status::OK();
 }

@@ -24,9 +24,8 @@ struct DeviceMemoryConfig {
   double alloc_fraction = 0.9;               // tandem.memory.gpu.allocFraction: of free memory
   int64_t reserve_bytes = int64_t{1} << 30;  // tandem.memory.gpu.reserve: left for CUDA itself
   int64_t pinned_pool_bytes = int64_t{256} << 20;  // tandem.memory.pinned.poolSize
-  // tandem.memory.pinned.maxPoolSize: the pool grows by blocks up to this (and at most an eighth
-  // of the host's memory) when requests find no room, and keeps them (pinning is slow; see
-  // runtime.cu)
+  // tandem.memory.pinned.maxPoolSize: the pool grows by blocks up to this when requests find no
+  // room, and keeps them (pinning is slow; see runtime.cu)
   int64_t pinned_pool_max_bytes = int64_t{1} << 30;
 };
 
