@@ -58,7 +58,7 @@ struct PoolStats {
   // (a new block of the pool, or past its maximum a buffer of its own), which pins pages at a
   // fraction of the copy rate.
   int64_t pinned_misses = 0;
-  int64_t pinned_miss_bytes = 0;
+  int64_t pinned_miss_bytes = 0;  // bytes those allocations pinned (a new block: its whole size)
 };
 PoolStats GetPoolStats();
 

@@ -32,7 +32,7 @@ struct DeviceDecodeCounts {
   // Requests the pinned pool could not serve from what it held during the read (fresh
   // cudaHostAllocs, slow: the pool growing by a block, or a buffer past its maximum).
   int64_t pinned_misses = 0;
-  int64_t pinned_miss_bytes = 0;
+  int64_t pinned_miss_bytes = 0;  // bytes they pinned (a new block of the pool: its whole size)
 };
 
 // `stats` and `counts` may be null. Without CUDA: Unsupported("no CUDA device").
