@@ -9,6 +9,7 @@ APT_PACKAGES=(
   libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libbrotli-dev   # Parquet codecs
   libgtest-dev libgmock-dev libbenchmark-dev                      # tests and benchmarks
   libpg-query-dev nlohmann-json3-dev                              # SQL parser and its JSON parse tree
+  libprotobuf-c-dev                         # header to read libpg_query's protobuf tree (parse_tree_integers.cc)
   python3 python3-venv python3-pip                                # test oracles (pyarrow, duckdb)
 )
 PY_PACKAGES=(pyarrow==26.0.1 duckdb==1.4.4 duckdb-extension-tpch==1.4.4 numpy==2.3.5 pytest==8.4.2)

@@ -67,7 +67,7 @@ class GpuSetOperationTest : public ::testing::Test {
     auto node =
         MakeSetOp(MakeValues(left.schema, {}), MakeValues(right.schema, {}), op.kind, op.all);
     ExecContext cpu_ctx;
-    auto expected = cpu::SetOperation(*node, left, right, cpu_ctx);
+    auto expected = cpu::SetOperation(*node, {left, right}, cpu_ctx);
     ASSERT_TRUE(expected.ok()) << expected.status().ToString();
     auto dl = ToDevice(left, stream_);
     auto dr = ToDevice(right, stream_);

@@ -112,7 +112,7 @@ TEST(ExecSetOp, MatchesMultisetOracle) {
         node.set_all = all;
         node.schema = TestSchema("l");
         ExecContext ctx;
-        auto res = cpu::SetOperation(node, lt, rt, ctx);
+        auto res = cpu::SetOperation(node, {lt, rt}, ctx);
         ASSERT_TRUE(res.ok()) << res.status().ToString();
         for (const auto& b : res->batches) {
           ASSERT_TRUE(b->Validate().ok());

@@ -15,6 +15,7 @@
 
 #include "tandem/bench/fallback_summary.h"
 #include "tandem/bench/tpch_summary.h"
+#include "tandem/common/atomic_file.h"
 
 namespace tandem::bench {
 namespace {
@@ -556,31 +557,9 @@ void FillRatios(Report* report) {
 }
 
 Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::IOError("cannot write " + tmp + ": " + std::strerror(errno));
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return Status::IOError("cannot write " + tmp + ": " + why);
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(tmp.c_str());
-    return Status::IOError("cannot write " + tmp + ": " + std::strerror(errno));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return Status::IOError("cannot rename " + tmp + " to " + path + ": " + why);
-  }
-  return Status::OK();
+  TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<AtomicFile> file, AtomicFile::Create(path));
+  TANDEM_RETURN_NOT_OK(file->Write(text.data(), text.size()));
+  return file->Commit();
 }
 
 Status WriteReport(const std::string& dir, const Report& report) {

@@ -81,7 +81,7 @@ int RunCalibrate(const std::vector<std::string>& argv) {
     return Fail(st.ToString());
   }
   std::printf("%s\n", output.c_str());
-  return std::fflush(stdout) == 0 ? 0 : Fail("writing output failed");
+  return 0;  // main() checks that standard output was written
 }
 
 }  // namespace

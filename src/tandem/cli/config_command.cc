@@ -75,7 +75,7 @@ int RunConfig(const std::vector<std::string>& argv) {
   }
   if (!list) return UsageError("missing --list");
   json ? PrintJson() : PrintText();
-  return std::fflush(stdout) == 0 ? 0 : Fail("writing output failed");
+  return 0;  // main() checks that standard output was written
 }
 
 }  // namespace

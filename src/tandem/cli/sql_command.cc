@@ -406,9 +406,10 @@ int RunSql(const std::vector<std::string>& argv) {
       }
       printed_any = true;
     }
-    std::fflush(stdout);
+    if (std::fflush(stdout) != 0) {
+      return Fail(std::string("writing standard output failed: ") + std::strerror(errno));
+    }
   }
-  if (std::fflush(stdout) != 0) return Fail(std::string("writing output: ") + std::strerror(errno));
   return 0;
 }
 

@@ -59,6 +59,9 @@ std::vector<ConfigKey> MakeKeys() {
       Plain(kAnsi, ConfigType::kBool, "false",
             "ANSI mode: division by zero is an error instead of NULL"),
       Number(kThreads, ConfigType::kInt, "0", 0, 4096, "CPU threads per query (0: all cores)"),
+      Number(kMaxExpressionDepth, ConfigType::kInt, "1000", 1, 20000,
+             "deepest nesting of expressions and subqueries a statement may have (an error "
+             "past it; AND/OR lists, IN lists and UNION chains count as one level)"),
       Number(kGpuAllocFraction, ConfigType::kDouble, "0.9", 0, 1,
              "fraction of free GPU memory the device pool may take", true),
       Number(kGpuReserve, ConfigType::kBytes, "1073741824", 0, kMaxBytes,

@@ -73,6 +73,13 @@ int ExpectedChildren(PlanKind kind) {
   }
 }
 
+bool ShapeIsValid(const PlanNode& node) {
+  const int n = static_cast<int>(node.children.size());
+  // A UNION [ALL] chain is one node with a branch per input.
+  if (node.kind == PlanKind::kSetOp && node.set_op == SetOpKind::kUnion) return n >= 2;
+  return n == ExpectedChildren(node.kind);
+}
+
 Status CheckOutput(const PlanNode& node, const Table& out) {
   for (const auto& b : out.batches) {
     if (!b || b->num_columns() != node.schema.num_fields()) {
@@ -266,7 +273,7 @@ class QueryRun {
 };
 
 Status QueryRun::CheckShape(const PlanNode& node) const {
-  if (static_cast<int>(node.children.size()) != ExpectedChildren(node.kind)) {
+  if (!ShapeIsValid(node)) {
     return Status::Internal(std::string(OperatorName(node)) + " node with " +
                             std::to_string(node.children.size()) + " inputs");
   }
@@ -405,7 +412,12 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunGpuOperator(const PlanNode& node) {
                               : gpu::Limit(node, *inputs[0], *g);
       break;
     case PlanKind::kSetOp:
+      // A UNION chain of more than two branches folds pairwise: the union of the first two,
+      // then of that and the third... (UNION's distinct rows fold the same way).
       result = gpu::SetOperation(node, *inputs[0], *inputs[1], *g);
+      for (size_t k = 2; k < inputs.size() && result.ok(); ++k) {
+        result = gpu::SetOperation(node, **result, *inputs[k], *g);
+      }
       break;
     case PlanKind::kWindow:
       result = gpu::Window(node, *inputs[0], *g);
@@ -512,7 +524,7 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
       result = cpu::Limit(node, inputs[0], ctx_);
       break;
     case PlanKind::kSetOp:
-      result = cpu::SetOperation(node, inputs[0], inputs[1], ctx_);
+      result = cpu::SetOperation(node, inputs, ctx_);
       break;
     case PlanKind::kWindow:
       result = cpu::Window(node, inputs[0], ctx_);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tandem/common/atomic_file.h"
 #include "tandem/common/text.h"
 
 namespace tandem::placement {
@@ -164,25 +165,10 @@ Status SaveCalibration(const std::string& path, const Calibration& calibration) 
                              ec.message());
     }
   }
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   const std::string text = CalibrationToJson(calibration);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::IOError("cannot write " + tmp + ": " + std::strerror(errno));
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.flush();
-    if (!out) {
-      std::filesystem::remove(tmp, ec);
-      return Status::IOError("cannot write " + tmp);
-    }
-  }
-  std::filesystem::rename(tmp, target, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    return Status::IOError("cannot rename " + tmp + " to " + path + ": " + ec.message());
-  }
-  return Status::OK();
+  TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<AtomicFile> file, AtomicFile::Create(path));
+  TANDEM_RETURN_NOT_OK(file->Write(text.data(), text.size()));
+  return file->Commit();
 }
 
 }  // namespace tandem::placement

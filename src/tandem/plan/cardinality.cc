@@ -449,7 +449,7 @@ RelEstimate EstimateNode(const PlanNode& n, const std::vector<RelEstimate>& in) 
     case PlanKind::kSetOp:
       out = in[0];
       if (n.set_op == SetOpKind::kUnion) {
-        out.rows = in[0].rows + in[1].rows;
+        for (size_t k = 1; k < in.size(); ++k) out.rows += in[k].rows;
         for (auto& c : out.columns) c.ndv = -1;
       }
       if (n.set_op == SetOpKind::kIntersect) out.rows = std::min(in[0].rows, in[1].rows);

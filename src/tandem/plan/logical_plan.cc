@@ -224,10 +224,17 @@ PlanPtr MakeLimit(PlanPtr child, int64_t limit, int64_t offset) {
 }
 
 PlanPtr MakeSetOp(PlanPtr left, PlanPtr right, SetOpKind op, bool all) {
-  auto n = NewNode(PlanKind::kSetOp, {left, right});
-  n->schema = left->schema;
-  for (size_t i = 0; i < n->schema.fields.size() && i < right->schema.fields.size(); ++i) {
-    n->schema.fields[i].nullable |= right->schema.fields[i].nullable;
+  return MakeSetOp(std::vector<PlanPtr>{std::move(left), std::move(right)}, op, all);
+}
+
+PlanPtr MakeSetOp(std::vector<PlanPtr> inputs, SetOpKind op, bool all) {
+  auto n = NewNode(PlanKind::kSetOp, inputs);
+  n->schema = inputs[0]->schema;
+  for (size_t k = 1; k < inputs.size(); ++k) {
+    const Schema& s = inputs[k]->schema;
+    for (size_t i = 0; i < n->schema.fields.size() && i < s.fields.size(); ++i) {
+      n->schema.fields[i].nullable |= s.fields[i].nullable;
+    }
   }
   n->set_op = op;
   n->set_all = all;

@@ -154,6 +154,9 @@ PlanPtr MakeJoin(PlanPtr left, PlanPtr right, JoinType type, std::vector<ExprPtr
 PlanPtr MakeSort(PlanPtr child, std::vector<SortKey> keys);
 PlanPtr MakeLimit(PlanPtr child, int64_t limit, int64_t offset);
 PlanPtr MakeSetOp(PlanPtr left, PlanPtr right, SetOpKind op, bool all);
+// UNION [ALL] of two or more inputs (a chain of unions is one node, so it adds one level of
+// nesting, not one per branch); INTERSECT and EXCEPT take exactly two.
+PlanPtr MakeSetOp(std::vector<PlanPtr> inputs, SetOpKind op, bool all);
 PlanPtr MakeWindow(PlanPtr child, std::vector<WindowCall> windows);
 PlanPtr MakeValues(Schema schema, std::vector<std::vector<Value>> rows);
 // Moves `child`'s output to `to` (host -> device when kGpu, device -> host when kCpu).

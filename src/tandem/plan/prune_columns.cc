@@ -313,9 +313,9 @@ PlanPtr Prune(const PlanPtr& node, Columns required, Columns* kept) {
         need.clear();
         for (int i = 0; i < width; ++i) need.push_back(i);
       }
-      auto l = PruneExact(node->children[0], need);
-      auto r = PruneExact(node->children[1], need);
-      auto n = WithChildren(*node, {l, r});
+      std::vector<PlanPtr> inputs;
+      for (const auto& c : node->children) inputs.push_back(PruneExact(c, need));
+      auto n = WithChildren(*node, std::move(inputs));
       n->schema.fields.clear();
       for (int c : need) n->schema.fields.push_back(node->schema.field(c));
       *kept = need;

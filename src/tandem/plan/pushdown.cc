@@ -338,9 +338,11 @@ PlanPtr PushDown(const PlanPtr& node, std::vector<ExprPtr> preds) {
       return PushJoin(*node, std::move(preds));
     case PlanKind::kSort:
       return WithChildren(*node, {PushDown(node->children[0], std::move(preds))});
-    case PlanKind::kSetOp:
-      return WithChildren(*node,
-                          {PushDown(node->children[0], preds), PushDown(node->children[1], preds)});
+    case PlanKind::kSetOp: {
+      std::vector<PlanPtr> inputs;
+      for (const auto& c : node->children) inputs.push_back(PushDown(c, preds));
+      return WithChildren(*node, std::move(inputs));
+    }
     default: {
       std::vector<PlanPtr> children;
       for (const auto& c : node->children) children.push_back(PushDown(c, {}));

@@ -29,10 +29,26 @@ ExprPtr MakeBoolCall(const std::string& name, std::vector<ExprPtr> args) {
   return MakeCall(name, std::move(args), DataType::Bool(), nullable);
 }
 
+namespace {
+
+ExprPtr CombineRange(const std::string& name, const std::vector<ExprPtr>& parts, size_t begin,
+                     size_t end) {
+  if (end - begin == 1) return parts[begin];
+  // The larger half on the left: up to three parts the tree is the left-deep one.
+  const size_t mid = begin + (end - begin + 1) / 2;
+  return MakeBoolCall(name,
+                      {CombineRange(name, parts, begin, mid), CombineRange(name, parts, mid, end)});
+}
+
+}  // namespace
+
+ExprPtr CombineBalanced(const std::string& name, const std::vector<ExprPtr>& parts) {
+  if (parts.empty()) return nullptr;
+  return CombineRange(name, parts, 0, parts.size());
+}
+
 ExprPtr CombineConjuncts(const std::vector<ExprPtr>& conjuncts) {
-  ExprPtr out;
-  for (const auto& c : conjuncts) out = out ? MakeBoolCall("and", {out, c}) : c;
-  return out;
+  return CombineBalanced("and", conjuncts);
 }
 
 std::vector<int> ColumnsOf(const Expr& e) {

@@ -15,6 +15,10 @@ namespace tandem::plan {
 std::vector<ExprPtr> SplitConjuncts(const ExprPtr& predicate);
 // AND of the conjuncts; null when there are none.
 ExprPtr CombineConjuncts(const std::vector<ExprPtr>& conjuncts);
+// `name` ("and" or "or") of the parts as a balanced tree of binary calls, leaves in order, so
+// 100,000 conjuncts nest 17 levels deep, not 100,000 (both are associative in SQL's three-valued
+// logic, and evaluation still goes left to right). Null when there are none.
+ExprPtr CombineBalanced(const std::string& name, const std::vector<ExprPtr>& parts);
 // A boolean call (eq, and, not, is_null ...).
 ExprPtr MakeBoolCall(const std::string& name, std::vector<ExprPtr> args);
 

@@ -16,6 +16,9 @@ namespace tandem::sql {
 
 struct BindOptions {
   bool ansi = false;  // ANSI mode (affects nothing at bind time yet but casts' strictness)
+  // tandem.sql.maxExpressionDepth: nesting of expressions and subqueries past which binding
+  // fails with an error naming the setting and the position.
+  int max_depth = 1000;
 };
 
 // `stmt` is a SelectStmt node's content (the object inside {"SelectStmt": ...}); `sql` is the

@@ -2,6 +2,7 @@
 // helpers to read libpg_query JSON nodes.
 #include <algorithm>
 
+#include "tandem/common/large_stack.h"
 #include "tandem/common/text.h"
 #include "tandem/sql/binder_internal.h"
 #include "tandem/sql/parser.h"
@@ -10,7 +11,7 @@ namespace tandem::sql::binder {
 
 SourcePos Binder::Pos(int location) const {
   if (location < 0) return {};
-  return PositionOf(sql_, location);
+  return index_->PositionOf(location);
 }
 
 std::string Binder::At(int location) const {
@@ -25,6 +26,20 @@ Status Binder::Error(const std::string& msg, int location) const {
     return Status::Invalid(msg.substr(0, hint) + At(location) + msg.substr(hint));
   }
   return Status::Invalid(msg + At(location));
+}
+
+thread_local int Binder::DepthGuard::depth_ = 0;
+
+Status Binder::CheckDepth(const Json& node) const {
+  // Past the limit, or with too little stack left for the passes after binding.
+  constexpr size_t kStackReserve = 1 << 20;
+  if (DepthGuard::depth() <= options_.max_depth && StackRemaining() >= kStackReserve) {
+    return Status::OK();
+  }
+  return Error("the statement nests expressions and subqueries more than " +
+                   std::to_string(options_.max_depth) +
+                   " levels deep (the limit is tandem.sql.maxExpressionDepth)",
+               LocationOf(node) >= 0 ? LocationOf(node) : FirstLocation(node));
 }
 
 Status Binder::ErrorAtPos(const std::string& msg, const SourcePos& pos) const {

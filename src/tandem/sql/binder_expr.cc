@@ -7,6 +7,7 @@
 
 #include "tandem/expr/cpu/evaluate.h"
 #include "tandem/expr/function_constants.h"
+#include "tandem/plan/rewrite_util.h"
 #include "tandem/sql/binder_internal.h"
 
 namespace tandem::sql::binder {
@@ -165,6 +166,8 @@ Result<ExprPtr> Binder::BindExpr(const Json& node, ExprContext& ctx) {
   const std::string& tag = NodeTag(node);
   const Json& b = NodeBody(node);
   const int loc = LocationOf(node);
+  DepthGuard depth;
+  TANDEM_RETURN_NOT_OK(CheckDepth(node));
   if (tag == "ColumnRef") {
     const Json& fields = Child(b, "fields");
     if (!fields.is_array() || fields.empty()) return Error("empty column reference", loc);
@@ -196,19 +199,15 @@ Result<ExprPtr> Binder::BindExpr(const Json& node, ExprContext& ctx) {
       TANDEM_ASSIGN_OR_RAISE(ExprPtr x, BindBoolean(args[0], ctx, "the operand of NOT"));
       return Call("not", {x}, loc);
     }
-    const char* fn = op == "AND_EXPR" ? "and" : "or";
-    ExprPtr acc;
+    std::vector<ExprPtr> operands;
+    operands.reserve(args.size());
     for (const auto& a : args) {
       TANDEM_ASSIGN_OR_RAISE(
           ExprPtr x, BindBoolean(a, ctx, op == "AND_EXPR" ? "an AND operand" : "an OR operand"));
-      if (!acc) {
-        acc = x;
-      } else {
-        TANDEM_ASSIGN_OR_RAISE(acc, Call(fn, {acc, x}, loc));
-      }
+      operands.push_back(std::move(x));
     }
-    if (!acc) return Error("empty boolean expression", loc);
-    return acc;
+    if (operands.empty()) return Error("empty boolean expression", loc);
+    return WithPos(plan::CombineBalanced(op == "AND_EXPR" ? "and" : "or", operands), Pos(loc));
   }
   if (tag == "NullTest") {
     TANDEM_ASSIGN_OR_RAISE(ExprPtr x, BindExpr(Child(b, "arg"), ctx));

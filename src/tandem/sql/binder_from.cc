@@ -107,13 +107,8 @@ Result<BoundRelation> BindRangeVar(Binder& b, const Json& rv, const Scope* outer
     return b.Unsupported("schema-qualified table names", loc);
   }
   // CTEs shadow catalog names.
-  const CteDef* cte = nullptr;
-  for (const auto& d : *b.ctes()) {
-    if (d.name == Lower(name)) cte = &d;
-  }
-  if (cte) {
-    Binder child(b.sql(), b.catalog(), b.options(), b.view_depth());
-    TANDEM_ASSIGN_OR_RAISE(r.plan, child.BindQuery(cte->query, nullptr, cte->visible));
+  if (const CteDef* cte = FindCte(b.ctes(), Lower(name))) {
+    r.plan = cte->plan;
     std::vector<std::string> names = cte->column_names;
     for (size_t i = 0; i < renames.size() && i < names.size(); ++i) names[i] = renames[i];
     if (!renames.empty() && names.empty()) names = renames;
@@ -135,7 +130,9 @@ Result<BoundRelation> BindRangeVar(Binder& b, const Json& rv, const Scope* outer
     TANDEM_ASSIGN_OR_RAISE(r, BindFileSource(b, name, name, IsCsvPath(name), {}, loc));
   } else {
     std::vector<std::string> candidates = b.catalog().Names();
-    for (const auto& d : *b.ctes()) candidates.push_back(d.name);
+    for (const CteNode* n = b.ctes().get(); n; n = n->previous.get()) {
+      candidates.push_back(n->def.name);
+    }
     const std::string hint = ClosestName(name, candidates);
     return b.Error(
         "table " + name + " not found" + (hint.empty() ? "" : "; did you mean " + hint + "?"), loc);

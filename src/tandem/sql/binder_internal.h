@@ -22,6 +22,7 @@
 #include "tandem/expr/function_registry.h"
 #include "tandem/plan/logical_plan.h"
 #include "tandem/sql/binder.h"
+#include "tandem/sql/parser.h"
 
 namespace tandem::sql::binder {
 
@@ -52,15 +53,23 @@ struct Scope {
   const Scope* parent = nullptr;
 };
 
-// A WITH entry: bound again at every reference, in the CTE environment it was defined in.
-struct CteDef;
-using CteList = std::shared_ptr<const std::vector<CteDef>>;
+// A WITH entry, bound once where it is defined (in the environment of the CTEs before it) and
+// shared by every reference: a chain of 5,000 CTEs each reading the one before binds in 5,000
+// steps, not 5,000 levels of recursion. The CTEs in scope form a persistent list, newest first,
+// so defining one copies nothing.
+struct CteNode;
+using CteList = std::shared_ptr<const CteNode>;  // null: no CTEs
 struct CteDef {
   std::string name;  // lower case
-  Json query;        // SelectStmt content
   std::vector<std::string> column_names;
-  CteList visible;  // the CTEs defined before it
+  PlanPtr plan;  // bound query (no outer references: a CTE cannot see the enclosing query)
 };
+struct CteNode {
+  CteDef def;
+  CteList previous;
+};
+// The CTE `name` (lower case) visible in `list`, or null.
+const CteDef* FindCte(const CteList& list, const std::string& name);
 
 // What one SELECT core collects while its expressions are bound.
 struct QueryState {
@@ -93,8 +102,14 @@ struct BoundRelation {
 // A bound query block: plan plus output column names (= plan->schema names).
 class Binder {
  public:
-  Binder(const std::string& sql, Catalog& catalog, const BindOptions& options, int view_depth = 0)
-      : sql_(sql), catalog_(catalog), options_(options), view_depth_(view_depth) {}
+  // `index` locates positions in `sql`; binders of the same text share one (source_index()).
+  Binder(const std::string& sql, Catalog& catalog, const BindOptions& options, int view_depth = 0,
+         std::shared_ptr<const SourceIndex> index = nullptr)
+      : sql_(sql),
+        catalog_(catalog),
+        options_(options),
+        view_depth_(view_depth),
+        index_(index ? std::move(index) : std::make_shared<const SourceIndex>(sql)) {}
 
   // A whole query: WITH, set operations, VALUES or a SELECT core, ORDER BY, LIMIT.
   Result<PlanPtr> BindQuery(const Json& stmt, const Scope* outer, CteList ctes);
@@ -155,13 +170,31 @@ class Binder {
   const CteList& ctes() const { return ctes_; }
   const BindOptions& options() const { return options_; }
   int view_depth() const { return view_depth_; }
+  const std::shared_ptr<const SourceIndex>& source_index() const { return index_; }
+
+  // One more level of nesting (an expression or a query inside another) for the guard's life.
+  // The count is per thread, so it spans the binders made for subqueries, set operations and
+  // views. CheckDepth() fails past BindOptions::max_depth, or when the stack runs short.
+  class DepthGuard {
+   public:
+    DepthGuard() { ++depth_; }
+    ~DepthGuard() { --depth_; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+    static int depth() { return depth_; }
+
+   private:
+    static thread_local int depth_;
+  };
+  Status CheckDepth(const Json& node) const;  // errors point at the node
 
  private:
   const std::string& sql_;
   Catalog& catalog_;
   BindOptions options_;
   int view_depth_;
-  CteList ctes_ = std::make_shared<const std::vector<CteDef>>();
+  std::shared_ptr<const SourceIndex> index_;
+  CteList ctes_;
 };
 
 // ---- helpers shared across files ----

@@ -147,19 +147,8 @@ Result<ExprPtr> Binder::BindConst(const Json& c) {
   if (Flag(c, "isnull")) {
     e = MakeUntypedNull();
   } else if (c.contains("ival")) {
-    // libpg_query's JSON omits negative ival values: read the digits from the text instead.
-    int64_t v = Int(Child(c, "ival"), "ival", 0);
-    if (loc >= 0 && static_cast<size_t>(loc) < sql_.size()) {
-      size_t i = static_cast<size_t>(loc);
-      bool neg = false;
-      if (sql_[i] == '-') {
-        neg = true;
-        ++i;
-        while (i < sql_.size() && std::isspace(static_cast<unsigned char>(sql_[i]))) ++i;
-      }
-      int64_t digits;
-      if (ReadNumber(sql_, &i, 10, &digits)) v = neg ? -digits : digits;
-    }
+    // The parser's value (sql/parse_tree_integers.cc restores the ones its JSON drops).
+    const int64_t v = Int(Child(c, "ival"), "ival", 0);
     e = v >= INT32_MIN && v <= INT32_MAX ? MakeLiteral(Value::Int32(static_cast<int32_t>(v)))
                                          : MakeLiteral(Value::Int64(v));
   } else if (c.contains("fval")) {

@@ -5,11 +5,14 @@
 namespace tandem::sql::binder {
 namespace {
 
-std::string ListText(const Json& list, const char* sep = ", ") {
-  std::string s;
-  if (!list.is_array()) return s;
-  for (size_t i = 0; i < list.size(); ++i) s += (i ? sep : "") + ExprText(list[i]);
-  return s;
+void AppendText(const Json& node, std::string* out);
+
+void AppendList(const Json& list, std::string* out, const char* sep = ", ") {
+  if (!list.is_array()) return;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (i) out->append(sep);
+    AppendText(list[i], out);
+  }
 }
 
 std::string ConstText(const Json& c) {
@@ -30,25 +33,28 @@ std::string FuncName(const Json& names) {
   return Lower(n);
 }
 
-}  // namespace
-
-std::string ExprText(const Json& node) {
+// Appends the text of `node`: one pass writing into one string, so a chain of 500,000 `+`
+// costs its length, not its length squared.
+void AppendText(const Json& node, std::string* out) {
   const std::string& tag = NodeTag(node);
   const Json& b = NodeBody(node);
+  auto text = [out](const Json& n) { AppendText(n, out); };
+  auto put = [out](const std::string& s) { out->append(s); };
   if (tag == "ColumnRef") {
     const Json& fields = Child(b, "fields");
-    if (!fields.is_array() || fields.empty()) return "?";
-    if (fields.back().contains("A_Star")) return "*";
-    return StringValue(fields.back());
+    if (!fields.is_array() || fields.empty()) return put("?");
+    if (fields.back().contains("A_Star")) return put("*");
+    return put(StringValue(fields.back()));
   }
-  if (tag == "A_Const") return ConstText(b);
+  if (tag == "A_Const") return put(ConstText(b));
   if (tag == "FuncCall") {
-    std::string name = FuncName(Child(b, "funcname"));
-    if (Flag(b, "agg_star")) return name == "count" ? "count_star()" : name + "(*)";
-    std::string s = name + "(" + (Flag(b, "agg_distinct") ? "DISTINCT " : "") +
-                    ListText(Child(b, "args")) + ")";
-    if (b.contains("over")) s += " OVER (...)";
-    return s;
+    const std::string name = FuncName(Child(b, "funcname"));
+    if (Flag(b, "agg_star")) return put(name == "count" ? "count_star()" : name + "(*)");
+    put(name + "(" + (Flag(b, "agg_distinct") ? "DISTINCT " : ""));
+    AppendList(Child(b, "args"), out);
+    put(")");
+    if (b.contains("over")) put(" OVER (...)");
+    return;
   }
   if (tag == "A_Expr") {
     const std::string kind = Str(b, "kind");
@@ -56,35 +62,61 @@ std::string ExprText(const Json& node) {
     if (b.contains("name") && Child(b, "name").is_array() && !Child(b, "name").empty()) {
       op = StringValue(Child(b, "name").back());
     }
-    if (kind == "AEXPR_OP") {
-      if (!b.contains("lexpr")) return "(" + op + ExprText(Child(b, "rexpr")) + ")";
-      return "(" + ExprText(Child(b, "lexpr")) + " " + op + " " + ExprText(Child(b, "rexpr")) + ")";
+    if (kind == "AEXPR_OP" && !b.contains("lexpr")) {
+      put("(" + op);
+      text(Child(b, "rexpr"));
+      return put(")");
     }
     if (kind == "AEXPR_BETWEEN" || kind == "AEXPR_NOT_BETWEEN") {
       const Json& r = Child(Child(Child(b, "rexpr"), "List"), "items");
-      return "(" + ExprText(Child(b, "lexpr")) +
-             (kind == "AEXPR_BETWEEN" ? " BETWEEN " : " NOT BETWEEN ") +
-             (r.size() == 2 ? ExprText(r[0]) + " AND " + ExprText(r[1]) : "?") + ")";
+      put("(");
+      text(Child(b, "lexpr"));
+      put(kind == "AEXPR_BETWEEN" ? " BETWEEN " : " NOT BETWEEN ");
+      if (r.size() == 2) {
+        text(r[0]);
+        put(" AND ");
+        text(r[1]);
+      } else {
+        put("?");
+      }
+      return put(")");
     }
     if (kind == "AEXPR_IN") {
-      return "(" + ExprText(Child(b, "lexpr")) + (op == "=" ? " IN (" : " NOT IN (") +
-             ListText(Child(Child(Child(b, "rexpr"), "List"), "items")) + "))";
+      put("(");
+      text(Child(b, "lexpr"));
+      put(op == "=" ? " IN (" : " NOT IN (");
+      AppendList(Child(Child(Child(b, "rexpr"), "List"), "items"), out);
+      return put("))");
     }
     if (kind == "AEXPR_LIKE" || kind == "AEXPR_ILIKE") {
       const bool neg = !op.empty() && op[0] == '!';
-      return "(" + ExprText(Child(b, "lexpr")) + (neg ? " NOT" : "") +
-             (kind == "AEXPR_LIKE" ? " LIKE " : " ILIKE ") + ExprText(Child(b, "rexpr")) + ")";
+      put("(");
+      text(Child(b, "lexpr"));
+      put(std::string(neg ? " NOT" : "") + (kind == "AEXPR_LIKE" ? " LIKE " : " ILIKE "));
+      text(Child(b, "rexpr"));
+      return put(")");
     }
     if (kind == "AEXPR_NULLIF") {
-      return "nullif(" + ExprText(Child(b, "lexpr")) + ", " + ExprText(Child(b, "rexpr")) + ")";
+      put("nullif(");
+      text(Child(b, "lexpr"));
+      put(", ");
+      text(Child(b, "rexpr"));
+      return put(")");
     }
-    return "(" + ExprText(Child(b, "lexpr")) + " " + op + " " + ExprText(Child(b, "rexpr")) + ")";
+    put("(");
+    text(Child(b, "lexpr"));
+    put(" " + op + " ");
+    text(Child(b, "rexpr"));
+    return put(")");
   }
   if (tag == "TypeCast") {
     std::string type;
     const Json& names = Child(Child(b, "typeName"), "names");
     if (names.is_array() && !names.empty()) type = Lower(StringValue(names.back()));
-    if (type == "interval") return "INTERVAL " + ExprText(Child(b, "arg"));
+    if (type == "interval") {
+      put("INTERVAL ");
+      return text(Child(b, "arg"));
+    }
     static const std::pair<const char*, const char*> kSqlNames[] = {
         {"int2", "SMALLINT"}, {"int4", "INTEGER"},    {"int8", "BIGINT"},    {"float4", "FLOAT"},
         {"float8", "DOUBLE"}, {"numeric", "DECIMAL"}, {"bpchar", "VARCHAR"}, {"bool", "BOOLEAN"}};
@@ -93,37 +125,70 @@ std::string ExprText(const Json& node) {
     for (const auto& [pg, sql] : kSqlNames) {
       if (type == pg) shown = sql;
     }
-    return std::string(Flag(b, "tandem_try_cast") ? "TRY_CAST(" : "CAST(") +
-           ExprText(Child(b, "arg")) + " AS " + shown + ")";
+    put(Flag(b, "tandem_try_cast") ? "TRY_CAST(" : "CAST(");
+    text(Child(b, "arg"));
+    return put(" AS " + shown + ")");
   }
   if (tag == "BoolExpr") {
     const std::string op = Str(b, "boolop");
-    if (op == "NOT_EXPR") return "(NOT " + ListText(Child(b, "args")) + ")";
-    return "(" + ListText(Child(b, "args"), op == "AND_EXPR" ? " AND " : " OR ") + ")";
+    put(op == "NOT_EXPR" ? "(NOT " : "(");
+    AppendList(Child(b, "args"), out,
+               op == "NOT_EXPR"   ? ", "
+               : op == "AND_EXPR" ? " AND "
+                                  : " OR ");
+    return put(")");
   }
   if (tag == "NullTest") {
-    return "(" + ExprText(Child(b, "arg")) +
-           (Str(b, "nulltesttype") == "IS_NULL" ? " IS NULL)" : " IS NOT NULL)");
+    put("(");
+    text(Child(b, "arg"));
+    return put(Str(b, "nulltesttype") == "IS_NULL" ? " IS NULL)" : " IS NOT NULL)");
   }
   if (tag == "CaseExpr") {
-    std::string s = "CASE";
-    if (b.contains("arg")) s += " " + ExprText(Child(b, "arg"));
+    put("CASE");
+    if (b.contains("arg")) {
+      put(" ");
+      text(Child(b, "arg"));
+    }
     for (const auto& w : Child(b, "args")) {
       const Json& cw = NodeBody(w);
-      s += " WHEN " + ExprText(Child(cw, "expr")) + " THEN " + ExprText(Child(cw, "result"));
+      put(" WHEN ");
+      text(Child(cw, "expr"));
+      put(" THEN ");
+      text(Child(cw, "result"));
     }
-    if (b.contains("defresult")) s += " ELSE " + ExprText(Child(b, "defresult"));
-    return s + " END";
+    if (b.contains("defresult")) {
+      put(" ELSE ");
+      text(Child(b, "defresult"));
+    }
+    return put(" END");
   }
-  if (tag == "CoalesceExpr") return "coalesce(" + ListText(Child(b, "args")) + ")";
+  if (tag == "CoalesceExpr") {
+    put("coalesce(");
+    AppendList(Child(b, "args"), out);
+    return put(")");
+  }
   if (tag == "SubLink") {
     const std::string t = Str(b, "subLinkType");
-    if (t == "EXISTS_SUBLINK") return "EXISTS(SELECT ...)";
-    if (t == "EXPR_SUBLINK") return "(SELECT ...)";
-    return "(" + ExprText(Child(b, "testexpr")) + " IN (SELECT ...))";
+    if (t == "EXISTS_SUBLINK") return put("EXISTS(SELECT ...)");
+    if (t == "EXPR_SUBLINK") return put("(SELECT ...)");
+    put("(");
+    text(Child(b, "testexpr"));
+    return put(" IN (SELECT ...))");
   }
-  if (tag == "GroupingFunc") return "GROUPING(" + ListText(Child(b, "args")) + ")";
-  return "?column?";
+  if (tag == "GroupingFunc") {
+    put("GROUPING(");
+    AppendList(Child(b, "args"), out);
+    return put(")");
+  }
+  put("?column?");
+}
+
+}  // namespace
+
+std::string ExprText(const Json& node) {
+  std::string out;
+  AppendText(node, &out);
+  return out;
 }
 
 }  // namespace tandem::sql::binder

@@ -10,11 +10,12 @@ namespace tandem::sql {
 namespace binder {
 
 Result<PlanPtr> Binder::BindQuery(const Json& stmt, const Scope* outer, CteList ctes) {
+  DepthGuard depth;
+  TANDEM_RETURN_NOT_OK(CheckDepth(stmt));
   ctes_ = std::move(ctes);
   const Json& with = Child(stmt, "withClause");
   if (with.is_object()) {
     if (Flag(with, "recursive")) return Unsupported("WITH RECURSIVE", Int(with, "location", -1));
-    auto list = std::make_shared<std::vector<CteDef>>(*ctes_);
     std::set<std::string> defined_here;
     for (const auto& c : Child(with, "ctes")) {
       const Json& body = NodeBody(c);
@@ -27,12 +28,11 @@ Result<PlanPtr> Binder::BindQuery(const Json& stmt, const Scope* outer, CteList 
       const Json& q = Child(body, "ctequery");
       if (NodeTag(q) != "SelectStmt")
         return Unsupported("WITH containing data changes", Int(body, "location", -1));
-      d.query = NodeBody(q);
       for (const auto& n : Child(body, "aliascolnames")) d.column_names.push_back(StringValue(n));
-      d.visible = std::make_shared<const std::vector<CteDef>>(*list);
-      list->push_back(std::move(d));
+      Binder child(sql_, catalog_, options_, view_depth_, index_);
+      TANDEM_ASSIGN_OR_RAISE(d.plan, child.BindQuery(NodeBody(q), nullptr, ctes_));
+      ctes_ = std::make_shared<const CteNode>(CteNode{std::move(d), ctes_});
     }
-    ctes_ = list;
   }
   const std::string op = Str(stmt, "op");
   if (!op.empty() && op != "SETOP_NONE") {
@@ -45,6 +45,37 @@ Result<PlanPtr> Binder::BindQuery(const Json& stmt, const Scope* outer, CteList 
   }
   return BindSelectCore(stmt, outer);
 }
+
+namespace {
+
+// The branches of a chain of one set operation: `A UNION ALL B UNION ALL C` parses as
+// ((A UNION ALL B) UNION ALL C) and becomes the branches A, B, C of one node, without recursion.
+// Only UNION chains are flattened (UNION and UNION ALL are associative, INTERSECT and EXCEPT
+// stay binary), and a nested operation with its own ORDER BY, LIMIT or WITH stays a branch.
+std::vector<const Json*> SetOperationBranches(const Json& stmt) {
+  const std::string op = Str(stmt, "op");
+  const bool all = Flag(stmt, "all");
+  auto same_chain = [&](const Json& node) {
+    return Str(node, "op") == op && Flag(node, "all") == all && !node.contains("sortClause") &&
+           !node.contains("limitCount") && !node.contains("limitOffset") &&
+           !node.contains("withClause");
+  };
+  std::vector<const Json*> branches;
+  std::vector<const Json*> pending = {&Child(stmt, "rarg"), &Child(stmt, "larg")};
+  while (!pending.empty()) {
+    const Json* node = pending.back();
+    pending.pop_back();
+    if (op == "SETOP_UNION" && same_chain(*node)) {
+      pending.push_back(&Child(*node, "rarg"));
+      pending.push_back(&Child(*node, "larg"));
+    } else {
+      branches.push_back(node);
+    }
+  }
+  return branches;
+}
+
+}  // namespace
 
 Result<PlanPtr> Binder::BindSetOperation(const Json& stmt, const Scope* outer) {
   const std::string op = Str(stmt, "op");
@@ -62,39 +93,50 @@ Result<PlanPtr> Binder::BindSetOperation(const Json& stmt, const Scope* outer) {
   } else {
     return Unsupported("set operation " + op, -1);
   }
-  Binder lb(sql_, catalog_, options_, view_depth_);
-  Binder rb(sql_, catalog_, options_, view_depth_);
-  TANDEM_ASSIGN_OR_RAISE(PlanPtr left, lb.BindQuery(Child(stmt, "larg"), outer, ctes_));
-  TANDEM_ASSIGN_OR_RAISE(PlanPtr right, rb.BindQuery(Child(stmt, "rarg"), outer, ctes_));
-  const int loc = FirstLocation(Child(stmt, "rarg"));
-  const int n = left->schema.num_fields();
-  if (n != right->schema.num_fields()) {
-    return Error(std::string("each ") + word + " query must have the same number of columns (" +
-                     std::to_string(n) + " and " + std::to_string(right->schema.num_fields()) + ")",
-                 loc);
+  const std::vector<const Json*> branches = SetOperationBranches(stmt);
+  std::vector<PlanPtr> inputs;
+  inputs.reserve(branches.size());
+  for (const Json* branch : branches) {
+    Binder bb(sql_, catalog_, options_, view_depth_, index_);
+    TANDEM_ASSIGN_OR_RAISE(PlanPtr plan, bb.BindQuery(*branch, outer, ctes_));
+    inputs.push_back(std::move(plan));
   }
-  std::vector<ExprPtr> lexprs, rexprs;
-  std::vector<std::string> lnames, rnames;
-  bool lcast = false, rcast = false;
-  for (int i = 0; i < n; ++i) {
-    const Field& lf = left->schema.field(i);
-    const Field& rf = right->schema.field(i);
-    Result<DataType> t = CommonSuperType(lf.type, rf.type);
-    if (!t.ok()) {
-      return Error(std::string(word) + " column " + std::to_string(i + 1) + " has types " +
-                       lf.type.ToString() + " and " + rf.type.ToString() + " with no common type",
+  // Each column takes the common type of all branches (as folding the chain pairwise would).
+  const int n = inputs[0]->schema.num_fields();
+  std::vector<DataType> types;
+  for (int i = 0; i < n; ++i) types.push_back(inputs[0]->schema.field(i).type);
+  for (size_t k = 1; k < inputs.size(); ++k) {
+    const int loc = FirstLocation(*branches[k]);
+    const Schema& schema = inputs[k]->schema;
+    if (schema.num_fields() != n) {
+      return Error(std::string("each ") + word + " query must have the same number of columns (" +
+                       std::to_string(n) + " and " + std::to_string(schema.num_fields()) + ")",
                    loc);
     }
-    lexprs.push_back(CastTo(MakeColumnRef(i, lf.type, lf.nullable, lf.name), *t));
-    rexprs.push_back(CastTo(MakeColumnRef(i, rf.type, rf.nullable, rf.name), *t));
-    lnames.push_back(lf.name);
-    rnames.push_back(rf.name);
-    lcast |= lf.type != *t;
-    rcast |= rf.type != *t;
+    for (int i = 0; i < n; ++i) {
+      Result<DataType> t = CommonSuperType(types[i], schema.field(i).type);
+      if (!t.ok()) {
+        return Error(std::string(word) + " column " + std::to_string(i + 1) + " has types " +
+                         types[i].ToString() + " and " + schema.field(i).type.ToString() +
+                         " with no common type",
+                     loc);
+      }
+      types[i] = *t;
+    }
   }
-  if (lcast) left = MakeProject(left, lexprs, lnames);
-  if (rcast) right = MakeProject(right, rexprs, rnames);
-  return MakeSetOp(left, right, kind, Flag(stmt, "all"));
+  for (PlanPtr& input : inputs) {
+    std::vector<ExprPtr> exprs;
+    std::vector<std::string> names;
+    bool cast = false;
+    for (int i = 0; i < n; ++i) {
+      const Field& f = input->schema.field(i);
+      exprs.push_back(CastTo(MakeColumnRef(i, f.type, f.nullable, f.name), types[i]));
+      names.push_back(f.name);
+      cast |= f.type != types[i];
+    }
+    if (cast) input = MakeProject(input, exprs, names);
+  }
+  return MakeSetOp(std::move(inputs), kind, Flag(stmt, "all"));
 }
 
 Result<PlanPtr> Binder::BindValues(const Json& stmt) {
@@ -151,12 +193,10 @@ Result<PlanPtr> Binder::BindValues(const Json& stmt) {
   // Computed cells: one Project per row over a single empty row, glued with UNION ALL.
   std::vector<std::string> names;
   for (const auto& f : schema.fields) names.push_back(f.name);
-  PlanPtr acc;
-  for (const auto& r : rows) {
-    PlanPtr p = MakeProject(MakeValues(Schema{}, {{}}), r, names);
-    acc = acc ? MakeSetOp(acc, p, SetOpKind::kUnion, true) : p;
-  }
-  return acc;
+  std::vector<PlanPtr> branches;
+  for (const auto& r : rows) branches.push_back(MakeProject(MakeValues(Schema{}, {{}}), r, names));
+  if (branches.size() == 1) return branches[0];
+  return MakeSetOp(std::move(branches), SetOpKind::kUnion, true);
 }
 
 Result<PlanPtr> BindView(Binder& b, const std::string& name, const std::string& sql, int loc) {
@@ -167,8 +207,7 @@ Result<PlanPtr> BindView(Binder& b, const std::string& name, const std::string& 
     return b.Error("view " + name + " is not a single SELECT", loc);
   }
   Binder child(sql, b.catalog(), b.options(), b.view_depth() + 1);
-  Result<PlanPtr> plan = child.BindQuery(NodeBody((*parsed)[0].tree), nullptr,
-                                         std::make_shared<const std::vector<CteDef>>());
+  Result<PlanPtr> plan = child.BindQuery(NodeBody((*parsed)[0].tree), nullptr, nullptr);
   if (!plan.ok()) {
     return Status(plan.status().code(),
                   "view " + name +
@@ -185,7 +224,7 @@ Result<PlanPtr> BindSelect(const nlohmann::json& stmt, const std::string& sql, C
   try {
     const nlohmann::json& body = stmt.contains("SelectStmt") ? stmt["SelectStmt"] : stmt;
     binder::Binder b(sql, catalog, options);
-    return b.BindQuery(body, nullptr, std::make_shared<const std::vector<binder::CteDef>>());
+    return b.BindQuery(body, nullptr, nullptr);
   } catch (const std::exception& e) {
     return Status::Internal(std::string("binder: unexpected parse tree: ") + e.what());
   }

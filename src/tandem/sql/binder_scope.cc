@@ -169,4 +169,11 @@ Status RemapOuterRefs(PlanNode& plan, int level, const OuterRefMap& map) {
   return Status::OK();
 }
 
+const CteDef* FindCte(const CteList& list, const std::string& name) {
+  for (const CteNode* node = list.get(); node; node = node->previous.get()) {
+    if (node->def.name == name) return &node->def;
+  }
+  return nullptr;
+}
+
 }  // namespace tandem::sql::binder

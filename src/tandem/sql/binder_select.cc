@@ -20,9 +20,38 @@ struct Target {
   int location = -1;
 };
 
+// An integer constant in GROUP BY or ORDER BY is a position in the select list, also one too
+// large for int64 (the parser keeps those as text): it is then out of range, and said so.
 bool IsOrdinal(const Json& node, int64_t* n) {
-  if (NodeTag(node) != "A_Const" || !NodeBody(node).contains("ival")) return false;
-  *n = Int(Child(NodeBody(node), "ival"), "ival", 0);
+  if (NodeTag(node) != "A_Const") return false;
+  const Json& c = NodeBody(node);
+  if (c.contains("ival")) {
+    *n = Int(Child(c, "ival"), "ival", 0);
+    return true;
+  }
+  if (!c.contains("fval")) return false;
+  const std::string text = Str(Child(c, "fval"), "fval");
+  const size_t digits = text.find_first_not_of('-');
+  if (digits == std::string::npos ||
+      text.find_first_not_of("0123456789", digits) != std::string::npos) {
+    return false;
+  }
+  *n = digits > 0 ? INT64_MIN : INT64_MAX;
+  return true;
+}
+
+// Whether projecting `exprs` named `names` gives back the input unchanged.
+bool IsIdentityProjection(const PlanNode& input, const std::vector<ExprPtr>& exprs,
+                          const std::vector<std::string>& names) {
+  if (static_cast<int>(exprs.size()) != input.schema.num_fields()) return false;
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    const Expr& e = *exprs[i];
+    const Field& f = input.schema.field(static_cast<int>(i));
+    if (e.kind != ExprKind::kColumnRef || e.outer_depth != 0 ||
+        e.column_index != static_cast<int>(i) || e.type != f.type || names[i] != f.name) {
+      return false;
+    }
+  }
   return true;
 }
 
@@ -140,9 +169,8 @@ class GroupByBinder {
     int64_t ordinal;
     if (IsOrdinal(node, &ordinal)) {
       if (ordinal < 1 || ordinal > static_cast<int64_t>(targets_.size())) {
-        return b_.Error(
-            "GROUP BY position " + std::to_string(ordinal) + " is not in the select list",
-            LocationOf(node));
+        return b_.Error("GROUP BY position " + ExprText(node) + " is not in the select list",
+                        LocationOf(node));
       }
       TANDEM_ASSIGN_OR_RAISE(e, TargetExpr(targets_[ordinal - 1]));
       name = targets_[ordinal - 1].name;
@@ -303,7 +331,7 @@ Result<PlanPtr> Binder::BindSelectCore(const Json& stmt, const Scope* outer) {
     int idx = -1;
     if (IsOrdinal(node, &ordinal)) {
       if (ordinal < 1 || ordinal > static_cast<int64_t>(visible)) {
-        return Error("ORDER BY position " + std::to_string(ordinal) + " is not in the select list",
+        return Error("ORDER BY position " + ExprText(node) + " is not in the select list",
                      LocationOf(node));
       }
       idx = static_cast<int>(ordinal - 1);
@@ -363,7 +391,8 @@ Result<PlanPtr> Binder::BindSelectCore(const Json& stmt, const Scope* outer) {
   for (auto& e : exprs) {
     TANDEM_ASSIGN_OR_RAISE(e, Finalize(e, st, aggregated, window_base));
   }
-  plan = MakeProject(plan, exprs, names);
+  // `SELECT * FROM x` adds no node (a chain of such CTEs or subqueries stays shallow).
+  if (!IsIdentityProjection(*plan, exprs, names)) plan = MakeProject(plan, exprs, names);
 
   if (distinct) {
     std::vector<ExprPtr> keys;
@@ -443,9 +472,8 @@ Result<PlanPtr> Binder::ApplyOutputOrder(const Json& stmt, PlanPtr plan) {
       int64_t ordinal;
       if (IsOrdinal(node, &ordinal)) {
         if (ordinal < 1 || ordinal > plan->schema.num_fields()) {
-          return Error(
-              "ORDER BY position " + std::to_string(ordinal) + " is not in the select list",
-              LocationOf(node));
+          return Error("ORDER BY position " + ExprText(node) + " is not in the select list",
+                       LocationOf(node));
         }
         const Field& f = plan->schema.field(static_cast<int>(ordinal - 1));
         key.expr = MakeColumnRef(static_cast<int>(ordinal - 1), f.type, f.nullable, f.name);

@@ -20,7 +20,7 @@ const char* ComparisonFunction(const std::string& op) {
 }  // namespace
 
 Result<PlanPtr> Binder::BindSubqueryPlan(const Json& select, const Scope* outer) {
-  Binder child(sql_, catalog_, options_, view_depth_);
+  Binder child(sql_, catalog_, options_, view_depth_, index_);
   return child.BindQuery(select, outer, ctes_);
 }
 

@@ -125,10 +125,21 @@ Result<ExprPtr> Binder::BindWindowCall(const Json& call, const std::string& name
     w.frame.unit = (fo & kRows) ? WindowFrame::Unit::kRows : WindowFrame::Unit::kRange;
     auto offset = [&](const char* key, int64_t* out) -> Status {
       const Json& n = Child(over, key);
-      if (NodeTag(n) != "A_Const" || !NodeBody(n).contains("ival")) {
+      const bool integer_const =
+          NodeTag(n) == "A_Const" && (NodeBody(n).contains("ival") || NodeBody(n).contains("fval"));
+      if (!integer_const) {
         return Unsupported("window frame offsets other than integer constants", LocationOf(n));
       }
       TANDEM_ASSIGN_OR_RAISE(ExprPtr lit, BindConst(NodeBody(n)));
+      const TypeId id = lit->type.id;
+      if (id == TypeId::kDecimal && lit->type.scale == 0) {
+        return Error("window frame offset " + ExprText(n) + " is out of range (at most " +
+                         std::to_string(INT64_MAX) + ")",
+                     LocationOf(n));
+      }
+      if (id != TypeId::kInt32 && id != TypeId::kInt64) {
+        return Unsupported("window frame offsets other than integer constants", LocationOf(n));
+      }
       *out = lit->literal.i64;
       if (*out < 0) return Error("window frame offset must not be negative", LocationOf(n));
       return Status::OK();

@@ -14,7 +14,11 @@
 #include <pg_query.h>
 
 #include <cctype>
+#include <cstdlib>
+#include <cstring>
 #include <set>
+
+#include "tandem/sql/parse_tree_integers.h"
 
 namespace tandem::sql {
 namespace {
@@ -198,10 +202,12 @@ int ByteOffsetOfCharacter(const std::string& sql, int cursor) {
 
 }  // namespace
 
-SourcePos PositionOf(const std::string& sql, int byte_offset) {
-  SourcePos pos{1, 1};
-  const size_t end = byte_offset < 0 ? 0 : std::min(sql.size(), static_cast<size_t>(byte_offset));
-  for (size_t i = 0; i < end; ++i) {
+namespace {
+
+// Moves `pos` over sql[begin, end): a newline starts a line, every other character (not UTF-8
+// continuation byte) is a column.
+SourcePos Advance(const std::string& sql, size_t begin, size_t end, SourcePos pos) {
+  for (size_t i = begin; i < end; ++i) {
     if (sql[i] == '\n') {
       ++pos.line;
       pos.column = 1;
@@ -210,6 +216,65 @@ SourcePos PositionOf(const std::string& sql, int byte_offset) {
     }
   }
   return pos;
+}
+
+size_t ClampOffset(const std::string& sql, int byte_offset) {
+  return byte_offset < 0 ? 0 : std::min(sql.size(), static_cast<size_t>(byte_offset));
+}
+
+// The most levels of JSON one level of the binder's nesting takes ({"A_Expr": {"lexpr": ...}}
+// is two; a subquery in a select list about eight), and so the deepest JSON that binding could
+// accept at the largest tandem.sql.maxExpressionDepth.
+constexpr int kJsonLevelsPerBindLevel = 8;
+constexpr int kMaxBindDepth = 20000;  // common/config.cc: tandem.sql.maxExpressionDepth's maximum
+
+// Where the JSON text first nests deeper than `limit` objects and arrays, or npos.
+size_t FirstTooDeep(const char* json, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; json[i]; ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\' && json[i + 1]) {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > limit) return i;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return std::string::npos;
+}
+
+// The first "location" value at or after `from` in the JSON text, or -1.
+int LocationAfter(const char* json, size_t from) {
+  const char* at = std::strstr(json + from, "\"location\":");
+  return at ? std::atoi(at + 11) : -1;
+}
+
+}  // namespace
+
+SourcePos PositionOf(const std::string& sql, int byte_offset) {
+  return Advance(sql, 0, ClampOffset(sql, byte_offset), SourcePos{1, 1});
+}
+
+SourceIndex::SourceIndex(const std::string& sql) : sql_(sql) {
+  SourcePos pos{1, 1};
+  for (size_t at = 0; at <= sql.size(); at += kStep) {
+    checkpoints_.push_back(pos);
+    pos = Advance(sql, at, std::min(sql.size(), at + kStep), pos);
+  }
+}
+
+SourcePos SourceIndex::PositionOf(int byte_offset) const {
+  const size_t end = ClampOffset(sql_, byte_offset);
+  const size_t k = end / kStep;
+  return Advance(sql_, k * kStep, end, checkpoints_[k]);
 }
 
 Result<std::vector<ParsedStatement>> ParseSql(const std::string& sql) {
@@ -229,9 +294,25 @@ Result<std::vector<ParsedStatement>> ParseSql(const std::string& sql) {
     }
     return Status::Invalid(msg);
   }
+  // A statement nested past anything the binder accepts is refused before its parse tree is
+  // built (a megabyte chain of `+` is a million levels of JSON).
+  if (r.parse_tree) {
+    const size_t deep = FirstTooDeep(r.parse_tree, kJsonLevelsPerBindLevel * kMaxBindDepth);
+    if (deep != std::string::npos) {
+      const int loc = LocationAfter(r.parse_tree, deep);
+      pg_query_free_parse_result(r);
+      return Status::Invalid("the statement nests expressions and subqueries more than " +
+                             std::to_string(kMaxBindDepth) +
+                             " levels deep (beyond any tandem.sql.maxExpressionDepth)" +
+                             (loc >= 0 ? " (line " + PositionOf(sql, loc).ToString() + ")" : ""));
+    }
+  }
   nlohmann::json tree = nlohmann::json::parse(r.parse_tree ? r.parse_tree : "{}", nullptr, false);
+  const Status restored =
+      tree.is_discarded() ? Status::OK() : RestoreLostIntegers(text, r.parse_tree, &tree);
   pg_query_free_parse_result(r);
   if (tree.is_discarded()) return Status::Internal("libpg_query returned malformed JSON");
+  TANDEM_RETURN_NOT_OK(restored);
   if (!try_casts.empty()) MarkTryCasts(tree, try_casts);
   std::vector<ParsedStatement> out;
   auto stmts = tree.find("stmts");

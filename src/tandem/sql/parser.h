@@ -20,6 +20,20 @@ struct ParsedStatement {
 Result<std::vector<ParsedStatement>> ParseSql(const std::string& sql);
 
 // 1-based line and column of a byte offset into `sql` (libpg_query "location" fields).
+// O(offset): for many positions in one text use a SourceIndex.
 SourcePos PositionOf(const std::string& sql, int byte_offset);
+
+// Positions in one text in constant time each: the binder asks for one per bound expression,
+// and a statement of a million bytes has hundreds of thousands. The text must outlive the index.
+class SourceIndex {
+ public:
+  explicit SourceIndex(const std::string& sql);
+  SourcePos PositionOf(int byte_offset) const;
+
+ private:
+  static constexpr size_t kStep = 64;  // bytes between checkpoints
+  const std::string& sql_;
+  std::vector<SourcePos> checkpoints_;  // position of byte k * kStep
+};
 
 }  // namespace tandem::sql

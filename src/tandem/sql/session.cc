@@ -11,10 +11,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "tandem/column/column_builder.h"
+#include "tandem/common/large_stack.h"
 #include "tandem/common/text.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/executor.h"
@@ -397,6 +400,8 @@ class StatementRunner {
   Result<PlanPtr> Plan(const Json& select) {
     BindOptions bind_options;
     bind_options.ansi = session_.options().ansi;
+    bind_options.max_depth =
+        static_cast<int>(session_.config().GetInt(config_keys::kMaxExpressionDepth));
     TANDEM_ASSIGN_OR_RAISE(PlanPtr plan,
                            BindSelect(select, script_, session_.catalog(), bind_options));
     return Optimize(std::move(plan));
@@ -824,9 +829,28 @@ Session::~Session() {
   cache_.Clear();  // device batches are freed on cache_stream_, destroyed after
 }
 
+namespace {
+
+// Runs a statement's work on a stack deep enough for it (common/large_stack.h): the parser
+// recurses once per level of the SQL's nesting (up to a level per two bytes of text), the
+// binder and the passes after it up to tandem.sql.maxExpressionDepth levels.
+template <typename T>
+Result<T> OnStatementStack(const Config& config, size_t text_bytes,
+                           const std::function<Result<T>()>& run) {
+  const size_t depth = static_cast<size_t>(config.GetInt(config_keys::kMaxExpressionDepth));
+  const size_t bytes = std::max({size_t{256} << 20, depth * (size_t{16} << 10), text_bytes * 512});
+  std::optional<Result<T>> result;
+  RunOnLargeStack(bytes, [&] { result.emplace(run()); });
+  return std::move(*result);
+}
+
+}  // namespace
+
 Result<std::vector<ParsedStatement>> SplitScript(const std::string& sql) {
-  CacheDirectives directives;
-  return ParseSql(RewriteCacheStatements(sql, &directives));
+  return OnStatementStack<std::vector<ParsedStatement>>(Config(), sql.size(), [&] {
+    CacheDirectives directives;
+    return ParseSql(RewriteCacheStatements(sql, &directives));
+  });
 }
 
 Status Session::RegisterTable(const std::string& name, const std::string& path) {
@@ -837,6 +861,20 @@ Status Session::RegisterTable(const std::string& name, const std::string& path) 
 }
 
 Result<std::vector<StatementResult>> Session::ExecuteScript(const std::string& sql) {
+  return OnStatementStack<std::vector<StatementResult>>(config(), sql.size(),
+                                                        [&] { return ExecuteScriptHere(sql); });
+}
+
+Result<StatementResult> Session::Execute(const std::string& sql) {
+  return OnStatementStack<StatementResult>(config(), sql.size(), [&] { return ExecuteHere(sql); });
+}
+
+Result<StatementResult> Session::ExplainQuery(const std::string& query, bool analyze, bool json) {
+  return OnStatementStack<StatementResult>(config(), query.size(),
+                                           [&] { return ExplainQueryHere(query, analyze, json); });
+}
+
+Result<std::vector<StatementResult>> Session::ExecuteScriptHere(const std::string& sql) {
   CacheDirectives directives;
   const std::string script = RewriteCacheStatements(sql, &directives);
   TANDEM_ASSIGN_OR_RAISE(std::vector<ParsedStatement> statements, ParseSql(script));
@@ -851,7 +889,7 @@ Result<std::vector<StatementResult>> Session::ExecuteScript(const std::string& s
   return results;
 }
 
-Result<StatementResult> Session::Execute(const std::string& sql) {
+Result<StatementResult> Session::ExecuteHere(const std::string& sql) {
   CacheDirectives directives;
   const std::string script = RewriteCacheStatements(sql, &directives);
   TANDEM_ASSIGN_OR_RAISE(std::vector<ParsedStatement> statements, ParseSql(script));
@@ -865,7 +903,8 @@ Result<StatementResult> Session::Execute(const std::string& sql) {
   return result;
 }
 
-Result<StatementResult> Session::ExplainQuery(const std::string& query, bool analyze, bool json) {
+Result<StatementResult> Session::ExplainQueryHere(const std::string& query, bool analyze,
+                                                  bool json) {
   TANDEM_ASSIGN_OR_RAISE(std::vector<ParsedStatement> statements, ParseSql(query));
   if (statements.size() != 1) {
     return Status::Invalid("explain takes one SQL statement, got " +

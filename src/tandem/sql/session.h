@@ -79,6 +79,10 @@ class Session {
 
  private:
   friend class StatementRunner;
+  // The three above, on the calling thread (they run these on a deep enough stack).
+  Result<std::vector<StatementResult>> ExecuteScriptHere(const std::string& sql);
+  Result<StatementResult> ExecuteHere(const std::string& sql);
+  Result<StatementResult> ExplainQueryHere(const std::string& query, bool analyze, bool json);
   SessionOptions options_;
   Catalog catalog_;
   std::optional<gpu::Stream> cache_stream_;  // allocates the cached device batches: outlives them

@@ -24,7 +24,8 @@ Result<Table> Sort(const PlanNode& node, const Table& input, ExecContext& ctx);
 Result<Table> Limit(const PlanNode& node, const Table& input, ExecContext& ctx);
 Result<Table> TopN(const PlanNode& limit_node, const PlanNode& sort_node, const Table& input,
                    ExecContext& ctx);
-Result<Table> SetOperation(const PlanNode& node, const Table& left, const Table& right,
+// kSetOp over its inputs in order: two or more for UNION [ALL], exactly two otherwise.
+Result<Table> SetOperation(const PlanNode& node, const std::vector<Table>& inputs,
                            ExecContext& ctx);
 Result<Table> Window(const PlanNode& node, const Table& input, ExecContext& ctx);
 Result<Table> Values(const PlanNode& node, ExecContext& ctx);

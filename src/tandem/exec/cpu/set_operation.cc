@@ -96,16 +96,20 @@ std::vector<int64_t> ProcessPartition(const PlanNode& node,
 
 }  // namespace
 
-Result<Table> SetOperation(const PlanNode& node, const Table& left, const Table& right,
+Result<Table> SetOperation(const PlanNode& node, const std::vector<Table>& inputs,
                            ExecContext& /*ctx*/) {
+  if (inputs.size() < 2 || (node.set_op != SetOpKind::kUnion && inputs.size() != 2)) {
+    return Status::Internal("set operation with " + std::to_string(inputs.size()) + " inputs");
+  }
   Table all;
   all.schema = node.schema;
-  for (const auto& b : left.batches) {
-    if (b->num_rows > 0) all.batches.push_back(RelabelBatch(b, node.schema));
-  }
-  const int64_t first_right_batch = static_cast<int64_t>(all.batches.size());
-  for (const auto& b : right.batches) {
-    if (b->num_rows > 0) all.batches.push_back(RelabelBatch(b, node.schema));
+  // INTERSECT and EXCEPT tell the sides apart: rows from batches at or past this are "right".
+  int64_t first_right_batch = 0;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (k == 1) first_right_batch = static_cast<int64_t>(all.batches.size());
+    for (const auto& b : inputs[k].batches) {
+      if (b->num_rows > 0) all.batches.push_back(RelabelBatch(b, node.schema));
+    }
   }
   for (const auto& b : all.batches) {
     for (int c = 0; c < b->num_columns(); ++c) {

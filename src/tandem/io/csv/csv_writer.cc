@@ -1,14 +1,10 @@
 // CSV writing: RFC 4180 text through the shared value formatter, written atomically (a temporary
-// file in the same directory, renamed over the target on Close; removed if never closed).
-#include <fcntl.h>
-#include <unistd.h>
-
+// file in the same directory, renamed over the target on Close; removed if never closed: an
+// AtomicFile, common/atomic_file.h).
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <random>
 
+#include "tandem/common/atomic_file.h"
 #include "tandem/format/value_format.h"
 #include "tandem/io/csv/csv.h"
 
@@ -52,18 +48,9 @@ class FieldQuoter {
 
 class CsvFileWriterImpl : public CsvFileWriter {
  public:
-  CsvFileWriterImpl(std::string path, std::string temp_path, int fd, const Schema& schema,
+  CsvFileWriterImpl(std::unique_ptr<AtomicFile> file, const Schema& schema,
                     const CsvWriteOptions& options)
-      : path_(std::move(path)),
-        temp_path_(std::move(temp_path)),
-        fd_(fd),
-        schema_(schema),
-        options_(options) {}
-
-  ~CsvFileWriterImpl() override {
-    if (fd_ >= 0) ::close(fd_);
-    if (!closed_) ::unlink(temp_path_.c_str());
-  }
+      : path_(file->path()), file_(std::move(file)), schema_(schema), options_(options) {}
 
   Status Start() {
     if (options_.header) AppendCsvHeader(schema_, options_, &buffer_);
@@ -98,37 +85,20 @@ class CsvFileWriterImpl : public CsvFileWriter {
   Status Close() override {
     if (closed_) return Status::Invalid("file " + path_ + ": CSV writer already closed");
     TANDEM_RETURN_NOT_OK(Flush());
-    if (::fsync(fd_) != 0) return Error("fsync");
-    const int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) return Error("close");
-    if (::rename(temp_path_.c_str(), path_.c_str()) != 0) return Error("rename");
+    TANDEM_RETURN_NOT_OK(file_->Commit());
     closed_ = true;
     return Status::OK();
   }
 
  private:
-  Status Error(const char* what) {
-    return Status::IOError("file " + path_ + ": " + what + " failed: " + std::strerror(errno));
-  }
-
   Status Flush() {
-    size_t done = 0;
-    while (done < buffer_.size()) {
-      const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return Error("write");
-      }
-      done += static_cast<size_t>(n);
-    }
+    TANDEM_RETURN_NOT_OK(file_->Write(buffer_.data(), buffer_.size()));
     buffer_.clear();
     return Status::OK();
   }
 
   std::string path_;
-  std::string temp_path_;
-  int fd_;
+  std::unique_ptr<AtomicFile> file_;
   Schema schema_;
   CsvWriteOptions options_;
   std::string buffer_;
@@ -175,23 +145,10 @@ Result<std::unique_ptr<CsvFileWriter>> CsvFileWriter::Open(const std::string& pa
   if (options.delimiter == '"' || options.delimiter == '\n' || options.delimiter == '\r') {
     return Status::Invalid("file " + path + ": the CSV delimiter cannot be a quote or line end");
   }
-  std::random_device random;
-  for (int attempt = 0; attempt < 16; ++attempt) {
-    char suffix[32];
-    std::snprintf(suffix, sizeof(suffix), ".tmp-%08x%08x", random(), random());
-    std::string temp_path = path + suffix;
-    const int fd = ::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-      if (errno == EEXIST) continue;
-      return Status::IOError("file " + path + ": cannot create " + temp_path + ": " +
-                             std::strerror(errno));
-    }
-    auto writer =
-        std::make_unique<CsvFileWriterImpl>(path, std::move(temp_path), fd, schema, options);
-    TANDEM_RETURN_NOT_OK(writer->Start());
-    return std::unique_ptr<CsvFileWriter>(std::move(writer));
-  }
-  return Status::IOError("file " + path + ": cannot create a unique temporary file");
+  TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<AtomicFile> file, AtomicFile::Create(path));
+  auto writer = std::make_unique<CsvFileWriterImpl>(std::move(file), schema, options);
+  TANDEM_RETURN_NOT_OK(writer->Start());
+  return std::unique_ptr<CsvFileWriter>(std::move(writer));
 }
 
 Status WriteCsv(const std::string& path, const Table& table, const CsvWriteOptions& options) {

@@ -1,7 +1,7 @@
 // ParquetFileWriter: buffers batches until a row group is full, encodes the row group's column
-// chunks in parallel on the thread pool and appends them to "<path>.tmp-<random>"; Close()
-// writes the footer, fsyncs and renames the temporary file onto the path. A writer destroyed
-// without a successful Close() removes its temporary file.
+// chunks in parallel on the thread pool and appends them to an AtomicFile (common/atomic_file.h);
+// Close() writes the footer and commits the file onto its path. A writer destroyed without a
+// successful Close() leaves nothing behind.
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -13,6 +13,7 @@
 #include <cstring>
 #include <random>
 
+#include "tandem/common/atomic_file.h"
 #include "tandem/common/thread_pool.h"
 #include "tandem/io/parquet/encode/chunk_data.h"
 #include "tandem/io/parquet/encode/column_chunk_encoder.h"
@@ -24,22 +25,6 @@ namespace {
 
 constexpr char kMagic[] = "PAR1";
 constexpr char kCreatedBy[] = "tandem 0.1.0";
-
-std::string RandomSuffix() {
-  std::random_device rd;
-  std::mt19937_64 gen((static_cast<uint64_t>(rd()) << 32) ^ rd());
-  const uint64_t v = gen();
-  char buf[17];
-  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-std::string DirectoryOf(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
 
 bool CodecAllowed(CompressionCodec c) {
   return c == CompressionCodec::UNCOMPRESSED || c == CompressionCodec::SNAPPY ||
@@ -57,21 +42,8 @@ class FileWriterImpl final : public ParquetFileWriter {
     for (const Field& f : schema_.fields) specs_.push_back(MakeColumnWriteSpec(f));
   }
 
-  ~FileWriterImpl() override {
-    if (fd_ >= 0) ::close(fd_);
-    if (!closed_ && !temp_path_.empty()) ::unlink(temp_path_.c_str());
-  }
-
   Status CreateTempFile() {
-    temp_path_ = path_ + ".tmp-" + RandomSuffix();
-    fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd_ < 0) {
-      const int err = errno;
-      temp_path_.clear();  // nothing to remove
-      std::string msg = "cannot write " + path_ + ": " + std::strerror(err);
-      if (err == ENOENT) msg += " (directory " + DirectoryOf(path_) + " does not exist)";
-      return Status::IOError(msg);
-    }
+    TANDEM_ASSIGN_OR_RAISE(file_, AtomicFile::Create(path_));
     return WriteBytes(kMagic, 4);
   }
 
@@ -103,20 +75,8 @@ class FileWriterImpl final : public ParquetFileWriter {
     footer.append(reinterpret_cast<const char*>(&footer_size), 4);
     footer.append(kMagic, 4);
     TANDEM_RETURN_NOT_OK(Fail(WriteBytes(footer.data(), static_cast<int64_t>(footer.size()))));
-    if (::fsync(fd_) != 0) return Fail(IOFailure("cannot sync"));
-    const int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) return Fail(IOFailure("cannot close"));
-    if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
-      return Fail(IOFailure("cannot rename the temporary file onto"));
-    }
+    TANDEM_RETURN_NOT_OK(Fail(file_->Commit()));
     closed_ = true;
-    // Make the rename durable; failure here leaves a complete file, so it is not an error.
-    const int dir = ::open(DirectoryOf(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir >= 0) {
-      (void)::fsync(dir);
-      ::close(dir);
-    }
     return Status::OK();
   }
 
@@ -124,10 +84,6 @@ class FileWriterImpl final : public ParquetFileWriter {
   Status Fail(Status st) {
     if (!st.ok() && error_.ok()) error_ = st;
     return st;
-  }
-
-  Status IOFailure(const std::string& what) const {
-    return Status::IOError(what + " " + path_ + ": " + std::strerror(errno));
   }
 
   Status CheckBatch(const Batch& batch) const {
@@ -161,57 +117,23 @@ class FileWriterImpl final : public ParquetFileWriter {
   }
 
   Status WriteBytes(const void* data, int64_t size) {
-    const char* p = static_cast<const char*>(data);
-    while (size > 0) {
-      const ssize_t n = ::write(fd_, p, static_cast<size_t>(std::min<int64_t>(size, 1 << 30)));
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return IOFailure("cannot write");
-      }
-      p += n;
-      size -= n;
-      file_offset_ += n;
-    }
+    TANDEM_RETURN_NOT_OK(file_->Write(data, static_cast<size_t>(size)));
+    file_offset_ += size;
     return Status::OK();
   }
 
   // Writes the pieces in order with as few system calls as possible.
   Status WritePieces(const std::vector<std::string>& pieces) {
-    constexpr size_t kMaxIov = 512;
-    size_t first = 0;
-    while (first < pieces.size()) {
-      iovec iov[kMaxIov];
-      size_t count = 0;
-      size_t next = first;
-      int64_t total = 0;
-      while (next < pieces.size() && count < kMaxIov && total < (int64_t{1} << 30)) {
-        const std::string& piece = pieces[next++];
-        if (piece.empty()) continue;
-        iov[count].iov_base = const_cast<char*>(piece.data());
-        iov[count].iov_len = piece.size();
-        total += static_cast<int64_t>(piece.size());
-        ++count;
-      }
-      if (count > 0) {
-        const ssize_t n = ::writev(fd_, iov, static_cast<int>(count));
-        if (n < 0 && errno == EINTR) continue;  // nothing written: retry the same pieces
-        if (n < 0) return IOFailure("cannot write");
-        file_offset_ += n;
-        // After a short write, the rest of this group goes piece by piece.
-        int64_t skip = n;
-        for (size_t k = 0; k < count && n < total; ++k) {
-          const int64_t len = static_cast<int64_t>(iov[k].iov_len);
-          if (skip >= len) {
-            skip -= len;
-            continue;
-          }
-          TANDEM_RETURN_NOT_OK(
-              WriteBytes(static_cast<const char*>(iov[k].iov_base) + skip, len - skip));
-          skip = 0;
-        }
-      }
-      first = next;
+    std::vector<iovec> iov;
+    iov.reserve(pieces.size());
+    int64_t total = 0;
+    for (const std::string& piece : pieces) {
+      if (piece.empty()) continue;
+      iov.push_back({const_cast<char*>(piece.data()), piece.size()});
+      total += static_cast<int64_t>(piece.size());
     }
+    TANDEM_RETURN_NOT_OK(file_->WriteV(iov.data(), static_cast<int>(iov.size())));
+    file_offset_ += total;
     return Status::OK();
   }
 
@@ -265,12 +187,11 @@ class FileWriterImpl final : public ParquetFileWriter {
   }
 
   std::string path_;
-  std::string temp_path_;
+  std::unique_ptr<AtomicFile> file_;
   Schema schema_;
   WriteOptions options_;
   std::vector<ColumnWriteSpec> specs_;
   FileMetaData meta_;
-  int fd_ = -1;
   int64_t file_offset_ = 0;
   bool closed_ = false;
   Status error_;

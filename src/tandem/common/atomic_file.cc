@@ -1,0 +1,190 @@
+// AtomicFile and the registry of unfinished temporary files (see atomic_file.h).
+//
+// The registry is a fixed array of slots holding copies of the two paths, so a signal handler
+// can read it without locks or allocation: a slot's paths are written before it is marked in
+// use (release) and read only after the mark is seen (acquire).
+#include "tandem/common/atomic_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <random>
+
+namespace tandem {
+namespace {
+
+constexpr int kSlots = 128;
+constexpr size_t kPathBytes = 4096;
+
+struct Slot {
+  std::atomic<bool> claimed{false};  // owned by an AtomicFile
+  std::atomic<bool> live{false};     // paths below are complete and the file is unfinished
+  char temp[kPathBytes];
+  char final_path[kPathBytes];
+};
+
+Slot g_slots[kSlots];
+
+void CopyPath(char* to, const std::string& from) {
+  const size_t n = std::min(from.size(), kPathBytes - 1);
+  std::memcpy(to, from.data(), n);
+  to[n] = '\0';
+}
+
+// A slot for the file, or -1 when all are taken (the file is then not removed on a signal).
+int Register(const std::string& temp, const std::string& path) {
+  if (temp.size() >= kPathBytes || path.size() >= kPathBytes) return -1;
+  for (int i = 0; i < kSlots; ++i) {
+    bool expected = false;
+    if (!g_slots[i].claimed.compare_exchange_strong(expected, true)) continue;
+    CopyPath(g_slots[i].temp, temp);
+    CopyPath(g_slots[i].final_path, path);
+    g_slots[i].live.store(true, std::memory_order_release);
+    return i;
+  }
+  return -1;
+}
+
+void Unregister(int slot) {
+  if (slot < 0) return;
+  g_slots[slot].live.store(false, std::memory_order_release);
+  g_slots[slot].claimed.store(false, std::memory_order_release);
+}
+
+std::string RandomSuffix() {
+  std::random_device rd;
+  std::mt19937_64 gen((static_cast<uint64_t>(rd()) << 32) ^ rd());
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), ".tmp-%016llx", static_cast<unsigned long long>(gen()));
+  return buf;
+}
+
+}  // namespace
+
+std::string DirectoryOf(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+Result<std::unique_ptr<AtomicFile>> AtomicFile::Create(const std::string& path) {
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    std::string temp = path + RandomSuffix();
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      if (errno == EEXIST) continue;
+      const int err = errno;
+      std::string msg = "cannot write " + path + ": " + std::strerror(err);
+      if (err == ENOENT) msg += " (directory " + DirectoryOf(path) + " does not exist)";
+      return Status::IOError(msg);
+    }
+    const int slot = Register(temp, path);
+    return std::unique_ptr<AtomicFile>(new AtomicFile(path, std::move(temp), fd, slot));
+  }
+  return Status::IOError("cannot write " + path + ": no unused temporary file name");
+}
+
+AtomicFile::AtomicFile(std::string path, std::string temp_path, int fd, int slot)
+    : path_(std::move(path)), temp_path_(std::move(temp_path)), fd_(fd), slot_(slot) {}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_) ::unlink(temp_path_.c_str());
+  Unregister(slot_);
+}
+
+Status AtomicFile::Failure(const char* what) const {
+  return Status::IOError("cannot write " + path_ + ": " + what +
+                         " failed: " + std::strerror(errno));
+}
+
+Status AtomicFile::Write(const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd_, p, std::min<size_t>(size, size_t{1} << 30));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return Failure("write");
+    }
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return Status::OK();
+}
+
+Status AtomicFile::WriteV(const struct iovec* iov, int count) {
+  int first = 0;
+  size_t skip = 0;  // bytes of iov[first] already written
+  while (first < count) {
+    struct iovec part[64];
+    int n_part = 0;
+    for (int k = first; k < count && n_part < 64; ++k, ++n_part) {
+      part[n_part] = iov[k];
+      if (k == first) {
+        part[n_part].iov_base = static_cast<char*>(iov[k].iov_base) + skip;
+        part[n_part].iov_len -= skip;
+      }
+    }
+    const ssize_t n = ::writev(fd_, part, n_part);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return Failure("write");
+    }
+    size_t done = static_cast<size_t>(n);
+    while (first < count && done >= iov[first].iov_len - skip) {
+      done -= iov[first].iov_len - skip;
+      skip = 0;
+      ++first;
+    }
+    skip += done;
+  }
+  return Status::OK();
+}
+
+Status AtomicFile::Commit() {
+  if (committed_ || fd_ < 0) return Status::Invalid("cannot write " + path_ + ": already closed");
+  if (::fsync(fd_) != 0) return Failure("fsync");
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) return Failure("close");
+  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) return Failure("rename");
+  committed_ = true;
+  Unregister(slot_);
+  slot_ = -1;
+  // Make the rename durable; a failure here leaves a complete file, so it is not an error.
+  const int dir = ::open(DirectoryOf(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    (void)::fsync(dir);
+    ::close(dir);
+  }
+  return Status::OK();
+}
+
+void AppendSignalSafe(char* line, size_t* len, size_t cap, const char* text) {
+  while (*text && *len + 1 < cap) line[(*len)++] = *text++;
+}
+
+int RemoveUnfinishedFiles(char* line, size_t* len, size_t cap) {
+  int removed = 0;
+  for (Slot& slot : g_slots) {
+    if (!slot.live.load(std::memory_order_acquire)) continue;
+    if (::unlink(slot.temp) != 0) continue;
+    ++removed;
+    AppendSignalSafe(line, len, cap, "; removed the unfinished ");
+    AppendSignalSafe(line, len, cap, slot.temp);
+    AppendSignalSafe(line, len, cap, " (");
+    AppendSignalSafe(line, len, cap, slot.final_path);
+    AppendSignalSafe(line, len, cap, " was not written)");
+  }
+  return removed;
+}
+
+}  // namespace tandem
