@@ -257,6 +257,9 @@ Result<std::shared_ptr<TableSource>> TableSource::Csv(const std::string& name,
   // The schema comes from inference over the sample (or the explicit schema).
   csv::CsvReadOptions probe = options;
   TANDEM_ASSIGN_OR_RAISE(auto reader, csv::CsvReader::Open(path, probe));
+  if (reader->schema().num_fields() == 0) {
+    return Status::Invalid("file " + path + ": the CSV file is empty (no header, no rows)");
+  }
   auto src = std::make_shared<TableSource>();
   src->kind = Kind::kCsv;
   src->name = name;

@@ -2,6 +2,7 @@
 // table, CSV or JSON lines. Output streams batch by batch; --limit stops reading early where the
 // input allows it (CSV files and single Parquet files are read a batch / row group at a time).
 #include <glob.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include "tandem/format/table_printer.h"
 #include "tandem/format/value_format.h"
 #include "tandem/io/csv/csv.h"
+#include "tandem/io/input_file.h"
 #include "tandem/io/parquet/reader.h"
 
 namespace tandem::cli {
@@ -183,13 +185,21 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 bool HasGlobChars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
 
 // Whether a regular file starts with the Parquet magic "PAR1".
+// Whether the file starts with Parquet's magic bytes (opened as every reader opens it, so a pipe
+// is read once and a FIFO without a writer does not block).
 bool LooksLikeParquet(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
+  Result<io::InputFile> input = io::OpenInputFile(path);
+  if (!input.ok()) return false;
   char magic[4] = {0, 0, 0, 0};
-  const size_t n = std::fread(magic, 1, 4, f);
-  std::fclose(f);
-  return n == 4 && std::memcmp(magic, "PAR1", 4) == 0;
+  bool read = false;
+  if (input->bytes) {
+    read = input->bytes->size() >= 4;
+    if (read) std::memcpy(magic, input->bytes->data(), 4);
+  } else {
+    read = ::pread(input->fd, magic, 4, 0) == 4;
+    ::close(input->fd);
+  }
+  return read && std::memcmp(magic, "PAR1", 4) == 0;
 }
 
 std::string JoinNames(const Schema& schema) {

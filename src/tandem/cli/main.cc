@@ -12,6 +12,7 @@
 
 #include "tandem/cli/command.h"
 #include "tandem/common/atomic_file.h"
+#include "tandem/common/out_of_memory.h"
 #include "tandem/gpu/runtime.h"
 
 namespace tandem::cli {
@@ -119,8 +120,8 @@ int main(int argc, char** argv) {
       const int code = c.run(args);
       tandem::gpu::JoinBackgroundStart();
       return FinishStandardOutput(code);
-    } catch (const std::bad_alloc&) {
-      return Fail("out of memory");
+    } catch (const std::bad_alloc& e) {
+      return Fail(tandem::OutOfMemoryText(e));
     } catch (const std::exception& e) {
       return Fail(std::string("internal error: ") + e.what());
     }

@@ -27,6 +27,7 @@
 #include "tandem/cli/arg_reader.h"
 #include "tandem/cli/command.h"
 #include "tandem/cli/session_args.h"
+#include "tandem/common/out_of_memory.h"
 #include "tandem/common/progress_bar.h"
 #include "tandem/common/query_progress.h"
 #include "tandem/common/text.h"
@@ -136,7 +137,7 @@ Result<std::string> ReadScript(const std::string& path) {
   std::ostringstream text;
   if (path == "-") {
     text << std::cin.rdbuf();
-    return text.str();
+    return WithoutByteOrderMark(text.str());
   }
   return ReadTextFile(path);
 }
@@ -194,8 +195,8 @@ Result<sql::StatementResult> RunWithIndicator(sql::Session& session, const std::
     Result<sql::StatementResult> r = Status::Internal("statement did not run");
     try {
       r = session.Execute(text);
-    } catch (const std::bad_alloc&) {
-      r = Status::OutOfMemory("out of memory");
+    } catch (const std::bad_alloc& e) {
+      r = Status::OutOfMemory(OutOfMemoryText(e));
     } catch (const std::exception& e) {
       r = Status::Internal(e.what());
     }

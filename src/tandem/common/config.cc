@@ -62,6 +62,10 @@ std::vector<ConfigKey> MakeKeys() {
       Number(kMaxExpressionDepth, ConfigType::kInt, "1000", 1, 20000,
              "deepest nesting of expressions and subqueries a statement may have (an error "
              "past it; AND/OR lists, IN lists and UNION chains count as one level)"),
+      Number(kHostMemoryLimit, ConfigType::kBytes, "0", 0, kMaxBytes,
+             "host memory the process's column buffers may hold; a query that needs more fails "
+             "with an error naming this setting (bytes; 0: 80% of the machine's or cgroup's "
+             "memory)"),
       Number(kGpuAllocFraction, ConfigType::kDouble, "0.9", 0, 1,
              "fraction of free GPU memory the device pool may take", true),
       Number(kGpuReserve, ConfigType::kBytes, "1073741824", 0, kMaxBytes,

@@ -18,7 +18,13 @@ std::string TrimSpace(const std::string& s);
 std::string FormatByteSize(int64_t bytes);
 // Levenshtein distance between a and b, ignoring ASCII case.
 size_t EditDistanceIgnoringCase(const std::string& a, const std::string& b);
-// The whole file at `path`, or IOError("cannot open|read PATH: reason").
+// The whole file at `path`, or IOError("cannot open|read PATH: reason"). A UTF-8 byte-order
+// mark at the start is dropped (editors on Windows write one).
 Result<std::string> ReadTextFile(const std::string& path);
+// `text` without a leading UTF-8 byte-order mark.
+std::string WithoutByteOrderMark(std::string text);
+// The byte offset of the first byte that is not part of well-formed UTF-8 (overlong forms,
+// surrogates and code points past U+10FFFF included), or npos when all of `text` is.
+size_t FirstInvalidUtf8(const std::string& text);
 
 }  // namespace tandem

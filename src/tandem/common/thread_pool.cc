@@ -2,6 +2,8 @@
 // that the caller and any number of helpers share the work without a per-index queue entry.
 #include "tandem/common/thread_pool.h"
 
+#include "tandem/common/out_of_memory.h"
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -13,8 +15,8 @@ namespace tandem {
 Status CallCatchingExceptions(const std::function<Status()>& fn) {
   try {
     return fn();
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory("out of memory in a parallel task");
+  } catch (const std::bad_alloc& e) {
+    return Status::OutOfMemory(OutOfMemoryText(e));
   } catch (const std::exception& e) {
     return Status::Internal(std::string("exception in a parallel task: ") + e.what());
   } catch (...) {

@@ -90,9 +90,18 @@ class ExecContext {
     return it == metrics_.end() ? nullptr : &it->second;
   }
 
+  // Rows a node may stop after: a LIMIT without ORDER BY needs no more rows from below it than
+  // its limit plus offset (which rows is not specified). -1: all rows. Set by the executor.
+  int64_t RowBudget(const PlanNode* node) const {
+    auto it = row_budgets_.find(node);
+    return it == row_budgets_.end() ? -1 : it->second;
+  }
+  void SetRowBudget(const PlanNode* node, int64_t rows) { row_budgets_[node] = rows; }
+
  private:
   mutable std::mutex mu_;
   std::map<const PlanNode*, OperatorMetrics> metrics_;
+  std::map<const PlanNode*, int64_t> row_budgets_;
 };
 
 }  // namespace tandem

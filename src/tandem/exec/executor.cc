@@ -581,22 +581,48 @@ void AppendTree(const PlanNode& node, const ExecContext& ctx, int depth, std::st
 
 // Progress units of a plan (common/query_progress.h): every scan's estimated rows times the
 // columns it decodes.
-int64_t PlannedScanUnits(const PlanNode& node) {
-  int64_t units = 0;
+// Counted in double and capped: a damaged footer may claim 2^62 rows.
+double PlannedScanUnitsUncapped(const PlanNode& node) {
+  double units = 0;
   if (node.kind == PlanKind::kScan && node.estimated_rows > 0) {
-    units += static_cast<int64_t>(node.estimated_rows) *
-             static_cast<int64_t>(std::max<size_t>(1, node.scan_columns.size()));
+    units += node.estimated_rows * static_cast<double>(std::max<size_t>(1, node.scan_columns.size()));
   }
   for (const auto& c : node.children) {
-    if (c) units += PlannedScanUnits(*c);
+    if (c) units += PlannedScanUnitsUncapped(*c);
   }
   return units;
 }
 
+int64_t PlannedScanUnits(const PlanNode& node) {
+  constexpr double kCap = 1e18;  // below INT64_MAX
+  return static_cast<int64_t>(std::min(kCap, PlannedScanUnitsUncapped(node)));
+}
+
 }  // namespace
+
+// Row budgets (ExecContext::RowBudget): a LIMIT that no sort orders hands its limit plus offset
+// down through the operators that pass rows on one for one (projections, UNION ALL) to the one
+// that makes them (a join), which may stop there.
+void SetRowBudgets(const PlanNode& node, int64_t budget, ExecContext& ctx) {
+  if (budget >= 0) ctx.SetRowBudget(&node, budget);
+  for (const auto& c : node.children) {
+    if (!c) continue;
+    int64_t below = -1;
+    if (node.kind == PlanKind::kLimit && node.limit >= 0 && c->kind != PlanKind::kSort) {
+      below = node.offset > INT64_MAX - node.limit ? INT64_MAX : node.limit + node.offset;
+      if (budget >= 0) below = std::min(below, budget + node.offset);
+    } else if (node.kind == PlanKind::kProject ||
+               (node.kind == PlanKind::kSetOp && node.set_op == SetOpKind::kUnion &&
+                node.set_all)) {
+      below = budget;
+    }
+    SetRowBudgets(*c, below, ctx);
+  }
+}
 
 Result<Table> Execute(const PlanNode& plan, ExecContext& ctx) {
   query_progress::Begin(PlannedScanUnits(plan));
+  SetRowBudgets(plan, -1, ctx);
   QueryRun run(ctx);
   return run.RunHost(plan);
 }

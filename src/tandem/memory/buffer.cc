@@ -7,16 +7,31 @@
 #include <cstring>
 #include <new>
 
+#include "tandem/memory/host_memory.h"
+
 namespace tandem {
 namespace {
+
+int64_t RoundedCapacity(int64_t capacity) {
+  return (capacity + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+}
+
+// Owned memory counts against the host budget (host_memory.h) for as long as it is held.
+void* CountedAlignedAlloc(size_t alignment, size_t bytes) {
+  host_memory::Reserve(static_cast<int64_t>(bytes));
+  void* p = std::aligned_alloc(alignment, bytes);
+  if (p == nullptr) {
+    host_memory::Release(static_cast<int64_t>(bytes));
+    throw std::bad_alloc();
+  }
+  return p;
+}
 
 uint8_t* AlignedAlloc(int64_t capacity) {
   if (capacity == 0) return nullptr;
   const size_t rounded =
       static_cast<size_t>((capacity + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment);
-  void* p = std::aligned_alloc(kBufferAlignment, rounded);
-  if (p == nullptr) throw std::bad_alloc();
-  return static_cast<uint8_t*>(p);
+  return static_cast<uint8_t*>(CountedAlignedAlloc(kBufferAlignment, rounded));
 }
 
 }  // namespace
@@ -24,6 +39,7 @@ uint8_t* AlignedAlloc(int64_t capacity) {
 Buffer::~Buffer() {
   if (owned_) {
     std::free(data_);
+    host_memory::Release(counted_);
   } else if (release_) {
     release_();
   }
@@ -42,14 +58,15 @@ std::shared_ptr<Buffer> Buffer::AllocateUninitialized(int64_t size) {
   constexpr int64_t kHugePage = int64_t{2} << 20;
   if (size >= 2 * kHugePage) {
     const size_t rounded = static_cast<size_t>((size + kHugePage - 1) / kHugePage * kHugePage);
-    void* p = std::aligned_alloc(static_cast<size_t>(kHugePage), rounded);
-    if (p == nullptr) throw std::bad_alloc();
+    void* p = CountedAlignedAlloc(static_cast<size_t>(kHugePage), rounded);
 #ifdef MADV_HUGEPAGE
     madvise(p, rounded, MADV_HUGEPAGE);  // a hint: failure only costs speed
 #endif
     b->data_ = static_cast<uint8_t*>(p);
+    b->counted_ = static_cast<int64_t>(rounded);
   } else {
     b->data_ = AlignedAlloc(size);
+    b->counted_ = RoundedCapacity(size);
   }
   b->size_ = size;
   b->capacity_ = size;
@@ -59,16 +76,18 @@ std::shared_ptr<Buffer> Buffer::AllocateUninitialized(int64_t size) {
 Result<std::shared_ptr<Buffer>> Buffer::TryAllocate(int64_t size) {
   try {
     return Allocate(size);
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory("could not allocate " + std::to_string(size) + " bytes");
+  } catch (const std::bad_alloc& e) {
+    return Status::OutOfMemory("could not allocate " + std::to_string(size) +
+                               " bytes: " + OutOfMemoryText(e));
   }
 }
 
 Result<std::shared_ptr<Buffer>> Buffer::TryAllocateUninitialized(int64_t size) {
   try {
     return AllocateUninitialized(size);
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory("could not allocate " + std::to_string(size) + " bytes");
+  } catch (const std::bad_alloc& e) {
+    return Status::OutOfMemory("could not allocate " + std::to_string(size) +
+                               " bytes: " + OutOfMemoryText(e));
   }
 }
 
@@ -96,6 +115,8 @@ void Buffer::Reserve(int64_t capacity) {
   if (size_ > 0) std::memcpy(fresh, data_, static_cast<size_t>(size_));
   std::memset(fresh + size_, 0, static_cast<size_t>(capacity - size_));
   std::free(data_);
+  host_memory::Release(counted_);
+  counted_ = RoundedCapacity(capacity);
   data_ = fresh;
   capacity_ = capacity;
 }

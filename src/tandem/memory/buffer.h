@@ -58,6 +58,7 @@ class Buffer {
   int64_t size_ = 0;
   int64_t capacity_ = 0;
   bool owned_ = true;
+  int64_t counted_ = 0;  // bytes held against the host budget (memory/host_memory.h)
   std::function<void()> release_;
 };
 

@@ -150,6 +150,17 @@ Result<std::optional<Calibration>> LoadCalibration(const std::string& path) {
   return std::optional<Calibration>(std::move(*c));
 }
 
+Result<std::optional<Calibration>> LoadConfiguredCalibration(const Config& config) {
+  const std::string path = CalibrationPath(config);
+  std::error_code ec;
+  if (!config.Get(config_keys::kCalibrationFile).empty() && !std::filesystem::exists(path, ec)) {
+    return Status::Invalid("calibration file " + path + " (named by " +
+                           config_keys::kCalibrationFile +
+                           ") does not exist; run `tandem calibrate` to write it");
+  }
+  return LoadCalibration(path);
+}
+
 Status SaveCalibration(const std::string& path, const Calibration& calibration) {
   if (path.empty()) {
     return Status::Invalid(

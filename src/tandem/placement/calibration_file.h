@@ -32,6 +32,10 @@ std::string CalibrationPath(const Config& config);
 // The calibration at `path`; nullopt when no file exists there. A file that exists but cannot be
 // read or parsed is an error naming it.
 Result<std::optional<Calibration>> LoadCalibration(const std::string& path);
+// The calibration the settings name: as above, except that a file named by the setting
+// tandem.placement.calibrationFile must exist ($TANDEM_CALIBRATION and the default place name
+// where `tandem calibrate` writes, and may still be empty).
+Result<std::optional<Calibration>> LoadConfiguredCalibration(const Config& config);
 
 // JSON text of a calibration, and back.
 std::string CalibrationToJson(const Calibration& calibration);

@@ -19,7 +19,7 @@ Result<PlacementSetup> SetupPlacement(const Config& config, PlanPurpose purpose)
   o.min_gain = config.GetDouble(config_keys::kPlacementMinGain);
 
   const std::string path = CalibrationPath(config);
-  TANDEM_ASSIGN_OR_RAISE(std::optional<Calibration> calibration, LoadCalibration(path));
+  TANDEM_ASSIGN_OR_RAISE(std::optional<Calibration> calibration, LoadConfiguredCalibration(config));
   o.profile.cpu = calibration ? calibration->cpu : BuiltinGenericCpu();
   const std::string cpu_source =
       calibration ? "CPU calibrated (" + path + ")" : std::string("built-in generic CPU figures");

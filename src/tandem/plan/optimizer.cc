@@ -3,6 +3,7 @@
 #include "tandem/plan/optimizer.h"
 
 #include "tandem/plan/cardinality.h"
+#include "tandem/plan/count_over_join.h"
 #include "tandem/plan/decorrelate.h"
 #include "tandem/plan/fold_constants.h"
 #include "tandem/plan/join_order.h"
@@ -48,6 +49,7 @@ Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options) {
   plan = plan::FoldConstants(plan);
   plan = plan::PushDownPredicates(plan);
   if (options.reorder_joins) plan = plan::ReorderJoins(plan);
+  plan = plan::CountOverJoinWithoutRows(plan);
   plan = plan::PruneColumns(plan);
   plan = plan::AddScanPredicates(plan);
   plan = plan::AnnotateEstimates(plan);

@@ -9,15 +9,19 @@
 //   INTERVAL 3 DAY            -> INTERVAL'3'DAY
 //   INTERVAL '90' DAY (3)     -> INTERVAL '90' DAY     (the TPC-H spec's precision is dropped)
 //   CAST(x AS DOUBLE)         -> CAST(x AS float8)
+//   CREATE OR REPLACE TABLE t -> "CREATE            TABLE t"; the CreateTableAsStmt then gets
+//                                "tandem_or_replace": true (matched by the name's location)
 #include "tandem/sql/parser.h"
 
 #include <pg_query.h>
 
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <set>
 
+#include "tandem/common/text.h"
 #include "tandem/sql/parse_tree_integers.h"
 
 namespace tandem::sql {
@@ -108,8 +112,14 @@ bool EndsFromList(const std::string& w) {
   return kWords.count(w) > 0;
 }
 
+// Locations the rewrite remembers, to mark the nodes they belong to after parsing.
+struct RewriteMarks {
+  std::set<int> try_casts;          // TypeCast locations
+  std::set<int> or_replace_tables;  // CREATE OR REPLACE TABLE: the table name's location
+};
+
 // Rewrites the DuckDB/Spark spellings described at the top of the file; same length out as in.
-std::string Rewrite(const std::string& sql, std::set<int>* try_cast_locations) {
+std::string Rewrite(const std::string& sql, RewriteMarks* marks) {
   std::string out = sql;
   const std::vector<Token> t = Tokenize(sql);
   struct Frame {
@@ -138,7 +148,12 @@ std::string Rewrite(const std::string& sql, std::set<int>* try_cast_locations) {
       if (EndsFromList(tok.lower)) f.in_from = false;
       if (tok.lower == "try_cast" && next && next->lower == "(") {
         out.replace(tok.begin, 4, "    ");
-        try_cast_locations->insert(static_cast<int>(tok.begin + 4));
+        marks->try_casts.insert(static_cast<int>(tok.begin + 4));
+      }
+      if (tok.lower == "create" && k + 4 < t.size() && t[k + 1].lower == "or" &&
+          t[k + 2].lower == "replace" && t[k + 3].lower == "table") {
+        for (size_t b = t[k + 1].begin; b < t[k + 2].end; ++b) out[b] = ' ';
+        marks->or_replace_tables.insert(static_cast<int>(t[k + 4].begin));
       }
       if (tok.lower == "double" && prev && (prev->lower == "as" || prev->lower == "::") &&
           !(next && next->lower == "precision")) {
@@ -173,19 +188,36 @@ std::string Rewrite(const std::string& sql, std::set<int>* try_cast_locations) {
   return out;
 }
 
-// Marks TypeCast nodes written as TRY_CAST.
-void MarkTryCasts(nlohmann::json& node, const std::set<int>& locations) {
-  if (node.is_object()) {
-    auto it = node.find("TypeCast");
-    if (it != node.end() && it->is_object()) {
-      auto loc = it->find("location");
-      if (loc != it->end() && loc->is_number_integer() && locations.count(loc->get<int>())) {
-        (*it)["tandem_try_cast"] = true;
+// Marks the TypeCast nodes written as TRY_CAST and the CREATE TABLE statements written as
+// CREATE OR REPLACE TABLE (a walk without recursion: trees can be deep).
+void ApplyMarks(nlohmann::json* tree, const RewriteMarks& marks) {
+  auto location = [](const nlohmann::json& node) {
+    auto loc = node.find("location");
+    return loc != node.end() && loc->is_number_integer() ? loc->get<int>() : -1;
+  };
+  std::vector<nlohmann::json*> pending = {tree};
+  while (!pending.empty()) {
+    nlohmann::json* node = pending.back();
+    pending.pop_back();
+    if (node->is_array()) {
+      for (auto& child : *node) pending.push_back(&child);
+      continue;
+    }
+    if (!node->is_object()) continue;
+    auto cast = node->find("TypeCast");
+    if (cast != node->end() && cast->is_object() && marks.try_casts.count(location(*cast))) {
+      (*cast)["tandem_try_cast"] = true;
+    }
+    auto create = node->find("CreateTableAsStmt");
+    if (create != node->end() && create->is_object() && create->contains("into")) {
+      const nlohmann::json& into = (*create)["into"];
+      if (into.contains("rel") && marks.or_replace_tables.count(location(into["rel"]))) {
+        (*create)["tandem_or_replace"] = true;
       }
     }
-    for (auto& [key, child] : node.items()) MarkTryCasts(child, locations);
-  } else if (node.is_array()) {
-    for (auto& child : node) MarkTryCasts(child, locations);
+    for (auto& [key, child] : node->items()) {
+      if (child.is_structured()) pending.push_back(&child);
+    }
   }
 }
 
@@ -251,6 +283,21 @@ size_t FirstTooDeep(const char* json, int limit) {
   return std::string::npos;
 }
 
+// Whether byte `at` is in the dotted name of a SET or RESET (`SET tandem.memory.host.limit`:
+// LIMIT is a keyword there).
+bool InSettingName(const std::string& sql, size_t at) {
+  const std::vector<Token> t = Tokenize(sql);
+  for (size_t k = 0; k < t.size(); ++k) {
+    if (t[k].kind != Token::kWord || (t[k].lower != "set" && t[k].lower != "reset")) continue;
+    size_t j = k + 1;
+    while (j < t.size() && (t[j].kind == Token::kWord || t[j].lower == ".")) {
+      if (t[j].begin <= at && at < t[j].end) return true;
+      ++j;
+    }
+  }
+  return false;
+}
+
 // The first "location" value at or after `from` in the JSON text, or -1.
 int LocationAfter(const char* json, size_t from) {
   const char* at = std::strstr(json + from, "\"location\":");
@@ -282,15 +329,26 @@ Result<std::vector<ParsedStatement>> ParseSql(const std::string& sql) {
     return Status::Invalid("SQL text contains a NUL byte at offset " +
                            std::to_string(sql.find('\0')));
   }
-  std::set<int> try_casts;
-  const std::string text = Rewrite(sql, &try_casts);
+  if (const size_t bad = FirstInvalidUtf8(sql); bad != std::string::npos) {
+    char byte[8];
+    std::snprintf(byte, sizeof(byte), "0x%02X", static_cast<unsigned char>(sql[bad]));
+    return Status::Invalid(std::string("SQL text is not valid UTF-8: byte ") + byte +
+                           " at line " + PositionOf(sql, static_cast<int>(bad)).ToString());
+  }
+  RewriteMarks marks;
+  const std::string text = Rewrite(sql, &marks);
   PgQueryParseResult r = pg_query_parse(text.c_str());
   if (r.error) {
     std::string msg = r.error->message ? r.error->message : "syntax error";
     const int cursor = r.error->cursorpos;
     pg_query_free_parse_result(r);
     if (cursor > 0) {
-      msg += " (line " + PositionOf(sql, ByteOffsetOfCharacter(sql, cursor)).ToString() + ")";
+      const int at = ByteOffsetOfCharacter(sql, cursor);
+      msg += " (line " + PositionOf(sql, at).ToString() + ")";
+      if (InSettingName(text, static_cast<size_t>(at))) {
+        msg += "; a setting name with an SQL keyword in it is written in double quotes, as in "
+               "SET \"tandem.memory.host.limit\" = '8g'";
+      }
     }
     return Status::Invalid(msg);
   }
@@ -313,7 +371,7 @@ Result<std::vector<ParsedStatement>> ParseSql(const std::string& sql) {
   pg_query_free_parse_result(r);
   if (tree.is_discarded()) return Status::Internal("libpg_query returned malformed JSON");
   TANDEM_RETURN_NOT_OK(restored);
-  if (!try_casts.empty()) MarkTryCasts(tree, try_casts);
+  if (!marks.try_casts.empty() || !marks.or_replace_tables.empty()) ApplyMarks(&tree, marks);
   std::vector<ParsedStatement> out;
   auto stmts = tree.find("stmts");
   if (stmts == tree.end() || !stmts->is_array()) return out;  // empty script

@@ -24,6 +24,7 @@
 #include "tandem/gpu/device_column.h"
 #include "tandem/gpu/memory_config.h"
 #include "tandem/io/parquet/writer.h"
+#include "tandem/memory/host_memory.h"
 #include "tandem/placement/explain.h"
 #include "tandem/placement/placement.h"
 #include "tandem/placement/settings.h"
@@ -678,9 +679,24 @@ class StatementRunner {
                 LocationOf(rel));
     }
     Catalog& catalog = session_.catalog();
-    if (catalog.FindTable(name) || catalog.FindView(name)) {
+    const bool or_replace = BoolField(node, "tandem_or_replace");
+    const std::string path =
+        (std::filesystem::path(session_.options().table_dir) / (name + ".parquet")).string();
+    std::error_code ec;
+    const bool file_exists = std::filesystem::exists(path, ec);
+    if (catalog.FindView(name)) {
+      return At(Status::Invalid("a view named " + name + " exists"), LocationOf(rel));
+    }
+    if (!or_replace && (catalog.FindTable(name) || file_exists)) {
       if (BoolField(node, "if_not_exists")) return Message("table " + name + " already exists");
-      return At(Status::Invalid("table or view " + name + " already exists"), LocationOf(rel));
+      const std::string what = catalog.FindTable(name) ? "table " + name : "the file " + path;
+      return At(Status::Invalid(what + " already exists (CREATE OR REPLACE TABLE " + name +
+                                " overwrites it)"),
+                LocationOf(rel));
+    }
+    if (or_replace && BoolField(node, "if_not_exists")) {
+      return At(Status::Invalid("CREATE OR REPLACE TABLE cannot also say IF NOT EXISTS"),
+                LocationOf(rel));
     }
     if (BoolField(into, "skipData")) {
       return At(Status::Unsupported("CREATE TABLE ... WITH NO DATA"), begin_);
@@ -710,11 +726,9 @@ class StatementRunner {
       renamed->schema = table.schema;
       batch = std::move(renamed);
     }
-    const std::string path =
-        (std::filesystem::path(session_.options().table_dir) / (name + ".parquet")).string();
     TANDEM_RETURN_NOT_OK(parquet::WriteParquet(path, table).WithContext("CREATE TABLE " + name));
     TANDEM_ASSIGN_OR_RAISE(auto source, TableSource::Parquet(name, path));
-    TANDEM_RETURN_NOT_OK(catalog.AddTable(name, std::move(source), false));
+    TANDEM_RETURN_NOT_OK(catalog.AddTable(name, std::move(source), or_replace));
     return Message("created table " + name + " (" + std::to_string(table.num_rows()) + " rows, " +
                    path + ")");
   }
@@ -790,6 +804,7 @@ class StatementRunner {
     }
     if (!st.ok()) return At(st, begin_);
     SessionOptions& options = session_.options();
+    host_memory::SetLimit(config.GetInt(config_keys::kHostMemoryLimit));
     options.ansi = config.GetBool(config_keys::kAnsi);
     options.num_threads = static_cast<int>(config.GetInt(config_keys::kThreads));
     const std::string canonical = Config::CanonicalName(name);
@@ -823,6 +838,7 @@ Session::Session(SessionOptions options) : options_(std::move(options)) {
   }
   options_.ansi = config.GetBool(config_keys::kAnsi);
   options_.num_threads = static_cast<int>(config.GetInt(config_keys::kThreads));
+  host_memory::SetLimit(config.GetInt(config_keys::kHostMemoryLimit));
 }
 
 Session::~Session() {

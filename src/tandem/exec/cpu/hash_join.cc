@@ -22,6 +22,34 @@
 namespace tandem::cpu {
 namespace {
 
+// The rows a LIMIT above still wants (ExecContext::RowBudget): morsels not yet started are
+// skipped once the output holds that many, and an inner join without a residual condition stops
+// making candidate pairs at the count. RIGHT and FULL joins, whose unmatched build rows come
+// last, never stop early.
+class OutputBudget {
+ public:
+  OutputBudget(const PlanNode& node, const ExecContext& ctx)
+      : limit_(node.join_type == JoinType::kRight || node.join_type == JoinType::kFull
+                   ? -1
+                   : ctx.RowBudget(&node)),
+        exact_(node.join_type == JoinType::kInner && !node.condition) {}
+  bool active() const { return limit_ >= 0; }
+  bool exhausted() const { return active() && produced_.load() >= limit_; }
+  // Candidate pairs worth making in a morsel: every one, or (inner, no condition) the rest.
+  int64_t CandidateCap() const {
+    if (!active() || !exact_) return INT64_MAX;
+    return std::max<int64_t>(0, limit_ - produced_.load());
+  }
+  void Add(const BatchPtr& out) {
+    if (active() && out) produced_.fetch_add(out->num_rows);
+  }
+
+ private:
+  int64_t limit_;
+  bool exact_;  // every candidate pair is an output row
+  std::atomic<int64_t> produced_{0};
+};
+
 Table CollectOutput(const Schema& schema, std::vector<BatchPtr>& batches) {
   Table out;
   out.schema = schema;
@@ -29,6 +57,26 @@ Table CollectOutput(const Schema& schema, std::vector<BatchPtr>& batches) {
     if (b && b->num_rows > 0) out.batches.push_back(std::move(b));
   }
   return out;
+}
+
+Table CollectOutput(const Schema& schema, std::vector<std::vector<BatchPtr>>& batches) {
+  std::vector<BatchPtr> flat;
+  for (auto& part : batches) {
+    for (auto& b : part) flat.push_back(std::move(b));
+  }
+  return CollectOutput(schema, flat);
+}
+
+// A morsel's probe rows go in slices sized to make about this many candidate pairs, so a key
+// that many rows match on both sides (a join on a low-cardinality column) fills output batches,
+// which count against the host memory budget, instead of one unbounded list of pairs.
+constexpr int64_t kSlicePairs = int64_t{1} << 20;
+constexpr int64_t kFirstSliceRows = 64;  // grows by NextSliceRows when rows match little
+
+// Rows for the next slice after `rows` rows made `pairs` pairs.
+int64_t NextSliceRows(int64_t rows, int64_t pairs) {
+  if (pairs == 0) return std::min<int64_t>(2 * rows, kDefaultMorselRows);
+  return std::clamp<int64_t>(kSlicePairs * rows / pairs, 1, kDefaultMorselRows);
 }
 
 Result<Table> EquiJoin(const PlanNode& node, const Table& left, const Table& right,
@@ -61,34 +109,66 @@ Result<Table> EquiJoin(const PlanNode& node, const Table& left, const Table& rig
   JoinEmitter emitter(node, left, right, table.entry_refs(), table.num_entries());
   const bool first_only = emitter.first_match_only();
   const std::vector<Morsel> morsels = MakeMorsels(left.batches);
-  std::vector<BatchPtr> outputs(morsels.size() + 1);
+  std::vector<std::vector<BatchPtr>> outputs(morsels.size() + 1);
+  OutputBudget budget(node, ctx);
   TANDEM_RETURN_NOT_OK(
       pool.ParallelFor(static_cast<int64_t>(morsels.size()), [&](int64_t mi) -> Status {
         const Morsel& m = morsels[mi];
         EncodedKeys keys(layout, left_keys[m.batch], m.begin, m.end);
-        JoinCandidates c;
         const int64_t rows = keys.num_rows();
-        c.probe.reserve(static_cast<size_t>(rows));
-        c.build.reserve(static_cast<size_t>(rows));
         std::vector<uint8_t> excluded;
         if (null_aware && right_nonempty && keys.any_null()) {
           excluded.resize(static_cast<size_t>(rows));
           for (int64_t i = 0; i < rows; ++i) excluded[i] = keys.is_null(i);
         }
-        if (table.num_entries() > 0) {
-          table.ProbeAll(keys, first_only, [&](int64_t i, int64_t entry) {
-            c.probe.push_back(m.begin + i);
-            c.build.push_back(entry);
-          });
-        }
         EvalContext eval = ctx.eval;
-        TANDEM_ASSIGN_OR_RAISE(
-            outputs[mi],
-            emitter.EmitMorsel(m, &c, excluded.empty() ? nullptr : excluded.data(), eval));
+        // Slices of rows are probed into `c` until it holds about kSlicePairs pairs (or the
+        // morsel ends); then rows [pending, begin) are emitted as one batch.
+        JoinCandidates c;
+        c.probe.reserve(static_cast<size_t>(rows));
+        c.build.reserve(static_cast<size_t>(rows));
+        int64_t pending = 0;
+        int64_t slice = std::min(rows, kFirstSliceRows);
+        for (int64_t begin = 0; begin < rows && !budget.exhausted();) {
+          const int64_t end = std::min(rows, begin + slice);
+          const size_t before = c.probe.size();
+          const int64_t cap = budget.CandidateCap();
+          if (table.num_entries() > 0 && cap == INT64_MAX) {
+            table.ProbeRange(keys, begin, end, first_only, [&](int64_t i, int64_t entry) {
+              c.probe.push_back(m.begin + i);
+              c.build.push_back(entry);
+            });
+          } else if (table.num_entries() > 0) {  // an inner join under a LIMIT: `cap` pairs
+            const size_t want = static_cast<size_t>(cap);
+            for (int64_t i = begin; i < end && c.probe.size() < want; ++i) {
+              if (keys.is_null(i)) continue;
+              table.ForEachMatch(keys, i, [&](int64_t entry) {
+                c.probe.push_back(m.begin + i);
+                c.build.push_back(entry);
+                return c.probe.size() < want;
+              });
+            }
+          }
+          slice = NextSliceRows(end - begin, static_cast<int64_t>(c.probe.size() - before));
+          begin = end;
+          const bool full = static_cast<int64_t>(c.probe.size()) >= std::min(kSlicePairs, cap);
+          if (!full && begin < rows) continue;
+          const Morsel part{m.batch, m.begin + pending, m.begin + begin};
+          TANDEM_ASSIGN_OR_RAISE(
+              BatchPtr out,
+              emitter.EmitMorsel(part, &c, excluded.empty() ? nullptr : excluded.data() + pending,
+                                 eval));
+          budget.Add(out);
+          outputs[mi].push_back(std::move(out));
+          c.probe.clear();
+          c.build.clear();
+          pending = begin;
+        }
         return Status::OK();
       }));
   if (node.join_type == JoinType::kRight || node.join_type == JoinType::kFull) {
-    TANDEM_ASSIGN_OR_RAISE(outputs.back(), emitter.EmitUnmatchedBuild(table.null_key_refs()));
+    TANDEM_ASSIGN_OR_RAISE(BatchPtr unmatched, emitter.EmitUnmatchedBuild(table.null_key_refs()));
+    outputs.back().push_back(std::move(unmatched));
   }
   return CollectOutput(node.schema, outputs);
 }
@@ -238,21 +318,27 @@ Result<Table> NestedLoopJoin(const PlanNode& node, const Table& left, const Tabl
       kDefaultMorselRows / std::max<int64_t>(num_build, 1), 1, kDefaultMorselRows);
   const std::vector<Morsel> morsels = MakeMorsels(left.batches, rows_per_morsel);
   std::vector<BatchPtr> outputs(morsels.size() + 1);
+  OutputBudget budget(node, ctx);
   TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(
       static_cast<int64_t>(morsels.size()), [&](int64_t mi) -> Status {
+        if (budget.exhausted()) return Status::OK();
         const Morsel& m = morsels[mi];
         JoinCandidates c;
         const int64_t per_row = first_only ? std::min<int64_t>(num_build, 1) : num_build;
-        c.probe.reserve(static_cast<size_t>((m.end - m.begin) * per_row));
+        const int64_t pairs = std::min((m.end - m.begin) * per_row, budget.CandidateCap());
+        c.probe.reserve(static_cast<size_t>(pairs));
         c.build.reserve(c.probe.capacity());
-        for (int64_t row = m.begin; row < m.end; ++row) {
-          for (int64_t id = 0; id < per_row; ++id) {
+        for (int64_t row = m.begin; row < m.end && static_cast<int64_t>(c.probe.size()) < pairs;
+             ++row) {
+          for (int64_t id = 0; id < per_row && static_cast<int64_t>(c.probe.size()) < pairs;
+               ++id) {
             c.probe.push_back(row);
             c.build.push_back(id);
           }
         }
         EvalContext eval = ctx.eval;
         TANDEM_ASSIGN_OR_RAISE(outputs[mi], emitter.EmitMorsel(m, &c, nullptr, eval));
+        budget.Add(outputs[mi]);
         return Status::OK();
       }));
   if (node.join_type == JoinType::kRight || node.join_type == JoinType::kFull) {

@@ -33,10 +33,17 @@ class JoinHashTable {
   // entries are prefetched, hiding most cache misses of a large table.
   template <typename Emit>
   void ProbeAll(const EncodedKeys& probe, bool first_only, Emit&& emit) const {
+    ProbeRange(probe, 0, probe.num_rows(), first_only, emit);
+  }
+
+  // ProbeAll over the probe rows [begin, end) only.
+  template <typename Emit>
+  void ProbeRange(const EncodedKeys& probe, int64_t begin, int64_t end, bool first_only,
+                  Emit&& emit) const {
     constexpr int64_t kGroup = 16;
-    const int64_t n = probe.num_rows();
+    const int64_t n = end;
     int64_t bucket[kGroup];
-    for (int64_t g = 0; g < n; g += kGroup) {
+    for (int64_t g = begin; g < n; g += kGroup) {
       const int64_t m = std::min(kGroup, n - g);
       for (int64_t j = 0; j < m; ++j) {
         bucket[j] = static_cast<int64_t>(probe.hash(g + j) >> shift_);

@@ -106,7 +106,8 @@ void EncodeValues(const Column& col, int64_t begin, int64_t n, int width, uint8_
     case TypeId::kBinary:
       for (int64_t i = 0; i < n; ++i) {
         const std::string_view s = col.GetString(begin + i);
-        std::memcpy(dst + i * stride, s.data(), std::min<size_t>(s.size(), width));
+        // A NULL (or empty) string may have no bytes at all: memcpy from null is undefined.
+        if (!s.empty()) std::memcpy(dst + i * stride, s.data(), std::min<size_t>(s.size(), width));
       }
       return;
   }

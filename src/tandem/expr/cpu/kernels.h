@@ -27,6 +27,9 @@ void RegisterArithmeticKernels(KernelMap* map);
 void RegisterComparisonKernels(KernelMap* map);
 void RegisterLogicKernels(KernelMap* map);
 void RegisterStringKernels(KernelMap* map);
+// upper()/lower()'s case mapping, in place and byte-length preserving: ASCII letters and the
+// two-byte Latin-1 supplement letters (U+00C0..U+00FE). ILIKE folds with it too.
+void FoldCase(std::string* text, bool upper);
 void RegisterLikeKernels(KernelMap* map);
 void RegisterDateTimeKernels(KernelMap* map);
 void RegisterMathKernels(KernelMap* map);

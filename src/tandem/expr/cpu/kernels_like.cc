@@ -4,7 +4,7 @@
 // suffix, or a left-to-right search per middle segment ('%special%requests%'), which is correct
 // because each '%' may absorb anything. When the first segment floats ('%special...'), one
 // search runs over the string bytes of the whole column and only rows holding it are looked at
-// further. ILIKE folds ASCII case on both sides.
+// further. ILIKE lower-cases both sides as lower() does (FoldCase).
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -29,8 +29,21 @@ struct Pattern {
   bool anchored_end = true;       // no '%' after the last segment
 };
 
+// ILIKE compares lower() of both sides.
+void FoldLower(std::string_view in, std::string* out) {
+  out->assign(in.data(), in.size());
+  FoldCase(out, /*upper=*/false);
+}
+
 Status Compile(const CallContext& cc, std::string_view p, std::string_view escape, bool fold,
                Pattern* out) {
+  std::string folded_pattern, folded_escape;
+  if (fold) {  // ILIKE: the pattern (and an ASCII letter as escape) folded as the text is
+    FoldLower(p, &folded_pattern);
+    FoldLower(escape, &folded_escape);
+    p = folded_pattern;
+    escape = folded_escape;
+  }
   if (escape.size() > 1) return ExprError(cc.expr, "ESCAPE must be a single character");
   const bool has_escape = escape.size() == 1;
   Pattern pat;
@@ -42,7 +55,7 @@ Status Compile(const CallContext& cc, std::string_view p, std::string_view escap
       if (i + 1 >= p.size())
         return ExprError(cc.expr, "LIKE pattern ends with its escape character");
       c = p[++i];
-      cur.text.push_back(fold && c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c);
+      cur.text.push_back(c);
       cur.any.push_back(false);
       continue;
     }
@@ -59,7 +72,7 @@ Status Compile(const CallContext& cc, std::string_view p, std::string_view escap
       cur.has_any = true;
       continue;
     }
-    cur.text.push_back(fold && c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c);
+    cur.text.push_back(c);
     cur.any.push_back(false);
   }
   if (!first) {
@@ -209,13 +222,6 @@ bool MatchRest(const Pattern& pat, std::string_view s, size_t first, size_t pos)
   return pos <= end;
 }
 
-void FoldAscii(std::string_view in, std::string* out) {
-  out->assign(in.data(), in.size());
-  for (char& c : *out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-  }
-}
-
 // Rows of a column whose pattern starts with a floating literal segment ('%seg...'): one search
 // for seg over the bytes of all rows; a hit inside row r (not straddling its end) is the
 // leftmost in r, so r matches iff the rest of the pattern matches after it. bits start zeroed.
@@ -284,7 +290,7 @@ Result<ColumnPtr> Like(const CallContext& cc, const std::vector<Datum>& args) {
     const Column& col = *s.column;
     const char* base = col.data() ? reinterpret_cast<const char*>(col.data()->data()) : "";
     if (fold) {  // ILIKE: the column's bytes folded once
-      FoldAscii(std::string_view(base, static_cast<size_t>(col.string_bytes())), &folded);
+      FoldLower(std::string_view(base, static_cast<size_t>(col.string_bytes())), &folded);
       base = folded.data();
     }
     if (col.large_offsets()) {
@@ -305,7 +311,7 @@ Result<ColumnPtr> Like(const CallContext& cc, const std::vector<Datum>& args) {
     TANDEM_RETURN_NOT_OK(Compile(cc, pv.str, ev, fold, &pat));
     const Value sv = DatumValue(s, i);
     if (fold) {
-      FoldAscii(sv.str, &folded);
+      FoldLower(sv.str, &folded);
       bit_util::SetBitTo(bits, i, Matches(pat, folded));
     } else {
       bit_util::SetBitTo(bits, i, Matches(pat, sv.str));

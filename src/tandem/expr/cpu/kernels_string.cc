@@ -137,21 +137,7 @@ Result<ColumnPtr> Case(const CallContext& cc, const std::vector<Datum>& args) {
   const bool upper = cc.expr.name == "upper";
   return StringRows(cc, args, [&](int64_t i, std::string* out, bool*) {
     out->assign(Str(args[0], i));
-    for (char& c : *out) {
-      if (upper ? (c >= 'a' && c <= 'z') : (c >= 'A' && c <= 'Z')) {
-        c = static_cast<char>(upper ? c - 32 : c + 32);
-      }
-    }
-    // Two-byte Latin-1 supplement letters (U+00C0..U+00FE) fold too.
-    for (size_t k = 0; k + 1 < out->size(); ++k) {
-      if (static_cast<unsigned char>((*out)[k]) != 0xC3) continue;
-      unsigned char& c2 = reinterpret_cast<unsigned char&>((*out)[k + 1]);
-      if (upper && c2 >= 0xA0 && c2 <= 0xBE && c2 != 0xB7)
-        c2 = static_cast<unsigned char>(c2 - 0x20);
-      if (!upper && c2 >= 0x80 && c2 <= 0x9E && c2 != 0x97)
-        c2 = static_cast<unsigned char>(c2 + 0x20);
-      ++k;
-    }
+    FoldCase(out, upper);
     return Status::OK();
   });
 }
@@ -304,7 +290,7 @@ Result<ColumnPtr> SplitPart(const CallContext& cc, const std::vector<Datum>& arg
     }
     const int64_t np = static_cast<int64_t>(parts.size());
     if (k > 0 && k <= np) out->assign(parts[k - 1]);
-    if (k < 0 && -k <= np) out->assign(parts[np + k]);
+    if (k < 0 && k >= -np) out->assign(parts[np + k]);  // never negates k (INT64_MIN)
     return Status::OK();
   });
 }
@@ -351,6 +337,23 @@ Result<ColumnPtr> Repeat(const CallContext& cc, const std::vector<Datum>& args) 
 }
 
 }  // namespace
+
+void FoldCase(std::string* text, bool upper) {
+  std::string& s = *text;
+  for (char& c : s) {
+    if (upper ? (c >= 'a' && c <= 'z') : (c >= 'A' && c <= 'Z')) {
+      c = static_cast<char>(upper ? c - 32 : c + 32);
+    }
+  }
+  // Two-byte Latin-1 supplement letters (U+00C0..U+00FE) fold too.
+  for (size_t k = 0; k + 1 < s.size(); ++k) {
+    if (static_cast<unsigned char>(s[k]) != 0xC3) continue;
+    unsigned char& c2 = reinterpret_cast<unsigned char&>(s[k + 1]);
+    if (upper && c2 >= 0xA0 && c2 <= 0xBE && c2 != 0xB7) c2 = static_cast<unsigned char>(c2 - 0x20);
+    if (!upper && c2 >= 0x80 && c2 <= 0x9E && c2 != 0x97) c2 = static_cast<unsigned char>(c2 + 0x20);
+    ++k;
+  }
+}
 
 void RegisterStringKernels(KernelMap* map) {
   (*map)["concat"] = {Concat, true};

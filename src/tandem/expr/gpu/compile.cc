@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "tandem/common/text.h"
+#include "tandem/expr/cpu/kernels.h"
 #include "tandem/expr/gpu/program.h"
 #include "tandem/types/decimal.h"
 #include "tandem/udf/function.h"
@@ -377,6 +378,10 @@ class Compiler {
     TRY(StringLiteralArg(e, 1, &pattern));
     if (e.args.size() > 2) TRY(StringLiteralArg(e, 2, &escape));
     if (escape.size() > 1) return "LIKE escape of more than one character";
+    if (fold) {  // as the CPU kernel: lower() of the pattern; the text folds byte by byte
+      cpu::internal::FoldCase(&pattern, /*upper=*/false);
+      cpu::internal::FoldCase(&escape, /*upper=*/false);
+    }
     std::vector<uint16_t> tokens;
     for (size_t i = 0; i < pattern.size(); ++i) {
       char c = pattern[i];
@@ -390,7 +395,6 @@ class Compiler {
         tokens.push_back(kLikeAny);
         continue;
       }
-      if (fold && c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
       tokens.push_back(static_cast<uint8_t>(c));
     }
     TRY(Emit(*e.args[0]));

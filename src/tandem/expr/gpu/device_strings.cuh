@@ -164,14 +164,13 @@ __device__ inline int64_t Utf8Len(uint8_t c) {
 
 // LIKE: tokens are bytes, kLikeAny ('_', one UTF-8 character) and kLikeStar ('%'). Greedy
 // matching that backtracks to the last '%' (advancing one character), which decides the same
-// language as the CPU's segment matcher. `fold_ascii` lowers A-Z in the text (ILIKE).
+// language as the CPU's segment matcher. `fold_lower` lower-cases the text as lower() does (ILIKE).
 __device__ inline bool LikeMatch(const StrView& s, const uint16_t* tok, int64_t m,
-                                 bool fold_ascii) {
+                                 bool fold_lower) {
   int64_t si = 0, pi = 0, star_pi = -1, star_si = 0;
   auto text = [&](int64_t k) {
-    uint8_t c = ByteAt(s, k);
-    if (fold_ascii && c >= 'A' && c <= 'Z') c = static_cast<uint8_t>(c + 32);
-    return c;
+    const uint8_t c = ByteAt(s, k);
+    return fold_lower ? FoldByte(c, k > 0 ? s.p[k - 1] : 0, 2) : c;  // ILIKE: as lower()
   };
   while (si < s.len || pi < m) {
     if (pi < m) {

@@ -1,12 +1,13 @@
 // CSV chunk source: block reads with carry-over of the partial last row.
 #include "tandem/io/csv/csv_chunk_source.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+
+#include "tandem/io/input_file.h"
 
 namespace tandem::csv::internal {
 namespace {
@@ -19,10 +20,14 @@ void SetBlockSizeForTesting(int64_t bytes) { g_block_size = bytes < 1 ? 1 : byte
 
 Result<std::unique_ptr<ChunkSource>> ChunkSource::OpenFile(const std::string& path,
                                                            const Dialect& dialect) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::IOError("file " + path + ": cannot open: " + std::strerror(errno));
+  TANDEM_ASSIGN_OR_RAISE(io::InputFile input, io::OpenInputFile(path));
+  if (input.bytes) {  // a pipe, read once
+    return FromBuffer(std::string(reinterpret_cast<const char*>(input.bytes->data()),
+                                  static_cast<size_t>(input.bytes->size())),
+                      path, dialect);
+  }
   std::unique_ptr<ChunkSource> source(new ChunkSource(path, dialect));
-  source->fd_ = fd;
+  source->fd_ = input.fd;
   return source;
 }
 

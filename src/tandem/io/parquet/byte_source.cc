@@ -1,12 +1,12 @@
 // File (pread) and memory (in-place view) byte sources for the Parquet reader.
 #include "tandem/io/parquet/byte_source.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+
+#include "tandem/io/input_file.h"
 
 namespace tandem::parquet {
 namespace {
@@ -59,15 +59,9 @@ class BufferSource final : public ByteSource {
 }  // namespace
 
 Result<std::unique_ptr<ByteSource>> OpenFileSource(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::IOError("cannot open file " + path + ": " + std::strerror(errno));
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return Status::IOError("cannot stat file " + path + ": " + std::strerror(err));
-  }
-  return std::unique_ptr<ByteSource>(std::make_unique<FileSource>(path, fd, st.st_size));
+  TANDEM_ASSIGN_OR_RAISE(io::InputFile input, io::OpenInputFile(path));
+  if (input.bytes) return MemorySource(std::move(input.bytes));  // a pipe, read once
+  return std::unique_ptr<ByteSource>(std::make_unique<FileSource>(path, input.fd, input.size));
 }
 
 std::unique_ptr<ByteSource> MemorySource(std::shared_ptr<Buffer> buffer) {

@@ -1,0 +1,72 @@
+// The host memory budget (see host_memory.h).
+#include "tandem/memory/host_memory.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+
+#include "tandem/common/text.h"
+
+namespace tandem::host_memory {
+namespace {
+
+std::atomic<int64_t> g_in_use{0};
+std::atomic<int64_t> g_limit{0};  // 0: not yet computed
+
+// A cgroup v2 (memory.max) or v1 (memory.limit_in_bytes) limit, or 0.
+int64_t CgroupLimit() {
+  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream in(path);
+    std::string text;
+    if (in >> text && text != "max") {
+      const long long v = std::atoll(text.c_str());
+      if (v > 0 && v < (int64_t{1} << 60)) return v;
+    }
+  }
+  return 0;
+}
+
+int64_t DefaultLimit() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGE_SIZE);
+  int64_t machine = pages > 0 && page > 0 ? int64_t{pages} * page : int64_t{8} << 30;
+  const int64_t cgroup = CgroupLimit();
+  if (cgroup > 0 && cgroup < machine) machine = cgroup;
+  return machine / 10 * 8;
+}
+
+}  // namespace
+
+void SetLimit(int64_t bytes) { g_limit = bytes > 0 ? bytes : DefaultLimit(); }
+
+int64_t Limit() {
+  int64_t limit = g_limit.load();
+  if (limit == 0) {
+    SetLimit(0);
+    limit = g_limit.load();
+  }
+  return limit;
+}
+
+int64_t InUse() { return g_in_use.load(); }
+
+void Reserve(int64_t bytes) {
+  if (bytes <= 0) return;
+  const int64_t limit = Limit();
+  const int64_t before = g_in_use.fetch_add(bytes);
+  if (before + bytes > limit) {
+    g_in_use.fetch_sub(bytes);
+    throw MemoryLimitExceeded("host memory limit reached: " + FormatByteSize(bytes) +
+                             " more would make " + FormatByteSize(before + bytes) + " of the " +
+                             FormatByteSize(limit) +
+                             " tandem.memory.host.limit allows (raise it, or make the query "
+                             "produce fewer rows)");
+  }
+}
+
+void Release(int64_t bytes) {
+  if (bytes > 0) g_in_use.fetch_sub(bytes);
+}
+
+}  // namespace tandem::host_memory
