@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the release build's ctest suite (unit, python oracles, gpu — skipped without a
-# device), then the I/O tests under AddressSanitizer + UBSan, then each libFuzzer target briefly.
+# device), then the I/O, parser and sqllogictest tests and the CLI depth sweep under
+# AddressSanitizer + UBSan, then each libFuzzer target briefly.
 # `scripts/test.sh asan` or `scripts/test.sh fuzz` runs one part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,11 +15,16 @@ run_release() {
 }
 
 run_asan() {
-  echo "== I/O tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+  echo "== I/O, parser and SQL tests under AddressSanitizer + UndefinedBehaviorSanitizer"
   cmake --preset asan >/dev/null
   cmake --build --preset asan -j "$JOBS" --target tandem_tests tandem
-  (cd build/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-     ctest --output-on-failure -j "$JOBS" -L unit -R 'Parquet|Csv|Thrift|Codec|Encoding|Column|Arrow|FileListing|ThreadPool|ValueFormat')
+  export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+  (cd build/asan &&
+     ctest --output-on-failure -j "$JOBS" -L unit \
+       -R 'Parquet|Csv|Thrift|Codec|Encoding|Column|Arrow|FileListing|ThreadPool|ValueFormat|SqlLogicTest|SqlParser|AtomicFile|Text\.')
+  echo "== the depth sweep and hostile CLI inputs under AddressSanitizer + UBSan"
+  TANDEM_BIN="$PWD/build/asan/tandem" .venv/bin/python -m pytest -q -p no:cacheprovider \
+    tests/python/test_hostile_inputs.py -k 'depth or megabyte or pipe or fifo or device or utf8'
 }
 
 run_fuzz() {

@@ -68,6 +68,41 @@ TEST(SqlParserTest, IntervalSpellings) {
       "float8");
 }
 
+// libpg_query's JSON drops integers <= 0; the parse tree must carry the parser's own values.
+TEST(SqlParserTest, NegativeAndZeroIntegersKeepTheirValues) {
+  auto r = ParseSql("SELECT -3, -(4), - /*c*/ 5, 0, 7 LIMIT -(1)");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const auto& select = (*r)[0].tree["SelectStmt"];
+  std::vector<int64_t> values;
+  for (const auto& target : select["targetList"]) {
+    values.push_back(target["ResTarget"]["val"]["A_Const"]["ival"]["ival"].get<int64_t>());
+  }
+  EXPECT_EQ(values, (std::vector<int64_t>{-3, -4, -5, 0, 7}));
+  EXPECT_EQ(select["limitCount"]["A_Const"]["ival"]["ival"].get<int64_t>(), -1);
+}
+
+TEST(SqlParserTest, InvalidUtf8IsNamedWithItsPlace) {
+  auto r = ParseSql("SELECT 1,\n 'a\xff'");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "SQL text is not valid UTF-8: byte 0xFF at line 2:4");
+}
+
+TEST(SqlParserTest, PathsLongerThanAnIdentifierStayWhole) {
+  const std::string path = "/" + std::string(100, 'd') + "/t.parquet";
+  auto r = ParseSql("SELECT * FROM '" + path + "'");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const auto& from = (*r)[0].tree["SelectStmt"]["fromClause"][0]["RangeVar"];
+  EXPECT_EQ(from["tandem_path"].get<std::string>(), path);
+}
+
+TEST(SqlParserTest, SourceIndexAgreesWithPositionOf) {
+  const std::string sql = "SELECT 'ä',\n  x\n\n\tFROM t -- é\n" + std::string(300, 'y');
+  const SourceIndex index(sql);
+  for (int at = 0; at <= static_cast<int>(sql.size()) + 2; ++at) {
+    EXPECT_EQ(index.PositionOf(at).ToString(), PositionOf(sql, at).ToString()) << at;
+  }
+}
+
 TEST(SqlParserTest, RejectsNulByte) { EXPECT_FALSE(ParseSql(std::string("SELECT 1\0", 9)).ok()); }
 
 }  // namespace

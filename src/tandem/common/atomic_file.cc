@@ -1,8 +1,11 @@
 // AtomicFile and the registry of unfinished temporary files (see atomic_file.h).
 //
 // The registry is a fixed array of slots holding copies of the two paths, so a signal handler
-// can read it without locks or allocation: a slot's paths are written before it is marked in
-// use (release) and read only after the mark is seen (acquire).
+// can read it without locks or allocation: a slot's paths are written before its state says so
+// (release) and read only after the state is seen (acquire). A file is registered before it is
+// created, so whenever the handler runs, every temporary file that exists or is about to is in
+// the registry: the handler waits for a file another thread is creating at that moment, and a
+// thread that creates one after the handler started removes it itself.
 #include "tandem/common/atomic_file.h"
 
 #include <fcntl.h>
@@ -13,6 +16,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <random>
 
 namespace tandem {
@@ -21,14 +25,22 @@ namespace {
 constexpr int kSlots = 128;
 constexpr size_t kPathBytes = 4096;
 
+enum SlotState : int {
+  kFree = 0,
+  kClaimed = 1,   // an AtomicFile is writing the paths
+  kCreating = 2,  // paths complete; the file is being created (it may not exist yet)
+  kOpen = 3,      // the file exists and is unfinished
+};
+
 struct Slot {
-  std::atomic<bool> claimed{false};  // owned by an AtomicFile
-  std::atomic<bool> live{false};     // paths below are complete and the file is unfinished
+  std::atomic<int> state{kFree};
   char temp[kPathBytes];
   char final_path[kPathBytes];
 };
 
 Slot g_slots[kSlots];
+std::atomic<bool> g_terminating{false};  // a signal handler is removing the files
+thread_local int t_creating_slot = -1;   // the slot this thread is creating a file for
 
 void CopyPath(char* to, const std::string& from) {
   const size_t n = std::min(from.size(), kPathBytes - 1);
@@ -36,24 +48,31 @@ void CopyPath(char* to, const std::string& from) {
   to[n] = '\0';
 }
 
-// A slot for the file, or -1 when all are taken (the file is then not removed on a signal).
+// A slot in state kCreating for the file, or -1 when all are taken (the file is then not
+// removed on a signal).
 int Register(const std::string& temp, const std::string& path) {
   if (temp.size() >= kPathBytes || path.size() >= kPathBytes) return -1;
   for (int i = 0; i < kSlots; ++i) {
-    bool expected = false;
-    if (!g_slots[i].claimed.compare_exchange_strong(expected, true)) continue;
+    int expected = kFree;
+    if (!g_slots[i].state.compare_exchange_strong(expected, kClaimed)) continue;
     CopyPath(g_slots[i].temp, temp);
     CopyPath(g_slots[i].final_path, path);
-    g_slots[i].live.store(true, std::memory_order_release);
+    t_creating_slot = i;
+    g_slots[i].state.store(kCreating, std::memory_order_release);
     return i;
   }
   return -1;
 }
 
-void Unregister(int slot) {
+// After the create attempt: the slot is kOpen (created) or free again (not).
+void Created(int slot, bool created) {
+  t_creating_slot = -1;
   if (slot < 0) return;
-  g_slots[slot].live.store(false, std::memory_order_release);
-  g_slots[slot].claimed.store(false, std::memory_order_release);
+  g_slots[slot].state.store(created ? kOpen : kFree, std::memory_order_release);
+}
+
+void Unregister(int slot) {
+  if (slot >= 0) g_slots[slot].state.store(kFree, std::memory_order_release);
 }
 
 std::string RandomSuffix() {
@@ -76,15 +95,17 @@ std::string DirectoryOf(const std::string& path) {
 Result<std::unique_ptr<AtomicFile>> AtomicFile::Create(const std::string& path) {
   for (int attempt = 0; attempt < 16; ++attempt) {
     std::string temp = path + RandomSuffix();
+    const int slot = Register(temp, path);
     const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    const int err = errno;
+    Created(slot, fd >= 0);
+    if (fd >= 0 && g_terminating.load()) ::unlink(temp.c_str());  // the handler has begun
     if (fd < 0) {
-      if (errno == EEXIST) continue;
-      const int err = errno;
+      if (err == EEXIST) continue;
       std::string msg = "cannot write " + path + ": " + std::strerror(err);
       if (err == ENOENT) msg += " (directory " + DirectoryOf(path) + " does not exist)";
       return Status::IOError(msg);
     }
-    const int slot = Register(temp, path);
     return std::unique_ptr<AtomicFile>(new AtomicFile(path, std::move(temp), fd, slot));
   }
   return Status::IOError("cannot write " + path + ": no unused temporary file name");
@@ -173,9 +194,20 @@ void AppendSignalSafe(char* line, size_t* len, size_t cap, const char* text) {
 }
 
 int RemoveUnfinishedFiles(char* line, size_t* len, size_t cap) {
+  g_terminating.store(true);
   int removed = 0;
-  for (Slot& slot : g_slots) {
-    if (!slot.live.load(std::memory_order_acquire)) continue;
+  for (int i = 0; i < kSlots; ++i) {
+    Slot& slot = g_slots[i];
+    // Another thread creating its file right now: let it finish (a few microseconds; at most
+    // 200 ms), so the file exists before it is removed. This thread's own slot cannot finish.
+    for (int wait = 0; wait < 2000 && i != t_creating_slot &&
+                       slot.state.load(std::memory_order_acquire) == kCreating;
+         ++wait) {
+      const struct timespec pause = {0, 100000};
+      ::nanosleep(&pause, nullptr);
+    }
+    const int state = slot.state.load(std::memory_order_acquire);
+    if (state != kOpen && state != kCreating) continue;
     if (::unlink(slot.temp) != 0) continue;
     ++removed;
     AppendSignalSafe(line, len, cap, "; removed the unfinished ");

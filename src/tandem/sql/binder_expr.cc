@@ -175,8 +175,16 @@ Result<ExprPtr> Binder::BindExpr(const Json& node, ExprContext& ctx) {
       return Error("* is allowed only in the SELECT list and in count(*)", loc);
     }
     if (fields.size() > 2) return Unsupported("column names with a schema or catalog", loc);
-    const std::string name = StringValue(fields.back());
-    const std::string qual = fields.size() == 2 ? StringValue(fields[0]) : "";
+    std::string name = StringValue(fields.back());
+    std::string qual = fields.size() == 2 ? StringValue(fields[0]) : "";
+    // PostgreSQL cuts identifiers at 63 bytes; Parquet column names can be longer.
+    if (name.size() == kPgMaxIdentifier || qual.size() == kPgMaxIdentifier) {
+      std::vector<std::string> parts = IdentifiersAt(sql_, loc);
+      if (parts.size() == fields.size()) {
+        name = parts.back();
+        if (parts.size() == 2) qual = parts[0];
+      }
+    }
     static const Scope kEmpty;
     return ResolveColumn(*this, ctx.scope ? *ctx.scope : kEmpty, qual, name, loc);
   }
@@ -374,7 +382,13 @@ Result<ExprPtr> Binder::BindExpr(const Json& node, ExprContext& ctx) {
       TANDEM_ASSIGN_OR_RAISE(ExprPtr l, BindExpr(Child(b, "lexpr"), ctx));
       const Json& rj = Child(b, "rexpr");
       std::vector<ExprPtr> args = {l};
-      if (NodeTag(rj) == "FuncCall") {  // LIKE ... ESCAPE: like_escape(pattern, escape)
+      // LIKE ... ESCAPE parses as pattern = pg_catalog.like_escape(pattern, escape); any other
+      // function call is the pattern itself (x LIKE lower(y)).
+      const Json& fname = Child(NodeBody(rj), "funcname");
+      const bool escape = NodeTag(rj) == "FuncCall" && fname.is_array() && fname.size() == 2 &&
+                          StringValue(fname[0]) == "pg_catalog" &&
+                          StringValue(fname[1]) == "like_escape";
+      if (escape) {
         const Json& fargs = Child(NodeBody(rj), "args");
         if (fargs.size() != 2) return Error("malformed LIKE ... ESCAPE", loc);
         for (const auto& a : fargs) {

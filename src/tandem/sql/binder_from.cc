@@ -98,7 +98,8 @@ Result<BoundRelation> BindFileSource(Binder& b, const std::string& name, const s
 
 Result<BoundRelation> BindRangeVar(Binder& b, const Json& rv, const Scope* outer) {
   const int loc = Int(rv, "location", -1);
-  const std::string name = Str(rv, "relname");
+  // FROM 'path': the whole path (the identifier PostgreSQL made of it stops at 63 bytes).
+  const std::string name = rv.contains("tandem_path") ? Str(rv, "tandem_path") : Str(rv, "relname");
   const Json& alias = Child(rv, "alias");
   const std::string qualifier = alias.is_object() ? Str(alias, "aliasname") : name;
   const std::vector<std::string> renames = AliasColumns(alias);

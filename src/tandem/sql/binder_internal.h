@@ -214,6 +214,12 @@ bool Flag(const Json& node, const char* key);
 // String field of a {"String": {"sval": ...}} list element.
 std::string StringValue(const Json& node);
 
+// The longest identifier PostgreSQL's scanner keeps (NAMEDATALEN - 1); longer ones are cut.
+constexpr size_t kPgMaxIdentifier = 63;
+// The dotted identifiers written at byte `location` of `sql` (`a`, `t."Long Name"`), whole and
+// unquoted as the scanner would keep them (bare ones lower-cased); empty when none is there.
+std::vector<std::string> IdentifiersAt(const std::string& sql, int location);
+
 // Readable text of an expression as the user wrote it, for output column names.
 std::string ExprText(const Json& node);
 

@@ -1,5 +1,6 @@
 // Name resolution (unqualified and qualified column names, correlation one level out, ambiguity
 // and "did you mean" hints) and small expression utilities the binder files share.
+#include <cctype>
 #include <set>
 
 #include "tandem/sql/binder_internal.h"
@@ -174,6 +175,40 @@ const CteDef* FindCte(const CteList& list, const std::string& name) {
     if (node->def.name == name) return &node->def;
   }
   return nullptr;
+}
+
+std::vector<std::string> IdentifiersAt(const std::string& sql, int location) {
+  std::vector<std::string> parts;
+  if (location < 0) return parts;
+  size_t i = static_cast<size_t>(location);
+  while (i < sql.size()) {
+    std::string part;
+    if (sql[i] == '"') {
+      for (++i; i < sql.size(); ++i) {
+        if (sql[i] == '"') {
+          if (i + 1 < sql.size() && sql[i + 1] == '"') {
+            part.push_back('"');
+            ++i;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        part.push_back(sql[i]);
+      }
+    } else {
+      while (i < sql.size() && (std::isalnum(static_cast<unsigned char>(sql[i])) || sql[i] == '_' ||
+                                sql[i] == '$' || static_cast<unsigned char>(sql[i]) >= 0x80)) {
+        part.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(sql[i]))));
+        ++i;
+      }
+    }
+    if (part.empty()) break;
+    parts.push_back(std::move(part));
+    if (i >= sql.size() || sql[i] != '.') break;
+    ++i;
+  }
+  return parts;
 }
 
 }  // namespace tandem::sql::binder

@@ -5,7 +5,9 @@
 // "location" fields (and so every error position) still point into the user's own text:
 //   TRY_CAST(x AS t)          -> "    CAST(x AS t)"; the TypeCast node then gets
 //                                "tandem_try_cast": true (matched by its location)
-//   FROM 'dir/*.parquet'      -> FROM "dir/*.parquet" (a quoted name the binder opens as a file)
+//   FROM 'dir/*.parquet'      -> FROM "dir/*.parquet" (a quoted name the binder opens as a file;
+//                                the RangeVar gets "tandem_path" with the whole path, which an
+//                                identifier would cut at PostgreSQL's 63 bytes)
 //   INTERVAL 3 DAY            -> INTERVAL'3'DAY
 //   INTERVAL '90' DAY (3)     -> INTERVAL '90' DAY     (the TPC-H spec's precision is dropped)
 //   CAST(x AS DOUBLE)         -> CAST(x AS float8)
@@ -19,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <set>
 
 #include "tandem/common/text.h"
@@ -114,8 +117,9 @@ bool EndsFromList(const std::string& w) {
 
 // Locations the rewrite remembers, to mark the nodes they belong to after parsing.
 struct RewriteMarks {
-  std::set<int> try_casts;          // TypeCast locations
-  std::set<int> or_replace_tables;  // CREATE OR REPLACE TABLE: the table name's location
+  std::set<int> try_casts;           // TypeCast locations
+  std::set<int> or_replace_tables;   // CREATE OR REPLACE TABLE: the table name's location
+  std::map<int, std::string> paths;  // FROM 'path': the path by its location
 };
 
 // Rewrites the DuckDB/Spark spellings described at the top of the file; same length out as in.
@@ -182,6 +186,7 @@ std::string Rewrite(const std::string& sql, RewriteMarks* marks) {
           body.find('"') == std::string::npos && body.find('\'') == std::string::npos) {
         out[tok.begin] = '"';
         out[tok.end - 1] = '"';
+        marks->paths[static_cast<int>(tok.begin)] = body;
       }
     }
   }
@@ -207,6 +212,11 @@ void ApplyMarks(nlohmann::json* tree, const RewriteMarks& marks) {
     auto cast = node->find("TypeCast");
     if (cast != node->end() && cast->is_object() && marks.try_casts.count(location(*cast))) {
       (*cast)["tandem_try_cast"] = true;
+    }
+    auto range = node->find("RangeVar");
+    if (range != node->end() && range->is_object()) {
+      auto path = marks.paths.find(location(*range));
+      if (path != marks.paths.end()) (*range)["tandem_path"] = path->second;
     }
     auto create = node->find("CreateTableAsStmt");
     if (create != node->end() && create->is_object() && create->contains("into")) {
@@ -332,22 +342,30 @@ Result<std::vector<ParsedStatement>> ParseSql(const std::string& sql) {
   if (const size_t bad = FirstInvalidUtf8(sql); bad != std::string::npos) {
     char byte[8];
     std::snprintf(byte, sizeof(byte), "0x%02X", static_cast<unsigned char>(sql[bad]));
-    return Status::Invalid(std::string("SQL text is not valid UTF-8: byte ") + byte +
-                           " at line " + PositionOf(sql, static_cast<int>(bad)).ToString());
+    return Status::Invalid(std::string("SQL text is not valid UTF-8: byte ") + byte + " at line " +
+                           PositionOf(sql, static_cast<int>(bad)).ToString());
   }
   RewriteMarks marks;
   const std::string text = Rewrite(sql, &marks);
   PgQueryParseResult r = pg_query_parse(text.c_str());
   if (r.error) {
     std::string msg = r.error->message ? r.error->message : "syntax error";
+    // PostgreSQL's grammar keeps a bounded stack (10,000 entries): deeper nesting of the
+    // constructs that grow it (CASE, parentheses) ends there.
+    if (msg.rfind("memory exhausted", 0) == 0) {
+      msg =
+          "the statement nests expressions more deeply than the SQL parser can follow "
+          "(beyond any tandem.sql.maxExpressionDepth)";
+    }
     const int cursor = r.error->cursorpos;
     pg_query_free_parse_result(r);
     if (cursor > 0) {
       const int at = ByteOffsetOfCharacter(sql, cursor);
       msg += " (line " + PositionOf(sql, at).ToString() + ")";
       if (InSettingName(text, static_cast<size_t>(at))) {
-        msg += "; a setting name with an SQL keyword in it is written in double quotes, as in "
-               "SET \"tandem.memory.host.limit\" = '8g'";
+        msg +=
+            "; a setting name with an SQL keyword in it is written in double quotes, as in "
+            "SET \"tandem.memory.host.limit\" = '8g'";
       }
     }
     return Status::Invalid(msg);
@@ -371,7 +389,9 @@ Result<std::vector<ParsedStatement>> ParseSql(const std::string& sql) {
   pg_query_free_parse_result(r);
   if (tree.is_discarded()) return Status::Internal("libpg_query returned malformed JSON");
   TANDEM_RETURN_NOT_OK(restored);
-  if (!marks.try_casts.empty() || !marks.or_replace_tables.empty()) ApplyMarks(&tree, marks);
+  if (!marks.try_casts.empty() || !marks.or_replace_tables.empty() || !marks.paths.empty()) {
+    ApplyMarks(&tree, marks);
+  }
   std::vector<ParsedStatement> out;
   auto stmts = tree.find("stmts");
   if (stmts == tree.end() || !stmts->is_array()) return out;  // empty script

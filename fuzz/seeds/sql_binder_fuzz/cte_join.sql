@@ -1,0 +1,1 @@
+WITH c AS (SELECT * FROM t) SELECT -(a) * -2, CASE WHEN c > 0 THEN 'p' END FROM c JOIN u USING (a) WHERE a IN (1, -(2))

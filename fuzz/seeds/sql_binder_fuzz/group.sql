@@ -1,0 +1,1 @@
+SELECT a, count(*) FROM t WHERE b LIKE 'x%' GROUP BY a ORDER BY 2 DESC LIMIT 3
