@@ -171,6 +171,10 @@ class GpuExprEval : public ::testing::Test {
         Call("like", {words, lit_str("_b_")}),
         Call("like", {words, lit_str("caf_")}),
         Call("ilike", {words, lit_str("%BOX")}),
+        // ILIKE folds as lower() does, Latin-1 letters too ("ÉTÉ", "café"); so does its pattern
+        Call("ilike", {words, lit_str("%\xc3\xa9t\xc3\xa9")}),
+        Call("ilike", {words, lit_str("CAF\xc3\x89")}),
+        Call("ilike", {Call("upper", {words}), lit_str("_b%")}),
         Call("like", {words, lit_str("x!%y%"), lit_str("!")}),
         Call("substring", {words, lit_i64(2)}),
         Call("substring", {str, Call("subtract", {small, lit_i64(4)}), small}),

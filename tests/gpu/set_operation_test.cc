@@ -173,6 +173,37 @@ TEST_F(GpuSetOperationTest, ZeroAndNegativeZeroAndNaNsAreOneValue) {
   ExpectAllOpsMatch(right, left);
 }
 
+// A UNION chain is one node of several inputs; the executor folds it pairwise on the GPU. The
+// fold must give what the CPU's n-ary union gives.
+TEST_F(GpuSetOperationTest, UnionOfSeveralInputsFoldsPairwise) {
+  TANDEM_REQUIRE_GPU();
+  std::mt19937_64 rng(43);
+  const Schema s = SchemaOf({DataType::Int32(), DataType::String(), DataType::Float64()});
+  std::vector<Table> inputs;
+  for (int k = 0; k < 4; ++k) inputs.push_back(RandomTable(s, {300, 20}, rng, 0.1, 6));
+  for (bool all : {true, false}) {
+    std::vector<PlanPtr> leaves;
+    for (const Table& t : inputs) leaves.push_back(MakeValues(t.schema, {}));
+    auto node = MakeSetOp(leaves, SetOpKind::kUnion, all);
+    ExecContext cpu_ctx;
+    auto expected = cpu::SetOperation(*node, inputs, cpu_ctx);
+    ASSERT_TRUE(expected.ok()) << expected.status().ToString();
+    auto acc = ToDevice(inputs[0], stream_);
+    ASSERT_TRUE(acc.ok());
+    DeviceBatchPtr folded = *acc;
+    for (size_t k = 1; k < inputs.size(); ++k) {
+      auto next = ToDevice(inputs[k], stream_);
+      ASSERT_TRUE(next.ok());
+      auto r = SetOperation(*node, *folded, **next, ctx_);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      folded = *r;
+    }
+    auto actual = ToHost(*folded, stream_);
+    ASSERT_TRUE(actual.ok()) << actual.status().ToString();
+    ExpectTablesEqual(Canonical(*expected), Canonical(*actual));
+  }
+}
+
 TEST_F(GpuSetOperationTest, LargeInput) {
   TANDEM_REQUIRE_GPU();
   std::mt19937_64 rng(45);
