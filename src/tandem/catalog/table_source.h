@@ -28,6 +28,10 @@ struct TableSource {
   Kind kind = Kind::kMemory;
   std::string name;  // as the query names it (for EXPLAIN and errors)
   std::string path;  // kParquet, kCsv
+  // kParquet: a byte range of the one file at `path` (a Spark file split; see
+  // parquet::ReadOptions::split_start); split_length < 0: the whole of every file.
+  int64_t split_start = 0;
+  int64_t split_length = -1;
   csv::CsvReadOptions csv_options;
   std::shared_ptr<const Table> memory;  // kMemory
   Schema schema;

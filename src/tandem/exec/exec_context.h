@@ -4,6 +4,7 @@
 // event logs all read.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -79,6 +80,8 @@ class ExecContext {
   // Synchronize the GPU stream after every GPU operator so each one's time is its own (EXPLAIN
   // ANALYZE); otherwise work queued asynchronously is timed where the host waits for it.
   bool time_gpu_operators = false;
+  // Set by whoever may cancel the query (a Spark task): checked before each operator starts.
+  const std::atomic<bool>* cancelled = nullptr;
 
   void Record(const PlanNode* node, const OperatorMetrics& m) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -88,6 +91,12 @@ class ExecContext {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = metrics_.find(node);
     return it == metrics_.end() ? nullptr : &it->second;
+  }
+
+  // Every operator's metrics recorded so far.
+  std::map<const PlanNode*, OperatorMetrics> AllMetrics() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return metrics_;
   }
 
   // Rows a node may stop after: a LIMIT without ORDER BY needs no more rows from below it than

@@ -210,6 +210,8 @@ Result<gpu::DeviceBatchPtr> ScanParquetToDevice(const PlanNode& node, const gpu:
     options.columns.push_back(source.schema.field(pick).name);
   }
   options.predicates = node.scan_predicates;
+  options.split_start = source.split_start;
+  options.split_length = source.split_length;
   parquet::ReadStats stats;
   parquet::DeviceDecodeCounts counts;
   TANDEM_ASSIGN_OR_RAISE(
@@ -247,6 +249,10 @@ class QueryRun {
 
  private:
   Status CheckShape(const PlanNode& node) const;
+  Status CheckCancelled() const {
+    if (ctx_.cancelled && ctx_.cancelled->load()) return Status::Invalid("the query was cancelled");
+    return Status::OK();
+  }
   const CachedTable* CacheOf(const PlanNode& scan) const {
     if (scan.kind != PlanKind::kScan || !ctx_.table_cache || !scan.source) return nullptr;
     return ctx_.table_cache->Find(scan.source.get());
@@ -319,6 +325,7 @@ Result<Table> QueryRun::ScanCached(const PlanNode& node, const CachedTable& cach
 
 Result<Table> QueryRun::RunHost(const PlanNode& node) {
   TANDEM_RETURN_NOT_OK(CheckShape(node));
+  TANDEM_RETURN_NOT_OK(CheckCancelled());
   if (node.kind == PlanKind::kTransition || OnGpu(node)) {
     // Device -> host: an explicit transition, or an implicit one for a GPU node read here.
     const PlanNode& source = node.kind == PlanKind::kTransition ? *node.children[0] : node;
@@ -338,6 +345,7 @@ Result<Table> QueryRun::RunHost(const PlanNode& node) {
 
 Result<gpu::DeviceBatchPtr> QueryRun::RunDevice(const PlanNode& node) {
   TANDEM_RETURN_NOT_OK(CheckShape(node));
+  TANDEM_RETURN_NOT_OK(CheckCancelled());
   if (node.kind == PlanKind::kTransition || !OnGpu(node)) {
     // Host -> device.
     const PlanNode& source = node.kind == PlanKind::kTransition ? *node.children[0] : node;
@@ -585,7 +593,8 @@ void AppendTree(const PlanNode& node, const ExecContext& ctx, int depth, std::st
 double PlannedScanUnitsUncapped(const PlanNode& node) {
   double units = 0;
   if (node.kind == PlanKind::kScan && node.estimated_rows > 0) {
-    units += node.estimated_rows * static_cast<double>(std::max<size_t>(1, node.scan_columns.size()));
+    units +=
+        node.estimated_rows * static_cast<double>(std::max<size_t>(1, node.scan_columns.size()));
   }
   for (const auto& c : node.children) {
     if (c) units += PlannedScanUnitsUncapped(*c);

@@ -44,6 +44,8 @@
 //  internal    ensure_single_row(count int64) -> bool: TRUE for counts 0 and 1, error "scalar
 //      subquery returned more than one row" above (decorrelated scalar subqueries; kernel in
 //      expr/cpu/kernels_subquery.cc).
+//  spark       spark_decimal_average(sum, count, like), unscaled_value(d), make_decimal(x, like):
+//      Spark's own formulas for plan fragments (expr/cpu/kernels_spark.cc).
 #include "tandem/expr/function_registry.h"
 
 #include <algorithm>
@@ -402,6 +404,27 @@ Result<ResolvedFunction> ResolveInternal(const std::string& n, const std::vector
   return Status::Invalid("unknown function " + n);
 }
 
+// Functions of Spark plan fragments (expr/cpu/kernels_spark.cc); `like` arguments are typed
+// NULL literals that only name the result type.
+Result<ResolvedFunction> ResolveSpark(const std::string& n, const std::vector<DataType>& in) {
+  auto result = [&](DataType type, bool null_propagating) -> Result<ResolvedFunction> {
+    return ResolvedFunction{n, in, type, null_propagating};
+  };
+  if (n == "spark_decimal_average" && in.size() == 3 && in[0].is_decimal() &&
+      in[1].id == TypeId::kInt64 && in[2].is_decimal()) {
+    return result(in[2], false);
+  }
+  if (n == "unscaled_value" && in.size() == 1 && in[0].is_decimal() &&
+      in[0].precision <= kMaxDecimal64Precision) {
+    return result(DataType::Int64(), true);
+  }
+  if (n == "make_decimal" && in.size() == 2 && in[0].id == TypeId::kInt64 && in[1].is_decimal() &&
+      in[1].precision <= kMaxDecimal64Precision) {
+    return result(in[1], false);
+  }
+  return Status::Invalid("cannot apply " + n + " to these arguments");
+}
+
 const std::map<std::string, Resolver>& Registry() {
   static const std::map<std::string, Resolver> registry = [] {
     std::map<std::string, Resolver> m;
@@ -460,6 +483,9 @@ const std::map<std::string, Resolver>& Registry() {
       m[n] = ResolveConditional;
     }
     m["ensure_single_row"] = ResolveInternal;
+    for (const char* n : {"spark_decimal_average", "unscaled_value", "make_decimal"}) {
+      m[n] = ResolveSpark;
+    }
     return m;
   }();
   return registry;

@@ -12,11 +12,13 @@ namespace tandem::host_memory {
 namespace {
 
 std::atomic<int64_t> g_in_use{0};
+std::atomic<int64_t> g_peak{0};
 std::atomic<int64_t> g_limit{0};  // 0: not yet computed
 
 // A cgroup v2 (memory.max) or v1 (memory.limit_in_bytes) limit, or 0.
 int64_t CgroupLimit() {
-  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+  for (const char* path :
+       {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
     std::ifstream in(path);
     std::string text;
     if (in >> text && text != "max") {
@@ -51,6 +53,8 @@ int64_t Limit() {
 
 int64_t InUse() { return g_in_use.load(); }
 
+int64_t Peak() { return g_peak.load(); }
+
 void Reserve(int64_t bytes) {
   if (bytes <= 0) return;
   const int64_t limit = Limit();
@@ -58,10 +62,13 @@ void Reserve(int64_t bytes) {
   if (before + bytes > limit) {
     g_in_use.fetch_sub(bytes);
     throw MemoryLimitExceeded("host memory limit reached: " + FormatByteSize(bytes) +
-                             " more would make " + FormatByteSize(before + bytes) + " of the " +
-                             FormatByteSize(limit) +
-                             " tandem.memory.host.limit allows (raise it, or make the query "
-                             "produce fewer rows)");
+                              " more would make " + FormatByteSize(before + bytes) + " of the " +
+                              FormatByteSize(limit) +
+                              " tandem.memory.host.limit allows (raise it, or make the query "
+                              "produce fewer rows)");
+  }
+  int64_t peak = g_peak.load();
+  while (before + bytes > peak && !g_peak.compare_exchange_weak(peak, before + bytes)) {
   }
 }
 

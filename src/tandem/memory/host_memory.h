@@ -15,6 +15,8 @@ namespace tandem::host_memory {
 void SetLimit(int64_t bytes);
 int64_t Limit();
 int64_t InUse();
+// The most InUse() has been since the process started (all queries and tasks together).
+int64_t Peak();
 // Counts `bytes` or throws MemoryLimitExceeded (nothing counted then).
 void Reserve(int64_t bytes);
 void Release(int64_t bytes);

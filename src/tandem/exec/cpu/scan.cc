@@ -32,12 +32,15 @@ std::vector<std::string> ColumnsToRead(const PlanNode& node, const Schema& sourc
   return names;
 }
 
-// Rearranges a read table's batches into the node's output columns, matched by name.
+// Rearranges a read table's batches into the node's output columns: matched by name for files,
+// by position for a table in memory (whose schema is the source's, duplicate names included).
 Result<Table> ToNodeSchema(const PlanNode& node, const Table& read) {
+  const bool by_position = node.source->kind == TableSource::Kind::kMemory &&
+                           read.schema.num_fields() == node.source->schema.num_fields();
   std::vector<int> index;
   for (int c : node.scan_columns) {
     const std::string& name = node.source->schema.field(c).name;
-    const int i = read.schema.FieldIndex(name);
+    const int i = by_position ? c : read.schema.FieldIndex(name);
     if (i < 0) {
       return Status::Invalid("scan of " + node.source->name + ": column " + name +
                              " missing from the data read");
@@ -101,6 +104,8 @@ Result<Table> ScanImpl(const PlanNode& node, const PlanNode* filter, ExecContext
       options.columns = ColumnsToRead(node, source.schema);
       options.predicates = node.scan_predicates;
       options.num_threads = ctx.num_threads;
+      options.split_start = source.split_start;
+      options.split_length = source.split_length;
       if (filter) {
         filtered = true;
         options.per_row_group = [&](BatchPtr row_group) -> Result<std::vector<BatchPtr>> {

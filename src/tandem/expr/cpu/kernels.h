@@ -35,6 +35,7 @@ void RegisterDateTimeKernels(KernelMap* map);
 void RegisterMathKernels(KernelMap* map);
 void RegisterConditionalKernels(KernelMap* map);
 void RegisterSubqueryKernels(KernelMap* map);  // kernels_subquery.cc
+void RegisterSparkKernels(KernelMap* map);     // kernels_spark.cc
 
 // Casts (kCast): a column or scalar to `to`; errors name `e` (NULL instead with try_cast).
 Result<ColumnPtr> CastColumn(const Expr& e, const Datum& in, const DataType& to, int64_t rows,

@@ -113,6 +113,7 @@ const KernelEntry* FindKernel(const std::string& name) {
     RegisterMathKernels(&m);
     RegisterConditionalKernels(&m);
     RegisterSubqueryKernels(&m);
+    RegisterSparkKernels(&m);
     return m;
   }();
   auto it = map.find(name);

@@ -143,6 +143,24 @@ int64_t ParquetReadPlan::ChunkUncompressedBytes(size_t r, int column) const {
   return chunks[column].meta_data->total_uncompressed_size;
 }
 
+// Whether a row group belongs to the byte range [start, start + length): its midpoint does, as
+// parquet-mr (and so Spark) decides (ParquetMetadataConverter's filter by midpoint).
+bool RowGroupInSplit(const RowGroup& rg, int64_t start, int64_t length) {
+  if (rg.columns.empty() || !rg.columns[0].meta_data) return start == 0;
+  const ColumnMetaData& first = *rg.columns[0].meta_data;
+  int64_t offset = first.data_page_offset;
+  if (first.dictionary_page_offset && *first.dictionary_page_offset > 0 &&
+      *first.dictionary_page_offset < offset) {
+    offset = *first.dictionary_page_offset;
+  }
+  int64_t size = 0;
+  for (const ColumnChunk& c : rg.columns) {
+    if (c.meta_data) size += c.meta_data->total_compressed_size;
+  }
+  const int64_t midpoint = offset + size / 2;
+  return midpoint >= start && midpoint < start + length;
+}
+
 Result<ParquetReadPlan> PlanParquetRead(const std::string& path, const ReadOptions& options,
                                         ReadStats* stats) {
   ReadStats local_stats;
@@ -249,6 +267,10 @@ Result<ParquetReadPlan> PlanParquetRead(const std::string& path, const ReadOptio
         if (rows < 0) {
           return Status::Invalid(files[i]->path() + ": row group " + std::to_string(rg) +
                                  " has a negative row count");
+        }
+        if (options.split_length >= 0 &&
+            !RowGroupInSplit(meta.row_groups[rg], options.split_start, options.split_length)) {
+          continue;  // another split's row group: neither read nor counted as skipped
         }
         if (!RowGroupMayMatch(meta, rg, files[i]->schema(), options.predicates)) {
           ++st.row_groups_skipped;

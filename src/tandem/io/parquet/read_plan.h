@@ -55,6 +55,9 @@ struct ParquetReadPlan {
 Result<ParquetReadPlan> PlanParquetRead(const std::string& path, const ReadOptions& options,
                                         ReadStats* stats);
 
+// Whether a row group belongs to the file split [start, start + length) (ReadOptions).
+bool RowGroupInSplit(const RowGroup& rg, int64_t start, int64_t length);
+
 // The constant column of one partition value, `rows` long.
 ColumnPtr PartitionColumnValues(const DataType& type, const std::optional<std::string>& value,
                                 int64_t rows);

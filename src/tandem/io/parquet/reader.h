@@ -22,6 +22,12 @@ struct ReadOptions {
   std::vector<std::string> columns;       // projection by name; empty means every column
   std::vector<ScanPredicate> predicates;  // conjunction; row groups that cannot match are skipped
   int num_threads = 0;                    // 0 = all hardware threads
+  // A byte range of the file (Spark's file splits): only the row groups whose midpoint (first
+  // column chunk's offset plus half the row group's compressed size, parquet-mr's rule) lies in
+  // [split_start, split_start + split_length) are read, so every row group of a file split into
+  // ranges is read exactly once. split_length < 0: the whole file.
+  int64_t split_start = 0;
+  int64_t split_length = -1;
   // Optional: called once per row group, on the worker thread that decoded its last column, with
   // the assembled batch (projected columns, partition columns included); what it returns takes
   // the row group's place in the result (any number of batches, in order). A scan passes its

@@ -1,0 +1,203 @@
+// libtandem_jni.so: the JNI layer of the Spark plugin (spark/src/main/java/dev/tandem/spark/
+// TandemNative.java). Thin on purpose: each call converts its arguments and calls the fragment
+// engine (spark/fragment.h, spark/fragment_task.h); every failure becomes a
+// dev.tandem.spark.TandemException carrying the engine's one-line message, so a native error
+// fails the Spark task, never the JVM. JSON crosses as UTF-8 byte arrays (JNI's own string
+// conversion is "modified UTF-8", which changes characters outside the BMP).
+#include <jni.h>
+
+#include <exception>
+#include <mutex>
+#include <new>
+#include <string>
+
+#include "tandem/common/config.h"
+#include "tandem/common/out_of_memory.h"
+#include "tandem/gpu/memory_config.h"
+#include "tandem/gpu/runtime.h"
+#include "tandem/memory/host_memory.h"
+#include "tandem/spark/fragment.h"
+#include "tandem/spark/fragment_task.h"
+
+namespace {
+
+using tandem::Config;
+using tandem::Status;
+using tandem::spark::FragmentTask;
+
+std::mutex g_config_mutex;
+Config g_config;  // the executor's settings (init)
+
+void Throw(JNIEnv* env, const std::string& message) {
+  jclass cls = env->FindClass("dev/tandem/spark/TandemException");
+  if (!cls) return;  // FindClass threw NoClassDefFoundError already
+  env->ThrowNew(cls, message.c_str());
+}
+
+void Throw(JNIEnv* env, const Status& st) { Throw(env, st.ToString()); }
+
+std::string Utf8(JNIEnv* env, jbyteArray bytes) {
+  if (!bytes) return "";
+  const jsize n = env->GetArrayLength(bytes);
+  std::string out(static_cast<size_t>(n), '\0');
+  env->GetByteArrayRegion(bytes, 0, n, reinterpret_cast<jbyte*>(out.data()));
+  return out;
+}
+
+jbyteArray Bytes(JNIEnv* env, const std::string& s) {
+  jbyteArray out = env->NewByteArray(static_cast<jsize>(s.size()));
+  if (out)
+    env->SetByteArrayRegion(out, 0, static_cast<jsize>(s.size()),
+                            reinterpret_cast<const jbyte*>(s.data()));
+  return out;
+}
+
+FragmentTask* TaskOf(jlong handle) { return reinterpret_cast<FragmentTask*>(handle); }
+
+// Runs body, turning an escaping C++ exception into a TandemException.
+template <typename T, typename F>
+T Guard(JNIEnv* env, T on_error, F body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc& e) {
+    Throw(env, tandem::OutOfMemoryText(e));
+  } catch (const std::exception& e) {
+    Throw(env, std::string("internal error: ") + e.what());
+  }
+  return on_error;
+}
+
+}  // namespace
+
+extern "C" {
+
+// init(settings): {"conf": {"tandem.sql.threads": "4", ...}}; every key goes through the
+// configuration registry, so a bad value is an error naming the key.
+JNIEXPORT void JNICALL Java_dev_tandem_spark_TandemNative_init(JNIEnv* env, jclass,
+                                                               jbyteArray settings) {
+  Guard(env, 0, [&] {
+    const auto doc = nlohmann::json::parse(Utf8(env, settings), nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) {
+      Throw(env, "Tandem settings are not a JSON object");
+      return 0;
+    }
+    Config config;
+    if (doc.contains("conf") && doc["conf"].is_object()) {
+      for (const auto& [key, value] : doc["conf"].items()) {
+        const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+        if (Status st = config.Set(key, text); !st.ok()) {
+          Throw(env, st);
+          return 0;
+        }
+      }
+    }
+    tandem::host_memory::SetLimit(config.GetInt(tandem::config_keys::kHostMemoryLimit));
+    if (config.Get(tandem::config_keys::kDevice) != "cpu") {
+      tandem::gpu::StartRuntimeInBackground(tandem::gpu::DeviceMemoryConfigFrom(config));
+    }
+    std::lock_guard<std::mutex> lock(g_config_mutex);
+    g_config = config;
+    return 0;
+  });
+}
+
+JNIEXPORT jbyteArray JNICALL Java_dev_tandem_spark_TandemNative_validate(JNIEnv* env, jclass,
+                                                                         jbyteArray fragment) {
+  return Guard(env, static_cast<jbyteArray>(nullptr), [&]() -> jbyteArray {
+    auto parsed = tandem::spark::ParseFragment(Utf8(env, fragment));
+    if (!parsed.ok()) {
+      Throw(env, parsed.status());
+      return nullptr;
+    }
+    const auto verdicts = tandem::spark::ValidateFragment(*parsed);
+    return Bytes(env, tandem::spark::VerdictsToJson(verdicts).dump());
+  });
+}
+
+JNIEXPORT jlong JNICALL Java_dev_tandem_spark_TandemNative_open(JNIEnv* env, jclass,
+                                                                jbyteArray fragment,
+                                                                jbyteArray task) {
+  return Guard(env, jlong{0}, [&]() -> jlong {
+    Config config;
+    {
+      std::lock_guard<std::mutex> lock(g_config_mutex);
+      config = g_config;
+    }
+    auto opened = FragmentTask::Open(Utf8(env, fragment), Utf8(env, task), config);
+    if (!opened.ok()) {
+      Throw(env, opened.status());
+      return 0;
+    }
+    return reinterpret_cast<jlong>(opened->release());
+  });
+}
+
+JNIEXPORT void JNICALL Java_dev_tandem_spark_TandemNative_addRows(JNIEnv* env, jclass, jlong h,
+                                                                  jint input, jlong address,
+                                                                  jlong bytes, jint rows) {
+  Guard(env, 0, [&] {
+    const Status st =
+        TaskOf(h)->AddRows(input, reinterpret_cast<const uint8_t*>(address), bytes, rows);
+    if (!st.ok()) Throw(env, st);
+    return 0;
+  });
+}
+
+JNIEXPORT jint JNICALL Java_dev_tandem_spark_TandemNative_execute(JNIEnv* env, jclass, jlong h) {
+  return Guard(env, jint{0}, [&]() -> jint {
+    const Status st = TaskOf(h)->Execute();
+    if (!st.ok()) {
+      Throw(env, st);
+      return 0;
+    }
+    return TaskOf(h)->num_batches();
+  });
+}
+
+// [rows, columns, then per column: validity address (0: no nulls), values address, data address
+// (0: none), 1 when string offsets are int64 else 0].
+JNIEXPORT jlongArray JNICALL Java_dev_tandem_spark_TandemNative_batch(JNIEnv* env, jclass, jlong h,
+                                                                      jint i) {
+  return Guard(env, static_cast<jlongArray>(nullptr), [&]() -> jlongArray {
+    FragmentTask* task = TaskOf(h);
+    if (i < 0 || i >= task->num_batches() || !task->batch(i)) {
+      Throw(env, "batch " + std::to_string(i) + " is not there");
+      return nullptr;
+    }
+    const tandem::Batch& b = *task->batch(i);
+    std::vector<jlong> out = {b.num_rows, b.num_columns()};
+    auto address = [](const std::shared_ptr<tandem::Buffer>& buffer) {
+      return buffer ? static_cast<jlong>(reinterpret_cast<intptr_t>(buffer->data())) : jlong{0};
+    };
+    for (const auto& c : b.columns) {
+      out.push_back(c->null_count() > 0 ? address(c->validity()) : 0);
+      out.push_back(address(c->values()));
+      out.push_back(address(c->data()));
+      out.push_back(c->large_offsets() ? 1 : 0);
+    }
+    jlongArray arr = env->NewLongArray(static_cast<jsize>(out.size()));
+    if (arr) env->SetLongArrayRegion(arr, 0, static_cast<jsize>(out.size()), out.data());
+    return arr;
+  });
+}
+
+JNIEXPORT void JNICALL Java_dev_tandem_spark_TandemNative_release(JNIEnv*, jclass, jlong h,
+                                                                  jint i) {
+  TaskOf(h)->Release(i);
+}
+
+JNIEXPORT jbyteArray JNICALL Java_dev_tandem_spark_TandemNative_metrics(JNIEnv* env, jclass,
+                                                                        jlong h) {
+  return Guard(env, static_cast<jbyteArray>(nullptr),
+               [&]() -> jbyteArray { return Bytes(env, TaskOf(h)->MetricsJson()); });
+}
+
+JNIEXPORT void JNICALL Java_dev_tandem_spark_TandemNative_cancel(JNIEnv*, jclass, jlong h) {
+  TaskOf(h)->Cancel();
+}
+
+JNIEXPORT void JNICALL Java_dev_tandem_spark_TandemNative_close(JNIEnv*, jclass, jlong h) {
+  delete TaskOf(h);
+}
+
+}  // extern "C"
