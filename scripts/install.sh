@@ -11,8 +11,10 @@ APT_PACKAGES=(
   libpg-query-dev nlohmann-json3-dev                              # SQL parser and its JSON parse tree
   libprotobuf-c-dev                         # header to read libpg_query's protobuf tree (parse_tree_integers.cc)
   python3 python3-venv python3-pip                                # test oracles (pyarrow, duckdb)
+  openjdk-17-jdk-headless                   # the Spark plugin: javac for the jar, a JVM for Spark
 )
-PY_PACKAGES=(pyarrow==26.0.1 duckdb==1.4.4 duckdb-extension-tpch==1.4.4 numpy==2.3.5 pytest==8.4.2)
+PY_PACKAGES=(pyarrow==26.0.1 duckdb==1.4.4 duckdb-extension-tpch==1.4.4 numpy==2.3.5 pytest==8.4.2
+             pyspark==4.0.1)  # pyspark: Spark 4 with its jars, for the plugin (spark/) and its tests
 
 stamp_dir=.deps
 mkdir -p "$stamp_dir"

@@ -60,6 +60,10 @@ struct EvalContext {
   // mode): division by zero gives NULL; integer overflow is an error in both modes (Tandem
   // never wraps silently).
   bool ansi = false;
+  // Spark's LEGACY mode (spark.sql.ansi.enabled=false, plan fragments only): integer arithmetic
+  // wraps in two's complement as Java's does, and decimal arithmetic that passes its result's
+  // precision gives NULL. Set only on the CPU path: the GPU evaluator does not implement it.
+  bool legacy_overflow = false;
 };
 
 struct OperatorMetrics {

@@ -229,7 +229,8 @@ class Builder {
 
   // "gpu" when the GPU runs every Tandem node made for this Spark node and may be used.
   std::string Device(const PlanNode& plan, const std::vector<PlanPtr>& children) const {
-    if (fragment_.device == "cpu" || !GpuUsable()) return "cpu";
+    // Spark's LEGACY arithmetic is implemented on the CPU path only (EvalContext).
+    if (fragment_.device == "cpu" || !settings_.ansi || !GpuUsable()) return "cpu";
     std::function<bool(const PlanNode&)> on_gpu = [&](const PlanNode& n) {
       for (const PlanPtr& c : children) {
         if (&n == c.get()) return true;  // judged on its own

@@ -194,15 +194,6 @@ Result<ExprPtr> Call(const Json& j, const Schema& input, const SparkSettings& s,
                        (IsKnownScalarFunction(fn) ? " (its Tandem semantics are not Spark's yet)"
                                                   : " (Tandem has no such function)"));
   }
-  if (HasEvalMode(fn) && !s.ansi) {
-    for (const auto& a : args) {
-      if (a->type.is_integer() || a->type.is_decimal()) {
-        return Unsupported(fn + " of " + a->type.ToString() +
-                           " in Spark's LEGACY mode (wrapping and NULL on overflow are not "
-                           "implemented)");
-      }
-    }
-  }
   TANDEM_RETURN_NOT_OK(CheckCallArguments(fn, args));
   std::vector<DataType> types;
   for (const auto& a : args) types.push_back(a->type);

@@ -5,8 +5,9 @@
 //
 // What "Spark's semantics" needs beyond the registry is decided here, in one place:
 //   - eval modes: an expression's mode must be the fragment's (ANSI on: overflow and invalid
-//     casts are errors, as Tandem does; ANSI off: Spark's LEGACY mode). TRY modes and LEGACY
-//     integer/decimal arithmetic (wrap, NULL on overflow) are not implemented yet;
+//     casts are errors, as Tandem does; ANSI off: Spark's LEGACY mode, where integer arithmetic
+//     wraps and decimal arithmetic gives NULL on overflow: EvalContext::legacy_overflow, which
+//     only the CPU path implements, so such fragments run there). TRY modes are not implemented;
 //   - casts are allowed only where Tandem's conversion is Spark's exactly (widening integers,
 //     integers to wide enough decimals and to double, decimal rescaling with HALF_UP rounding,
 //     decimals to double, integers and decimals to strings, dates to strings);

@@ -20,7 +20,8 @@ Result<std::unique_ptr<FragmentTask>> FragmentTask::Open(const std::string& frag
   TANDEM_ASSIGN_OR_RAISE(Fragment fragment, ParseFragment(fragment_json));
   TANDEM_ASSIGN_OR_RAISE(TaskData data, TaskDataFromJson(fragment, task_json));
   Config c = config;
-  TANDEM_RETURN_NOT_OK(c.Set(config_keys::kDevice, fragment.device));
+  // Spark's LEGACY arithmetic (ANSI off) is implemented on the CPU path only.
+  TANDEM_RETURN_NOT_OK(c.Set(config_keys::kDevice, fragment.settings.ansi ? fragment.device : "cpu"));
   TANDEM_RETURN_NOT_OK(c.Set(config_keys::kAnsi, fragment.settings.ansi ? "true" : "false"));
   std::unique_ptr<FragmentTask> task(new FragmentTask(std::move(fragment), std::move(data), c));
   task->pending_.resize(task->fragment_.inputs.size());
@@ -69,6 +70,7 @@ Status FragmentTask::Execute() {
                          placement::SetupPlacement(config_, placement::PlanPurpose::kExecute));
   TANDEM_ASSIGN_OR_RAISE(placement::PlacementResult placed, placement::Place(plan, setup.options));
   ctx_.eval.ansi = fragment_.settings.ansi;
+  ctx_.eval.legacy_overflow = !fragment_.settings.ansi;
   ctx_.num_threads = static_cast<int>(config_.GetInt(config_keys::kThreads));
   ctx_.gpu_memory = gpu::DeviceMemoryConfigFrom(config_);
   ctx_.cancelled = &cancelled_;

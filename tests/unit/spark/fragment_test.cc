@@ -168,12 +168,14 @@ TEST_F(FragmentTest, ModesAndCastsTandemCannotMatchAreReasons) {
                  {"child", Scan(1)},
                  {"exprs", {Call("add", {Col(0, kI64), Lit(kI64, 1)}, kI64, "legacy")}},
                  {"output", {F("x", kI64)}}};
+  // Spark's TRY mode (try_add) has no Tandem twin.
+  legacy["exprs"][0]["mode"] = "try";
   auto f = ParseFragment(Document(legacy, Json::array(), "cpu", /*ansi=*/false).dump());
   ASSERT_TRUE(f.ok());
   auto v = ValidateFragment(*f);
   ASSERT_EQ(v.size(), 2u);
   EXPECT_FALSE(v[1].supported);
-  EXPECT_NE(v[1].reason.find("LEGACY"), std::string::npos) << v[1].reason;
+  EXPECT_NE(v[1].reason.find("TRY mode"), std::string::npos) << v[1].reason;
 
   Json cast = {{"kind", "cast"}, {"arg", Col(3, kStr)}, {"type", Type(kI64)}, {"mode", "ansi"}};
   Json project = {{"op", "project"},
@@ -332,6 +334,40 @@ TEST_F(FragmentTest, RowsFromSparkJoinAndSort) {
   EXPECT_EQ(got, Sql("SELECT * FROM orders o JOIN (VALUES " + values +
                          ") v(k, name) ON o.k = v.k ORDER BY o.p DESC NULLS LAST LIMIT 4 OFFSET 1",
                      path_));
+}
+
+TEST_F(FragmentTest, LegacyModeWrapsIntegersAndNullsDecimalOverflow) {
+  // Spark with ANSI off: INT64_MAX + k wraps; a decimal(38,0) product past 38 digits is NULL.
+  const DataType d38 = DataType::Decimal(38, 0);
+  Json big = Lit(d38, "99999999999999999999999999999999999999");
+  Json project = {{"op", "project"}, {"id", 2}, {"child", Scan(1)},
+                  {"exprs", {Call("add", {Lit(kI64, INT64_MAX), Col(0, kI64)}, kI64, "legacy"),
+                             Call("multiply", {big, {{"kind", "cast"}, {"arg", Col(0, kI64)},
+                                                     {"type", Type(d38)}, {"mode", "legacy"}}},
+                                  d38, "legacy")}},
+                  {"output", {F("x", kI64), F("y", d38)}}};
+  Json limit = {{"op", "limit"}, {"id", 3}, {"limit", 14}, {"child", project},
+                {"output", {F("x", kI64), F("y", d38)}}};
+  auto t = Run(Document(limit, Json::array(), "cpu", /*ansi=*/false), Splits(1, path_, 0, -1));
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  for (const BatchPtr& b : t->batches) {
+    for (int64_t r = 0; r < b->num_rows; ++r) {
+      const int64_t k = (r / 7) + 1;  // the first rows' k
+      EXPECT_EQ(b->column(0)->Value<int64_t>(r),
+                static_cast<int64_t>(static_cast<uint64_t>(INT64_MAX) + static_cast<uint64_t>(k)));
+      // 38 nines times k: still 38 digits for k = 1, past them (NULL) from k = 2.
+      EXPECT_EQ(b->column(1)->IsNull(r), k >= 2) << "k = " << k;
+    }
+  }
+  // The same fragment in ANSI mode fails on the overflow, as Spark does.
+  Json ansi = limit;
+  ansi["child"]["exprs"][0]["mode"] = "ansi";
+  ansi["child"]["exprs"][1]["mode"] = "ansi";
+  ansi["child"]["exprs"][1]["args"][1]["mode"] = "ansi";
+  auto failed = Run(Document(ansi), Splits(1, path_, 0, -1));
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("overflow"), std::string::npos)
+      << failed.status().ToString();
 }
 
 TEST_F(FragmentTest, CancelledTasksStop) {

@@ -93,6 +93,21 @@ bool TwoSpeedLoop(const Datum& x, const Datum& y, int64_t n, R* out, Fast fast, 
   return bad;
 }
 
+// `v` with the rows where f flags an overflow made NULL (Spark's LEGACY decimal arithmetic).
+template <typename A, typename B, typename R, typename F>
+Validity NullWhereFlagged(const Datum& x, const Datum& y, int64_t n, const Validity& v, F f) {
+  auto bits = Buffer::AllocateUninitialized(bit_util::BytesForBits(n));
+  FillBits(bits->mutable_data(), n, [&](int64_t i) {
+    if (v.bits && !bit_util::GetBit(v.bits->data(), i)) return false;
+    if (!x.IsValid(i) || !y.IsValid(i)) return false;
+    const A a = x.is_scalar() ? ScalarAs<A>(x.scalar) : x.column->values_as<A>()[i];
+    const B b = y.is_scalar() ? ScalarAs<B>(y.scalar) : y.column->values_as<B>()[i];
+    R r;
+    return !f(a, b, &r);
+  });
+  return MakeValidity(std::move(bits), n);
+}
+
 // Marks rows whose divisor is zero as NULL (or fails in ANSI mode).
 template <typename B>
 Result<Validity> DivisorValidity(const CallContext& cc, const Datum& x, const Datum& y,
@@ -129,7 +144,8 @@ Result<ColumnPtr> IntegerArith(const CallContext& cc, Op op, const Datum& x, con
   auto values = AllocateOutput(cc.expr.type, n);
   T* out = values->mutable_data_as<T>();
   auto run = [&](auto f) -> Status {
-    if (BinaryLoop<T, T, T>(x, y, n, out, f)) {
+    // In Spark's LEGACY mode the wrapped results the loop stored are the answers.
+    if (BinaryLoop<T, T, T>(x, y, n, out, f) && !cc.eval.legacy_overflow) {
       const int64_t row = FirstBadRow<T, T, T>(x, y, n, f);
       if (row >= 0) {
         return ExprError(cc.expr, "integer overflow (" + DatumValue(x, row).ToString() + ", " +
@@ -231,6 +247,10 @@ Result<ColumnPtr> DecimalArithTyped(const CallContext& cc, Op op, const Datum& x
   const R max = static_cast<R>(max128);
   bool bad = false;
   auto fail = [&](auto f) -> Status {
+    if (cc.eval.legacy_overflow) {  // Spark's LEGACY mode: overflowing rows are NULL
+      v = NullWhereFlagged<A, B, R>(x, y, n, v, f);
+      return Status::OK();
+    }
     const int64_t row = FirstBadRow<A, B, R>(x, y, n, f);
     if (row < 0) return Status::OK();
     return ExprError(cc.expr, "decimal overflow (" + DatumValue(x, row).ToString() + ", " +
@@ -447,7 +467,7 @@ Result<ColumnPtr> Negate(const CallContext& cc, const std::vector<Datum>& args) 
       for (int64_t i = 0; i < n; ++i) bad |= __builtin_sub_overflow(T{0}, in[i], out + i);
     }
   });
-  if (bad) {
+  if (bad && !cc.eval.legacy_overflow) {  // LEGACY mode keeps the wrapped value, as Java does
     for (int64_t i = 0; i < n; ++i) {
       if (!x.IsValid(i)) continue;
       Value val = DatumValue(x, i);

@@ -51,7 +51,8 @@ Result<ColumnPtr> Abs(const CallContext& cc, const std::vector<Datum>& args) {
       }
     }
   });
-  if (bad_row >= 0) return Overflow(cc, x, bad_row);
+  // Spark's LEGACY mode keeps the wrapped value (Java's Math.abs(MIN_VALUE) is MIN_VALUE).
+  if (bad_row >= 0 && !cc.eval.legacy_overflow) return Overflow(cc, x, bad_row);
   return MakeColumn(t, n, v, std::move(values));
 }
 
