@@ -59,6 +59,9 @@ std::vector<ConfigKey> MakeKeys() {
       Plain(kAnsi, ConfigType::kBool, "false",
             "ANSI mode: division by zero is an error instead of NULL"),
       Number(kThreads, ConfigType::kInt, "0", 0, 4096, "CPU threads per query (0: all cores)"),
+      Number(kConcurrentGpuTasks, ConfigType::kInt, "2", 1, 1024,
+             "Spark plan fragments (tasks) of one process that may use the GPU at once; more "
+             "wait, so that tasks together never need more device memory than one GPU has"),
       Number(kMaxExpressionDepth, ConfigType::kInt, "1000", 1, 20000,
              "deepest nesting of expressions and subqueries a statement may have (an error "
              "past it; AND/OR lists, IN lists and UNION chains count as one level)"),

@@ -37,6 +37,7 @@ inline constexpr const char* kExplain = "tandem.sql.explain";
 inline constexpr const char* kAnsi = "tandem.sql.ansi";
 inline constexpr const char* kThreads = "tandem.sql.threads";
 inline constexpr const char* kMaxExpressionDepth = "tandem.sql.maxExpressionDepth";
+inline constexpr const char* kConcurrentGpuTasks = "tandem.sql.concurrentGpuTasks";
 inline constexpr const char* kHostMemoryLimit = "tandem.memory.host.limit";
 inline constexpr const char* kGpuAllocFraction = "tandem.memory.gpu.allocFraction";
 inline constexpr const char* kGpuReserve = "tandem.memory.gpu.reserve";

@@ -1,6 +1,10 @@
 // One task's run of a fragment (see fragment_task.h).
 #include "tandem/spark/fragment_task.h"
 
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+
 #include "tandem/exec/executor.h"
 #include "tandem/gpu/memory_config.h"
 #include "tandem/memory/host_memory.h"
@@ -13,6 +17,50 @@
 #include "tandem/spark/unsafe_rows.h"
 
 namespace tandem::spark {
+namespace {
+
+// At most tandem.sql.concurrentGpuTasks tasks place work on the GPU at once in this process
+// (RAPIDS users know the idea as spark.rapids.sql.concurrentGpuTasks); others wait their turn.
+class GpuTaskGate {
+ public:
+  void Enter(int64_t limit) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return running_ < limit; });
+    ++running_;
+  }
+  void Leave() {
+    std::lock_guard<std::mutex> lock(mu_);
+    --running_;
+    cv_.notify_one();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int64_t running_ = 0;
+};
+
+GpuTaskGate& Gate() {
+  static GpuTaskGate gate;
+  return gate;
+}
+
+// A task's turn on the GPU, for as long as it lives.
+class GpuTurn {
+ public:
+  explicit GpuTurn(int64_t limit) { Gate().Enter(limit); }
+  ~GpuTurn() { Gate().Leave(); }
+  GpuTurn(const GpuTurn&) = delete;
+  GpuTurn& operator=(const GpuTurn&) = delete;
+};
+
+std::atomic<int64_t> g_open_tasks{0};
+
+}  // namespace
+
+int64_t FragmentTask::OpenTasks() { return g_open_tasks.load(); }
+
+FragmentTask::~FragmentTask() { g_open_tasks.fetch_sub(1); }
 
 Result<std::unique_ptr<FragmentTask>> FragmentTask::Open(const std::string& fragment_json,
                                                          const std::string& task_json,
@@ -21,9 +69,11 @@ Result<std::unique_ptr<FragmentTask>> FragmentTask::Open(const std::string& frag
   TANDEM_ASSIGN_OR_RAISE(TaskData data, TaskDataFromJson(fragment, task_json));
   Config c = config;
   // Spark's LEGACY arithmetic (ANSI off) is implemented on the CPU path only.
-  TANDEM_RETURN_NOT_OK(c.Set(config_keys::kDevice, fragment.settings.ansi ? fragment.device : "cpu"));
+  TANDEM_RETURN_NOT_OK(
+      c.Set(config_keys::kDevice, fragment.settings.ansi ? fragment.device : "cpu"));
   TANDEM_RETURN_NOT_OK(c.Set(config_keys::kAnsi, fragment.settings.ansi ? "true" : "false"));
   std::unique_ptr<FragmentTask> task(new FragmentTask(std::move(fragment), std::move(data), c));
+  g_open_tasks.fetch_add(1);
   task->pending_.resize(task->fragment_.inputs.size());
   return task;
 }
@@ -74,7 +124,11 @@ Status FragmentTask::Execute() {
   ctx_.num_threads = static_cast<int>(config_.GetInt(config_keys::kThreads));
   ctx_.gpu_memory = gpu::DeviceMemoryConfigFrom(config_);
   ctx_.cancelled = &cancelled_;
-  TANDEM_ASSIGN_OR_RAISE(result_, ::tandem::Execute(*placed.plan, ctx_));
+  {
+    std::optional<GpuTurn> turn;
+    if (placed.uses_gpu) turn.emplace(config_.GetInt(config_keys::kConcurrentGpuTasks));
+    TANDEM_ASSIGN_OR_RAISE(result_, ::tandem::Execute(*placed.plan, ctx_));
+  }
   plan_text_ = PlanToStringWithMetrics(*placed.plan, ctx_);
   output_rows_ = result_.num_rows();
   output_batches_ = static_cast<int64_t>(result_.batches.size());

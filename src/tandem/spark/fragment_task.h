@@ -39,6 +39,11 @@ class FragmentTask {
   // Frees batch i (the plugin is done with it).
   void Release(int i);
 
+  ~FragmentTask();
+  // Tasks opened and not yet destroyed in this process (the plugin's tests check that a query
+  // leaves none behind).
+  static int64_t OpenTasks();
+
   // Stops the run at the next operator boundary with a "cancelled" error.
   void Cancel() { cancelled_.store(true); }
 

@@ -340,13 +340,21 @@ TEST_F(FragmentTest, LegacyModeWrapsIntegersAndNullsDecimalOverflow) {
   // Spark with ANSI off: INT64_MAX + k wraps; a decimal(38,0) product past 38 digits is NULL.
   const DataType d38 = DataType::Decimal(38, 0);
   Json big = Lit(d38, "99999999999999999999999999999999999999");
-  Json project = {{"op", "project"}, {"id", 2}, {"child", Scan(1)},
-                  {"exprs", {Call("add", {Lit(kI64, INT64_MAX), Col(0, kI64)}, kI64, "legacy"),
-                             Call("multiply", {big, {{"kind", "cast"}, {"arg", Col(0, kI64)},
-                                                     {"type", Type(d38)}, {"mode", "legacy"}}},
-                                  d38, "legacy")}},
-                  {"output", {F("x", kI64), F("y", d38)}}};
-  Json limit = {{"op", "limit"}, {"id", 3}, {"limit", 14}, {"child", project},
+  Json project = {
+      {"op", "project"},
+      {"id", 2},
+      {"child", Scan(1)},
+      {"exprs",
+       {Call("add", {Lit(kI64, INT64_MAX), Col(0, kI64)}, kI64, "legacy"),
+        Call("multiply",
+             {big,
+              {{"kind", "cast"}, {"arg", Col(0, kI64)}, {"type", Type(d38)}, {"mode", "legacy"}}},
+             d38, "legacy")}},
+      {"output", {F("x", kI64), F("y", d38)}}};
+  Json limit = {{"op", "limit"},
+                {"id", 3},
+                {"limit", 14},
+                {"child", project},
                 {"output", {F("x", kI64), F("y", d38)}}};
   auto t = Run(Document(limit, Json::array(), "cpu", /*ansi=*/false), Splits(1, path_, 0, -1));
   ASSERT_TRUE(t.ok()) << t.status().ToString();

@@ -200,4 +200,14 @@ JNIEXPORT void JNICALL Java_dev_tandem_spark_TandemNative_close(JNIEnv*, jclass,
   delete TaskOf(h);
 }
 
+// {"open_tasks": n, "host_bytes": in use, "host_peak_bytes": peak}: for leak checks in tests.
+JNIEXPORT jbyteArray JNICALL Java_dev_tandem_spark_TandemNative_memory(JNIEnv* env, jclass) {
+  return Guard(env, static_cast<jbyteArray>(nullptr), [&]() -> jbyteArray {
+    const nlohmann::json j = {{"open_tasks", FragmentTask::OpenTasks()},
+                              {"host_bytes", tandem::host_memory::InUse()},
+                              {"host_peak_bytes", tandem::host_memory::Peak()}};
+    return Bytes(env, j.dump());
+  });
+}
+
 }  // extern "C"
