@@ -24,7 +24,14 @@ Python Decimals (F.lit(Decimal("0.06")) is decimal(2,2), as the SQL literal 0.06
 literal would turn the comparison or the product into a double one), integer constants Python
 ints, and date arithmetic goes through date_sub/add_months (what Spark rewrites `date -
 interval '90' day` and `date + interval '3' month` to; both fold to a date constant). Output
-column names and types are the SQL's.
+column names and types are the SQL's (nullability too).
+
+Their plans are not always the SQL's (checked with Spark 4.0.1 at SF1): the uncorrelated
+scalar subqueries of Q11 and Q22 are a BroadcastNestedLoopJoin (Cross) here and a
+ScalarSubquery in the SQL plan, Q15's max is a hash join on the decimal total_revenue here,
+for Q18 and Q20 Spark pushes the SQL's IN semi joins further (an extra LeftSemi join on
+lineitem), and the join orders of Q2 and Q17 differ. The SQL's correlated subqueries (Q2, Q17,
+Q20) are decorrelated by Spark into the same aggregate-and-join shape as here.
 """
 import datetime
 import math
@@ -427,9 +434,11 @@ def q16(spark):
     complaints = (t["supplier"].filter(F.col("s_comment").like("%Customer%Complaints%"))
                   .select("s_suppkey"))
     # NOT IN: an anti join that also drops a row whose comparison is NULL (a NULL ps_suppkey, or
-    # any NULL s_suppkey), which is what Spark makes of the SQL's NOT IN (a null-aware anti
-    # join). how="left_anti" on the key alone would be NOT EXISTS; same answer here, as neither
-    # column holds NULLs, but Spark sees the columns as nullable and plans them differently.
+    # any NULL s_suppkey). That is the join Spark makes of the SQL's NOT IN, and Spark plans
+    # both as the same null-aware anti join (BroadcastHashJoin LeftAnti, isNullAwareAntiJoin).
+    # how="left_anti" on the key alone would be NOT EXISTS: the same answer here, as neither
+    # column holds NULLs, but Spark reads the columns as nullable and plans it differently.
+    # (At SF0.1 no supplier comment matches, and AQE drops the anti join altogether.)
     in_complaints = F.col("ps_suppkey") == F.col("s_suppkey")
     return (t["partsupp"]
             .join(t["part"].filter((F.col("p_brand") != "Brand#45")

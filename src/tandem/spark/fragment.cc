@@ -426,8 +426,15 @@ Result<Fragment> ParseFragment(const std::string& text) {
       f.inputs.push_back(std::move(in));
     }
   }
-  TANDEM_ASSIGN_OR_RAISE(const Json* root, Member(doc, "root", "document"));
-  f.root = *root;
+  if (doc.contains("roots")) {
+    const Json& roots = doc["roots"];
+    if (!roots.is_array() || roots.empty()) return Bad("document", "roots must be a nonempty list");
+    if (doc.contains("root")) return Bad("document", "has both root and roots");
+    for (const Json& r : roots) f.roots.push_back(r);
+  } else {
+    TANDEM_ASSIGN_OR_RAISE(const Json* root, Member(doc, "root", "document"));
+    f.roots.push_back(*root);
+  }
   return f;
 }
 
@@ -438,7 +445,7 @@ Result<TaskData> TaskDataFromJson(const Fragment& fragment, const std::string& t
   Json doc = Json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) return Bad("task", "not a JSON object");
   std::map<int64_t, Schema> scans;
-  CollectScans(fragment.root, &scans);
+  for (const Json& root : fragment.roots) CollectScans(root, &scans);
   auto splits = doc.find("splits");
   if (splits == doc.end()) return data;
   if (!splits->is_object()) return Bad("task", "splits must be an object");
@@ -471,18 +478,25 @@ Result<TaskData> TaskDataFromJson(const Fragment& fragment, const std::string& t
 }
 
 std::vector<NodeVerdict> ValidateFragment(const Fragment& fragment) {
-  std::vector<NodeVerdict> verdicts;
-  Builder builder(fragment, nullptr, &verdicts);
-  Result<PlanPtr> plan = builder.Build(fragment.root, "root");
-  if (!plan.ok()) {
-    // The document itself is malformed: one verdict saying so, for the root.
-    NodeVerdict v;
-    v.id = fragment.root.value("id", int64_t{-1});
-    v.op = fragment.root.value("op", "");
-    v.reason = plan.status().message();
-    verdicts = {v};
+  std::vector<NodeVerdict> all;
+  for (size_t i = 0; i < fragment.roots.size(); ++i) {
+    const Json& root = fragment.roots[i];
+    std::vector<NodeVerdict> verdicts;
+    Builder builder(fragment, nullptr, &verdicts);
+    const std::string where =
+        fragment.roots.size() == 1 ? std::string("root") : "roots[" + std::to_string(i) + "]";
+    Result<PlanPtr> plan = builder.Build(root, where);
+    if (!plan.ok()) {
+      // The tree itself is malformed: one verdict saying so, for its root.
+      NodeVerdict v;
+      v.id = root.is_object() ? root.value("id", int64_t{-1}) : -1;
+      v.op = root.is_object() ? root.value("op", "") : "";
+      v.reason = plan.status().message();
+      verdicts = {v};
+    }
+    all.insert(all.end(), verdicts.begin(), verdicts.end());
   }
-  return verdicts;
+  return all;
 }
 
 Json VerdictsToJson(const std::vector<NodeVerdict>& verdicts) {
@@ -500,8 +514,12 @@ Json VerdictsToJson(const std::vector<NodeVerdict>& verdicts) {
 }
 
 Result<PlanPtr> BuildFragmentPlan(const Fragment& fragment, const TaskData& data) {
+  if (fragment.roots.size() != 1) {
+    return Status::Invalid("Spark fragment: a task runs one tree (root), not " +
+                           std::to_string(fragment.roots.size()) + " (roots)");
+  }
   Builder builder(fragment, &data, nullptr);
-  return builder.Build(fragment.root, "root");
+  return builder.Build(fragment.root(), "root");
 }
 
 }  // namespace tandem::spark

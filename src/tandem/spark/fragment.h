@@ -28,7 +28,11 @@ struct Fragment {
   SparkSettings settings;
   std::string device = "auto";  // tandem.sql.device
   std::vector<FragmentInput> inputs;
-  Json root;
+  // An execution document has one tree ("root"); a validation document may list several
+  // ("roots": every maximal translated tree of a stage, and the final twins of partial
+  // aggregates). `roots` holds them all; `root()` is the first.
+  std::vector<Json> roots;
+  const Json& root() const { return roots.front(); }
 };
 
 Result<Fragment> ParseFragment(const std::string& text);
@@ -56,6 +60,8 @@ struct NodeVerdict {
   std::string reason;
 };
 
+// Judges every node of every root; a root too malformed to walk gets one verdict (its own) saying
+// why, and the other roots are judged as usual.
 std::vector<NodeVerdict> ValidateFragment(const Fragment& fragment);
 // {"nodes": [{"id", "op", "supported", "device"|"reason"}...]}
 Json VerdictsToJson(const std::vector<NodeVerdict>& verdicts);

@@ -219,6 +219,14 @@ Result<std::vector<SparkAggregate>> ParseAggregates(const Json& node, const Sche
     TANDEM_ASSIGN_OR_RAISE(std::string fn, StringMember(j, "fn", at));
     TANDEM_ASSIGN_OR_RAISE(a.fn, FnOf(fn));
     if (j.value("distinct", false)) return Unsupported(fn + "(DISTINCT ...)");
+    if (j.contains("mode")) {
+      // sum and avg carry Spark's eval mode. ANSI and LEGACY both run; an overflowing sum fails
+      // the task in either (Spark's LEGACY would wrap a long or give NULL for a decimal).
+      const std::string eval = j["mode"].is_string() ? j["mode"].get<std::string>() : "";
+      if (eval == "try") return Unsupported("try_" + fn + " (TRY mode)");
+      if (eval != "ansi" && eval != "legacy")
+        return Unsupported(fn + " in eval mode " + j["mode"].dump());
+    }
     if (j.contains("filter") && !j["filter"].is_null()) return Unsupported(fn + " with a FILTER");
     TANDEM_ASSIGN_OR_RAISE(const Json* out_json, Member(j, "output", at));
     TANDEM_ASSIGN_OR_RAISE(a.out, SchemaFromJson(*out_json, at + ".output"));

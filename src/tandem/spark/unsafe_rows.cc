@@ -63,10 +63,10 @@ Result<BatchPtr> DecodeUnsafeRows(const Schema& schema, const uint8_t* data, int
   for (const Field& f : schema.fields) builders.emplace_back(f.type, rows);
   int64_t at = 0;
   for (int64_t r = 0; r < rows; ++r) {
-    if (at + 4 > bytes) return Malformed(r, "the block ends before its size");
+    if (at + kRowHeaderBytes > bytes) return Malformed(r, "the block ends before its header");
     const int32_t size = Load<int32_t>(data + at);
-    at += 4;
-    if (size < fixed || at + size > bytes) {
+    at += kRowHeaderBytes;
+    if (size < fixed || size % 8 != 0 || at + size > bytes) {
       return Malformed(r,
                        "size " + std::to_string(size) + " for " + std::to_string(nf) + " fields");
     }
@@ -129,7 +129,7 @@ Result<BatchPtr> DecodeUnsafeRows(const Schema& schema, const uint8_t* data, int
           return Status::Unsupported("Spark rows with a " + t.ToString() + " column");
       }
     }
-    at += (size + 7) / 8 * 8;
+    at += size;
   }
   auto batch = std::make_shared<Batch>();
   batch->schema = schema;
@@ -195,7 +195,9 @@ std::string EncodeUnsafeRows(const Schema& schema, const std::vector<std::vector
       }
     }
     const int32_t size = static_cast<int32_t>(row.size());
+    const int32_t pad = 0;
     out.append(reinterpret_cast<const char*>(&size), 4);
+    out.append(reinterpret_cast<const char*>(&pad), 4);
     out += row;
   }
   return out;

@@ -203,6 +203,35 @@ TEST_F(FragmentTest, MalformedDocumentsNameWhatIsWrong) {
   EXPECT_NE(v[0].reason.find("unknown type id 'interval'"), std::string::npos) << v[0].reason;
 }
 
+// A stage's validation document lists every tree ("roots"): here a partial aggregate and its
+// final twin over rows, a try_sum that has no Tandem twin, and a tree too malformed to walk; each
+// is judged alone and the malformed one does not hide the others' verdicts.
+TEST_F(FragmentTest, ValidationJudgesEveryRootOfAStage) {
+  Json partial = PartialAggregate();
+  Json twin = FinalAggregate();
+  Json try_sum = PartialAggregate();
+  try_sum["id"] = 20;
+  try_sum["child"]["id"] = 21;
+  try_sum["child"]["child"]["id"] = 22;
+  try_sum["aggregates"][0]["mode"] = "try";
+  Json broken = {{"op", "filter"}, {"id", 30}};
+  Json doc = Document(partial, {{{"kind", "rows"}, {"schema", PartialOutput()}}});
+  doc.erase("root");
+  doc["roots"] = {partial, twin, try_sum, broken};
+  auto f = ParseFragment(doc.dump());
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  std::map<int64_t, NodeVerdict> by_id;
+  for (const NodeVerdict& n : ValidateFragment(*f)) by_id[n.id] = n;
+  for (int64_t id : {1, 2, 3, 11, 21, 22})
+    EXPECT_TRUE(by_id[id].supported) << id << by_id[id].reason;
+  EXPECT_FALSE(by_id[20].supported);
+  EXPECT_NE(by_id[20].reason.find("TRY mode"), std::string::npos) << by_id[20].reason;
+  EXPECT_FALSE(by_id[30].supported);
+  EXPECT_NE(by_id[30].reason.find("roots[3]"), std::string::npos) << by_id[30].reason;
+  // A task runs one tree: roots are for validation only.
+  EXPECT_FALSE(BuildFragmentPlan(*f, TaskData{}).ok());
+}
+
 TEST_F(FragmentTest, SplitsByByteRangeReadEveryRowGroupOnce) {
   const int64_t size = static_cast<int64_t>(std::filesystem::file_size(path_));
   Json count = {{"op", "aggregate"},

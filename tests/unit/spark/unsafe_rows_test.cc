@@ -125,7 +125,7 @@ TEST(UnsafeRows, MalformedBlocksAreErrors) {
   EXPECT_FALSE(DecodeUnsafeRows(schema, p, n, 2).ok());
   // A string slot pointing past the row.
   std::string bad = block;
-  const size_t slot = 4 + 8 + 8 * 11;  // size, bitset, then the string field's slot
+  const size_t slot = kRowHeaderBytes + 8 + 8 * 11;  // header, bitset, the string field's slot
   uint64_t word = (uint64_t{1} << 40) | 5;
   std::memcpy(bad.data() + slot, &word, 8);
   auto r = DecodeUnsafeRows(schema, reinterpret_cast<const uint8_t*>(bad.data()), n, 1);
@@ -137,6 +137,13 @@ TEST(UnsafeRows, MalformedBlocksAreErrors) {
   const int32_t size = 8;
   std::memcpy(tiny.data(), &size, 4);
   EXPECT_FALSE(DecodeUnsafeRows(schema, reinterpret_cast<const uint8_t*>(tiny.data()), n, 1).ok());
+  // A size that is not a multiple of 8 (UnsafeRow's never is).
+  std::string odd = block;
+  int32_t odd_size = 0;
+  std::memcpy(&odd_size, odd.data(), 4);
+  odd_size -= 4;
+  std::memcpy(odd.data(), &odd_size, 4);
+  EXPECT_FALSE(DecodeUnsafeRows(schema, reinterpret_cast<const uint8_t*>(odd.data()), n, 1).ok());
 }
 
 }  // namespace

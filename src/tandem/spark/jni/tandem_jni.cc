@@ -9,6 +9,7 @@
 #include <exception>
 #include <mutex>
 #include <new>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tandem/common/config.h"
@@ -16,12 +17,14 @@
 #include "tandem/gpu/memory_config.h"
 #include "tandem/gpu/runtime.h"
 #include "tandem/memory/host_memory.h"
+#include "tandem/spark/executor_settings.h"
 #include "tandem/spark/fragment.h"
 #include "tandem/spark/fragment_task.h"
 
 namespace {
 
 using tandem::Config;
+using tandem::Result;
 using tandem::Status;
 using tandem::spark::FragmentTask;
 
@@ -71,32 +74,21 @@ T Guard(JNIEnv* env, T on_error, F body) {
 
 extern "C" {
 
-// init(settings): {"conf": {"tandem.sql.threads": "4", ...}}; every key goes through the
-// configuration registry, so a bad value is an error naming the key.
+// init(settings): the executor's start-up document (spark/executor_settings.h).
 JNIEXPORT void JNICALL Java_dev_tandem_spark_TandemNative_init(JNIEnv* env, jclass,
                                                                jbyteArray settings) {
   Guard(env, 0, [&] {
-    const auto doc = nlohmann::json::parse(Utf8(env, settings), nullptr, false);
-    if (doc.is_discarded() || !doc.is_object()) {
-      Throw(env, "Tandem settings are not a JSON object");
+    Result<Config> config = tandem::spark::ExecutorConfigFromJson(Utf8(env, settings));
+    if (!config.ok()) {
+      Throw(env, config.status());
       return 0;
     }
-    Config config;
-    if (doc.contains("conf") && doc["conf"].is_object()) {
-      for (const auto& [key, value] : doc["conf"].items()) {
-        const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-        if (Status st = config.Set(key, text); !st.ok()) {
-          Throw(env, st);
-          return 0;
-        }
-      }
-    }
-    tandem::host_memory::SetLimit(config.GetInt(tandem::config_keys::kHostMemoryLimit));
-    if (config.Get(tandem::config_keys::kDevice) != "cpu") {
-      tandem::gpu::StartRuntimeInBackground(tandem::gpu::DeviceMemoryConfigFrom(config));
+    tandem::host_memory::SetLimit(config->GetInt(tandem::config_keys::kHostMemoryLimit));
+    if (config->Get(tandem::config_keys::kDevice) != "cpu") {
+      tandem::gpu::StartRuntimeInBackground(tandem::gpu::DeviceMemoryConfigFrom(*config));
     }
     std::lock_guard<std::mutex> lock(g_config_mutex);
-    g_config = config;
+    g_config = *config;
     return 0;
   });
 }
@@ -186,8 +178,8 @@ JNIEXPORT void JNICALL Java_dev_tandem_spark_TandemNative_release(JNIEnv*, jclas
   TaskOf(h)->Release(i);
 }
 
-JNIEXPORT jbyteArray JNICALL Java_dev_tandem_spark_TandemNative_metrics(JNIEnv* env, jclass,
-                                                                        jlong h) {
+JNIEXPORT jbyteArray JNICALL Java_dev_tandem_spark_TandemNative_metrics0(JNIEnv* env, jclass,
+                                                                         jlong h) {
   return Guard(env, static_cast<jbyteArray>(nullptr),
                [&]() -> jbyteArray { return Bytes(env, TaskOf(h)->MetricsJson()); });
 }
@@ -201,7 +193,7 @@ JNIEXPORT void JNICALL Java_dev_tandem_spark_TandemNative_close(JNIEnv*, jclass,
 }
 
 // {"open_tasks": n, "host_bytes": in use, "host_peak_bytes": peak}: for leak checks in tests.
-JNIEXPORT jbyteArray JNICALL Java_dev_tandem_spark_TandemNative_memory(JNIEnv* env, jclass) {
+JNIEXPORT jbyteArray JNICALL Java_dev_tandem_spark_TandemNative_memory0(JNIEnv* env, jclass) {
   return Guard(env, static_cast<jbyteArray>(nullptr), [&]() -> jbyteArray {
     const nlohmann::json j = {{"open_tasks", FragmentTask::OpenTasks()},
                               {"host_bytes", tandem::host_memory::InUse()},

@@ -1,0 +1,54 @@
+// Start-up document -> Config (executor_settings.h).
+#include "tandem/spark/executor_settings.h"
+
+#include <nlohmann/json.hpp>
+
+namespace tandem::spark {
+namespace {
+
+struct Key {
+  const char* json;   // in the start-up document
+  const char* spark;  // the setting it came from, for messages
+  const char* tandem;
+};
+
+constexpr Key kKeys[] = {
+    {"threads", "spark.task.cpus", config_keys::kThreads},
+    {"device", "spark.tandem.sql.device", config_keys::kDevice},
+    {"concurrent_gpu_tasks", "spark.tandem.sql.concurrentGpuTasks",
+     config_keys::kConcurrentGpuTasks},
+    {"host_memory_limit", "spark.tandem.memory.host.limit", config_keys::kHostMemoryLimit},
+};
+
+Status Bad(const std::string& what) { return Status::Invalid("Tandem start-up settings: " + what); }
+
+}  // namespace
+
+Result<Config> ExecutorConfigFromJson(const std::string& text) {
+  const auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) return Bad("not a JSON object");
+  Config config;
+  for (const auto& [name, value] : doc.items()) {
+    if (name == "udf_libraries") {
+      if (!value.is_array()) return Bad("udf_libraries must be a list");
+      if (!value.empty()) {
+        return Status::Unsupported(
+            "spark.tandem.udf.libraries: C++ UDFs are not callable from Spark yet (use them "
+            "through the tandem CLI)");
+      }
+      continue;
+    }
+    const Key* key = nullptr;
+    for (const Key& k : kKeys) {
+      if (name == k.json) key = &k;
+    }
+    if (!key) return Bad("unknown key '" + name + "'");
+    const std::string v = value.is_string() ? value.get<std::string>() : value.dump();
+    if (Status st = config.Set(key->tandem, v); !st.ok()) {
+      return Status::Invalid(std::string(key->spark) + ": " + st.message());
+    }
+  }
+  return config;
+}
+
+}  // namespace tandem::spark
