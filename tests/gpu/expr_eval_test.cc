@@ -294,6 +294,23 @@ TEST_F(GpuExprEval, ErrorsMatchTheCpu) {
   Check(Call("multiply", {wide, MakeCast(wide, DataType::Decimal(38, 0), true)}));
 }
 
+// decimal(38, s) operands lose scale (Spark's adjustPrecisionScale): the exact sum or difference
+// rounded HALF_UP to the result's scale, on both sides.
+TEST_F(GpuExprEval, DecimalPrecisionLossMatchesCpu) {
+  TANDEM_REQUIRE_GPU();
+  Load(test_util::RandomBatch(20000, 8));
+  auto dec = Col(3), wide = Col(4);
+  auto a = Call("multiply", {MakeCast(wide, DataType::Decimal(38, 10)),
+                             MakeCast(dec, DataType::Decimal(38, 10))});  // (38, 6)
+  auto x =
+      MakeCast(Call("divide", {wide, Lit(Value::Decimal(7, 1, 0))}), DataType::Decimal(38, 10));
+  auto y = MakeCast(Call("divide", {dec, Lit(Value::Decimal(3, 1, 0))}), DataType::Decimal(38, 12));
+  Check(Call("add", {x, x}));       // (38, 10) + (38, 10) -> (38, 9)
+  Check(Call("subtract", {x, y}));  // (38, 10) - (38, 12) -> (38, 11)
+  Check(Call("add", {y, a}));
+  Check(Call("subtract", {MakeCast(dec, DataType::Decimal(38, 0)), y}));
+}
+
 TEST_F(GpuExprEval, SelectTrueMatchesCpuSelection) {
   TANDEM_REQUIRE_GPU();
   Load(test_util::RandomBatch(30000, 7));

@@ -160,6 +160,57 @@ bool Rescale(int128_t v, int from, int to, int128_t* out) {
   return !__builtin_mul_overflow(v, kPow10.v[k], out);
 }
 
+bool AddRescaled(int128_t a, int sa, int128_t b, int sb, bool subtract, int rs, int128_t* out) {
+  const int s = std::max(sa, sb);
+  const int k = s - rs;  // Spark keeps at least min(s, 6) digits, so k <= 32
+  if (k <= 0) {
+    int128_t xa, xb;
+    if (!Rescale(a, sa, rs, &xa) || !Rescale(b, sb, rs, &xb)) return false;
+    return !(subtract ? __builtin_sub_overflow(xa, xb, out) : __builtin_add_overflow(xa, xb, out));
+  }
+  // x = q * 10^-rs + r * 10^-s with |r| < 10^k.
+  auto split = [&](int128_t x, int sx, int128_t* q, int128_t* r) {
+    if (sx <= rs) {
+      *r = 0;
+      return Rescale(x, sx, rs, q);
+    }
+    const int128_t p = kPow10.v[sx - rs];
+    *q = x / p;
+    *r = (x % p) * kPow10.v[s - sx];
+    return true;
+  };
+  int128_t qa, ra, qb, rb;
+  if (!split(a, sa, &qa, &ra) || !split(b, sb, &qb, &rb)) return false;
+  int128_t q;
+  if (subtract ? __builtin_sub_overflow(qa, qb, &q) : __builtin_add_overflow(qa, qb, &q)) {
+    return false;
+  }
+  int128_t r = subtract ? ra - rb : ra + rb;  // |r| < 2 * 10^32
+  const int128_t p = kPow10.v[k];
+  if (r >= p) {
+    r -= p;
+    ++q;
+  } else if (r <= -p) {
+    r += p;
+    --q;
+  }
+  // Give q and r one sign: the value is q + r / 10^k, rounded half away from zero.
+  if (q > 0 && r < 0) {
+    r += p;
+    --q;
+  } else if (q < 0 && r > 0) {
+    r -= p;
+    ++q;
+  }
+  if (2 * r >= p) {
+    ++q;
+  } else if (2 * r <= -p) {
+    --q;
+  }
+  *out = q;
+  return true;
+}
+
 bool MultiplyRescaled(int128_t a, int128_t b, int drop, int128_t* out) {
   int128_t p;
   if (!__builtin_mul_overflow(a, b, &p)) {

@@ -43,6 +43,11 @@ bool Rescale(int128_t v, int from, int to, int128_t* out);
 // Divides by 10^k with HALF_UP rounding (k in [0, 38]; k > 38 gives 0).
 int128_t DivPow10Round(int128_t v, int k);
 
+// a (scale sa) plus b (scale sb), or minus it, rounded HALF_UP to scale rs where rs is below
+// max(sa, sb) (Spark's precision loss on decimal(38, s) arithmetic), computed exactly: each
+// operand is split into its digits at scale rs and the rest, so the full-scale sum, which may
+// need more than 128 bits, is never formed. False when the digits at scale rs pass 128 bits.
+bool AddRescaled(int128_t a, int sa, int128_t b, int sb, bool subtract, int rs, int128_t* out);
 // a * b with the product's scale reduced by `drop` digits (HALF_UP); false on overflow.
 bool MultiplyRescaled(int128_t a, int128_t b, int drop, int128_t* out);
 // round(a * 10^up / b, HALF_UP) for b != 0; false when the quotient does not fit 128 bits.

@@ -259,6 +259,19 @@ Result<ColumnPtr> DecimalArithTyped(const CallContext& cc, Op op, const Datum& x
   switch (op) {
     case Op::kAdd:
     case Op::kSub: {
+      if (tr.scale < std::max(ta.scale, tb.scale)) {
+        // Precision loss (decimal(38, s) operands): the exact sum rounded to the result's scale.
+        const bool sub = op == Op::kSub;
+        const int sa = ta.scale, sb = tb.scale, sr = tr.scale;
+        auto f = [=](A a, B b, R* r) {
+          int128_t s;
+          const bool ok = decimal::AddRescaled(a, sa, b, sb, sub, sr, &s);
+          *r = static_cast<R>(s);
+          return !ok || s > max128 || s < -max128;
+        };
+        if (BinaryLoop<A, B, R>(x, y, n, out, f)) TANDEM_RETURN_NOT_OK(fail(f));
+        break;
+      }
       const R ma = static_cast<R>(decimal::Pow10(tr.scale - ta.scale));
       const R mb = static_cast<R>(decimal::Pow10(tr.scale - tb.scale));
       const bool sub = op == Op::kSub;

@@ -131,6 +131,57 @@ __device__ inline bool DRescale(i128 v, int from, int to, i128* out) {
   return !MulOverflow128(v, kDevPow10.v[k], out);
 }
 
+// decimal::AddRescaled on the device (same steps, see types/decimal.h): a +- b rounded HALF_UP
+// to scale rs below max(sa, sb), without forming the full-scale sum.
+__device__ inline bool DAddRescaled(i128 a, int sa, i128 b, int sb, bool subtract, int rs,
+                                    i128* out) {
+  const int s = sa > sb ? sa : sb;
+  const int k = s - rs;
+  if (k <= 0) {
+    i128 xa, xb;
+    if (!DRescale(a, sa, rs, &xa) || !DRescale(b, sb, rs, &xb)) return false;
+    return !(subtract ? SubOverflow128(xa, xb, out) : AddOverflow128(xa, xb, out));
+  }
+  i128 q[2], r[2];
+  const i128 x[2] = {a, b};
+  const int sx[2] = {sa, sb};
+  for (int i = 0; i < 2; ++i) {
+    if (sx[i] <= rs) {
+      r[i] = 0;
+      if (!DRescale(x[i], sx[i], rs, &q[i])) return false;
+    } else {
+      const i128 p = kDevPow10.v[sx[i] - rs];
+      q[i] = x[i] / p;
+      r[i] = (x[i] % p) * kDevPow10.v[s - sx[i]];
+    }
+  }
+  i128 qs;
+  if (subtract ? SubOverflow128(q[0], q[1], &qs) : AddOverflow128(q[0], q[1], &qs)) return false;
+  i128 rsum = subtract ? r[0] - r[1] : r[0] + r[1];
+  const i128 p = kDevPow10.v[k];
+  if (rsum >= p) {
+    rsum -= p;
+    ++qs;
+  } else if (rsum <= -p) {
+    rsum += p;
+    --qs;
+  }
+  if (qs > 0 && rsum < 0) {
+    rsum += p;
+    --qs;
+  } else if (qs < 0 && rsum > 0) {
+    rsum -= p;
+    ++qs;
+  }
+  if (2 * rsum >= p) {
+    ++qs;
+  } else if (2 * rsum <= -p) {
+    --qs;
+  }
+  *out = qs;
+  return true;
+}
+
 __device__ inline bool DMultiplyRescaled(i128 a, i128 b, int drop, i128* out) {
   i128 p;
   if (!MulOverflow128(a, b, &p)) {

@@ -429,6 +429,10 @@ __device__ inline bool RunRow(const InterpParams& P, int64_t row, Val* st) {
         switch (in.a) {
           case kAdd:
           case kSub: {
+            if (sr < (sa > sb ? sa : sb)) {  // precision loss: exact sum rounded to sr
+              bad = !DAddRescaled(a, sa, b, sb, in.a == kSub, sr, &r);
+              break;
+            }
             i128 xa, xb;
             bad |= MulOverflow128(a, DPow10(sr - sa), &xa);
             bad |= MulOverflow128(b, DPow10(sr - sb), &xb);

@@ -14,6 +14,7 @@ import org.apache.spark.sql.catalyst.expressions.NullsFirst$;
 import org.apache.spark.sql.catalyst.expressions.SortOrder;
 import org.apache.spark.sql.execution.CollectLimitExec;
 import org.apache.spark.sql.execution.ColumnarToRowTransition;
+import org.apache.spark.sql.execution.EmptyRelationExec;
 import org.apache.spark.sql.execution.FileSourceScanExec;
 import org.apache.spark.sql.execution.FilterExec;
 import org.apache.spark.sql.execution.GlobalLimitExec;
@@ -90,6 +91,9 @@ final class PlanTranslator {
       return "exchanges, query stages and transitions stay in Spark";
     }
     if (plan instanceof ExecutedCommandExec) return "commands stay in Spark";
+    if (plan instanceof EmptyRelationExec) {
+      return "an empty relation (AQE found no rows) has nothing to run";
+    }
     return null;
   }
 

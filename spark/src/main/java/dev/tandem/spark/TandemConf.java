@@ -56,8 +56,10 @@ final class TandemConf {
       "2", "Tasks of one executor that may use the GPU at the same time.",
       TandemConf::checkPositiveInt);
   static final Setting UDF_LIBRARIES = new Setting("spark.tandem.udf.libraries", "",
-      "Comma-separated paths of Tandem UDF libraries (.so) every executor loads.",
-      value -> null);
+      "Reserved for Tandem C++ UDF libraries (.so) in Spark, which are not callable from Spark"
+          + " yet: only the empty value is accepted.",
+      value -> value.isEmpty() ? null
+          : "nothing yet: C++ UDFs are not callable from Spark (use them through the tandem CLI)");
   static final Setting MEMORY_HOST_LIMIT = new Setting("spark.tandem.memory.host.limit", "",
       "Host memory Tandem may use per executor (a size: 8g, ...); empty: Tandem's default"
           + " (tandem.memory.host.limit).",

@@ -1,0 +1,182 @@
+"""Spark's semantics under the Tandem plugin, case by case, against vanilla Spark in the same
+session: ANSI on (overflow fails the query in both) and off (wraps / NULL in both), a session
+time zone that is not UTC (Asia/Kathmandu, +05:45), decimal(38, s), NaN / -0.0 / NULL as keys
+and values, empty tables and empty partitions, hive-partitioned Parquet (typed and NULL
+partition values), characters outside the BMP, the plugin's settings (bad values named,
+explainOnly, the kill switch) and that no native task is left open.
+"""
+import datetime
+import math
+import os
+from decimal import Decimal
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import spark_session
+from spark_tpch import rows_difference
+
+
+@pytest.fixture(scope="module")
+def spark():
+    s = spark_session.session("tandem-test-spark-semantics")
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def tables(spark, tmp_path_factory):
+    """Temp views: nums (ints at the int32 limits, doubles with NaN/-0.0/inf, decimals up to
+    38 digits, strings with emoji, dates, timestamps, NULLs everywhere), empty (nums' schema,
+    no rows) and parts (hive-partitioned by an int, a string and a date, one NULL partition)."""
+    root = tmp_path_factory.mktemp("semantics")
+    n = 240
+    ints = [None if i % 17 == 0 else [2147483647, -2147483648, 0, -1, 7, i][i % 6] for i in range(n)]
+    doubles = [None if i % 13 == 0 else [math.nan, -0.0, 0.0, math.inf, -math.inf, i / 4,
+                                         -i / 8][i % 7] for i in range(n)]
+    big = [None if i % 11 == 0 else Decimal(f"{(-1) ** i * (10 ** 24 + i * 7919)}.{i:010d}")
+           for i in range(n)]
+    small = [None if i % 9 == 0 else Decimal(i * 37 - 4000).scaleb(-2) for i in range(n)]
+    words = ["", "a", "Ab", "straße", "😀", "x😀y", "ǅ", None, "zz"]
+    strings = [words[i % len(words)] for i in range(n)]
+    dates = [None if i % 19 == 0 else datetime.date(1969, 12, 25) + datetime.timedelta(days=i * 53)
+             for i in range(n)]
+    stamps = [None if i % 23 == 0 else datetime.datetime(2024, 3, 9, 23, 50) +
+              datetime.timedelta(minutes=i * 37) for i in range(n)]
+    table = pa.table({
+        "id": pa.array(range(n), pa.int64()),
+        "k": pa.array([None if i % 10 == 0 else i % 5 for i in range(n)], pa.int32()),
+        "e": pa.array(ints, pa.int32()),
+        "d": pa.array(doubles, pa.float64()),
+        "m38": pa.array(big, pa.decimal128(38, 10)),
+        "m": pa.array(small, pa.decimal128(12, 2)),
+        "s": pa.array(strings, pa.string()),
+        "dt": pa.array(dates, pa.date32()),
+        "ts": pa.array(stamps, pa.timestamp("us", tz="UTC")),
+    })
+    nums = root / "nums"
+    nums.mkdir()
+    for part in range(3):  # three files, one of them empty
+        pq.write_table(table.slice(part * 120, 120 if part < 2 else 0), nums / f"part-{part}.parquet",
+                       row_group_size=50)
+    pq.write_table(table.slice(0, 0), root / "empty.parquet")
+    spark.read.parquet(str(nums)).createOrReplaceTempView("nums")
+    spark.read.parquet(str(root / "empty.parquet")).createOrReplaceTempView("empty")
+    parts = spark.createDataFrame(
+        [(i, i % 3 if i % 7 else None, ["x", "y", "z"][i % 3], datetime.date(2020, 1, 1 + i % 2),
+          i * 1.5) for i in range(60)],
+        "id long, p int, q string, r date, v double")
+    parts.write.partitionBy("p", "q", "r").parquet(str(root / "parts"))
+    spark.read.parquet(str(root / "parts")).createOrReplaceTempView("parts")
+    return root
+
+
+def same(spark, sql, ordered=False, expect_tandem=True):
+    vanilla, tandem, plan = spark_session.both(spark, lambda: spark.sql(sql))
+    if expect_tandem:
+        assert spark_session.tandem_nodes(plan) > 0, f"nothing ran in Tandem: {sql}\n{plan}"
+    diff = rows_difference(tandem, vanilla, ordered)
+    assert diff is None, f"{sql}\n{diff}\n{plan}"
+    return tandem
+
+
+QUERIES = [
+    # NaN, -0.0 and NULL as grouping keys, join keys, sort keys and aggregated values.
+    "select d, count(*), min(id), max(id) from nums group by d",
+    "select a.id, b.id from nums a join nums b on a.d = b.d where a.id < 60",
+    "select min(d), max(d), sum(d), avg(d), count(d) from nums where d is not null",
+    "select id, d from nums order by d desc nulls last, id",
+    "select d = 0.0, d < 1.0, isnan(d) from nums",
+    # decimal(38, 10): sums, comparisons and the precision-loss rules of * and /.
+    "select k, sum(m38), min(m38), max(m38), count(m38) from nums group by k",
+    "select id, m38 + m38, m38 * m, m38 / 3, m38 > 0 from nums",
+    "select k, sum(m), avg(m) from nums group by k",
+    # Strings outside the BMP and empty strings.
+    "select s, count(*) from nums group by s",
+    "select id from nums where s = '😀' or s like 'x%' or s = ''",
+    "select length(s), substring(s, 2, 2), s || '!' from nums",
+    # Dates and timestamps.
+    "select dt, ts, extract(year from dt), date_add(dt, 40) from nums",
+    "select id from nums where dt between date '1970-01-01' and date '1990-06-30'",
+    # Empty inputs: an empty table, a filter that keeps nothing, aggregates over no rows.
+    "select count(*), sum(e), min(s) from empty",
+    "select count(*), sum(m), max(dt) from nums where id < 0",
+    "select a.id from nums a left anti join empty b on a.k = b.k where a.id < 10",
+    # Hive-partitioned Parquet: typed partition values, a NULL partition, partition filters.
+    "select p, q, r, count(*), sum(v) from parts group by p, q, r",
+    "select id, p, q from parts where p is null or q = 'y'",
+    "select id from parts where r = date '2020-01-02' and p = 1",
+]
+
+
+# AQE replaces these plans by an empty relation once it sees the empty side: nothing is left
+# for Tandem, and the answers must still agree.
+EMPTIED_BY_SPARK = [
+    "select k, count(*) from empty group by k",
+    "select a.k, count(*) from nums a join empty b on a.k = b.k group by a.k",
+]
+
+
+@pytest.mark.parametrize("sql", QUERIES)
+def test_answers_equal_vanilla_spark(spark, tables, sql):
+    same(spark, sql)
+
+
+@pytest.mark.parametrize("sql", EMPTIED_BY_SPARK)
+def test_plans_spark_empties_agree(spark, tables, sql):
+    same(spark, sql, expect_tandem=False)
+
+
+def test_ansi_overflow_fails_in_both(spark, tables):
+    sql = "select e + 1 from nums where e = 2147483647"
+    assert spark_session.error_of(spark, lambda: spark.sql(sql), False)
+    error = spark_session.error_of(spark, lambda: spark.sql(sql), True)
+    assert error and "overflow" in error.lower(), error
+
+
+def test_legacy_mode_wraps_like_spark(spark, tables):
+    with spark_session.settings(spark, spark__sql__ansi__enabled="false"):
+        rows = same(spark, "select id, e + 1, e * 2, -e, m38 * m38 from nums")
+    assert any(r[1] == -2147483648 for r in rows)
+
+
+def test_session_time_zone_kathmandu(spark, tables):
+    with spark_session.settings(spark, spark__sql__session__timeZone="Asia/Kathmandu"):
+        same(spark, "select id, hour(ts), cast(ts as date), ts from nums", expect_tandem=False)
+        same(spark, "select cast(ts as date) as day, count(*) from nums group by day",
+             expect_tandem=False)
+        same(spark, "select k, count(*), min(ts) from nums group by k")
+
+
+def test_explain_only_and_kill_switch_leave_the_plan_to_spark(spark, tables):
+    sql = "select k, count(*) from nums group by k"
+    for conf in ({"spark__tandem__sql__mode": "explainOnly"}, {"spark__tandem__enabled": "false"}):
+        with spark_session.settings(spark, **conf):
+            df = spark.sql(sql)
+            df.collect()
+            assert spark_session.tandem_nodes(spark_session.final_plan(df)) == 0, conf
+
+
+def test_bad_settings_are_named(spark, tables):
+    with spark_session.settings(spark, spark__tandem__sql__device="tpu"):
+        error = spark_session.error_of(spark, lambda: spark.sql("select count(*) from nums"), True)
+    assert error and "spark.tandem.sql.device" in error, error
+    with spark_session.settings(spark, spark__tandem__sql__exec__NoSuchExec="false"):
+        error = spark_session.error_of(spark, lambda: spark.sql("select count(*) from nums"), True)
+    assert error and "NoSuchExec" in error, error
+
+
+def test_a_switched_off_operator_stays_in_spark(spark, tables):
+    sql = "select k, count(*) from nums group by k"
+    with spark_session.settings(spark, spark__tandem__sql__exec__HashAggregateExec="false"):
+        vanilla, tandem, plan = spark_session.both(spark, lambda: spark.sql(sql))
+    assert "HashAggregate" in plan.replace("TandemExec", ""), plan
+    assert rows_difference(tandem, vanilla, False) is None
+
+
+def test_no_native_task_or_memory_is_left(spark, tables):
+    for sql in QUERIES[:6]:
+        spark.sql(sql).collect()
+    memory = spark_session.native_memory(spark)
+    assert memory["open_tasks"] == 0, memory
