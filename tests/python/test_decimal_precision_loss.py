@@ -63,3 +63,35 @@ def test_sum_is_rounded_from_the_exact_value(tmp_path, left, right):
                 if got is None or Decimal(got) != want:
                     bad.append(f"{x} , {y}: {got} (want {want})")
     assert not bad, f"decimal{left} +- decimal{right} -> decimal({p},{s}):\n" + "\n".join(bad[:10])
+
+
+def multiply_type(p1, s1, p2, s2):
+    """Spark's multiply result type (with allowPrecisionLoss)."""
+    precision, scale = p1 + p2 + 1, s1 + s2
+    if precision <= MAX_PRECISION:
+        return precision, scale
+    return MAX_PRECISION, max(MAX_PRECISION - (precision - scale), min(scale, 6))
+
+
+@pytest.mark.parametrize("left,right", [((38, 10), (38, 10)), ((38, 18), (20, 4)),
+                                        ((30, 4), (15, 2))])
+def test_product_is_rounded_from_the_exact_value(tmp_path, left, right):
+    """Products past 128 bits before rounding (both signs): the exact product, rounded."""
+    if not tandem_command():
+        pytest.skip("TANDEM_BIN not set")
+    rng = random.Random(left[0] * 1000 + left[1] * 100 + right[0] * 10 + right[1])
+    p, s = multiply_type(*left, *right)
+    room = (p - s) // 2  # integer digits per operand that cannot overflow the product
+    a = [random_value(rng, *left, room) for _ in range(400)]
+    b = [random_value(rng, *right, room) for _ in range(400)]
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"a": pa.array(a, pa.decimal128(*left)),
+                             "b": pa.array(b, pa.decimal128(*right))}), path)
+    _, rows, _ = run_tandem("select a * b from t", {"t": str(path)})
+    quantum = Decimal(1).scaleb(-s)
+    with localcontext() as ctx:
+        ctx.prec = 100
+        bad = [f"{x} * {y}: {got} (want {(x * y).quantize(quantum, rounding=ROUND_HALF_UP)})"
+               for x, y, (got,) in zip(a, b, rows)
+               if got is None or Decimal(got) != (x * y).quantize(quantum, rounding=ROUND_HALF_UP)]
+    assert not bad, f"decimal{left} * decimal{right} -> decimal({p},{s}):\n" + "\n".join(bad[:10])

@@ -86,6 +86,13 @@ TEST_F(GpuExprSupport, RejectsWithAReason) {
   sub->kind = ExprKind::kSubquery;
   sub->type = DataType::Bool();
   EXPECT_EQ(ExprUnsupported(*sub), "subquery");
+  // Spark's average and make_decimal take a NULL literal only for its type: no GPU form, and not
+  // the NULL a null-propagating function would give (the GPU once answered NULL for every avg).
+  const DataType avg_t = DataType::Decimal(19, 6);
+  auto avg = MakeCall("spark_decimal_average", {wide, i64, Lit(Value::Null(avg_t))}, avg_t, true);
+  EXPECT_EQ(ExprUnsupported(*avg), "function spark_decimal_average");
+  auto make = MakeCall("make_decimal", {i64, Lit(Value::Null(dec->type))}, dec->type, true);
+  EXPECT_EQ(ExprUnsupported(*make), "function make_decimal");
   // Left-deep chains need little stack; right-deep ones past the interpreter's stack are refused.
   ExprPtr right = i64;
   for (int k = 0; k < 40; ++k) right = MakeCall("add", {i64, right}, DataType::Int64(), true);

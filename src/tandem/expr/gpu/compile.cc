@@ -449,10 +449,21 @@ class Compiler {
     const std::string& n = e.name;
     const size_t nargs = e.args.size();
     // Null-propagating functions with a NULL literal argument: the arguments still run (their
-    // errors count), the result is NULL (the CPU's dispatcher does the same).
-    static const char* const kNonPropagating[] = {
-        "and",      "or",     "is_null",  "is_not_null", "is_distinct_from", "is_not_distinct_from",
-        "coalesce", "nullif", "greatest", "least"};
+    // errors count), the result is NULL (the CPU's dispatcher does the same). The list is the
+    // CPU's kernels registered as not null-propagating (expr/cpu/kernels_*.cc); the Spark ones
+    // take a NULL literal only to carry a type, and have no GPU form.
+    static const char* const kNonPropagating[] = {"and",
+                                                  "or",
+                                                  "is_null",
+                                                  "is_not_null",
+                                                  "is_distinct_from",
+                                                  "is_not_distinct_from",
+                                                  "coalesce",
+                                                  "nullif",
+                                                  "greatest",
+                                                  "least",
+                                                  "spark_decimal_average",
+                                                  "make_decimal"};
     bool propagating = true;
     for (const char* np : kNonPropagating) propagating &= n != np;
     if (propagating) {

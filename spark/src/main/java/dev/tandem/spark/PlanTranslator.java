@@ -123,22 +123,31 @@ final class PlanTranslator {
       node.set("keys", sortKeys(s.sortOrder(), expressions));
       return Translation.unary(true, node);
     }
+    // Spark's limits count the offset in: limit L, offset O keeps rows [O, L) (L < 0: no limit).
+    // Tandem's limit node keeps `limit` rows after skipping `offset`.
     if (plan instanceof GlobalLimitExec g) {
-      return Translation.unary(false, limit(output(g), g.limit(), g.offset()));
+      return Translation.unary(false,
+          limit(output(g), afterOffset(g.limit(), g.offset()), g.offset()));
     }
     if (plan instanceof LocalLimitExec l) {
       return Translation.unary(false, limit(output(l), l.limit(), 0));
     }
     if (plan instanceof CollectLimitExec c) {
-      // Every partition keeps its first limit + offset rows; one task then applies both.
-      long local = c.limit() < 0 ? -1 : (long) c.limit() + c.offset();
-      return twoPhase(false, limit(input, local, 0), limit(output(c), c.limit(), c.offset()));
+      // Every partition keeps its first L rows; one task then skips O of them.
+      return twoPhase(false, limit(input, c.limit(), 0),
+          limit(output(c), afterOffset(c.limit(), c.offset()), c.offset()));
     }
     TakeOrderedAndProjectExec t = (TakeOrderedAndProjectExec) plan;
-    ObjectNode local = topN(input, (long) t.limit() + t.offset(), 0, t.sortOrder(), expressions);
-    ObjectNode last = topN(input, t.limit(), t.offset(), t.sortOrder(), expressions);
+    ObjectNode local = topN(input, t.limit(), 0, t.sortOrder(), expressions);
+    ObjectNode last =
+        topN(input, afterOffset(t.limit(), t.offset()), t.offset(), t.sortOrder(), expressions);
     if (isIdentity(t.projectList(), input)) return twoPhase(true, local, last);
     return twoPhase(true, local, last, project(output(t), t.projectList(), expressions));
+  }
+
+  /** The rows a Spark limit keeps after its offset: limit - offset (at least 0), or -1. */
+  private static long afterOffset(int limit, int offset) {
+    return limit < 0 ? -1 : Math.max(0, (long) limit - offset);
   }
 
   /** chain[0] runs per partition; the rest once, over every partition's output. */
