@@ -60,6 +60,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "python"))
 
 import spark_tpch  # noqa: E402
+from machine import cpu_model  # noqa: E402
 
 PLUGIN_CLASS = "dev.tandem.spark.TandemPlugin"
 ENABLED_KEY = "spark.tandem.enabled"
@@ -696,17 +697,6 @@ def session_settings(spark, args):
             given = {k.strip(): v.strip() for k, _, v in (c.partition("=") for c in args.conf)}
             out.append((key, given.get(key, "?")))
     return out
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def main():

@@ -22,7 +22,6 @@ import argparse
 import datetime
 import math
 import os
-import platform
 import re
 import shutil
 import statistics
@@ -36,6 +35,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "python"))
 
 import duckdb  # noqa: E402
 
+from machine import cpu_model  # noqa: E402
 from random_queries import compare_results, run_duckdb  # noqa: E402
 
 TABLES = ["part", "partsupp", "supplier", "customer", "orders", "lineitem", "nation", "region"]
@@ -93,17 +93,6 @@ def run_duck(con, sql):
 
 def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def main():

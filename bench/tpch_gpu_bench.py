@@ -30,7 +30,8 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 import duckdb  # noqa: E402
 
 from random_queries import compare_results, run_duckdb  # noqa: E402
-from tpch_bench import TABLES, QUERY_DIR, cpu_model, geomean, parse_jsonl, query_meta  # noqa: E402
+from machine import cpu_model  # noqa: E402
+from tpch_bench import TABLES, QUERY_DIR, geomean, parse_jsonl, query_meta  # noqa: E402
 
 # Columns each scan-bound query reads (for the bandwidth floor) and their bytes per row in memory.
 FLOOR_COLUMNS = {

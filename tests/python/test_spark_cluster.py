@@ -26,7 +26,9 @@ def spark(tmp_path_factory):
     s.stop()
 
 
-@pytest.mark.parametrize("n", [1, 3, 9, 18])
+# Queries whose answers at SF 0.01 are not empty: AQE replaces a plan whose input turns out
+# empty by an empty relation (Q18 at this scale), leaving no TandemExec to count.
+@pytest.mark.parametrize("n", [1, 3, 9, 10])
 def test_tpch_on_two_executors(spark, n):
     vanilla, tandem, plan = spark_session.both(spark, lambda: spark.sql(spark_tpch.sql_query(n)))
     assert spark_session.tandem_nodes(plan) > 0, plan

@@ -186,3 +186,38 @@ def test_no_native_task_or_memory_is_left(spark, tables):
         spark.sql(sql).collect()
     memory = spark_session.native_memory(spark)
     assert memory["open_tasks"] == 0, memory
+
+
+def test_cancelling_a_job_stops_the_native_work(spark, tables):
+    """A join that would run for minutes in Tandem: cancelling the job ends its native tasks
+    within seconds (the task's kill reaches TandemNative.cancel, which the join checks between
+    slices of its output), and nothing is left open."""
+    import threading
+    import time
+    sql = ("select count(*) from nums a, nums b, nums c, nums d "
+           "where a.id + b.id + c.id + d.id = -5")
+    sc = spark.sparkContext
+    outcome = {}
+
+    def run():
+        sc.setJobGroup("tandem-cancel-test", "a join to cancel", interruptOnCancel=True)
+        try:
+            spark.sql(sql).collect()
+            outcome["error"] = None
+        except Exception as e:  # the cancellation, as py4j/pyspark raise it
+            outcome["error"] = str(e)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    deadline = time.monotonic() + 60
+    while spark_session.native_memory(spark)["open_tasks"] == 0:
+        assert time.monotonic() < deadline and worker.is_alive(), "no native task started"
+        time.sleep(0.2)
+    cancelled_at = time.monotonic()
+    sc.cancelJobGroup("tandem-cancel-test")
+    worker.join(60)
+    assert not worker.is_alive(), "the job did not end within 60 s of its cancellation"
+    assert outcome["error"] and "cancel" in outcome["error"].lower(), outcome
+    while spark_session.native_memory(spark)["open_tasks"] > 0:
+        assert time.monotonic() - cancelled_at < 30, "native tasks still open 30 s after cancel"
+        time.sleep(0.2)

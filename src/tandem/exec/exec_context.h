@@ -84,8 +84,11 @@ class ExecContext {
   // Synchronize the GPU stream after every GPU operator so each one's time is its own (EXPLAIN
   // ANALYZE); otherwise work queued asynchronously is timed where the host waits for it.
   bool time_gpu_operators = false;
-  // Set by whoever may cancel the query (a Spark task): checked before each operator starts.
+  // Set by whoever may cancel the query (a Spark task): checked before each operator starts and
+  // inside the operators that can run long on their own (joins, between slices of output).
   const std::atomic<bool>* cancelled = nullptr;
+  bool Cancelled() const { return cancelled && cancelled->load(std::memory_order_relaxed); }
+  static Status CancelledError() { return Status::Invalid("the query was cancelled"); }
 
   void Record(const PlanNode* node, const OperatorMetrics& m) {
     std::lock_guard<std::mutex> lock(mu_);

@@ -250,8 +250,7 @@ class QueryRun {
  private:
   Status CheckShape(const PlanNode& node) const;
   Status CheckCancelled() const {
-    if (ctx_.cancelled && ctx_.cancelled->load()) return Status::Invalid("the query was cancelled");
-    return Status::OK();
+    return ctx_.Cancelled() ? ExecContext::CancelledError() : Status::OK();
   }
   const CachedTable* CacheOf(const PlanNode& scan) const {
     if (scan.kind != PlanKind::kScan || !ctx_.table_cache || !scan.source) return nullptr;

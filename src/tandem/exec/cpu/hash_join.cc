@@ -130,6 +130,7 @@ Result<Table> EquiJoin(const PlanNode& node, const Table& left, const Table& rig
         int64_t pending = 0;
         int64_t slice = std::min(rows, kFirstSliceRows);
         for (int64_t begin = 0; begin < rows && !budget.exhausted();) {
+          if (ctx.Cancelled()) return ExecContext::CancelledError();
           const int64_t end = std::min(rows, begin + slice);
           const size_t before = c.probe.size();
           const int64_t cap = budget.CandidateCap();
@@ -322,6 +323,7 @@ Result<Table> NestedLoopJoin(const PlanNode& node, const Table& left, const Tabl
   TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(
       static_cast<int64_t>(morsels.size()), [&](int64_t mi) -> Status {
         if (budget.exhausted()) return Status::OK();
+        if (ctx.Cancelled()) return ExecContext::CancelledError();
         const Morsel& m = morsels[mi];
         JoinCandidates c;
         const int64_t per_row = first_only ? std::min<int64_t>(num_build, 1) : num_build;
