@@ -201,5 +201,59 @@ TEST_F(GpuSparkFragmentTest, JoinWithBroadcastRowsAndTopN) {
   ExpectTwins(top, inputs, EncodeUnsafeRows(names, rows), static_cast<int64_t>(rows.size()));
 }
 
+TEST_F(GpuSparkFragmentTest, ExpandUnderAPartialAggregate) {
+  // ROLLUP(flag, k) as Spark plans it: an Expand of three projections, then a partial aggregate.
+  TANDEM_REQUIRE_GPU();
+  Json expanded = {F("k", kI64), F("flag", kStr), F("p", kDec), F("gid", kI64, false)};
+  Json expand = {{"op", "expand"},
+                 {"id", 3},
+                 {"child", Filter(Scan(1))},
+                 {"projections",
+                  {{Col(0, kI64), Col(3, kStr), Col(2, kDec), Lit(kI64, 0)},
+                   {Lit(kI64, nullptr), Col(3, kStr), Col(2, kDec), Lit(kI64, 1)},
+                   {Lit(kI64, nullptr), Lit(kStr, nullptr), Col(2, kDec), Lit(kI64, 3)}}},
+                 {"output", expanded}};
+  ExpectTwins(expand);
+  const DataType sum_t = DataType::Decimal(25, 2);
+  Json partial = {
+      {"op", "aggregate"},
+      {"id", 4},
+      {"mode", "partial"},
+      {"keys", {Col(0, kI64), Col(1, kStr), Col(3, kI64)}},
+      {"aggregates",
+       {{{"fn", "sum"}, {"args", {Col(2, kDec)}}, {"output", {F("sum", sum_t), F("e", kBool)}}}}},
+      {"child", expand},
+      {"output", {F("k", kI64), F("flag", kStr), F("gid", kI64), F("sum", sum_t), F("e", kBool)}}};
+  ExpectTwins(partial);
+}
+
+TEST_F(GpuSparkFragmentTest, WindowFunctions) {
+  TANDEM_REQUIRE_GPU();
+  const DataType i32 = DataType::Int32();
+  Json out = OrdersFields();
+  out.push_back(F("rn", i32));
+  out.push_back(F("s", DataType::Decimal(25, 2)));
+  out.push_back(F("l", kDec));
+  Json window = {
+      {"op", "window"},
+      {"id", 3},
+      {"child", Filter(Scan(1))},
+      {"partition_by", {Col(3, kStr)}},
+      {"order_by",
+       {{{"expr", Col(0, kI64)}, {"ascending", true}, {"nulls_first", true}},
+        {{"expr", Col(2, kDec)}, {"ascending", true}, {"nulls_first", true}}}},
+      {"functions",
+       {WindowFn("row_number", Json::array(),
+                 Frame("rows", Bound("unbounded_preceding"), Bound("current_row")), F("rn", i32)),
+        WindowFn("sum", {Col(2, kDec)},
+                 Frame("rows", Bound("preceding", 3), Bound("current_row")),
+                 F("s", DataType::Decimal(25, 2))),
+        WindowFn("lead", {Col(1, kDec), Lit(i32, 2), Lit(kDec, nullptr)},
+                 Frame("rows", Bound("following", 2), Bound("following", 2)), F("l", kDec))}},
+      {"output", out}};
+  window["functions"][1]["mode"] = "ansi";
+  ExpectTwins(window);
+}
+
 }  // namespace
 }  // namespace tandem::spark

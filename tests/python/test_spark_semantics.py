@@ -116,6 +116,53 @@ QUERIES = [
 ]
 
 
+# Window functions and grouping sets, which must run in Tandem (strict mode: no operator but
+# exchanges may stay in Spark): every ranking and offset function, window aggregates over ROWS
+# and RANGE frames, NaN / -0.0 / NULL as partition and order keys, decimals and strings; ROLLUP,
+# CUBE, GROUPING SETS and two DISTINCT aggregates (Spark plans those with an Expand).
+STRICT_QUERIES = [
+    "select id, k, row_number() over (partition by k order by id) as rn, "
+    "rank() over (partition by k order by e) as r, dense_rank() over (partition by k order by e) "
+    "as dr, ntile(3) over (partition by k order by id) as nt from nums",
+    "select id, percent_rank() over (partition by k order by d) as pr, "
+    "cume_dist() over (partition by k order by d desc) as cd from nums",
+    "select id, lag(s) over (partition by k order by id) as a, lead(m, 2) over (partition by k "
+    "order by id) as b, lag(e, 1, -7) over (order by id) as c from nums",
+    "select id, sum(e) over (partition by k order by id) as s1, "
+    "count(d) over (partition by k) as c1, min(s) over (partition by k order by id rows between "
+    "2 preceding and 1 following) as m1, max(dt) over (partition by d order by id) as m2 "
+    "from nums",
+    "select id, avg(m) over (partition by k order by id rows between unbounded preceding and "
+    "current row) as a1, sum(m) over (partition by k order by id range between 3 preceding and "
+    "current row) as s2, count(*) over (order by k range between current row and unbounded "
+    "following) as c2 from nums",
+    "select id, first(s) over (partition by k order by id) as f, last(s) over (partition by k "
+    "order by id rows between current row and 3 following) as l, nth_value(e, 2) over "
+    "(partition by k order by id) as n2 from nums",
+    "select * from (select id, k, row_number() over (partition by k order by id desc) as rn "
+    "from nums) where rn <= 3",
+    "select k, s, count(*), sum(m) from nums group by rollup(k, s)",
+    "select k, dt, count(*), max(e), grouping_id() from nums group by cube(k, dt)",
+    "select k, s, sum(e) from nums group by grouping sets ((k), (s), ())",
+    # Functions over every edge value of their inputs (NULL, NaN, -0.0, infinities, zero and
+    # negative numbers, empty and non-ASCII strings, int extremes).
+    "select id, sqrt(d), exp(d), ln(d), log10(d), log2(d), cbrt(d), pow(d, 2), "
+    "floor(m), ceil(m), round(m, 1), round(e, 0), round(m38, 3) from nums",
+    "select id, greatest(d, 0.5), least(e, k), greatest(s, 'b'), least(dt, date '1980-01-01') "
+    "from nums",
+    "select id, trim(s), ltrim(concat('  ', s)), rtrim(concat(s, '  ')), replace(s, 'a', 'xy'), "
+    "replace(s, '', 'q'), lpad(s, 3, 'ab'), rpad(s, 4, '😀'), lpad(s, 1, ''), reverse(s), "
+    "repeat(s, 2), repeat(s, -1), instr(s, 'b'), instr(s, '') from nums",
+    "select id, dayofweek(dt), dayofyear(dt), hour(ts), minute(ts), second(ts) from nums",
+]
+
+
+@pytest.mark.parametrize("sql", STRICT_QUERIES)
+def test_windows_and_grouping_sets_run_in_tandem(spark, tables, sql):
+    with spark_session.settings(spark, spark__tandem__test__strict="true"):
+        same(spark, sql, ordered=False)
+
+
 # AQE replaces these plans by an empty relation once it sees the empty side: nothing is left
 # for Tandem, and the answers must still agree.
 EMPTIED_BY_SPARK = [

@@ -52,6 +52,8 @@ const char* OperatorName(const PlanNode& node) {
       return "SetOperation";
     case PlanKind::kWindow:
       return "Window";
+    case PlanKind::kExpand:
+      return "Expand";
     case PlanKind::kValues:
       return "Values";
     case PlanKind::kTransition:
@@ -429,6 +431,9 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunGpuOperator(const PlanNode& node) {
     case PlanKind::kWindow:
       result = gpu::Window(node, *inputs[0], *g);
       break;
+    case PlanKind::kExpand:
+      result = gpu::Expand(node, *inputs[0], *g);
+      break;
     default:
       return Status::Internal(std::string(OperatorName(node)) + " has no GPU operator");
   }
@@ -535,6 +540,9 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
       break;
     case PlanKind::kWindow:
       result = cpu::Window(node, inputs[0], ctx_);
+      break;
+    case PlanKind::kExpand:
+      result = cpu::Expand(node, inputs[0], ctx_);
       break;
     case PlanKind::kValues:
       result = cpu::Values(node, ctx_);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tandem/plan/rewrite_util.h"
 #include "tandem/udf/function.h"
 
 namespace tandem::placement {
@@ -134,6 +135,7 @@ OpClass ClassOf(const PlanNode& node) {
     case PlanKind::kFilter:
       return OpClass::kFilter;
     case PlanKind::kProject:
+    case PlanKind::kExpand:
       return OpClass::kProject;
     case PlanKind::kAggregate:
       return OpClass::kAggregate;
@@ -197,22 +199,7 @@ void CountUdfCalls(const Expr* e, std::vector<const UdfFunction*>* calls) {
 
 std::vector<const UdfFunction*> UdfCallsOf(const PlanNode& node) {
   std::vector<const UdfFunction*> calls;
-  CountUdfCalls(node.predicate.get(), &calls);
-  CountUdfCalls(node.condition.get(), &calls);
-  for (const auto& e : node.exprs) CountUdfCalls(e.get(), &calls);
-  for (const auto& e : node.group_keys) CountUdfCalls(e.get(), &calls);
-  for (const auto& e : node.left_keys) CountUdfCalls(e.get(), &calls);
-  for (const auto& e : node.right_keys) CountUdfCalls(e.get(), &calls);
-  for (const AggregateCall& a : node.aggregates) {
-    CountUdfCalls(a.arg.get(), &calls);
-    CountUdfCalls(a.filter.get(), &calls);
-  }
-  for (const SortKey& k : node.sort_keys) CountUdfCalls(k.expr.get(), &calls);
-  for (const WindowCall& w : node.windows) {
-    for (const auto& e : w.args) CountUdfCalls(e.get(), &calls);
-    for (const auto& e : w.partition_by) CountUdfCalls(e.get(), &calls);
-    for (const SortKey& k : w.order_by) CountUdfCalls(k.expr.get(), &calls);
-  }
+  for (const ExprPtr& e : plan::NodeExpressions(node)) CountUdfCalls(e.get(), &calls);
   return calls;
 }
 

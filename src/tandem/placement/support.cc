@@ -33,6 +33,8 @@ std::string GpuUnsupportedReason(const PlanNode& node, Residency scan_residency)
       return gpu::SetOperationUnsupported(node);
     case PlanKind::kWindow:
       return gpu::WindowUnsupported(node);
+    case PlanKind::kExpand:
+      return gpu::ExpandUnsupported(node);
     case PlanKind::kValues:
       return "literal rows are built on the host";
     case PlanKind::kTransition:

@@ -377,6 +377,22 @@ RelEstimate EstimateNode(const PlanNode& n, const std::vector<RelEstimate>& in) 
         out.columns.push_back(copy);
       }
       break;
+    case PlanKind::kExpand:
+      // Every input row once per projection; a column keeps the estimate of the first
+      // projection that reads an input column there (the others give it NULLs or constants).
+      out.rows = in[0].rows * static_cast<double>(n.projections.size());
+      for (size_t i = 0; i < n.schema.fields.size(); ++i) {
+        ColumnEstimate copy;
+        for (const auto& p : n.projections) {
+          const ColumnEstimate* c = i < p.size() ? ColumnOfExpr(*p[i], in[0]) : nullptr;
+          if (!c) continue;
+          copy = *c;
+          if (p[i]->kind != ExprKind::kColumnRef) copy.has_bounds = false;
+          break;
+        }
+        out.columns.push_back(copy);
+      }
+      break;
     case PlanKind::kAggregate: {
       double groups = 1;
       for (const auto& k : n.group_keys) groups *= EstimateDistinct(*k, in[0]);

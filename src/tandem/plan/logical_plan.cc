@@ -107,6 +107,14 @@ std::string PlanNode::Describe() const {
       s += "]";
       break;
     }
+    case PlanKind::kExpand: {
+      s = "Expand " + std::to_string(projections.size()) + " projections [";
+      for (size_t i = 0; i < projections.size(); ++i) {
+        s += (i ? "; " : "") + JoinList(projections[i]);
+      }
+      s += "]";
+      break;
+    }
     case PlanKind::kValues:
       s = "Values " + std::to_string(rows.size()) + " row(s)";
       break;
@@ -246,6 +254,22 @@ PlanPtr MakeWindow(PlanPtr child, std::vector<WindowCall> windows) {
   n->schema = child->schema;
   for (const auto& w : windows) n->schema.fields.push_back({w.name, w.type, w.nullable});
   n->windows = std::move(windows);
+  return n;
+}
+
+PlanPtr MakeExpand(PlanPtr child, std::vector<std::vector<ExprPtr>> projections,
+                   std::vector<std::string> names) {
+  auto n = NewNode(PlanKind::kExpand, {std::move(child)});
+  if (!projections.empty()) {
+    const std::vector<ExprPtr>& first = projections[0];
+    for (size_t i = 0; i < first.size(); ++i) {
+      bool nullable = false;
+      for (const auto& p : projections) nullable |= i < p.size() && p[i]->nullable;
+      n->schema.fields.push_back(
+          {i < names.size() ? names[i] : first[i]->ToString(), first[i]->type, nullable});
+    }
+  }
+  n->projections = std::move(projections);
   return n;
 }
 

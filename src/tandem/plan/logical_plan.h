@@ -14,6 +14,9 @@
 //              joins: left columns, then a boolean "mark" (see JoinType::kMark)
 //   kSetOp     the left input's columns (names from the left)
 //   kWindow    the input's columns, then one per window call
+//   kExpand    one column per expression of a projection (every projection has the same types);
+//              each input row gives one output row per projection (Spark's Expand, with which
+//              Spark computes grouping sets, ROLLUP, CUBE and several DISTINCT aggregates)
 //   kValues    the literal rows
 //   kTransition  the input's columns, moved between host and device memory (see Device)
 #pragma once
@@ -39,6 +42,7 @@ enum class PlanKind {
   kLimit,
   kSetOp,
   kWindow,
+  kExpand,
   kValues,
   kTransition
 };
@@ -99,6 +103,9 @@ struct PlanNode {
   // kProject
   std::vector<ExprPtr> exprs;
 
+  // kExpand: the projections, each as wide as the schema
+  std::vector<std::vector<ExprPtr>> projections;
+
   // kAggregate
   std::vector<ExprPtr> group_keys;
   std::vector<AggregateCall> aggregates;
@@ -158,6 +165,10 @@ PlanPtr MakeSetOp(PlanPtr left, PlanPtr right, SetOpKind op, bool all);
 // nesting, not one per branch); INTERSECT and EXCEPT take exactly two.
 PlanPtr MakeSetOp(std::vector<PlanPtr> inputs, SetOpKind op, bool all);
 PlanPtr MakeWindow(PlanPtr child, std::vector<WindowCall> windows);
+// An Expand whose output columns are named `names`; the caller checks that every projection has
+// the types of the first (a column is nullable when it is in any projection).
+PlanPtr MakeExpand(PlanPtr child, std::vector<std::vector<ExprPtr>> projections,
+                   std::vector<std::string> names);
 PlanPtr MakeValues(Schema schema, std::vector<std::vector<Value>> rows);
 // Moves `child`'s output to `to` (host -> device when kGpu, device -> host when kCpu).
 PlanPtr MakeTransition(PlanPtr child, Device to);

@@ -141,6 +141,9 @@ std::vector<ExprPtr> NodeExpressions(const PlanNode& n) {
   };
   add(n.predicate);
   for (const auto& e : n.exprs) add(e);
+  for (const auto& p : n.projections) {
+    for (const auto& e : p) add(e);
+  }
   for (const auto& e : n.group_keys) add(e);
   for (const auto& a : n.aggregates) {
     add(a.arg);
@@ -165,6 +168,9 @@ PlanPtr MapNodeExpressions(const PlanNode& node, const std::function<ExprPtr(con
   };
   map(n->predicate);
   for (auto& e : n->exprs) map(e);
+  for (auto& p : n->projections) {
+    for (auto& e : p) map(e);
+  }
   for (auto& e : n->group_keys) map(e);
   for (auto& a : n->aggregates) {
     map(a.arg);

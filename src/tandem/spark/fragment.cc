@@ -14,6 +14,7 @@
 #include "tandem/gpu/runtime.h"
 #include "tandem/placement/support.h"
 #include "tandem/spark/fragment_aggregate.h"
+#include "tandem/spark/fragment_window.h"
 
 namespace tandem::spark {
 namespace {
@@ -41,37 +42,6 @@ PlanPtr EmptyScan(const std::string& name, const Schema& schema) {
   std::vector<int> columns;
   for (int i = 0; i < schema.num_fields(); ++i) columns.push_back(i);
   return MakeScan(TableSource::Memory(name, EmptyTable(schema)), columns);
-}
-
-Result<std::vector<ExprPtr>> ExprList(const Json& j, const char* key, const Schema& input,
-                                      const SparkSettings& s, const std::string& where) {
-  TANDEM_ASSIGN_OR_RAISE(const Json* list, Member(j, key, where));
-  if (!list->is_array()) return Bad(where, std::string(key) + " must be a list");
-  std::vector<ExprPtr> out;
-  for (size_t i = 0; i < list->size(); ++i) {
-    TANDEM_ASSIGN_OR_RAISE(
-        ExprPtr e,
-        ExprFromJson((*list)[i], input, s, where + "." + key + "[" + std::to_string(i) + "]"));
-    out.push_back(std::move(e));
-  }
-  return out;
-}
-
-Result<std::vector<SortKey>> SortKeys(const Json& j, const Schema& input, const SparkSettings& s,
-                                      const std::string& where) {
-  TANDEM_ASSIGN_OR_RAISE(const Json* list, Member(j, "keys", where));
-  if (!list->is_array()) return Bad(where, "keys must be a list");
-  std::vector<SortKey> keys;
-  for (size_t i = 0; i < list->size(); ++i) {
-    const std::string at = where + ".keys[" + std::to_string(i) + "]";
-    TANDEM_ASSIGN_OR_RAISE(const Json* e, Member((*list)[i], "expr", at));
-    SortKey k;
-    TANDEM_ASSIGN_OR_RAISE(k.expr, ExprFromJson(*e, input, s, at + ".expr"));
-    k.ascending = (*list)[i].value("ascending", true);
-    k.nulls_first = (*list)[i].value("nulls_first", k.ascending);
-    keys.push_back(std::move(k));
-  }
-  return keys;
 }
 
 Result<JoinType> JoinTypeOf(const std::string& t) {
@@ -196,8 +166,10 @@ class Builder {
       return MakeProject(child, exprs, names);
     }
     if (op == "aggregate") return AggregateFromJson(node, child, settings_, where);
+    if (op == "window") return WindowFromJson(node, child, settings_, where);
+    if (op == "expand") return ExpandFromJson(node, child, settings_, where);
     if (op == "sort" || op == "top_n") {
-      TANDEM_ASSIGN_OR_RAISE(std::vector<SortKey> keys, SortKeys(node, in, settings_, where));
+      TANDEM_ASSIGN_OR_RAISE(std::vector<SortKey> keys, SortKeys(node, "keys", in, settings_, where));
       PlanPtr sorted = MakeSort(child, keys);
       if (op == "sort") return sorted;
       TANDEM_ASSIGN_OR_RAISE(int64_t limit, IntMember(node, "limit", where));

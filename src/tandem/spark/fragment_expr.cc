@@ -49,6 +49,32 @@ const std::set<std::string>& ExactFunctions() {
       "date_add",
       "date_sub",
       "datediff",
+      "sqrt",
+      "exp",
+      "ln",
+      "log10",
+      "log2",
+      "cbrt",
+      "power",
+      "floor",
+      "ceil",
+      "round",
+      "greatest",
+      "least",
+      "trim",
+      "ltrim",
+      "rtrim",
+      "replace",
+      "lpad",
+      "rpad",
+      "reverse",
+      "repeat",
+      "strpos",
+      "extract_dayofweek",
+      "extract_dayofyear",
+      "extract_hour",
+      "extract_minute",
+      "extract_second",
   };
   return names;
 }
@@ -128,7 +154,8 @@ Result<ExprPtr> CastExactly(ExprPtr arg, const DataType& to, bool ansi) {
 }
 
 // Argument conditions under which a Tandem function is Spark's.
-Status CheckCallArguments(const std::string& fn, const std::vector<ExprPtr>& args) {
+Status CheckCallArguments(const std::string& fn, const std::vector<ExprPtr>& args,
+                          const SparkSettings& s) {
   if (fn == "substring") {
     // Spark counts a start of 0 as 1 and a negative start from the end differently.
     int64_t start = 0, len = 0;
@@ -142,8 +169,23 @@ Status CheckCallArguments(const std::string& fn, const std::vector<ExprPtr>& arg
   if (fn == "length" && (args.empty() || args[0]->type.id != TypeId::kString)) {
     return Unsupported("length of anything but a string");
   }
-  if (fn.rfind("extract_", 0) == 0 && (args.empty() || args[0]->type.id != TypeId::kDate32)) {
+  const bool time_of_day = fn == "extract_hour" || fn == "extract_minute" ||
+                           fn == "extract_second";
+  if (time_of_day) {
+    if (args.empty() || args[0]->type.id != TypeId::kTimestamp) {
+      return Unsupported(fn + " of anything but a timestamp");
+    }
+    if (!s.utc()) return Unsupported(fn + " in the session time zone " + s.time_zone);
+  } else if (fn.rfind("extract_", 0) == 0 &&
+             (args.empty() || args[0]->type.id != TypeId::kDate32)) {
     return Unsupported(fn + " of anything but a date");
+  }
+  if ((fn == "floor" || fn == "ceil") && (args.empty() || args[0]->type.is_floating())) {
+    return Unsupported(fn + " of a floating-point value (Spark's is a bigint, saturating, 0 for "
+                       "NaN)");
+  }
+  if (fn == "round" && (args.empty() || args[0]->type.is_floating())) {
+    return Unsupported("round of a floating-point value (Spark rounds its shortest decimal form)");
   }
   if (fn == "modulo" && !args.empty() && args[0]->type.is_floating()) {
     return Unsupported("% of floating-point values");
@@ -194,7 +236,7 @@ Result<ExprPtr> Call(const Json& j, const Schema& input, const SparkSettings& s,
                        (IsKnownScalarFunction(fn) ? " (its Tandem semantics are not Spark's yet)"
                                                   : " (Tandem has no such function)"));
   }
-  TANDEM_RETURN_NOT_OK(CheckCallArguments(fn, args));
+  TANDEM_RETURN_NOT_OK(CheckCallArguments(fn, args, s));
   std::vector<DataType> types;
   for (const auto& a : args) types.push_back(a->type);
   Result<ResolvedFunction> r = ResolveScalarFunction(fn, types);
@@ -255,6 +297,23 @@ Result<ExprPtr> In(const Json& j, const Schema& input, const SparkSettings& s,
   return ExprPtr(e);
 }
 
+// Spark types round(decimal(p, s), d) as decimal(p - s + 1 + min(s, d), min(s, d)); Tandem keeps
+// the scale (decimal(p + 1, s)). The value, rounded at scale d, fits Spark's type exactly.
+ExprPtr WithSparkRoundType(ExprPtr e, const DataType& spark) {
+  if (e->kind != ExprKind::kCall || e->name != "round" || !e->type.is_decimal() ||
+      !spark.is_decimal() || e->type == spark || e->args.size() != 2) {
+    return e;
+  }
+  int64_t d = 0;
+  const DataType& in = e->args[0]->type;
+  if (!IsLiteralInt(*e->args[1], &d) || d < 0 || !in.is_decimal()) return e;
+  const int scale = static_cast<int>(std::min<int64_t>(in.scale, d));
+  if (spark.scale != scale || spark.precision != std::min(38, in.precision - in.scale + 1 + scale)) {
+    return e;
+  }
+  return MakeCast(std::move(e), spark);
+}
+
 }  // namespace
 
 bool SparkSettings::utc() const {
@@ -282,6 +341,7 @@ Result<ExprPtr> ExprFromJson(const Json& j, const Schema& input, const SparkSett
     e = MakeLiteral(std::move(v));
   } else if (kind == "call") {
     TANDEM_ASSIGN_OR_RAISE(e, Call(j, input, settings, where));
+    e = WithSparkRoundType(std::move(e), type);
   } else if (kind == "cast") {
     TANDEM_ASSIGN_OR_RAISE(const Json* arg, Member(j, "arg", where));
     TANDEM_ASSIGN_OR_RAISE(ExprPtr x, ExprFromJson(*arg, input, settings, where + ".arg"));
@@ -300,6 +360,41 @@ Result<ExprPtr> ExprFromJson(const Json& j, const Schema& input, const SparkSett
                        type.ToString() + ", Tandem as " + e->type.ToString());
   }
   return e;
+}
+
+Result<std::vector<ExprPtr>> ExprList(const Json& j, const char* key, const Schema& input,
+                                      const SparkSettings& s, const std::string& where) {
+  TANDEM_ASSIGN_OR_RAISE(const Json* list, Member(j, key, where));
+  if (!list->is_array()) {
+    return Status::Invalid("fragment " + where + ": " + key + " must be a list");
+  }
+  std::vector<ExprPtr> out;
+  for (size_t i = 0; i < list->size(); ++i) {
+    TANDEM_ASSIGN_OR_RAISE(
+        ExprPtr e,
+        ExprFromJson((*list)[i], input, s, where + "." + key + "[" + std::to_string(i) + "]"));
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Result<std::vector<SortKey>> SortKeys(const Json& j, const char* key, const Schema& input,
+                                      const SparkSettings& s, const std::string& where) {
+  TANDEM_ASSIGN_OR_RAISE(const Json* list, Member(j, key, where));
+  if (!list->is_array()) {
+    return Status::Invalid("fragment " + where + ": " + key + " must be a list");
+  }
+  std::vector<SortKey> keys;
+  for (size_t i = 0; i < list->size(); ++i) {
+    const std::string at = where + "." + key + "[" + std::to_string(i) + "]";
+    TANDEM_ASSIGN_OR_RAISE(const Json* e, Member((*list)[i], "expr", at));
+    SortKey k;
+    TANDEM_ASSIGN_OR_RAISE(k.expr, ExprFromJson(*e, input, s, at + ".expr"));
+    k.ascending = (*list)[i].value("ascending", true);
+    k.nulls_first = (*list)[i].value("nulls_first", k.ascending);
+    keys.push_back(std::move(k));
+  }
+  return keys;
 }
 
 }  // namespace tandem::spark

@@ -17,6 +17,9 @@
 
 #include <string>
 
+#include <vector>
+
+#include "tandem/expr/aggregate.h"
 #include "tandem/expr/expr.h"
 #include "tandem/spark/fragment_json.h"
 #include "tandem/types/data_type.h"
@@ -33,5 +36,12 @@ struct SparkSettings {
 // One expression over an input of this schema (a join condition: left ++ right).
 Result<ExprPtr> ExprFromJson(const Json& j, const Schema& input, const SparkSettings& settings,
                              const std::string& where);
+
+// The EXPR list j[key] over `input`.
+Result<std::vector<ExprPtr>> ExprList(const Json& j, const char* key, const Schema& input,
+                                      const SparkSettings& s, const std::string& where);
+// The sort keys j[key]: [{"expr", "ascending", "nulls_first"}].
+Result<std::vector<SortKey>> SortKeys(const Json& j, const char* key, const Schema& input,
+                                      const SparkSettings& s, const std::string& where);
 
 }  // namespace tandem::spark

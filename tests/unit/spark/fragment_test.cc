@@ -417,5 +417,92 @@ TEST_F(FragmentTest, CancelledTasksStop) {
   EXPECT_NE(st.message().find("cancelled"), std::string::npos) << st.ToString();
 }
 
+TEST_F(FragmentTest, WindowFunctionsOverFramesAsSparkTypesThem) {
+  // Spark's window node: ranking functions as ints, aggregates over RANGE and ROWS frames, lag
+  // with Spark's typed NULL default; the answers of Tandem SQL's windows over the same file.
+  Json out = OrdersFields();
+  const DataType i32 = DataType::Int32();
+  const DataType sum_t = DataType::Decimal(25, 2);
+  for (const auto& [name, t] : std::vector<std::pair<std::string, DataType>>{
+           {"rn", i32}, {"r", i32}, {"s", sum_t}, {"l", kDec}, {"c", kI64}, {"m", kDec}}) {
+    out.push_back(F(name, t));
+  }
+  const Json growing = Frame("range", Bound("unbounded_preceding"), Bound("current_row"));
+  const Json rows = Frame("rows", Bound("unbounded_preceding"), Bound("current_row"));
+  Json window = {
+      {"op", "window"},
+      {"id", 2},
+      {"child", Scan(1)},
+      {"partition_by", {Col(3, kStr)}},
+      {"order_by",
+       {{{"expr", Col(0, kI64)}, {"ascending", true}, {"nulls_first", true}},
+        {{"expr", Col(2, kDec)}, {"ascending", false}, {"nulls_first", false}}}},
+      {"functions",
+       {WindowFn("row_number", Json::array(), rows, F("rn", i32)),
+        WindowFn("rank", Json::array(), rows, F("r", i32)),
+        WindowFn("sum", {Col(2, kDec)}, growing, F("s", sum_t)),
+        WindowFn("lag", {Col(1, kDec), Lit(DataType::Int32(), 1), Lit(kDec, nullptr)},
+                 Frame("rows", Bound("preceding", 1), Bound("preceding", 1)), F("l", kDec)),
+        WindowFn("count_star", Json::array(),
+                 Frame("rows", Bound("preceding", 2), Bound("following", 1)), F("c", kI64)),
+        WindowFn("min", {Col(1, kDec)}, growing, F("m", kDec))}},
+      {"output", out}};
+  window["functions"][2]["mode"] = "ansi";
+  auto f = ParseFragment(Document(window).dump());
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  for (const NodeVerdict& n : ValidateFragment(*f)) EXPECT_TRUE(n.supported) << n.reason;
+  auto got = Run(Document(window), Splits(1, path_, 0, -1));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->schema.field(5).type, i32);
+  const std::string spec = "PARTITION BY flag ORDER BY k ASC NULLS FIRST, p DESC NULLS LAST";
+  EXPECT_EQ(Rows(*got),
+            Sql("SELECT *, row_number() OVER (" + spec + "), rank() OVER (" + spec +
+                    "), sum(p) OVER (" + spec + "), lag(q) OVER (" + spec +
+                    "), count(*) OVER (" + spec + " ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING), "
+                    "min(q) OVER (" + spec + ") FROM orders",
+                path_));
+
+  // What Tandem would compute differently stays in Spark, with the reason.
+  Json wide = window;
+  wide["functions"] = {WindowFn("avg", {Col(0, kI64)}, growing, F("a", DataType::Float64()))};
+  wide["functions"][0]["mode"] = "ansi";
+  wide["output"] = OrdersFields();
+  wide["output"].push_back(F("a", DataType::Float64()));
+  auto g = ParseFragment(Document(wide).dump());
+  ASSERT_TRUE(g.ok());
+  const std::vector<NodeVerdict> v = ValidateFragment(*g);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_FALSE(v[1].supported);
+  EXPECT_NE(v[1].reason.find("avg of bigint"), std::string::npos) << v[1].reason;
+}
+
+TEST_F(FragmentTest, ExpandGivesEveryRowOncePerProjection) {
+  const DataType i64 = kI64;
+  Json out = {F("k", i64), F("flag", kStr), F("spark_grouping_id", i64, false)};
+  Json expand = {{"op", "expand"},
+                 {"id", 2},
+                 {"child", Scan(1)},
+                 {"projections",
+                  {{Col(0, i64), Col(3, kStr), Lit(i64, 0)},
+                   {Col(0, i64), Lit(kStr, nullptr), Lit(i64, 1)},
+                   {Lit(i64, nullptr), Lit(kStr, nullptr), Lit(i64, 3)}}},
+                 {"output", out}};
+  auto got = Run(Document(expand), Splits(1, path_, 0, -1));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(Rows(*got), Sql("SELECT k, flag, 0 FROM orders UNION ALL SELECT k, CAST(NULL AS "
+                            "VARCHAR), 1 FROM orders UNION ALL SELECT CAST(NULL AS BIGINT), "
+                            "CAST(NULL AS VARCHAR), 3 FROM orders",
+                            path_));
+  // A projection whose types are not the output's is malformed for Spark, unsupported here.
+  Json bad = expand;
+  bad["projections"][1][2] = Lit(DataType::Int32(), 1);
+  auto f = ParseFragment(Document(bad).dump());
+  ASSERT_TRUE(f.ok());
+  const std::vector<NodeVerdict> v = ValidateFragment(*f);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_FALSE(v[1].supported);
+  EXPECT_NE(v[1].reason.find("projection 2"), std::string::npos) << v[1].reason;
+}
+
 }  // namespace
 }  // namespace tandem::spark

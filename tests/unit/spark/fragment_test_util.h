@@ -42,6 +42,19 @@ inline Json Document(Json root, Json inputs = Json::array(), const std::string& 
           {"root", root}};
 }
 
+// A frame bound and a frame (docs/spark_fragment.md, "window").
+inline Json Bound(const std::string& bound, int64_t offset = 0) {
+  Json b = {{"bound", bound}};
+  if (bound == "preceding" || bound == "following") b["offset"] = offset;
+  return b;
+}
+inline Json Frame(const std::string& unit, Json start, Json end) {
+  return {{"unit", unit}, {"start", start}, {"end", end}};
+}
+inline Json WindowFn(const std::string& fn, Json args, Json frame, Json output) {
+  return {{"fn", fn}, {"args", args}, {"frame", frame}, {"output", output}};
+}
+
 // The test table: k int64 (1..n/7 repeated), q decimal(15,2) (NULL every 11th), p decimal(15,2)
 // (negative every 5th), flag string (4 values, NULL every 13th), d date.
 inline Schema OrdersSchema() {

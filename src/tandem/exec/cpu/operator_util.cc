@@ -19,6 +19,23 @@ Result<ColumnPtr> EvaluateOrReference(const Expr& expr, const Batch& batch, Eval
   return Evaluate(expr, batch, ctx);
 }
 
+Result<BatchPtr> ProjectBatch(const std::vector<ExprPtr>& exprs, const Schema& schema,
+                              const Batch& batch, EvalContext& ctx) {
+  auto out = std::make_shared<Batch>();
+  out->schema = schema;
+  out->num_rows = batch.num_rows;
+  for (const auto& e : exprs) {
+    TANDEM_ASSIGN_OR_RAISE(auto col, EvaluateOrReference(*e, batch, ctx));
+    if (col->length() != batch.num_rows) {
+      return Status::Internal("expression " + e->ToString() + " gave " +
+                              std::to_string(col->length()) + " values for " +
+                              std::to_string(batch.num_rows) + " rows");
+    }
+    out->columns.push_back(std::move(col));
+  }
+  return out;
+}
+
 Result<std::vector<int32_t>> SelectTrueRows(const Expr& predicate, const Batch& batch,
                                             EvalContext& ctx) {
   if (predicate.kind == ExprKind::kColumnRef && predicate.outer_depth == 0 &&

@@ -16,6 +16,10 @@ namespace tandem::cpu::opx {
 // column itself (no copy).
 Result<ColumnPtr> EvaluateOrReference(const Expr& expr, const Batch& batch, EvalContext& ctx);
 
+// One output batch of `schema`: each expression evaluated over `batch` (or referenced).
+Result<BatchPtr> ProjectBatch(const std::vector<ExprPtr>& exprs, const Schema& schema,
+                              const Batch& batch, EvalContext& ctx);
+
 // Rows where `predicate` is TRUE (not FALSE, not NULL); a boolean column reference is read
 // directly.
 Result<std::vector<int32_t>> SelectTrueRows(const Expr& predicate, const Batch& batch,

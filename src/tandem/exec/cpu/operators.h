@@ -28,6 +28,7 @@ Result<Table> TopN(const PlanNode& limit_node, const PlanNode& sort_node, const 
 Result<Table> SetOperation(const PlanNode& node, const std::vector<Table>& inputs,
                            ExecContext& ctx);
 Result<Table> Window(const PlanNode& node, const Table& input, ExecContext& ctx);
+Result<Table> Expand(const PlanNode& node, const Table& input, ExecContext& ctx);
 Result<Table> Values(const PlanNode& node, ExecContext& ctx);
 
 }  // namespace tandem::cpu

@@ -13,22 +13,10 @@ Result<Table> Project(const PlanNode& node, const Table& input, ExecContext& ctx
   TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(
       static_cast<int64_t>(batches.size()),
       [&](int64_t i) -> Status {
-        const Batch& batch = *batches[i];
-        if (batch.num_rows == 0) return Status::OK();
+        if (batches[i]->num_rows == 0) return Status::OK();
         EvalContext eval = ctx.eval;
-        auto out = std::make_shared<Batch>();
-        out->schema = node.schema;
-        out->num_rows = batch.num_rows;
-        for (const auto& e : node.exprs) {
-          TANDEM_ASSIGN_OR_RAISE(auto col, opx::EvaluateOrReference(*e, batch, eval));
-          if (col->length() != batch.num_rows) {
-            return Status::Internal("expression " + e->ToString() + " gave " +
-                                    std::to_string(col->length()) + " values for " +
-                                    std::to_string(batch.num_rows) + " rows");
-          }
-          out->columns.push_back(std::move(col));
-        }
-        results[i] = std::move(out);
+        TANDEM_ASSIGN_OR_RAISE(results[i],
+                               opx::ProjectBatch(node.exprs, node.schema, *batches[i], eval));
         return Status::OK();
       },
       threads + 1));

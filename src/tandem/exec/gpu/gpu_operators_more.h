@@ -24,4 +24,9 @@ Result<DeviceBatchPtr> SetOperation(const PlanNode& node, const DeviceBatch& lef
 std::string WindowUnsupported(const PlanNode& node);
 Result<DeviceBatchPtr> Window(const PlanNode& node, const DeviceBatch& input, GpuContext& ctx);
 
+// Expand (kExpand): every input row once per projection, as the CPU twin; the projections'
+// rows follow each other (the CPU interleaves them by morsel: the same multiset of rows).
+std::string ExpandUnsupported(const PlanNode& node);
+Result<DeviceBatchPtr> Expand(const PlanNode& node, const DeviceBatch& input, GpuContext& ctx);
+
 }  // namespace tandem::gpu

@@ -2,7 +2,8 @@
 // strpos, starts_with / ends_with / contains, lpad / rpad, split_part, left, right, reverse,
 // repeat. Positions and lengths count UTF-8 characters (code points), 1-based, with DuckDB's
 // conventions for negative positions. Outputs are built once per batch (no per-row allocation:
-// one scratch string is reused).
+// one scratch string is reused). lpad / rpad with an empty fill return the string cut to the
+// length, as Spark does (UTF8String.lpad).
 #include <cstring>
 
 #include "tandem/column/column_builder.h"
@@ -241,7 +242,10 @@ Result<ColumnPtr> Pad(const CallContext& cc, const std::vector<Datum>& args) {
       out->assign(s.substr(0, ByteOfChar(s, len)));
       return Status::OK();
     }
-    if (fill.empty()) return ExprError(cc.expr, "insufficient padding (empty fill string)");
+    if (fill.empty()) {  // Spark's rule (UTF8String.lpad): no padding at all
+      out->assign(s);
+      return Status::OK();
+    }
     std::string pad;
     const int64_t fill_chars = CharCount(fill);
     int64_t need = len - chars;

@@ -34,7 +34,11 @@ final class ExpressionTranslator {
       "If", "Coalesce", "Like", "StartsWith", "EndsWith", "Contains", "Substring", "Length",
       "Concat", "Year", "Month", "DayOfMonth", "Quarter", "DateAdd", "DateSub", "DateDiff",
       "KnownFloatingPointNormalized", "NormalizeNaNAndZero", "KnownNotNull", "UnscaledValue",
-      "MakeDecimal", "CheckOverflow", "Sum", "Average", "Count", "Min", "Max");
+      "MakeDecimal", "CheckOverflow", "Sum", "Average", "Count", "Min", "Max", "Sqrt", "Exp",
+      "Log", "Log10", "Log2", "Cbrt", "Pow", "Floor", "Ceil", "Greatest", "Least",
+      "StringTrim", "StringTrimLeft", "StringTrimRight", "StringReplace", "StringLPad",
+      "StringRPad", "Reverse", "StringRepeat", "StringInstr", "DayOfWeek", "DayOfYear", "Hour",
+      "Minute", "Second", "Round");
 
   /** Expressions that are one Tandem call over their children, in order. */
   private static final Map<Class<?>, String> SIMPLE_CALLS = Map.ofEntries(
@@ -47,7 +51,17 @@ final class ExpressionTranslator {
       Map.entry(EndsWith.class, "ends_with"), Map.entry(Contains.class, "contains"),
       Map.entry(DateAdd.class, "date_add"), Map.entry(DateSub.class, "date_sub"),
       // DateDiff(endDate, startDate) and Tandem's datediff(end, start): the same order.
-      Map.entry(DateDiff.class, "datediff"), Map.entry(UnscaledValue.class, "unscaled_value"));
+      Map.entry(DateDiff.class, "datediff"), Map.entry(UnscaledValue.class, "unscaled_value"),
+      // Math on doubles as Spark computes it: logarithms of x <= 0 are NULL, sqrt of a negative
+      // NaN (the engine's kernels follow Spark; the types are checked there).
+      Map.entry(Sqrt.class, "sqrt"), Map.entry(Exp.class, "exp"), Map.entry(Log.class, "ln"),
+      Map.entry(Log10.class, "log10"), Map.entry(Log2.class, "log2"),
+      Map.entry(Cbrt.class, "cbrt"), Map.entry(Pow.class, "power"),
+      Map.entry(Floor.class, "floor"), Map.entry(Ceil.class, "ceil"),
+      Map.entry(Greatest.class, "greatest"),
+      Map.entry(Least.class, "least"), Map.entry(StringReplace.class, "replace"),
+      Map.entry(StringLPad.class, "lpad"), Map.entry(StringRPad.class, "rpad"),
+      Map.entry(StringRepeat.class, "repeat"), Map.entry(StringInstr.class, "strpos"));
 
   private static final int TEXT_LIMIT = 120;
 
@@ -151,6 +165,20 @@ final class ExpressionTranslator {
       requireStrings(e);
       return call(e, e instanceof Length ? "length" : "concat");
     }
+    if (e instanceof StringTrim || e instanceof StringTrimLeft || e instanceof StringTrimRight) {
+      List<Expression> children = ScalaInterop.list(e.children());
+      if (children.size() != 1) throw fail(e, "trimming characters other than spaces");
+      requireStrings(e);
+      return call(e, e instanceof StringTrim ? "trim" : e instanceof StringTrimLeft ? "ltrim"
+          : "rtrim");
+    }
+    if (e instanceof Reverse r) {
+      requireStrings(e);
+      return call(e, "reverse");
+    }
+    if (e instanceof Round r) return round(r);
+    if (e instanceof DayOfWeek || e instanceof DayOfYear) return dayField(e);
+    if (e instanceof Hour || e instanceof Minute || e instanceof Second) return timeField(e);
     if (e instanceof Upper || e instanceof Lower) {
       throw fail(e, "Tandem folds case only for ASCII and Latin-1");
     }
@@ -229,7 +257,9 @@ final class ExpressionTranslator {
     Object zero = n.dataType() instanceof org.apache.spark.sql.types.FloatType ? (Object) 0.0f : 0.0d;
     args.add(literal(n, zero));
     node.set("type", type(n));
-    node.put("mode", "legacy");
+    // A float addition cannot overflow: both modes add alike; the query's mode is the one the
+    // engine accepts.
+    node.put("mode", ctx.ansi ? "ansi" : "legacy");
     return node;
   }
 
@@ -372,6 +402,52 @@ final class ExpressionTranslator {
         : e instanceof DayOfMonth ? "day"
         : "quarter";
     return call(e, "extract_" + field);
+  }
+
+  /**
+   * Spark rounds HALF_UP; a double is rounded as its shortest decimal string (0.285 -> 0.29),
+   * which Tandem's binary rounding does not follow: doubles stay in Spark.
+   */
+  private ObjectNode round(Round r) throws Failure {
+    if (!(r.child().dataType() instanceof org.apache.spark.sql.types.DecimalType)
+        && !(r.child().dataType() instanceof org.apache.spark.sql.types.IntegralType)) {
+      throw fail(r, "round of " + r.child().dataType().simpleString()
+          + " (Spark rounds the shortest decimal form of a double)");
+    }
+    if (intConstant(r.scale()) == Long.MIN_VALUE || intConstant(r.scale()) < 0) {
+      throw fail(r, "round to a scale that is not a constant >= 0");
+    }
+    return call(r, "round");
+  }
+
+  /** Spark's dayofweek counts 1 (Sunday) to 7; Tandem's 0 to 6. */
+  private ObjectNode dayField(Expression e) throws Failure {
+    Expression arg = e.children().head();
+    if (!(arg.dataType() instanceof DateType)) {
+      throw fail(e, e.getClass().getSimpleName() + " of " + arg.dataType().simpleString());
+    }
+    if (e instanceof DayOfYear) return call(e, "extract_dayofyear");
+    ObjectNode field = call(e, "extract_dayofweek");
+    ObjectNode node = Json.object();
+    node.put("kind", "call");
+    node.put("fn", "add");
+    node.putArray("args").add(field).add(literal(e, 1));
+    node.set("type", type(e));
+    node.put("mode", ctx.ansi ? "ansi" : "legacy");
+    return node;
+  }
+
+  /** Hour, minute and second of a timestamp: its UTC fields, so only in a UTC session. */
+  private ObjectNode timeField(Expression e) throws Failure {
+    Expression arg = e.children().head();
+    if (!(arg.dataType() instanceof org.apache.spark.sql.types.TimestampType)) {
+      throw fail(e, e.getClass().getSimpleName() + " of " + arg.dataType().simpleString());
+    }
+    if (!ctx.utcSession()) {
+      throw fail(e, "it depends on the session time zone " + ctx.timeZone + " (UTC only)");
+    }
+    String field = e instanceof Hour ? "hour" : e instanceof Minute ? "minute" : "second";
+    return call(e, "extract_" + field, List.of(arg));
   }
 
   private void requireStrings(Expression e) throws Failure {

@@ -9,12 +9,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.NullsFirst$;
 import org.apache.spark.sql.catalyst.expressions.SortOrder;
 import org.apache.spark.sql.execution.CollectLimitExec;
 import org.apache.spark.sql.execution.ColumnarToRowTransition;
 import org.apache.spark.sql.execution.EmptyRelationExec;
+import org.apache.spark.sql.execution.ExpandExec;
 import org.apache.spark.sql.execution.FileSourceScanExec;
 import org.apache.spark.sql.execution.FilterExec;
 import org.apache.spark.sql.execution.GlobalLimitExec;
@@ -35,6 +37,8 @@ import org.apache.spark.sql.execution.command.ExecutedCommandExec;
 import org.apache.spark.sql.execution.exchange.Exchange;
 import org.apache.spark.sql.execution.exchange.ReusedExchangeExec;
 import org.apache.spark.sql.execution.joins.BaseJoinExec;
+import org.apache.spark.sql.execution.window.WindowExec;
+import org.apache.spark.sql.execution.window.WindowGroupLimitExec;
 
 final class PlanTranslator {
   /** The Spark operators Tandem translates (and spark.tandem.sql.exec.<Name> accepts). */
@@ -42,9 +46,8 @@ final class PlanTranslator {
       "HashAggregateExec", "ObjectHashAggregateExec", "SortAggregateExec", "BroadcastHashJoinExec",
       "ShuffledHashJoinExec", "SortMergeJoinExec", "BroadcastNestedLoopJoinExec",
       "CartesianProductExec", "SortExec", "TakeOrderedAndProjectExec", "GlobalLimitExec",
-      "LocalLimitExec", "CollectLimitExec", "UnionExec");
-
-  private static final Set<String> NOT_YET = Set.of("ExpandExec", "WindowExec");
+      "LocalLimitExec", "CollectLimitExec", "UnionExec", "WindowExec", "WindowGroupLimitExec",
+      "ExpandExec");
 
   private final TranslationContext ctx;
 
@@ -63,7 +66,7 @@ final class PlanTranslator {
     String name = plan.getClass().getSimpleName();
     String reason;
     if (!EXECS.contains(name)) {
-      reason = name + (NOT_YET.contains(name) ? " is not yet supported" : " is not supported");
+      reason = name + " is not supported";
     } else if (!ctx.conf.execEnabled(name)) {
       reason = name + " is disabled by " + TandemConf.EXEC_PREFIX + name + "=false";
     } else {
@@ -104,6 +107,8 @@ final class PlanTranslator {
       return AggregateTranslator.translate(agg, ctx, notes);
     }
     if (plan instanceof BaseJoinExec) return JoinTranslator.translate(plan, ctx, notes);
+    if (plan instanceof WindowExec w) return WindowTranslator.translate(w, ctx, notes);
+    if (plan instanceof WindowGroupLimitExec l) return WindowTranslator.passThrough(l, ctx, notes);
     if (plan instanceof UnionExec union) {
       return new Translation(List.of(ctx.node("union", output(union))),
           Translation.ShapeRule.CONCAT, false, union.children().size());
@@ -117,6 +122,15 @@ final class PlanTranslator {
     }
     if (plan instanceof ProjectExec p) {
       return Translation.unary(false, project(output(p), p.projectList(), expressions));
+    }
+    if (plan instanceof ExpandExec e) {
+      ObjectNode node = ctx.node("expand", output(e));
+      ArrayNode projections = node.putArray("projections");
+      for (scala.collection.Seq<Expression> p : ScalaInterop.list(e.projections())) {
+        ArrayNode exprs = projections.addArray();
+        expressions.translateAll(ScalaInterop.list(p)).forEach(exprs::add);
+      }
+      return Translation.unary(false, node);
     }
     if (plan instanceof SortExec s) {
       ObjectNode node = ctx.node("sort", output(s));
@@ -180,7 +194,7 @@ final class PlanTranslator {
     return node;
   }
 
-  private static ArrayNode sortKeys(scala.collection.Seq<SortOrder> order,
+  static ArrayNode sortKeys(scala.collection.Seq<SortOrder> order,
       ExpressionTranslator expressions) throws Unsupported {
     ArrayNode keys = Json.array();
     for (SortOrder o : ScalaInterop.list(order)) {

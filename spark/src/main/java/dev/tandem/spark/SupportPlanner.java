@@ -5,8 +5,9 @@
 //   2. the halves of an aggregate stay together: a partial half goes to Tandem only if its final
 //      twin is supported (step 1), a final half only if its partial half runs in Tandem (found
 //      below it through the exchange, whether in this stage or in an earlier query stage);
-//   3. a sort that only orders the input of a sort-merge join or sort aggregate is left out when
-//      that operator runs in Tandem (as a hash join or hash aggregate);
+//   3. a sort that only orders the input of a sort-merge join, a sort aggregate or a window is
+//      left out when that operator runs in Tandem (as a hash join or hash aggregate; a window
+//      sorts for itself);
 //   4. connected nodes in Tandem form regions, one TandemExec each; a region without a scan,
 //      aggregate, join or sort stays in Spark, since it would only add transitions.
 package dev.tandem.spark;
@@ -23,6 +24,8 @@ import org.apache.spark.sql.execution.aggregate.BaseAggregateExec;
 import org.apache.spark.sql.execution.aggregate.SortAggregateExec;
 import org.apache.spark.sql.execution.exchange.ReusedExchangeExec;
 import org.apache.spark.sql.execution.joins.SortMergeJoinExec;
+import org.apache.spark.sql.execution.window.WindowExec;
+import org.apache.spark.sql.execution.window.WindowGroupLimitExec;
 import scala.collection.immutable.Seq;
 
 final class SupportPlanner {
@@ -115,7 +118,8 @@ final class SupportPlanner {
 
   private static void elideSorts(Candidate c) {
     c.children.forEach(SupportPlanner::elideSorts);
-    boolean sortBased = c.plan instanceof SortMergeJoinExec || c.plan instanceof SortAggregateExec;
+    boolean sortBased = c.plan instanceof SortMergeJoinExec || c.plan instanceof SortAggregateExec
+        || c.plan instanceof WindowExec || c.plan instanceof WindowGroupLimitExec;
     if (!c.inTandem() || !sortBased) {
       return;
     }
@@ -136,7 +140,12 @@ final class SupportPlanner {
       List<Candidate> members = new ArrayList<>();
       members(c, members);
       boolean work = members.stream().anyMatch(m -> !m.elided && m.translation.substantial);
-      if (!work) members.forEach(m -> m.reject(ONLY_TRANSITIONS));
+      if (!work) {
+        for (Candidate m : members) {
+          m.elided = false;  // a sort left out for a parent that now stays in Spark returns
+          m.reject(ONLY_TRANSITIONS);
+        }
+      }
     }
     for (Candidate child : c.children) rejectRegionsWithoutWork(child, c);
   }

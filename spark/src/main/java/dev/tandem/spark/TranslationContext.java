@@ -4,6 +4,7 @@ package dev.tandem.spark;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
+import java.util.Set;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.internal.SQLConf;
 
@@ -17,6 +18,11 @@ final class TranslationContext {
     this.conf = conf;
     this.ansi = sql.ansiEnabled();
     this.timeZone = sql.sessionLocalTimeZone();
+  }
+
+  /** The session time zone is UTC (or a name of it), as the engine's SparkSettings::utc. */
+  boolean utcSession() {
+    return Set.of("UTC", "Etc/UTC", "Z", "+00:00", "GMT", "Etc/GMT").contains(timeZone);
   }
 
   int newId() {
