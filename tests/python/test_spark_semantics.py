@@ -144,6 +144,10 @@ STRICT_QUERIES = [
     "select k, s, count(*), sum(m) from nums group by rollup(k, s)",
     "select k, dt, count(*), max(e), grouping_id() from nums group by cube(k, dt)",
     "select k, s, sum(e) from nums group by grouping sets ((k), (s), ())",
+    # DISTINCT aggregates: Spark groups by the distinct values first (PartialMerge phases).
+    "select k, count(distinct s), sum(e), avg(m), min(d) from nums group by k",
+    "select count(distinct dt), sum(m38) from nums",
+    "select k, count(distinct s), count(distinct e) from nums group by k",
     # Functions over every edge value of their inputs (NULL, NaN, -0.0, infinities, zero and
     # negative numbers, empty and non-ASCII strings, int extremes).
     "select id, sqrt(d), exp(d), ln(d), log10(d), log2(d), cbrt(d), pow(d, 2), "

@@ -24,8 +24,6 @@ EXPECTED_FALLBACKS = {
     11: {"FilterExec"},
     15: {"FilterExec"},
     22: {"FilterExec", "FileSourceScanExec"},
-    # count(DISTINCT ps_suppkey): DISTINCT aggregates stay in Spark.
-    16: {"HashAggregateExec"},
 }
 
 # At SF 0.01 no order has more than 300 items: Q18's answer is empty, and AQE replaces the final

@@ -7,13 +7,21 @@ namespace tandem::spark {
 namespace {
 
 enum class Mode { kPartial, kFinal, kComplete };
+// What one aggregate of a node does (Spark's AggregateMode per aggregate expression): read the
+// input (partial, complete) or buffers (merge = PartialMerge, final); output buffers (partial,
+// merge) or the result (final, complete).
+enum class Phase { kPartial, kMerge, kFinal, kComplete };
 enum class Fn { kSum, kAvg, kCount, kCountStar, kMin, kMax };
 
 struct SparkAggregate {
   Fn fn;
-  ExprPtr arg;           // partial and complete: over the child's output
-  Schema out;            // the buffer fields (partial) or the result field
-  int buffer_width = 1;  // Spark's buffer columns
+  Phase phase = Phase::kPartial;
+  ExprPtr arg;              // partial and complete: over the child's output
+  ExprPtr filter;           // partial and complete: FILTER (WHERE ...), or null
+  int buffer_start = -1;    // merge and final: the first of its buffer columns in the input
+  int buffer_width = 1;     // Spark's buffer columns
+  Schema out;               // the buffer fields (partial, merge) or the result field
+  bool reads_input() const { return phase == Phase::kPartial || phase == Phase::kComplete; }
 };
 
 Status Unsupported(const std::string& why) { return Status::Unsupported(why); }
@@ -164,6 +172,34 @@ Status AddMergeAggregates(const SparkAggregate& a, const Schema& in, int b, size
   return Status::OK();
 }
 
+// Spark's buffer columns of a PartialMerge aggregate from its merge aggregates at column `c`,
+// in the buffers' own types (Tandem's sums widen).
+std::vector<ExprPtr> MergedBuffers(const SparkAggregate& a, const Schema& s, int c) {
+  std::vector<ExprPtr> out;
+  switch (a.fn) {
+    case Fn::kSum:
+      out.push_back(a.buffer_width == 2 ? Coalesce0(Col(s, c)) : Col(s, c));
+      if (a.buffer_width == 2) out.push_back(Col(s, c + 1));
+      break;
+    case Fn::kAvg:
+      out = {Coalesce0(Col(s, c)), Coalesce0(Col(s, c + 1))};
+      break;
+    case Fn::kCount:
+    case Fn::kCountStar:
+      out.push_back(Coalesce0(Col(s, c)));
+      break;
+    case Fn::kMin:
+    case Fn::kMax:
+      out.push_back(Col(s, c));
+      break;
+  }
+  for (size_t i = 0; i < out.size() && i < static_cast<size_t>(a.out.num_fields()); ++i) {
+    const DataType& want = a.out.field(static_cast<int>(i)).type;
+    if (out[i]->type != want) out[i] = MakeCast(std::move(out[i]), want);
+  }
+  return out;
+}
+
 // Spark's result of a final aggregate from its merge aggregates at column `c`.
 Result<ExprPtr> FinalResult(const SparkAggregate& a, const Schema& s, int c) {
   const DataType& result = a.out.field(0).type;
@@ -205,6 +241,41 @@ Result<Mode> ModeOf(const Json& node, const std::string& where) {
   return Unsupported("aggregation mode " + mode);
 }
 
+Result<Phase> PhaseOf(const Json& j, Mode mode, const std::string& where) {
+  if (!j.contains("phase")) {
+    return mode == Mode::kPartial ? Phase::kPartial
+           : mode == Mode::kFinal ? Phase::kFinal
+                                  : Phase::kComplete;
+  }
+  TANDEM_ASSIGN_OR_RAISE(std::string phase, StringMember(j, "phase", where));
+  if (phase == "partial") return Phase::kPartial;
+  if (phase == "merge") return Phase::kMerge;
+  if (phase == "final") return Phase::kFinal;
+  if (phase == "complete") return Phase::kComplete;
+  return Status::Invalid("fragment " + where + ": unknown phase '" + phase + "'");
+}
+
+// The buffer columns a merge or final aggregate names in "args" (column references, in order and
+// adjacent); false when it names none (a final node's buffers follow its keys in order).
+Result<bool> ExplicitBuffers(const Json& j, const Schema& child, const SparkSettings& settings,
+                             const std::string& where, SparkAggregate* a) {
+  if (!j.contains("args") || !j["args"].is_array() || j["args"].empty()) return false;
+  const Json& args = j["args"];
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string at = where + ".args[" + std::to_string(i) + "]";
+    TANDEM_ASSIGN_OR_RAISE(ExprPtr e, ExprFromJson(args[i], child, settings, at));
+    if (e->kind != ExprKind::kColumnRef) {
+      return Status::Invalid("fragment " + at + ": a buffer must be a column");
+    }
+    if (i == 0) a->buffer_start = e->column_index;
+    if (e->column_index != a->buffer_start + static_cast<int>(i)) {
+      return Unsupported("aggregation buffers that are not adjacent columns");
+    }
+  }
+  a->buffer_width = static_cast<int>(args.size());
+  return true;
+}
+
 Result<std::vector<SparkAggregate>> ParseAggregates(const Json& node, const Schema& child,
                                                     Mode mode, const SparkSettings& settings,
                                                     const std::string& where) {
@@ -218,7 +289,19 @@ Result<std::vector<SparkAggregate>> ParseAggregates(const Json& node, const Sche
     SparkAggregate a;
     TANDEM_ASSIGN_OR_RAISE(std::string fn, StringMember(j, "fn", at));
     TANDEM_ASSIGN_OR_RAISE(a.fn, FnOf(fn));
-    if (j.value("distinct", false)) return Unsupported(fn + "(DISTINCT ...)");
+    TANDEM_ASSIGN_OR_RAISE(a.phase, PhaseOf(j, mode, at));
+    // Spark computes a DISTINCT aggregate over rows it has made distinct below (one partial and
+    // merge aggregation grouped by the keys and the distinct values): in its partial and final
+    // phases it is the plain aggregate over those rows.
+    if (j.value("distinct", false) && a.phase != Phase::kPartial && a.phase != Phase::kFinal) {
+      return Unsupported(fn + "(DISTINCT ...) outside Spark's partial and final phases");
+    }
+    // In LEGACY mode a buffer Spark made may hold NULL for a sum that overflowed; merging such
+    // buffers into more buffers is left to Spark (a final Tandem half only follows Tandem's own
+    // partial half, which fails on overflow instead).
+    if (!settings.ansi && a.phase == Phase::kMerge && (a.fn == Fn::kSum || a.fn == Fn::kAvg)) {
+      return Unsupported("merging " + fn + " buffers in Spark's LEGACY mode");
+    }
     if (j.contains("mode")) {
       // sum and avg carry Spark's eval mode. ANSI and LEGACY both run; an overflowing sum fails
       // the task in either (Spark's LEGACY would wrap a long or give NULL for a decimal).
@@ -227,13 +310,22 @@ Result<std::vector<SparkAggregate>> ParseAggregates(const Json& node, const Sche
       if (eval != "ansi" && eval != "legacy")
         return Unsupported(fn + " in eval mode " + j["mode"].dump());
     }
-    if (j.contains("filter") && !j["filter"].is_null()) return Unsupported(fn + " with a FILTER");
+    if (j.contains("filter") && !j["filter"].is_null()) {
+      if (!a.reads_input()) return Unsupported(fn + " with a FILTER outside its partial phase");
+      TANDEM_ASSIGN_OR_RAISE(a.filter, ExprFromJson(j["filter"], child, settings, at + ".filter"));
+      if (a.filter->type.id != TypeId::kBool) return Unsupported("a FILTER that is not boolean");
+    }
     TANDEM_ASSIGN_OR_RAISE(const Json* out_json, Member(j, "output", at));
     TANDEM_ASSIGN_OR_RAISE(a.out, SchemaFromJson(*out_json, at + ".output"));
-    if (mode != Mode::kFinal && a.fn != Fn::kCountStar) {
+    if (a.reads_input() && a.fn != Fn::kCountStar) {
       TANDEM_ASSIGN_OR_RAISE(const Json* args, Member(j, "args", at));
       if (!args->is_array() || args->size() != 1) return Unsupported(fn + " of several arguments");
       TANDEM_ASSIGN_OR_RAISE(a.arg, ExprFromJson((*args)[0], child, settings, at + ".args[0]"));
+    } else if (!a.reads_input()) {
+      TANDEM_ASSIGN_OR_RAISE(bool named, ExplicitBuffers(j, child, settings, at, &a));
+      if (!named && a.phase == Phase::kMerge) {
+        return Status::Invalid("fragment " + at + ": a merge aggregate names its buffers");
+      }
     }
     out.push_back(std::move(a));
   }
@@ -274,27 +366,33 @@ Result<PlanPtr> AggregateFromJson(const Json& node, PlanPtr child, const SparkSe
                          ParseAggregates(node, in, mode, settings, where));
   const int nk = static_cast<int>(keys.size());
   std::vector<AggregateCall> calls;
-  if (mode == Mode::kFinal) {
-    // The input is keys ++ every aggregate's buffers, in order.
-    int b = nk;
-    for (size_t i = 0; i < aggs.size(); ++i) {
-      SparkAggregate& a = aggs[i];
+  // Final aggregates that name no buffers read keys ++ every aggregate's buffers, in order.
+  int b = nk;
+  bool positional = false;
+  for (size_t i = 0; i < aggs.size(); ++i) {
+    SparkAggregate& a = aggs[i];
+    if (a.reads_input()) {
+      const size_t first = calls.size();
+      TANDEM_RETURN_NOT_OK(AddInputAggregates(a, i, &calls));
+      for (size_t c = first; c < calls.size(); ++c) calls[c].filter = a.filter;
+      continue;
+    }
+    if (a.buffer_start < 0) {
+      positional = true;
+      a.buffer_start = b;
       a.buffer_width = a.fn == Fn::kAvg ? 2 : 1;
       if (a.fn == Fn::kSum && b < in.num_fields() && in.field(b).type.is_decimal())
         a.buffer_width = 2;
-      if (b + a.buffer_width > in.num_fields()) {
-        return Status::Invalid("fragment " + where + ": the input has too few buffer columns");
-      }
-      TANDEM_RETURN_NOT_OK(AddMergeAggregates(a, in, b, i, &calls));
       b += a.buffer_width;
     }
-    if (b != in.num_fields()) {
-      return Status::Invalid("fragment " + where + ": the input has " +
-                             std::to_string(in.num_fields() - b) + " columns past the buffers");
+    if (a.buffer_start + a.buffer_width > in.num_fields()) {
+      return Status::Invalid("fragment " + where + ": the input has too few buffer columns");
     }
-  } else {
-    for (size_t i = 0; i < aggs.size(); ++i)
-      TANDEM_RETURN_NOT_OK(AddInputAggregates(aggs[i], i, &calls));
+    TANDEM_RETURN_NOT_OK(AddMergeAggregates(a, in, a.buffer_start, i, &calls));
+  }
+  if (positional && b != in.num_fields()) {
+    return Status::Invalid("fragment " + where + ": the input has " +
+                           std::to_string(in.num_fields() - b) + " columns past the buffers");
   }
   PlanPtr agg = MakeAggregate(child, keys, key_names, calls);
   const Schema& s = agg->schema;
@@ -307,18 +405,25 @@ Result<PlanPtr> AggregateFromJson(const Json& node, PlanPtr child, const SparkSe
   }
   int c = nk;
   for (const SparkAggregate& a : aggs) {
-    if (mode == Mode::kPartial) {
-      for (ExprPtr& e : Buffers(a, s, c)) outputs.push_back(std::move(e));
-      c += InputAggregateCount(a);
-    } else if (mode == Mode::kComplete) {
-      TANDEM_ASSIGN_OR_RAISE(ExprPtr e, CompleteResult(a, s, c));
-      outputs.push_back(std::move(e));
-      c += InputAggregateCount(a);
-    } else {
-      TANDEM_ASSIGN_OR_RAISE(ExprPtr e, FinalResult(a, s, c));
-      outputs.push_back(std::move(e));
-      c += MergeAggregateCount(a);
+    switch (a.phase) {
+      case Phase::kPartial:
+        for (ExprPtr& e : Buffers(a, s, c)) outputs.push_back(std::move(e));
+        break;
+      case Phase::kComplete: {
+        TANDEM_ASSIGN_OR_RAISE(ExprPtr e, CompleteResult(a, s, c));
+        outputs.push_back(std::move(e));
+        break;
+      }
+      case Phase::kMerge:
+        for (ExprPtr& e : MergedBuffers(a, s, c)) outputs.push_back(std::move(e));
+        break;
+      case Phase::kFinal: {
+        TANDEM_ASSIGN_OR_RAISE(ExprPtr e, FinalResult(a, s, c));
+        outputs.push_back(std::move(e));
+        break;
+      }
     }
+    c += a.reads_input() ? InputAggregateCount(a) : MergeAggregateCount(a);
     for (const Field& f : a.out.fields) expected.push_back(f);
   }
   while (names.size() < outputs.size()) names.push_back("b" + std::to_string(names.size()));

@@ -504,5 +504,80 @@ TEST_F(FragmentTest, ExpandGivesEveryRowOncePerProjection) {
   EXPECT_NE(v[1].reason.find("projection 2"), std::string::npos) << v[1].reason;
 }
 
+TEST_F(FragmentTest, DistinctAggregatesThroughMergePhasesAndFilters) {
+  // Spark's plan of SELECT flag, sum(p), count(DISTINCT k): partial by (flag, k), merge by
+  // (flag, k), then by flag a merge of the sums with a partial count of the (now distinct) k,
+  // and the final aggregate; here in one fragment, with a FILTER on a second count.
+  const DataType sum_t = DataType::Decimal(25, 2);
+  Json sum_buffers = {F("sum", sum_t), F("isEmpty", kBool)};
+  Json by_key_out = {F("flag", kStr), F("k", kI64), F("sum", sum_t), F("isEmpty", kBool)};
+  Json partial = {{"op", "aggregate"},
+                  {"id", 2},
+                  {"mode", "partial"},
+                  {"keys", {Col(3, kStr), Col(0, kI64)}},
+                  {"aggregates", {{{"fn", "sum"}, {"args", {Col(2, kDec)}}, {"output", sum_buffers}}}},
+                  {"child", Scan(1)},
+                  {"output", by_key_out}};
+  Json merged = {{"op", "aggregate"},
+                 {"id", 3},
+                 {"mode", "partial"},
+                 {"keys", {Col(0, kStr), Col(1, kI64)}},
+                 {"aggregates",
+                  {{{"fn", "sum"},
+                    {"phase", "merge"},
+                    {"args", {Col(2, sum_t), Col(3, kBool)}},
+                    {"output", sum_buffers}}}},
+                 {"child", partial},
+                 {"output", by_key_out}};
+  Json filter = Call("gt", {Col(1, kI64), Lit(kI64, 100)}, kBool);
+  Json by_flag_out = {F("flag", kStr), F("sum", sum_t), F("isEmpty", kBool), F("count", kI64),
+                      F("count", kI64)};
+  Json mixed = {{"op", "aggregate"},
+                {"id", 4},
+                {"mode", "partial"},
+                {"keys", {Col(0, kStr)}},
+                {"aggregates",
+                 {{{"fn", "sum"},
+                   {"phase", "merge"},
+                   {"args", {Col(2, sum_t), Col(3, kBool)}},
+                   {"output", sum_buffers}},
+                  {{"fn", "count"},
+                   {"distinct", true},
+                   {"args", {Col(1, kI64)}},
+                   {"output", {F("count", kI64)}}},
+                  {{"fn", "count"},
+                   {"distinct", true},
+                   {"filter", filter},
+                   {"args", {Col(1, kI64)}},
+                   {"output", {F("count", kI64)}}}}},
+                {"child", merged},
+                {"output", by_flag_out}};
+  Json final = {{"op", "aggregate"},
+                {"id", 5},
+                {"mode", "final"},
+                {"keys", {Col(0, kStr)}},
+                {"aggregates",
+                 {{{"fn", "sum"}, {"output", {F("s", sum_t)}}},
+                  {{"fn", "count"}, {"distinct", true}, {"output", {F("n", kI64)}}},
+                  {{"fn", "count"}, {"distinct", true}, {"output", {F("big", kI64)}}}}},
+                {"child", mixed},
+                {"output", {F("flag", kStr), F("s", sum_t), F("n", kI64), F("big", kI64)}}};
+  auto got = Run(Document(final), Splits(1, path_, 0, -1));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(Rows(*got), Sql("SELECT flag, sum(p), count(DISTINCT k), count(DISTINCT k) FILTER "
+                            "(WHERE k > 100) FROM orders GROUP BY flag",
+                            path_));
+  // A FILTER where the input is buffers, and a DISTINCT aggregate merged, are Spark's only.
+  Json bad = final;
+  bad["aggregates"][1]["filter"] = filter;
+  auto f = ParseFragment(Document(bad).dump());
+  ASSERT_TRUE(f.ok());
+  std::map<int64_t, NodeVerdict> by_id;
+  for (const NodeVerdict& n : ValidateFragment(*f)) by_id[n.id] = n;
+  EXPECT_FALSE(by_id[5].supported);
+  EXPECT_NE(by_id[5].reason.find("FILTER outside its partial phase"), std::string::npos)
+      << by_id[5].reason;
+}
+
 }  // namespace
 }  // namespace tandem::spark

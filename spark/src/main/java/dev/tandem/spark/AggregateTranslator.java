@@ -1,6 +1,7 @@
 // HashAggregateExec / ObjectHashAggregateExec / SortAggregateExec -> an aggregate node (plus a
-// project node for the result expressions of a final or complete aggregate). Modes Partial, Final
-// and Complete of sum, avg, count, count(*), min and max; the columns between a partial and a
+// project node for the result expressions of a final or complete aggregate). Modes Partial,
+// PartialMerge, Final and Complete of sum, avg, count, count(*), min and max, and the DISTINCT
+// aggregates of Spark's plans for them (computed over rows made distinct below); the columns between a partial and a
 // final node are Spark's own aggregation buffers (docs/spark_fragment.md, "Aggregates"), so the
 // halves may meet across an exchange. A sort aggregate runs as a hash aggregate (its output order
 // is not kept; SupportPlanner drops the sort below it and OrderingRepair restores order above).
@@ -26,6 +27,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.Final$;
 import org.apache.spark.sql.catalyst.expressions.aggregate.Max;
 import org.apache.spark.sql.catalyst.expressions.aggregate.Min;
 import org.apache.spark.sql.catalyst.expressions.aggregate.Partial$;
+import org.apache.spark.sql.catalyst.expressions.aggregate.PartialMerge$;
 import org.apache.spark.sql.catalyst.expressions.aggregate.Sum;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec;
@@ -40,9 +42,14 @@ final class AggregateTranslator {
     Mode mode = mode(agg);
     List<AggregateExpression> aggregates = ScalaInterop.list(agg.aggregateExpressions());
     for (AggregateExpression ae : aggregates) {
-      if (ae.isDistinct()) throw new Unsupported("DISTINCT aggregates are not supported");
-      if (ae.filter().isDefined()) {
-        throw new Unsupported("aggregate FILTER clauses are not supported");
+      // Spark aggregates a DISTINCT aggregate's argument only after grouping by it below, so in
+      // its partial and final modes it is the plain aggregate of those rows.
+      if (ae.isDistinct() && ae.mode() != Partial$.MODULE$ && ae.mode() != Final$.MODULE$) {
+        throw new Unsupported("DISTINCT aggregates in " + ae.mode() + " mode are not supported");
+      }
+      boolean readsInput = ae.mode() == Partial$.MODULE$ || ae.mode() == Complete$.MODULE$;
+      if (ae.filter().isDefined() && !readsInput) {
+        throw new Unsupported("aggregate FILTER clauses in " + ae.mode() + " mode");
       }
     }
     List<Attribute> input = ScalaInterop.list(((SparkPlan) agg).children().head().output());
@@ -67,11 +74,22 @@ final class AggregateTranslator {
     }
     ArrayNode list = node.putArray("aggregates");
     for (int i = 0; i < aggregates.size(); i++) {
-      AggregateFunction fn = aggregates.get(i).aggregateFunction();
+      AggregateExpression ae = aggregates.get(i);
+      AggregateFunction fn = ae.aggregateFunction();
       List<Attribute> fnOutput = mode == Mode.PARTIAL
           ? attributes(fn.inputAggBufferAttributes())
           : List.of(results.get(i));
-      list.add(aggregate(fn, mode != Mode.FINAL, fnOutput, expressions, ctx));
+      boolean merge = ae.mode() == PartialMerge$.MODULE$;
+      ObjectNode a = aggregate(fn, mode != Mode.FINAL && !merge, fnOutput, expressions, ctx);
+      if (merge) {
+        // PartialMerge: the function's buffers in the input, merged into buffers.
+        a.put("phase", "merge");
+        ArrayNode buffers = a.putArray("args");
+        expressions.translateAll(attributes(fn.inputAggBufferAttributes())).forEach(buffers::add);
+      }
+      if (ae.isDistinct()) a.put("distinct", true);
+      if (ae.filter().isDefined()) a.set("filter", expressions.translate(ae.filter().get()));
+      list.add(a);
     }
     if (mode == Mode.PARTIAL) {
       Translation t = Translation.unary(true, node);
@@ -99,12 +117,16 @@ final class AggregateTranslator {
       // Grouping only (SELECT DISTINCT): the final half is the one that needs its keys clustered.
       return agg.requiredChildDistributionExpressions().isDefined() ? Mode.FINAL : Mode.PARTIAL;
     }
+    // Partial and PartialMerge aggregates both output buffers (Spark mixes them in the plans of
+    // DISTINCT aggregates); each aggregate's own mode goes into the fragment as its phase.
+    if (modes.stream().allMatch(m -> m == Partial$.MODULE$ || m == PartialMerge$.MODULE$)) {
+      return Mode.PARTIAL;
+    }
     if (modes.size() > 1) throw new Unsupported("it mixes aggregation modes " + modes);
     AggregateMode m = modes.iterator().next();
-    if (m == Partial$.MODULE$) return Mode.PARTIAL;
     if (m == Final$.MODULE$) return Mode.FINAL;
     if (m == Complete$.MODULE$) return Mode.COMPLETE;
-    throw new Unsupported(m + " aggregation (DISTINCT aggregates) is not supported");
+    throw new Unsupported(m + " aggregation is not supported");
   }
 
   private static ObjectNode aggregate(AggregateFunction fn, boolean withArgs,
@@ -184,6 +206,7 @@ final class AggregateTranslator {
     ArrayNode list = twin.putArray("aggregates");
     for (int i = 0; i < aggregates.size(); i++) {
       ObjectNode agg = partial.get("aggregates").get(i).deepCopy();
+      agg.remove(List.of("phase", "filter"));
       agg.putArray("args");
       agg.set("output", TypeTranslator.fields(List.of(output.get(keyCount + i))));
       list.add(agg);
