@@ -18,9 +18,15 @@ import spark_session
 from spark_tpch import rows_difference
 
 
+def udf_library():
+    return os.path.join(os.environ["TANDEM_BUILD_DIR"], "examples", "udf",
+                        "libtandem_example_udf.so")
+
+
 @pytest.fixture(scope="module")
 def spark():
-    s = spark_session.session("tandem-test-spark-semantics")
+    s = spark_session.session("tandem-test-spark-semantics",
+                              conf={"spark.tandem.udf.libraries": udf_library()})
     yield s
     s.stop()
 
@@ -272,3 +278,44 @@ def test_cancelling_a_job_stops_the_native_work(spark, tables):
     while spark_session.native_memory(spark)["open_tasks"] > 0:
         assert time.monotonic() - cancelled_at < 30, "native tasks still open 30 s after cancel"
         time.sleep(0.2)
+
+
+def redact(s):
+    return None if s is None else "".join("*" if c in "0123456789" else c for c in s)
+
+
+def test_cpp_udfs_run_in_tandem_and_in_spark(spark, tables):
+    """The example library's functions are SQL functions of the session: inside a Tandem fragment
+    (strict mode) and, with the plugin off or next to an operator that stays in Spark, one row at
+    a time; every path gives what Python computes."""
+    sql = ("select id, redact(concat(s, cast(id as string))) as r, risk_score(d, 2) as x, "
+           "risk_score(e, 1) as y from nums")
+    with spark_session.settings(spark, spark__tandem__test__strict="true"):
+        rows = same(spark, sql, ordered=False)
+    for row in rows:
+        source = spark.sql(f"select s, d, e from nums where id = {row.id}").collect()[0]
+        assert row.r == redact(None if source.s is None else source.s + str(row.id))
+        for got, x, w in ((row.x, source.d, 2.0), (row.y, source.e, 1.0)):
+            if x is None:
+                assert got is None
+            elif math.isnan(x):
+                assert math.isnan(got)
+            else:
+                assert math.isclose(got, math.log1p(abs(x)) * w, rel_tol=1e-12), (row, x)
+    # Next to upper() (which stays in Spark) the call runs in Spark, row by row.
+    vanilla, tandem, _ = spark_session.both(
+        spark, lambda: spark.sql("select id, redact(upper(s)) as r from nums"))
+    assert rows_difference(tandem, vanilla, False) is None
+    source = {r.id: r.s for r in spark.sql("select id, s from nums").collect()}
+    assert all(r.r == redact(None if source[r.id] is None else source[r.id].upper())
+               for r in tandem)
+
+
+def test_cpp_udf_errors_are_clear(spark, tables):
+    error = spark_session.error_of(
+        spark, lambda: spark.sql("select risk_score(s, 1) from nums"), True)
+    assert error and "expects double for argument 1" in error, error
+    for enabled in (True, False):
+        error = spark_session.error_of(
+            spark, lambda: spark.sql("select test_error(id) from nums"), enabled)
+        assert error and "test_error" in error, error

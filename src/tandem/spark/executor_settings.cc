@@ -24,17 +24,19 @@ Status Bad(const std::string& what) { return Status::Invalid("Tandem start-up se
 
 }  // namespace
 
-Result<Config> ExecutorConfigFromJson(const std::string& text) {
+Result<ExecutorSettings> ExecutorSettingsFromJson(const std::string& text) {
   const auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) return Bad("not a JSON object");
-  Config config;
+  ExecutorSettings settings;
+  Config& config = settings.config;
   for (const auto& [name, value] : doc.items()) {
     if (name == "udf_libraries") {
       if (!value.is_array()) return Bad("udf_libraries must be a list");
-      if (!value.empty()) {
-        return Status::Unsupported(
-            "spark.tandem.udf.libraries: C++ UDFs are not callable from Spark yet (use them "
-            "through the tandem CLI)");
+      for (const auto& path : value) {
+        if (!path.is_string() || path.get<std::string>().empty()) {
+          return Bad("udf_libraries must list library paths");
+        }
+        settings.udf_libraries.push_back(path.get<std::string>());
       }
       continue;
     }
@@ -48,7 +50,7 @@ Result<Config> ExecutorConfigFromJson(const std::string& text) {
       return Status::Invalid(std::string(key->spark) + ": " + st.message());
     }
   }
-  return config;
+  return settings;
 }
 
 }  // namespace tandem::spark

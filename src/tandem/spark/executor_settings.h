@@ -7,12 +7,18 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "tandem/common/config.h"
 #include "tandem/common/status.h"
 
 namespace tandem::spark {
 
-Result<Config> ExecutorConfigFromJson(const std::string& text);
+struct ExecutorSettings {
+  Config config;
+  std::vector<std::string> udf_libraries;  // loaded by whoever applies the settings
+};
+
+Result<ExecutorSettings> ExecutorSettingsFromJson(const std::string& text);
 
 }  // namespace tandem::spark

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "tandem/expr/function_registry.h"
+#include "tandem/spark/spark_udfs.h"
 
 namespace tandem::spark {
 namespace {
@@ -348,6 +349,10 @@ Result<ExprPtr> ExprFromJson(const Json& j, const Schema& input, const SparkSett
     const std::string mode = j.value("mode", settings.ansi ? "ansi" : "legacy");
     if (mode == "try") return Unsupported("try_cast");
     TANDEM_ASSIGN_OR_RAISE(e, CastExactly(std::move(x), type, mode == "ansi"));
+  } else if (kind == "udf") {
+    TANDEM_ASSIGN_OR_RAISE(std::string name, StringMember(j, "name", where));
+    TANDEM_ASSIGN_OR_RAISE(std::vector<ExprPtr> args, Args(j, input, settings, where));
+    TANDEM_ASSIGN_OR_RAISE(e, UdfCall(name, std::move(args), type));
   } else if (kind == "case") {
     TANDEM_ASSIGN_OR_RAISE(e, Case(j, input, settings, where, type));
   } else if (kind == "in") {

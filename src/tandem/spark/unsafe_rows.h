@@ -24,7 +24,8 @@ constexpr int64_t kRowHeaderBytes = 8;
 Result<BatchPtr> DecodeUnsafeRows(const Schema& schema, const uint8_t* data, int64_t bytes,
                                   int64_t rows);
 
-// The inverse, for tests: packs rows (one Value per field) the way the plugin does.
+// The inverse: packs rows (one Value per field) the way the plugin does (tests, and a UDF's
+// result for Spark: spark_udfs.h).
 std::string EncodeUnsafeRows(const Schema& schema, const std::vector<std::vector<Value>>& rows);
 
 }  // namespace tandem::spark

@@ -20,6 +20,7 @@
 #include "tandem/spark/executor_settings.h"
 #include "tandem/spark/fragment.h"
 #include "tandem/spark/fragment_task.h"
+#include "tandem/spark/spark_udfs.h"
 
 namespace {
 
@@ -78,11 +79,17 @@ extern "C" {
 JNIEXPORT void JNICALL Java_dev_tandem_spark_TandemNative_init(JNIEnv* env, jclass,
                                                                jbyteArray settings) {
   Guard(env, 0, [&] {
-    Result<Config> config = tandem::spark::ExecutorConfigFromJson(Utf8(env, settings));
-    if (!config.ok()) {
-      Throw(env, config.status());
+    Result<tandem::spark::ExecutorSettings> parsed =
+        tandem::spark::ExecutorSettingsFromJson(Utf8(env, settings));
+    if (!parsed.ok()) {
+      Throw(env, parsed.status());
       return 0;
     }
+    if (Status st = tandem::spark::RegisterUdfLibraries(parsed->udf_libraries); !st.ok()) {
+      Throw(env, st);
+      return 0;
+    }
+    const Config* config = &parsed->config;
     tandem::host_memory::SetLimit(config->GetInt(tandem::config_keys::kHostMemoryLimit));
     if (config->Get(tandem::config_keys::kDevice) != "cpu") {
       tandem::gpu::StartRuntimeInBackground(tandem::gpu::DeviceMemoryConfigFrom(*config));
@@ -193,6 +200,44 @@ JNIEXPORT void JNICALL Java_dev_tandem_spark_TandemNative_close(JNIEnv*, jclass,
 }
 
 // {"open_tasks": n, "host_bytes": in use, "host_peak_bytes": peak}: for leak checks in tests.
+// udfSignatures(libraries): registers the libraries (a JSON list of paths) and lists their
+// functions (spark/spark_udfs.h).
+JNIEXPORT jbyteArray JNICALL Java_dev_tandem_spark_TandemNative_udfSignatures0(
+    JNIEnv* env, jclass, jbyteArray libraries) {
+  return Guard(env, static_cast<jbyteArray>(nullptr), [&]() -> jbyteArray {
+    const auto list = nlohmann::json::parse(Utf8(env, libraries), nullptr, false);
+    std::vector<std::string> paths;
+    if (list.is_array()) {
+      for (const auto& p : list) {
+        if (p.is_string()) paths.push_back(p.get<std::string>());
+      }
+    }
+    Result<nlohmann::json> sigs = tandem::spark::UdfSignatures(paths);
+    if (!sigs.ok()) {
+      Throw(env, sigs.status());
+      return nullptr;
+    }
+    return Bytes(env, sigs->dump());
+  });
+}
+
+// evalUdf(name, packed row): one row through a UDF, for Spark operators that call it.
+JNIEXPORT jbyteArray JNICALL Java_dev_tandem_spark_TandemNative_evalUdf0(JNIEnv* env, jclass,
+                                                                         jbyteArray name,
+                                                                         jbyteArray row) {
+  return Guard(env, static_cast<jbyteArray>(nullptr), [&]() -> jbyteArray {
+    const std::string bytes = Utf8(env, row);
+    Result<std::string> out = tandem::spark::EvalUdfRow(
+        Utf8(env, name), reinterpret_cast<const uint8_t*>(bytes.data()),
+        static_cast<int64_t>(bytes.size()));
+    if (!out.ok()) {
+      Throw(env, out.status());
+      return nullptr;
+    }
+    return Bytes(env, *out);
+  });
+}
+
 JNIEXPORT jbyteArray JNICALL Java_dev_tandem_spark_TandemNative_memory0(JNIEnv* env, jclass) {
   return Guard(env, static_cast<jbyteArray>(nullptr), [&]() -> jbyteArray {
     const nlohmann::json j = {{"open_tasks", FragmentTask::OpenTasks()},

@@ -38,7 +38,7 @@ final class ExpressionTranslator {
       "Log", "Log10", "Log2", "Cbrt", "Pow", "Floor", "Ceil", "Greatest", "Least",
       "StringTrim", "StringTrimLeft", "StringTrimRight", "StringReplace", "StringLPad",
       "StringRPad", "Reverse", "StringRepeat", "StringInstr", "DayOfWeek", "DayOfYear", "Hour",
-      "Minute", "Second", "Round");
+      "Minute", "Second", "Round", "TandemUdfExpression");
 
   /** Expressions that are one Tandem call over their children, in order. */
   private static final Map<Class<?>, String> SIMPLE_CALLS = Map.ofEntries(
@@ -153,6 +153,13 @@ final class ExpressionTranslator {
     if (e instanceof Abs a) return withMode(call(e, "abs"), a.failOnError());
     String fn = SIMPLE_CALLS.get(e.getClass());
     if (fn != null) return call(e, fn);
+    if (e instanceof TandemUdfExpression u) {
+      ObjectNode node = call(e, u.name());
+      node.put("kind", "udf");
+      node.remove("fn");
+      node.put("name", u.name());
+      return node;
+    }
     if (e instanceof In in) return in(in);
     if (e instanceof InSet in) return inSet(in);
     if (e instanceof CaseWhen c) return caseWhen(c);

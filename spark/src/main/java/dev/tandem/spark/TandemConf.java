@@ -56,10 +56,11 @@ final class TandemConf {
       "2", "Tasks of one executor that may use the GPU at the same time.",
       TandemConf::checkPositiveInt);
   static final Setting UDF_LIBRARIES = new Setting("spark.tandem.udf.libraries", "",
-      "Reserved for Tandem C++ UDF libraries (.so) in Spark, which are not callable from Spark"
-          + " yet: only the empty value is accepted.",
-      value -> value.isEmpty() ? null
-          : "nothing yet: C++ UDFs are not callable from Spark (use them through the tandem CLI)");
+      "Comma-separated Tandem C++ UDF libraries (.so, docs/udf.md), at the same absolute path on"
+          + " the driver and every executor: their functions become SQL functions of every"
+          + " session and run inside Tandem's fragments (one row at a time where their operator"
+          + " stays in Spark). Read at application start.",
+      TandemConf::checkLibraries);
   static final Setting MEMORY_HOST_LIMIT = new Setting("spark.tandem.memory.host.limit", "",
       "Host memory Tandem may use per executor (a size: 8g, ...); empty: Tandem's default"
           + " (tandem.memory.host.limit).",
@@ -134,6 +135,16 @@ final class TandemConf {
 
   int concurrentGpuTasks() {
     return Integer.parseInt(get(CONCURRENT_GPU_TASKS));
+  }
+
+  /** Absolute paths of existing files, or what the setting accepts. */
+  private static String checkLibraries(String value) {
+    for (String path : commaList(value)) {
+      Path p = Paths.get(path);
+      if (!p.isAbsolute()) return "absolute paths of UDF libraries; " + path + " is relative";
+      if (!p.toFile().isFile()) return "paths of UDF libraries that exist; " + path + " does not";
+    }
+    return null;
   }
 
   List<String> udfLibraries() {

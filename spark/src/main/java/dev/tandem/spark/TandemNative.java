@@ -6,6 +6,7 @@
 package dev.tandem.spark;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 final class TandemNative {
   private TandemNative() {}
@@ -33,6 +34,21 @@ final class TandemNative {
   /** The process's open tasks and host memory as JSON (open_tasks, host_bytes, ...). */
   static String memory() {
     return string(memory0());
+  }
+
+  /**
+   * Registers the UDF libraries in this process and lists their functions: [{"name", "args":
+   * [TYPE], "result": TYPE, "deterministic"}].
+   */
+  static String udfSignatures(List<String> libraries) {
+    com.fasterxml.jackson.databind.node.ArrayNode list = Json.array();
+    libraries.forEach(list::add);
+    return string(udfSignatures0(utf8(list.toString())));
+  }
+
+  /** One packed row of the UDF's argument types through the UDF: one packed row of one field. */
+  static byte[] evalUdf(String name, byte[] packedRow) {
+    return evalUdf0(utf8(name), packedRow);
   }
 
   /** Hands {@code rows} packed UnsafeRows at {@code address} ({@code bytes} long) to input i. */
@@ -65,6 +81,10 @@ final class TandemNative {
   private static native byte[] metrics0(long handle);
 
   private static native byte[] memory0();
+
+  private static native byte[] udfSignatures0(byte[] libraries);
+
+  private static native byte[] evalUdf0(byte[] name, byte[] packedRow);
 
   private static byte[] utf8(String s) {
     return s.getBytes(StandardCharsets.UTF_8);

@@ -10,6 +10,7 @@ import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.DateType;
 import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.DoubleType;
@@ -60,6 +61,28 @@ final class TypeTranslator {
     ArrayNode out = Json.array();
     for (StructField f : struct.fields()) out.add(field(f.name(), f.dataType(), f.nullable()));
     return out;
+  }
+
+  /** The Spark type of a fragment TYPE (the inverse of {@link #type}; UDF signatures). */
+  static DataType sparkType(com.fasterxml.jackson.databind.JsonNode type) {
+    String id = type.path("id").asText();
+    return switch (id) {
+      case "bool" -> DataTypes.BooleanType;
+      case "int8" -> DataTypes.ByteType;
+      case "int16" -> DataTypes.ShortType;
+      case "int32" -> DataTypes.IntegerType;
+      case "int64" -> DataTypes.LongType;
+      case "float32" -> DataTypes.FloatType;
+      case "float64" -> DataTypes.DoubleType;
+      case "string" -> DataTypes.StringType;
+      case "binary" -> DataTypes.BinaryType;
+      case "date" -> DataTypes.DateType;
+      case "timestamp" -> DataTypes.TimestampType;
+      case "timestamp_ntz" -> DataTypes.TimestampNTZType;
+      case "decimal" -> DataTypes.createDecimalType(type.path("precision").asInt(),
+          type.path("scale").asInt());
+      default -> throw new IllegalArgumentException("no Spark type for Tandem type " + type);
+    };
   }
 
   private static String typeId(DataType t) throws Unsupported {
