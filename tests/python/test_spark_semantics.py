@@ -186,6 +186,17 @@ def test_answers_equal_vanilla_spark(spark, tables, sql):
     same(spark, sql)
 
 
+@pytest.mark.parametrize("sql", QUERIES[:12])
+def test_columnar_output_read_by_spark_equals_vanilla(spark, tables, sql):
+    """Without native rows, Spark reads Tandem's columnar batches in place (ColumnarToRow over
+    TandemColumnVector): the same answers."""
+    with spark_session.settings(spark, spark__tandem__sql__nativeRowOutput="false"):
+        vanilla, tandem, plan = spark_session.both(spark, lambda: spark.sql(sql))
+    assert "ColumnarToRow" in plan and spark_session.tandem_nodes(plan) > 0, plan
+    ordered = "order by" in sql and "group by" not in sql
+    assert rows_difference(tandem, vanilla, ordered) is None, sql
+
+
 @pytest.mark.parametrize("sql", EMPTIED_BY_SPARK)
 def test_plans_spark_empties_agree(spark, tables, sql):
     same(spark, sql, expect_tandem=False)

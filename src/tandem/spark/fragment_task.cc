@@ -135,8 +135,23 @@ Status FragmentTask::Execute() {
   return Status::OK();
 }
 
+Result<const UnsafeRowBlock*> FragmentTask::Rows(int i) {
+  if (i < 0 || i >= num_batches() || !batch(i)) {
+    return Status::Invalid("batch " + std::to_string(i) + " is not there");
+  }
+  rows_.resize(result_.batches.size());
+  std::unique_ptr<UnsafeRowBlock>& block = rows_[static_cast<size_t>(i)];
+  if (!block) {
+    TANDEM_ASSIGN_OR_RAISE(UnsafeRowBlock encoded, EncodeBatchAsUnsafeRows(*batch(i)));
+    block = std::make_unique<UnsafeRowBlock>(std::move(encoded));
+  }
+  return block.get();
+}
+
 void FragmentTask::Release(int i) {
-  if (i >= 0 && i < num_batches()) result_.batches[static_cast<size_t>(i)].reset();
+  if (i < 0 || i >= num_batches()) return;
+  result_.batches[static_cast<size_t>(i)].reset();
+  if (static_cast<size_t>(i) < rows_.size()) rows_[static_cast<size_t>(i)].reset();
 }
 
 int FragmentTask::gpu_operators() const {

@@ -15,6 +15,7 @@
 #include "tandem/common/config.h"
 #include "tandem/exec/exec_context.h"
 #include "tandem/spark/fragment.h"
+#include "tandem/spark/unsafe_row_writer.h"
 
 namespace tandem::spark {
 
@@ -36,7 +37,9 @@ class FragmentTask {
   int num_batches() const { return static_cast<int>(result_.batches.size()); }
   const BatchPtr& batch(int i) const { return result_.batches[static_cast<size_t>(i)]; }
   const Table& result() const { return result_; }
-  // Frees batch i (the plugin is done with it).
+  // Batch i as Spark's UnsafeRows (unsafe_row_writer.h), kept until Release(i).
+  Result<const UnsafeRowBlock*> Rows(int i);
+  // Frees batch i and its rows (the plugin is done with them).
   void Release(int i);
 
   ~FragmentTask();
@@ -63,6 +66,7 @@ class FragmentTask {
   Config config_;
   std::vector<std::vector<BatchPtr>> pending_;  // per input, until Execute
   Table result_;
+  std::vector<std::unique_ptr<UnsafeRowBlock>> rows_;  // per batch, once asked for
   ExecContext ctx_;
   std::atomic<bool> cancelled_{false};
   std::string plan_text_;

@@ -180,6 +180,25 @@ JNIEXPORT jlongArray JNICALL Java_dev_tandem_spark_TandemNative_batch(JNIEnv* en
   });
 }
 
+// [address, bytes, rows] of batch i as packed UnsafeRows (spark/unsafe_row_writer.h), valid
+// until release(i).
+JNIEXPORT jlongArray JNICALL Java_dev_tandem_spark_TandemNative_rows(JNIEnv* env, jclass, jlong h,
+                                                                     jint i) {
+  return Guard(env, static_cast<jlongArray>(nullptr), [&]() -> jlongArray {
+    Result<const tandem::spark::UnsafeRowBlock*> block = TaskOf(h)->Rows(i);
+    if (!block.ok()) {
+      Throw(env, block.status());
+      return nullptr;
+    }
+    const jlong out[3] = {
+        static_cast<jlong>(reinterpret_cast<intptr_t>((*block)->bytes->data())),
+        (*block)->size, (*block)->rows};
+    jlongArray arr = env->NewLongArray(3);
+    if (arr) env->SetLongArrayRegion(arr, 0, 3, out);
+    return arr;
+  });
+}
+
 JNIEXPORT void JNICALL Java_dev_tandem_spark_TandemNative_release(JNIEnv*, jclass, jlong h,
                                                                   jint i) {
   TaskOf(h)->Release(i);

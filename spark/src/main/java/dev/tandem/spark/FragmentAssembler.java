@@ -111,7 +111,7 @@ final class FragmentAssembler {
           scanIds, summary(root.node()));
       TandemExec exec = new TandemExec(plan, ScalaInterop.seq(output),
           ScalaInterop.seq(doc.inputPlans), ScalaInterop.seq(scans),
-          within(partitioning, output), ScalaInterop.seq(ordering));
+          within(partitioning, output), ScalaInterop.seq(ordering), false);
       exec.copyTagsFrom(replaced);
       return exec;
     }

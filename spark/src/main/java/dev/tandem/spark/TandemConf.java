@@ -52,6 +52,11 @@ final class TandemConf {
       TandemConf::checkBytes);
   static final Setting BATCH_ROWS = new Setting("spark.tandem.sql.batchRows", "65536",
       "Rows per batch that Tandem hands back to Spark.", TandemConf::checkPositiveInt);
+  static final Setting NATIVE_ROWS = new Setting("spark.tandem.sql.nativeRowOutput", "true",
+      "Where a Spark row operator (an exchange, collect, a Spark operator) reads Tandem's output,"
+          + " the engine writes Spark's UnsafeRows itself; false: Spark converts Tandem's columnar"
+          + " batches (ColumnarToRow), much slower.",
+      TandemConf::checkBoolean);
   static final Setting CONCURRENT_GPU_TASKS = new Setting("spark.tandem.sql.concurrentGpuTasks",
       "2", "Tasks of one executor that may use the GPU at the same time.",
       TandemConf::checkPositiveInt);
@@ -79,7 +84,8 @@ final class TandemConf {
       value -> null);
 
   static final List<Setting> SETTINGS = List.of(ENABLED, SQL_MODE, SQL_DEVICE, SQL_EXPLAIN,
-      BATCH_SIZE_BYTES, BATCH_ROWS, CONCURRENT_GPU_TASKS, UDF_LIBRARIES, MEMORY_HOST_LIMIT,
+      BATCH_SIZE_BYTES, BATCH_ROWS, NATIVE_ROWS, CONCURRENT_GPU_TASKS, UDF_LIBRARIES,
+      MEMORY_HOST_LIMIT,
       TEST_STRICT, TEST_ALLOWED_FALLBACKS, TEST_DUMP_FRAGMENTS);
 
   static final String EXEC_DOC = EXEC_PREFIX + "<SparkNodeClass>=false keeps that operator in"
@@ -131,6 +137,10 @@ final class TandemConf {
 
   int batchRows() {
     return Integer.parseInt(get(BATCH_ROWS));
+  }
+
+  boolean nativeRowOutput() {
+    return Boolean.parseBoolean(get(NATIVE_ROWS));
   }
 
   int concurrentGpuTasks() {

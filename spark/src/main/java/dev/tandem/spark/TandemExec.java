@@ -1,6 +1,7 @@
 // A subtree of Spark operators run as one fragment in Tandem. Its children are the Spark plans
 // the fragment reads (inputs[i] is children[i]); the scans inside it are kept (not as children)
-// to list their files at execution time. It produces columnar batches only; it reports the
+// to list their files at execution time. It produces columnar batches, or for a row consumer the
+// UnsafeRows the engine writes (InputTransitions replaces ColumnarToRow over it); it reports the
 // partitioning of the subtree it replaced and, when the fragment ends in a sort, its ordering.
 // Product elements are the constructor arguments, so Spark can copy it; equality is structural
 // (exchange reuse depends on it) and canonicalization normalizes attribute ids, children and
@@ -39,16 +40,30 @@ public final class TandemExec extends SparkPlan {
   private final Seq<FileSourceScanExec> scans;
   private final Partitioning partitioning;
   private final Seq<SortOrder> ordering;
+  /** Produces UnsafeRows (for a row consumer) instead of columnar batches. */
+  private final boolean rowOutput;
   private transient scala.collection.immutable.Map<String, SQLMetric> metrics;
 
   public TandemExec(FragmentPlan plan, Seq<Attribute> output, Seq<SparkPlan> children,
-      Seq<FileSourceScanExec> scans, Partitioning partitioning, Seq<SortOrder> ordering) {
+      Seq<FileSourceScanExec> scans, Partitioning partitioning, Seq<SortOrder> ordering,
+      boolean rowOutput) {
     this.plan = plan;
     this.output = output;
     this.children = children;
     this.scans = scans;
     this.partitioning = partitioning;
     this.ordering = ordering;
+    this.rowOutput = rowOutput;
+  }
+
+  /** The same node producing rows, which the engine writes in Spark's UnsafeRow format. */
+  TandemExec withRowOutput() {
+    return rowOutput ? this
+        : new TandemExec(plan, output, children, scans, partitioning, ordering, true);
+  }
+
+  boolean rowOutput() {
+    return rowOutput;
   }
 
   FragmentPlan fragmentPlan() {
@@ -67,7 +82,7 @@ public final class TandemExec extends SparkPlan {
 
   @Override
   public SparkPlan withNewChildrenInternal(IndexedSeq<SparkPlan> newChildren) {
-    return new TandemExec(plan, output, newChildren, scans, partitioning, ordering);
+    return new TandemExec(plan, output, newChildren, scans, partitioning, ordering, rowOutput);
   }
 
   @Override
@@ -88,16 +103,24 @@ public final class TandemExec extends SparkPlan {
 
   @Override
   public boolean supportsColumnar() {
-    return true;
+    return !rowOutput;
   }
 
   @Override
+  @SuppressWarnings("unchecked")
   public RDD<InternalRow> doExecute() {
-    throw new UnsupportedOperationException("TandemExec produces columnar batches only");
+    if (!rowOutput) throw new UnsupportedOperationException("this TandemExec produces batches");
+    return (RDD<InternalRow>) tandemRdd(true);
   }
 
   @Override
+  @SuppressWarnings("unchecked")
   public RDD<ColumnarBatch> doExecuteColumnar() {
+    if (rowOutput) throw new UnsupportedOperationException("this TandemExec produces rows");
+    return (RDD<ColumnarBatch>) tandemRdd(false);
+  }
+
+  private RDD<?> tandemRdd(boolean asRows) {
     List<RDD<InternalRow>> rows = new ArrayList<>();
     List<Broadcast<Object>> broadcasts = new ArrayList<>();
     List<DataType[]> inputTypes = new ArrayList<>();
@@ -117,9 +140,12 @@ public final class TandemExec extends SparkPlan {
           scan.relation().partitionSchema()));
     }
     TandemConf conf = TandemConf.ofSession();
-    return new TandemRDD(sparkContext(), plan, rows, broadcasts, files, inputTypes,
-        types(output), new TandemMetrics(CollectionConverters.asJava(metrics())),
-        conf.batchSizeBytes(), conf.batchRows());
+    TandemMetrics m = new TandemMetrics(CollectionConverters.asJava(metrics()));
+    return asRows
+        ? TandemRDD.rows(sparkContext(), plan, rows, broadcasts, files, inputTypes, types(output),
+            m, conf.batchSizeBytes(), conf.batchRows())
+        : TandemRDD.batches(sparkContext(), plan, rows, broadcasts, files, inputTypes,
+            types(output), m, conf.batchSizeBytes(), conf.batchRows());
   }
 
   @Override
@@ -146,7 +172,7 @@ public final class TandemExec extends SparkPlan {
     }
     return new TandemExec(plan.canonical(), ScalaInterop.seq(out), ScalaInterop.seq(kids),
         ScalaInterop.seq(canonicalScans), new UnknownPartitioning(partitioning.numPartitions()),
-        ScalaInterop.seq());
+        ScalaInterop.seq(), rowOutput);
   }
 
   @Override
@@ -175,7 +201,7 @@ public final class TandemExec extends SparkPlan {
 
   @Override
   public int productArity() {
-    return 6;
+    return 7;
   }
 
   @Override
@@ -187,6 +213,7 @@ public final class TandemExec extends SparkPlan {
       case 3 -> scans;
       case 4 -> partitioning;
       case 5 -> ordering;
+      case 6 -> rowOutput;
       default -> throw new IndexOutOfBoundsException(n);
     };
   }
@@ -200,12 +227,13 @@ public final class TandemExec extends SparkPlan {
   public boolean equals(Object other) {
     return other instanceof TandemExec t && plan.equals(t.plan) && output.equals(t.output)
         && children.equals(t.children) && scans.equals(t.scans)
-        && partitioning.equals(t.partitioning) && ordering.equals(t.ordering);
+        && partitioning.equals(t.partitioning) && ordering.equals(t.ordering)
+        && rowOutput == t.rowOutput;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(plan, output, children, scans, partitioning, ordering);
+    return Objects.hash(plan, output, children, scans, partitioning, ordering, rowOutput);
   }
 
   private static DataType[] types(Seq<Attribute> attributes) {

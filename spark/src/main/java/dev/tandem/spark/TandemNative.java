@@ -63,6 +63,12 @@ final class TandemNative {
    */
   static native long[] batch(long handle, int index);
 
+  /**
+   * Batch i as Spark UnsafeRows, packed [int32 size][int32 0][row]...: [address, bytes, rows],
+   * valid until release(i).
+   */
+  static native long[] rows(long handle, int index);
+
   /** Frees batch i. */
   static native void release(long handle, int index);
 

@@ -1,7 +1,8 @@
 // The RDD of a TandemExec: one partition per task of the fragment's PartitionShape (file
 // partitions of its scans, partitions of its rows inputs, zipped, paired or concatenated as the
 // fragment combines them), each depending narrowly on the input partitions it reads. compute()
-// runs the task in the engine and returns its output batches.
+// runs the task in the engine and returns its output: columnar batches over the engine's buffers,
+// or, for a row consumer, the UnsafeRows the engine writes.
 package dev.tandem.spark;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -29,7 +30,7 @@ import scala.collection.immutable.Seq;
 import scala.jdk.javaapi.CollectionConverters;
 import scala.reflect.ClassTag$;
 
-final class TandemRDD extends RDD<ColumnarBatch> {
+final class TandemRDD<T> extends RDD<T> {
   private static final long serialVersionUID = 1L;
 
   /** The files of one scan, listed on the driver when the TandemExec executes. */
@@ -45,12 +46,34 @@ final class TandemRDD extends RDD<ColumnarBatch> {
   private final TandemMetrics metrics;
   private final long chunkBytes;
   private final int batchRows;
+  /** Output: UnsafeRows the engine writes (true) or columnar batches over its buffers. */
+  private final boolean rows;
   private final transient List<ScanFiles> scans;
 
-  TandemRDD(SparkContext sc, FragmentPlan plan, List<RDD<InternalRow>> rowInputs,
+  /** The RDD of a TandemExec that produces columnar batches. */
+  static TandemRDD<ColumnarBatch> batches(SparkContext sc, FragmentPlan plan,
+      List<RDD<InternalRow>> rowInputs, List<Broadcast<Object>> broadcasts, List<ScanFiles> scans,
+      List<DataType[]> inputTypes, DataType[] outputTypes, TandemMetrics metrics,
+      long chunkBytes, int batchRows) {
+    return new TandemRDD<>(sc, plan, rowInputs, broadcasts, scans, inputTypes, outputTypes,
+        metrics, chunkBytes, batchRows, false, ColumnarBatch.class);
+  }
+
+  /** The RDD of a TandemExec that produces rows (for a row consumer). */
+  static TandemRDD<InternalRow> rows(SparkContext sc, FragmentPlan plan,
+      List<RDD<InternalRow>> rowInputs, List<Broadcast<Object>> broadcasts, List<ScanFiles> scans,
+      List<DataType[]> inputTypes, DataType[] outputTypes, TandemMetrics metrics,
+      long chunkBytes, int batchRows) {
+    return new TandemRDD<>(sc, plan, rowInputs, broadcasts, scans, inputTypes, outputTypes,
+        metrics, chunkBytes, batchRows, true, InternalRow.class);
+  }
+
+  private TandemRDD(SparkContext sc, FragmentPlan plan, List<RDD<InternalRow>> rowInputs,
       List<Broadcast<Object>> broadcasts, List<ScanFiles> scans, List<DataType[]> inputTypes,
-      DataType[] outputTypes, TandemMetrics metrics, long chunkBytes, int batchRows) {
-    super(sc, ScalaInterop.<Dependency<?>>seq(), ClassTag$.MODULE$.apply(ColumnarBatch.class));
+      DataType[] outputTypes, TandemMetrics metrics, long chunkBytes, int batchRows,
+      boolean rows, Class<T> kind) {
+    super(sc, ScalaInterop.<Dependency<?>>seq(), ClassTag$.MODULE$.apply(kind));
+    this.rows = rows;
     this.plan = plan;
     this.rowInputs = rowInputs;
     this.broadcasts = broadcasts;
@@ -166,7 +189,8 @@ final class TandemRDD extends RDD<ColumnarBatch> {
   }
 
   @Override
-  public scala.collection.Iterator<ColumnarBatch> compute(Partition split, TaskContext context) {
+  @SuppressWarnings("unchecked")
+  public scala.collection.Iterator<T> compute(Partition split, TaskContext context) {
     TandemPartition p = (TandemPartition) split;
     NativeTask task = NativeTask.open(plan.fragment(), p.task, context, metrics, chunkBytes);
     for (int i = 0; i < plan.inputKinds().size(); i++) {
@@ -178,7 +202,7 @@ final class TandemRDD extends RDD<ColumnarBatch> {
         task.addRows(i, rows, inputTypes.get(i));
       }
     }
-    return new InterruptibleIterator<>(context,
-        CollectionConverters.asScala(task.execute(outputTypes)));
+    Iterator<?> out = rows ? task.executeRows(outputTypes.length) : task.execute(outputTypes);
+    return new InterruptibleIterator<>(context, CollectionConverters.asScala((Iterator<T>) out));
   }
 }
