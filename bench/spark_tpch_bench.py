@@ -1,6 +1,7 @@
-"""Spark TPC-H benchmark: vanilla Spark against Spark with the Tandem plugin, in one session.
+"""Spark benchmark: vanilla Spark against Spark with the Tandem plugin, in one session.
 
-    bench/spark_tpch_bench.py --sf 1 [--data DIR] --jar PATH/tandem-spark.jar
+    bench/spark_tpch_bench.py [--workload tpch|fallback] --sf 1 [--rows N] [--data DIR]
+        --jar PATH/tandem-spark.jar
         --out bench/results/spark_tpch_sf1 [--reps 3] [--warmup 1] [--queries 1,3,6]
         [--master local[2]] [--api sql|dataframe] [--driver-memory 4g] [--conf KEY=VALUE]...
 
@@ -35,10 +36,10 @@ Without a usable plugin (no --jar, a missing file, a jar without the plugin clas
 that fails to start with it) the benchmark runs vanilla Spark alone and says why in the report.
 Exit status 1 when any answer differed or any run failed (after writing the report).
 
-Workloads: only "tpch" now (--workload). A workload gives a list of cases (a name, a function
-building the DataFrame, its ordering for the comparison); the runner, the event-log parsing and
-the report do not know what the cases are, so another one (the UDF fallback matrix) is one more
-class in WORKLOADS.
+Workloads (--workload): "tpch" (the 22 queries, --sf) and "fallback" (the UDF fallback matrix
+of docs/benchmarks.md with pandas UDFs as the CPU islands, --rows). A workload gives a list of
+cases (a name, a function building the DataFrame, its ordering for the comparison); the runner,
+the event-log parsing and the report do not know what the cases are.
 """
 import argparse
 import csv
@@ -136,7 +137,107 @@ class TpchWorkload:
                 f"data: `{rel}` (Parquet{how}), temp views over spark.read.parquet"]
 
 
-WORKLOADS = {"tpch": TpchWorkload}
+class FallbackWorkload:
+    """The UDF fallback matrix of ../shared/seeds/004 (docs/benchmarks.md, "The fallback
+    matrix") inside Spark: the same query text as `tandem bench fallback` (src/tandem/bench/
+    fallback_bench.cc builds it the same way) over `tandem datagen fallback` data, its CPU
+    islands pandas UDFs (identity functions, as the seed's), which stay in Spark as
+    ArrowEvalPythonExec: with the plugin, rows leave Tandem for Python and come back."""
+    name = "fallback"
+    SOURCE = "SELECT customer_id, amount, quantity, discount FROM fact"
+    FILTER = "amount >= 500 AND quantity BETWEEN 10 AND 20"
+    FINAL = "region, segment, orders, net_total, net_avg"
+    AFTER_AGG = "region, segment, orders, identity_double(net_total) AS net_total, net_avg"
+    CONDITIONS = ["native", "after_agg", "after_filter", "before_filter", "two_islands",
+                  "before_filter_w4", "before_filter_w8", "before_filter_w12"]
+
+    def __init__(self, args):
+        self.args = args
+        self.rows = int(args.rows)
+        self.data = os.path.abspath(args.data or os.path.join(ROOT, "data", "fallback",
+                                                              f"rows-{self.rows}"))
+        self.generated = False
+
+    @classmethod
+    def query(cls, source, filtered_amount, final_columns):
+        return ("WITH src AS (" + source + "),\n"
+                "filtered AS (SELECT customer_id, " + filtered_amount + " AS amount, discount "
+                "FROM src WHERE " + cls.FILTER + "),\n"
+                "joined AS (SELECT c.region, c.segment, f.amount * (1 - f.discount) AS "
+                "net_amount\n  FROM filtered f JOIN customers c ON f.customer_id = "
+                "c.customer_id),\n"
+                "agg AS (SELECT region, segment, count(*) AS orders, sum(net_amount) AS "
+                "net_total,\n  avg(net_amount) AS net_avg FROM joined GROUP BY region, segment)\n"
+                "SELECT " + final_columns + " FROM agg ORDER BY region, segment")
+
+    @staticmethod
+    def wide_source(width):
+        call = "identity_double(amount" if width == 1 else f"identity_double_{width}(amount"
+        call += "".join(f", m{m}" for m in range(1, width))
+        return "SELECT customer_id, " + call + ") AS amount, quantity, discount FROM fact"
+
+    @classmethod
+    def sql(cls, condition):
+        if condition == "native":
+            return cls.query(cls.SOURCE, "amount", cls.FINAL)
+        if condition == "after_agg":
+            return cls.query(cls.SOURCE, "amount", cls.AFTER_AGG)
+        if condition == "after_filter":
+            return cls.query(cls.SOURCE, "identity_double(amount)", cls.FINAL)
+        if condition == "before_filter":
+            return cls.query(cls.wide_source(1), "amount", cls.FINAL)
+        if condition == "two_islands":
+            return cls.query(cls.wide_source(1), "amount", cls.AFTER_AGG)
+        width = int(condition.rsplit("_w", 1)[1])
+        return cls.query(cls.wide_source(width), "amount", cls.FINAL)
+
+    def prepare(self):
+        if all(os.path.isdir(os.path.join(self.data, t)) for t in ("fact", "customers")):
+            return
+        if not os.access(self.args.tandem, os.X_OK):
+            sys.exit(f"{self.data}: no fallback tables there, and no tandem binary at "
+                     f"{self.args.tandem} to make them (--tandem)")
+        print(f"== generating {self.rows} fact rows into {self.data} with tandem datagen",
+              flush=True)
+        subprocess.run([self.args.tandem, "datagen", "fallback", "--rows", str(self.rows),
+                        "--out", self.data], check=True)
+        self.generated = True
+
+    def setup(self, spark):
+        import pandas as pd
+        from pyspark.sql.functions import pandas_udf
+        for t in ("fact", "customers"):
+            spark.read.parquet(os.path.join(self.data, t)).createOrReplaceTempView(t)
+
+        def identity(first, *rest):
+            # The first argument back, NULL where any argument is NULL (as the C++ identities).
+            out = first.copy()
+            for r in rest:
+                out[r.isna()] = None
+            return out
+
+        spark.udf.register("identity_double", pandas_udf(
+            lambda a: identity(a), "double"))
+        for width in (4, 8, 12):
+            spark.udf.register(f"identity_double_{width}", pandas_udf(
+                lambda *cols: identity(*cols), "double"))
+        _ = pd  # pandas is what the UDFs run on
+
+    def cases(self):
+        return [Case(name=c, build=(lambda spark, c=c: spark.sql(self.sql(c))),
+                     ordered=["region", "segment"], title=c) for c in self.CONDITIONS]
+
+    def title(self):
+        return f"UDF fallback matrix, {self.rows} rows"
+
+    def describe(self):
+        how = f", made by `tandem datagen fallback --rows {self.rows}`" if self.generated else ""
+        return [f"workload: the fallback matrix of docs/benchmarks.md, {self.rows} fact rows, "
+                "CPU islands as pandas UDFs (identity functions) that stay in Spark",
+                f"data: `{self.data}` (zstd Parquet{how}), temp views fact and customers"]
+
+
+WORKLOADS = {"tpch": TpchWorkload, "fallback": FallbackWorkload}
 
 
 def parse_queries(text):
@@ -703,6 +804,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workload", choices=sorted(WORKLOADS), default="tpch")
     ap.add_argument("--sf", default="1")
+    ap.add_argument("--rows", default="10000000", help="fallback workload: fact rows")
     ap.add_argument("--data", default=None,
                     help="TPC-H Parquet folder (DIR/<table>/); default data/tpch-sf<SF>, made "
                          "with tandem datagen when missing")

@@ -14,7 +14,8 @@ APT_PACKAGES=(
   openjdk-17-jdk-headless                   # the Spark plugin: javac for the jar, a JVM for Spark
 )
 PY_PACKAGES=(pyarrow==26.0.1 duckdb==1.4.4 duckdb-extension-tpch==1.4.4 numpy==2.3.5 pytest==8.4.2
-             pyspark==4.0.1)  # pyspark: Spark 4 with its jars, for the plugin (spark/) and its tests
+             pyspark==4.0.1 pandas==2.3.3)  # pyspark: Spark 4 with its jars, for the plugin (spark/)
+             # and its tests; pandas: the pandas UDFs of the Spark fallback benchmark
 
 stamp_dir=.deps
 mkdir -p "$stamp_dir"
