@@ -1,18 +1,24 @@
 #!/bin/bash
 # Builds the Spark plugin jar with plain javac against the pyspark jars (Spark 4.0.1, Scala 2.13):
-#   spark/build.sh <out-dir> <path-to-libtandem_jni.so or empty> <version>
+#   spark/build.sh <out-dir> <path-to-libtandem_jni.so or empty> <version> <support.json>
 # writes <out-dir>/tandem-spark-<version>.jar, holding the .so (when given) at
-# native/linux-x86_64/libtandem_jni.so. Finds Java in JAVA_HOME (else the Debian OpenJDK 17) and
+# native/linux-x86_64/libtandem_jni.so and the engine's table of what the plugin translates
+# (`tandem spark support --json`) at dev/tandem/spark/support.json. Finds Java in JAVA_HOME (else the Debian OpenJDK 17) and
 # the pyspark jars in PYSPARK_JARS (else the pyspark package of PYTHON, default .venv/bin/python).
 set -euo pipefail
 
-if [ $# -ne 3 ]; then
-  echo "usage: spark/build.sh <out-dir> <path-to-libtandem_jni.so or empty> <version>" >&2
+if [ $# -ne 4 ]; then
+  echo "usage: spark/build.sh <out-dir> <path-to-libtandem_jni.so or empty> <version> <support.json>" >&2
   exit 2
 fi
 out_dir=$1
 native_lib=$2
 version=$3
+support_table=$4
+if [ ! -s "$support_table" ]; then
+  echo "spark/build.sh: no support table at $support_table (tandem spark support --json)" >&2
+  exit 1
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 
 java_home=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
@@ -55,6 +61,8 @@ if [ -n "$native_lib" ]; then
   mkdir -p "$work/classes/native/linux-x86_64"
   cp "$native_lib" "$work/classes/native/linux-x86_64/libtandem_jni.so"
 fi
+mkdir -p "$work/classes/dev/tandem/spark"
+cp "$support_table" "$work/classes/dev/tandem/spark/support.json"
 jar_file=$out_dir/tandem-spark-$version.jar
 "$java_home/bin/jar" --create --file "$jar_file" -C "$work/classes" .
 echo "$jar_file"

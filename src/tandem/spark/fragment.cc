@@ -169,7 +169,8 @@ class Builder {
     if (op == "window") return WindowFromJson(node, child, settings_, where);
     if (op == "expand") return ExpandFromJson(node, child, settings_, where);
     if (op == "sort" || op == "top_n") {
-      TANDEM_ASSIGN_OR_RAISE(std::vector<SortKey> keys, SortKeys(node, "keys", in, settings_, where));
+      TANDEM_ASSIGN_OR_RAISE(std::vector<SortKey> keys,
+                             SortKeys(node, "keys", in, settings_, where));
       PlanPtr sorted = MakeSort(child, keys);
       if (op == "sort") return sorted;
       TANDEM_ASSIGN_OR_RAISE(int64_t limit, IntMember(node, "limit", where));

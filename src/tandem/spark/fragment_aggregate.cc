@@ -16,11 +16,11 @@ enum class Fn { kSum, kAvg, kCount, kCountStar, kMin, kMax };
 struct SparkAggregate {
   Fn fn;
   Phase phase = Phase::kPartial;
-  ExprPtr arg;              // partial and complete: over the child's output
-  ExprPtr filter;           // partial and complete: FILTER (WHERE ...), or null
-  int buffer_start = -1;    // merge and final: the first of its buffer columns in the input
-  int buffer_width = 1;     // Spark's buffer columns
-  Schema out;               // the buffer fields (partial, merge) or the result field
+  ExprPtr arg;            // partial and complete: over the child's output
+  ExprPtr filter;         // partial and complete: FILTER (WHERE ...), or null
+  int buffer_start = -1;  // merge and final: the first of its buffer columns in the input
+  int buffer_width = 1;   // Spark's buffer columns
+  Schema out;             // the buffer fields (partial, merge) or the result field
   bool reads_input() const { return phase == Phase::kPartial || phase == Phase::kComplete; }
 };
 

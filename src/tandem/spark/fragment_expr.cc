@@ -170,8 +170,7 @@ Status CheckCallArguments(const std::string& fn, const std::vector<ExprPtr>& arg
   if (fn == "length" && (args.empty() || args[0]->type.id != TypeId::kString)) {
     return Unsupported("length of anything but a string");
   }
-  const bool time_of_day = fn == "extract_hour" || fn == "extract_minute" ||
-                           fn == "extract_second";
+  const bool time_of_day = fn == "extract_hour" || fn == "extract_minute" || fn == "extract_second";
   if (time_of_day) {
     if (args.empty() || args[0]->type.id != TypeId::kTimestamp) {
       return Unsupported(fn + " of anything but a timestamp");
@@ -182,7 +181,8 @@ Status CheckCallArguments(const std::string& fn, const std::vector<ExprPtr>& arg
     return Unsupported(fn + " of anything but a date");
   }
   if ((fn == "floor" || fn == "ceil") && (args.empty() || args[0]->type.is_floating())) {
-    return Unsupported(fn + " of a floating-point value (Spark's is a bigint, saturating, 0 for "
+    return Unsupported(fn +
+                       " of a floating-point value (Spark's is a bigint, saturating, 0 for "
                        "NaN)");
   }
   if (fn == "round" && (args.empty() || args[0]->type.is_floating())) {
@@ -309,7 +309,8 @@ ExprPtr WithSparkRoundType(ExprPtr e, const DataType& spark) {
   const DataType& in = e->args[0]->type;
   if (!IsLiteralInt(*e->args[1], &d) || d < 0 || !in.is_decimal()) return e;
   const int scale = static_cast<int>(std::min<int64_t>(in.scale, d));
-  if (spark.scale != scale || spark.precision != std::min(38, in.precision - in.scale + 1 + scale)) {
+  if (spark.scale != scale ||
+      spark.precision != std::min(38, in.precision - in.scale + 1 + scale)) {
     return e;
   }
   return MakeCast(std::move(e), spark);

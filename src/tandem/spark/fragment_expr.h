@@ -16,7 +16,6 @@
 #pragma once
 
 #include <string>
-
 #include <vector>
 
 #include "tandem/expr/aggregate.h"

@@ -73,8 +73,8 @@ Result<WindowFrame> FrameFromJson(const Json& j, bool has_order, const std::stri
 std::string SparkDifference(const WindowCall& call) {
   if (call.kind != WindowFunctionKind::kAggregate || call.args.empty()) return "";
   const DataType& in = call.args[0]->type;
-  const bool sum_or_avg = call.aggregate == AggregateKind::kSum ||
-                          call.aggregate == AggregateKind::kAvg;
+  const bool sum_or_avg =
+      call.aggregate == AggregateKind::kSum || call.aggregate == AggregateKind::kAvg;
   if (sum_or_avg && in.is_decimal() && in.precision > 28) {
     return "window sum/avg of decimal(" + std::to_string(in.precision) +
            ", ...): Spark caps the sum at precision 38 and checks it there";
@@ -87,8 +87,8 @@ std::string SparkDifference(const WindowCall& call) {
 
 Result<WindowCall> CallFromJson(const Json& j, const Schema& input,
                                 const std::vector<ExprPtr>& partition_by,
-                                const std::vector<SortKey>& order_by,
-                                const SparkSettings& settings, const std::string& where) {
+                                const std::vector<SortKey>& order_by, const SparkSettings& settings,
+                                const std::string& where) {
   TANDEM_ASSIGN_OR_RAISE(std::string fn, StringMember(j, "fn", where));
   const FunctionName* found = nullptr;
   for (const FunctionName& f : kFunctions) {
@@ -110,9 +110,9 @@ Result<WindowCall> CallFromJson(const Json& j, const Schema& input,
       return Status::Invalid("fragment " + where + ": " + fn + " takes " + (star ? "0" : "1") +
                              " arguments");
     }
-    TANDEM_ASSIGN_OR_RAISE(call.type, star ? Result<DataType>(DataType::Int64())
-                                           : AggregateResultType(call.aggregate,
-                                                                 call.args[0]->type));
+    TANDEM_ASSIGN_OR_RAISE(call.type,
+                           star ? Result<DataType>(DataType::Int64())
+                                : AggregateResultType(call.aggregate, call.args[0]->type));
     call.nullable =
         call.aggregate != AggregateKind::kCount && call.aggregate != AggregateKind::kCountStar;
   } else if (IsRanking(call.kind)) {
@@ -123,13 +123,14 @@ Result<WindowCall> CallFromJson(const Json& j, const Schema& input,
     call.type = DataType::Float64();
     call.nullable = false;
   } else {
-    if (call.args.empty()) return Status::Invalid("fragment " + where + ": " + fn + " needs a value");
+    if (call.args.empty())
+      return Status::Invalid("fragment " + where + ": " + fn + " needs a value");
     call.type = call.args[0]->type;
     call.nullable = true;
   }
   for (size_t i = 1; i < call.args.size(); ++i) {
-    const bool is_default = i == 2 && (call.kind == WindowFunctionKind::kLag ||
-                                       call.kind == WindowFunctionKind::kLead);
+    const bool is_default =
+        i == 2 && (call.kind == WindowFunctionKind::kLag || call.kind == WindowFunctionKind::kLead);
     if (is_default) {
       if (call.args[i]->type != call.type) {
         return Unsupported(fn + " with a default of " + call.args[i]->type.ToString() +
@@ -181,9 +182,9 @@ Result<PlanPtr> WindowFromJson(const Json& node, PlanPtr child, const SparkSetti
   }
   std::vector<WindowCall> calls;
   for (size_t i = 0; i < functions->size(); ++i) {
-    TANDEM_ASSIGN_OR_RAISE(
-        WindowCall call, CallFromJson((*functions)[i], in, partition_by, order_by, settings,
-                                      where + ".functions[" + std::to_string(i) + "]"));
+    TANDEM_ASSIGN_OR_RAISE(WindowCall call,
+                           CallFromJson((*functions)[i], in, partition_by, order_by, settings,
+                                        where + ".functions[" + std::to_string(i) + "]"));
     calls.push_back(std::move(call));
   }
   PlanPtr window = MakeWindow(std::move(child), calls);

@@ -19,8 +19,7 @@ std::mutex g_register_mutex;
 Status RegisterUdfLibraries(const std::vector<std::string>& paths) {
   std::lock_guard<std::mutex> lock(g_register_mutex);
   for (const std::string& path : paths) {
-    TANDEM_ASSIGN_OR_RAISE(std::vector<UdfFunctionPtr> functions,
-                           udf::LoadLibraryFunctions(path));
+    TANDEM_ASSIGN_OR_RAISE(std::vector<UdfFunctionPtr> functions, udf::LoadLibraryFunctions(path));
     for (const UdfFunctionPtr& f : functions) {
       if (UdfFunctionPtr known = udf::FindFunction(f->name)) {
         if (known->path == f->path && known->symbol == f->symbol) continue;
@@ -38,8 +37,7 @@ Result<Json> UdfSignatures(const std::vector<std::string>& paths) {
   TANDEM_RETURN_NOT_OK(RegisterUdfLibraries(paths));
   Json out = Json::array();
   for (const std::string& path : paths) {
-    TANDEM_ASSIGN_OR_RAISE(std::vector<UdfFunctionPtr> functions,
-                           udf::LoadLibraryFunctions(path));
+    TANDEM_ASSIGN_OR_RAISE(std::vector<UdfFunctionPtr> functions, udf::LoadLibraryFunctions(path));
     for (const UdfFunctionPtr& f : functions) {
       Json args = Json::array();
       for (const DataType& t : f->arg_types) args.push_back(TypeToJson(t));
@@ -59,8 +57,8 @@ Result<ExprPtr> UdfCall(const std::string& name, std::vector<ExprPtr> args, cons
                                " is not loaded in this executor (spark.tandem.udf.libraries)");
   }
   if (args.size() != f->arg_types.size()) {
-    return Status::Invalid("UDF " + f->Signature() + " called with " +
-                           std::to_string(args.size()) + " arguments");
+    return Status::Invalid("UDF " + f->Signature() + " called with " + std::to_string(args.size()) +
+                           " arguments");
   }
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i]->type != f->arg_types[i]) {

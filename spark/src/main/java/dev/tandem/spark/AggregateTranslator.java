@@ -133,10 +133,7 @@ final class AggregateTranslator {
       List<Attribute> output, ExpressionTranslator expressions, TranslationContext ctx)
       throws Unsupported {
     String name = fn.getClass().getSimpleName();
-    if (!ctx.conf.expressionEnabled(name)) {
-      throw new Unsupported(name + " is disabled by " + TandemConf.EXPRESSION_PREFIX + name
-          + "=false");
-    }
+    ctx.requireExpression(name);
     ObjectNode agg = Json.object();
     List<Expression> args = new ArrayList<>();
     if (fn instanceof Sum s) {

@@ -23,22 +23,6 @@ import scala.Enumeration;
 import scala.Tuple2;
 
 final class ExpressionTranslator {
-  /**
-   * The expression classes Tandem translates (and so the names spark.tandem.sql.expression.<Name>
-   * accepts), including the aggregate functions AggregateTranslator handles.
-   */
-  static final Set<String> EXPRESSIONS = Set.of("AttributeReference", "BoundReference", "Literal",
-      "Alias", "Cast", "Add", "Subtract", "Multiply", "Divide", "Remainder", "UnaryMinus", "Abs",
-      "EqualTo", "EqualNullSafe", "LessThan", "LessThanOrEqual", "GreaterThan",
-      "GreaterThanOrEqual", "And", "Or", "Not", "IsNull", "IsNotNull", "In", "InSet", "CaseWhen",
-      "If", "Coalesce", "Like", "StartsWith", "EndsWith", "Contains", "Substring", "Length",
-      "Concat", "Year", "Month", "DayOfMonth", "Quarter", "DateAdd", "DateSub", "DateDiff",
-      "KnownFloatingPointNormalized", "NormalizeNaNAndZero", "KnownNotNull", "UnscaledValue",
-      "MakeDecimal", "CheckOverflow", "Sum", "Average", "Count", "Min", "Max", "Sqrt", "Exp",
-      "Log", "Log10", "Log2", "Cbrt", "Pow", "Floor", "Ceil", "Greatest", "Least",
-      "StringTrim", "StringTrimLeft", "StringTrimRight", "StringReplace", "StringLPad",
-      "StringRPad", "Reverse", "StringRepeat", "StringInstr", "DayOfWeek", "DayOfYear", "Hour",
-      "Minute", "Second", "Round", "TandemUdfExpression");
 
   /** Expressions that are one Tandem call over their children, in order. */
   private static final Map<Class<?>, String> SIMPLE_CALLS = Map.ofEntries(
@@ -120,7 +104,12 @@ final class ExpressionTranslator {
 
   private ObjectNode expr(Expression e) throws Failure {
     String name = e.getClass().getSimpleName();
-    if (EXPRESSIONS.contains(name) && !ctx.conf.expressionEnabled(name)) {
+    SupportTable table = SupportTable.get();
+    if (!table.expressions().contains(name)) {
+      String why = table.reason(name);
+      throw fail(e, why != null ? why : name + " is not supported");
+    }
+    if (!ctx.conf.expressionEnabled(name)) {
       throw fail(e, name + " is disabled by " + TandemConf.EXPRESSION_PREFIX + name + "=false");
     }
     ObjectNode out = dispatch(e, name);
@@ -186,9 +175,6 @@ final class ExpressionTranslator {
     if (e instanceof Round r) return round(r);
     if (e instanceof DayOfWeek || e instanceof DayOfYear) return dayField(e);
     if (e instanceof Hour || e instanceof Minute || e instanceof Second) return timeField(e);
-    if (e instanceof Upper || e instanceof Lower) {
-      throw fail(e, "Tandem folds case only for ASCII and Latin-1");
-    }
     if (e instanceof Year || e instanceof Month || e instanceof DayOfMonth
         || e instanceof Quarter) {
       return dateField(e);

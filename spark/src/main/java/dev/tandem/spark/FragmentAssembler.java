@@ -2,7 +2,7 @@
 // region's fragment nodes, already translated, are assembled over input nodes for the Spark
 // children it reads (converted themselves, recursively), along with the region's partition shape
 // and its scans. Two-phase regions (TakeOrderedAndProject, CollectLimit) become a TandemExec for
-// the final phase over Spark's CoalesceExec(1) over a TandemExec for the rest; an aggregate whose
+// the final phase over a Spark shuffle into one partition over a TandemExec for the rest; an aggregate whose
 // result expressions only Spark can compute gets a Spark ProjectExec above its TandemExec.
 package dev.tandem.spark;
 
@@ -19,11 +19,12 @@ import org.apache.spark.sql.catalyst.expressions.SortOrder;
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning;
 import org.apache.spark.sql.catalyst.plans.physical.SinglePartition$;
 import org.apache.spark.sql.catalyst.plans.physical.UnknownPartitioning;
-import org.apache.spark.sql.execution.CoalesceExec;
 import org.apache.spark.sql.execution.FileSourceScanExec;
 import org.apache.spark.sql.execution.ProjectExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec;
+import org.apache.spark.sql.execution.exchange.ENSURE_REQUIREMENTS$;
+import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec;
 
 final class FragmentAssembler {
   private final TranslationContext ctx;
@@ -127,7 +128,11 @@ final class FragmentAssembler {
       TandemExec partitions = lower.exec(part, ScalaInterop.list(child.output()),
           child.outputPartitioning(), List.of(), plan);
       Region upper = new Region();
-      Region.Part input = upper.input(new CoalesceExec(1, partitions), Translation.InputKind.ROWS);
+      // A shuffle into one partition, as Spark's TakeOrderedAndProject does: the lower phase keeps
+      // its tasks (a CoalesceExec(1) would run every partition of the stage in one task).
+      SparkPlan gathered = new ShuffleExchangeExec(SinglePartition$.MODULE$, partitions,
+          ENSURE_REQUIREMENTS$.MODULE$, scala.Option.empty());
+      Region.Part input = upper.input(gathered, Translation.InputKind.ROWS);
       Region.Part last = new Region.Part(t.buildFinalPhase(input.node()), input.shape());
       return upper.exec(last, ScalaInterop.list(plan.output()), SinglePartition$.MODULE$,
           ordering(last.node(), plan), plan);

@@ -41,13 +41,6 @@ import org.apache.spark.sql.execution.window.WindowExec;
 import org.apache.spark.sql.execution.window.WindowGroupLimitExec;
 
 final class PlanTranslator {
-  /** The Spark operators Tandem translates (and spark.tandem.sql.exec.<Name> accepts). */
-  static final Set<String> EXECS = Set.of("FileSourceScanExec", "FilterExec", "ProjectExec",
-      "HashAggregateExec", "ObjectHashAggregateExec", "SortAggregateExec", "BroadcastHashJoinExec",
-      "ShuffledHashJoinExec", "SortMergeJoinExec", "BroadcastNestedLoopJoinExec",
-      "CartesianProductExec", "SortExec", "TakeOrderedAndProjectExec", "GlobalLimitExec",
-      "LocalLimitExec", "CollectLimitExec", "UnionExec", "WindowExec", "WindowGroupLimitExec",
-      "ExpandExec");
 
   private final TranslationContext ctx;
 
@@ -65,8 +58,10 @@ final class PlanTranslator {
     }
     String name = plan.getClass().getSimpleName();
     String reason;
-    if (!EXECS.contains(name)) {
-      reason = name + " is not supported";
+    SupportTable table = SupportTable.get();
+    if (!table.operators().contains(name)) {
+      String why = table.reason(name);
+      reason = name + (why != null ? " stays in Spark: " + why : " is not supported");
     } else if (!ctx.conf.execEnabled(name)) {
       reason = name + " is disabled by " + TandemConf.EXEC_PREFIX + name + "=false";
     } else {

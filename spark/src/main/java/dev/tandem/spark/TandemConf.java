@@ -202,10 +202,10 @@ final class TandemConf {
       }
     }
     if (key.startsWith(EXEC_PREFIX)) {
-      checkSwitch(key, value, key.substring(EXEC_PREFIX.length()), PlanTranslator.EXECS);
+      checkSwitch(key, value, key.substring(EXEC_PREFIX.length()), SupportTable.get().operators());
     } else if (key.startsWith(EXPRESSION_PREFIX)) {
       checkSwitch(key, value, key.substring(EXPRESSION_PREFIX.length()),
-          ExpressionTranslator.EXPRESSIONS);
+          SupportTable.get().expressions());
     } else {
       List<String> known = new ArrayList<>();
       for (Setting s : SETTINGS) known.add(s.key());

@@ -25,6 +25,22 @@ final class TranslationContext {
     return Set.of("UTC", "Etc/UTC", "Z", "+00:00", "GMT", "Etc/GMT").contains(timeZone);
   }
 
+  /**
+   * Throws Unsupported unless the engine's table marks the Spark expression class (an aggregate
+   * or window function) as translated and no setting switches it off.
+   */
+  void requireExpression(String cls) throws Unsupported {
+    SupportTable table = SupportTable.get();
+    if (!table.expressions().contains(cls)) {
+      String why = table.reason(cls);
+      throw new Unsupported(why != null ? cls + ": " + why : cls + " is not supported");
+    }
+    if (!conf.expressionEnabled(cls)) {
+      throw new Unsupported(cls + " is disabled by " + TandemConf.EXPRESSION_PREFIX + cls
+          + "=false");
+    }
+  }
+
   int newId() {
     return nextId++;
   }

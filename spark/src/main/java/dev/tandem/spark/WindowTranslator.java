@@ -84,10 +84,7 @@ final class WindowTranslator {
   private static ObjectNode function(Expression f, ExpressionTranslator expressions,
       TranslationContext ctx) throws Unsupported {
     String name = f.getClass().getSimpleName();
-    if (!ctx.conf.expressionEnabled(name)) {
-      throw new Unsupported(name + " is disabled by " + TandemConf.EXPRESSION_PREFIX + name
-          + "=false");
-    }
+    if (!(f instanceof AggregateExpression)) ctx.requireExpression(name);  // aggregate(): its fn
     ObjectNode out = Json.object();
     List<Expression> args = new ArrayList<>();
     if (f instanceof RowNumber) {
@@ -130,10 +127,7 @@ final class WindowTranslator {
   private static void aggregate(AggregateFunction fn, ObjectNode out, List<Expression> args,
       TranslationContext ctx) throws Unsupported {
     String name = fn.getClass().getSimpleName();
-    if (!ctx.conf.expressionEnabled(name)) {
-      throw new Unsupported(name + " is disabled by " + TandemConf.EXPRESSION_PREFIX + name
-          + "=false");
-    }
+    ctx.requireExpression(name);
     if (fn instanceof Sum s) {
       out.put("fn", "sum");
       out.put("mode", s.evalMode().toString().toLowerCase(java.util.Locale.ROOT));
