@@ -455,12 +455,13 @@ TEST_F(FragmentTest, WindowFunctionsOverFramesAsSparkTypesThem) {
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(got->schema.field(5).type, i32);
   const std::string spec = "PARTITION BY flag ORDER BY k ASC NULLS FIRST, p DESC NULLS LAST";
-  EXPECT_EQ(Rows(*got),
-            Sql("SELECT *, row_number() OVER (" + spec + "), rank() OVER (" + spec +
-                    "), sum(p) OVER (" + spec + "), lag(q) OVER (" + spec +
-                    "), count(*) OVER (" + spec + " ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING), "
-                    "min(q) OVER (" + spec + ") FROM orders",
-                path_));
+  EXPECT_EQ(Rows(*got), Sql("SELECT *, row_number() OVER (" + spec + "), rank() OVER (" + spec +
+                                "), sum(p) OVER (" + spec + "), lag(q) OVER (" + spec +
+                                "), count(*) OVER (" + spec +
+                                " ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING), "
+                                "min(q) OVER (" +
+                                spec + ") FROM orders",
+                            path_));
 
   // What Tandem would compute differently stays in Spark, with the reason.
   Json wide = window;
@@ -511,13 +512,14 @@ TEST_F(FragmentTest, DistinctAggregatesThroughMergePhasesAndFilters) {
   const DataType sum_t = DataType::Decimal(25, 2);
   Json sum_buffers = {F("sum", sum_t), F("isEmpty", kBool)};
   Json by_key_out = {F("flag", kStr), F("k", kI64), F("sum", sum_t), F("isEmpty", kBool)};
-  Json partial = {{"op", "aggregate"},
-                  {"id", 2},
-                  {"mode", "partial"},
-                  {"keys", {Col(3, kStr), Col(0, kI64)}},
-                  {"aggregates", {{{"fn", "sum"}, {"args", {Col(2, kDec)}}, {"output", sum_buffers}}}},
-                  {"child", Scan(1)},
-                  {"output", by_key_out}};
+  Json partial = {
+      {"op", "aggregate"},
+      {"id", 2},
+      {"mode", "partial"},
+      {"keys", {Col(3, kStr), Col(0, kI64)}},
+      {"aggregates", {{{"fn", "sum"}, {"args", {Col(2, kDec)}}, {"output", sum_buffers}}}},
+      {"child", Scan(1)},
+      {"output", by_key_out}};
   Json merged = {{"op", "aggregate"},
                  {"id", 3},
                  {"mode", "partial"},

@@ -7,10 +7,9 @@
 
 #include <cstring>
 
-#include "tandem/spark/unsafe_row_writer.h"
-
 #include "tandem/column/column_builder.h"
 #include "tandem/format/value_format.h"
+#include "tandem/spark/unsafe_row_writer.h"
 
 namespace tandem::spark {
 namespace {
