@@ -88,8 +88,8 @@ std::map<std::string, std::shared_ptr<Table>>* PlanCardinality::tables_ =
     new std::map<std::string, std::shared_ptr<Table>>();
 
 TEST_F(PlanCardinality, ManyToManyJoinEstimateNearTrueCount) {
-  const std::string plan =
-      Explain("select c_custkey, s_suppkey from customer, supplier where c_nationkey = s_nationkey");
+  const std::string plan = Explain(
+      "select c_custkey, s_suppkey from customer, supplier where c_nationkey = s_nationkey");
   const double est = EstimateOf(plan, "HashJoin INNER");
   const double truth =
       static_cast<double>(TrueJoinRows("customer", "c_nationkey", "supplier", "s_nationkey"));

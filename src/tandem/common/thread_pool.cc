@@ -2,13 +2,13 @@
 // that the caller and any number of helpers share the work without a per-index queue entry.
 #include "tandem/common/thread_pool.h"
 
-#include "tandem/common/out_of_memory.h"
-
 #include <algorithm>
 #include <atomic>
 #include <exception>
 #include <memory>
 #include <new>
+
+#include "tandem/common/out_of_memory.h"
 
 namespace tandem {
 

@@ -33,7 +33,8 @@ Result<std::shared_ptr<Buffer>> ReadAll(const std::string& path, int fd) {
   int64_t filled = 0;
   while (true) {
     if (out->size() - filled < (1 << 16)) out->Resize(std::max<int64_t>(1 << 20, 2 * out->size()));
-    const ssize_t n = ::read(fd, out->mutable_data() + filled, static_cast<size_t>(out->size() - filled));
+    const ssize_t n =
+        ::read(fd, out->mutable_data() + filled, static_cast<size_t>(out->size() - filled));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Status::IOError("cannot read " + path + ": " + std::strerror(errno));
     if (n == 0) break;

@@ -36,7 +36,8 @@ const PlanNode* CountedJoin(const PlanNode& agg) {
 }
 
 // `input` grouped by `keys` with one count(*) named `name`.
-PlanPtr CountByKeys(const PlanPtr& input, const std::vector<ExprPtr>& keys, const std::string& name) {
+PlanPtr CountByKeys(const PlanPtr& input, const std::vector<ExprPtr>& keys,
+                    const std::string& name) {
   std::vector<std::string> key_names;
   for (size_t i = 0; i < keys.size(); ++i) key_names.push_back("k" + std::to_string(i));
   AggregateCall count;
@@ -61,11 +62,10 @@ PlanPtr Rewrite(const PlanNode& agg, const PlanNode& join) {
   PlanPtr joined = MakeJoin(left, right, JoinType::kInner, lk, rk, nullptr);
   const int cl = static_cast<int>(nkeys);
   const int cr = static_cast<int>(2 * nkeys + 1);
-  ExprPtr product =
-      MakeCall("multiply",
-               {MakeColumnRef(cl, DataType::Int64(), false, "cl"),
-                MakeColumnRef(cr, DataType::Int64(), false, "cr")},
-               DataType::Int64(), false);
+  ExprPtr product = MakeCall("multiply",
+                             {MakeColumnRef(cl, DataType::Int64(), false, "cl"),
+                              MakeColumnRef(cr, DataType::Int64(), false, "cr")},
+                             DataType::Int64(), false);
   PlanPtr pairs = MakeProject(joined, {product}, {"pairs"});
   AggregateCall sum;
   sum.kind = AggregateKind::kSum;
@@ -74,10 +74,10 @@ PlanPtr Rewrite(const PlanNode& agg, const PlanNode& join) {
   sum.nullable = true;
   sum.name = "pairs";
   PlanPtr total = MakeAggregate(pairs, {}, {}, {sum});
-  ExprPtr count = MakeCall("coalesce",
-                           {MakeColumnRef(0, DataType::Int64(), true, "pairs"),
-                            MakeLiteral(Value::Int64(0))},
-                           DataType::Int64(), false);
+  ExprPtr count =
+      MakeCall("coalesce",
+               {MakeColumnRef(0, DataType::Int64(), true, "pairs"), MakeLiteral(Value::Int64(0))},
+               DataType::Int64(), false);
   std::vector<ExprPtr> outputs;
   std::vector<std::string> names;
   for (const AggregateCall& a : agg.aggregates) {

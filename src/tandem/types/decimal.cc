@@ -63,7 +63,7 @@ bool DivRoundToInt128(U256 n, uint128_t d, bool negative, int128_t* out) {
   U256 q = DivMod(n, d, &rem);
   if (q.hi != 0) return false;
   uint128_t qm = q.lo;
-  if (rem >= d - rem) ++qm;  // 2*rem >= d without overflow
+  if (rem >= d - rem) ++qm;                                          // 2*rem >= d without overflow
   if (qm > (~uint128_t{0} >> 1) + (negative ? 1 : 0)) return false;  // past 2^127 - 1 (or 2^127)
   *out = negative ? -static_cast<int128_t>(qm) : static_cast<int128_t>(qm);
   return true;

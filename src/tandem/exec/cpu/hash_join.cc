@@ -332,8 +332,7 @@ Result<Table> NestedLoopJoin(const PlanNode& node, const Table& left, const Tabl
         c.build.reserve(c.probe.capacity());
         for (int64_t row = m.begin; row < m.end && static_cast<int64_t>(c.probe.size()) < pairs;
              ++row) {
-          for (int64_t id = 0; id < per_row && static_cast<int64_t>(c.probe.size()) < pairs;
-               ++id) {
+          for (int64_t id = 0; id < per_row && static_cast<int64_t>(c.probe.size()) < pairs; ++id) {
             c.probe.push_back(row);
             c.build.push_back(id);
           }

@@ -354,7 +354,8 @@ void FoldCase(std::string* text, bool upper) {
     if (static_cast<unsigned char>(s[k]) != 0xC3) continue;
     unsigned char& c2 = reinterpret_cast<unsigned char&>(s[k + 1]);
     if (upper && c2 >= 0xA0 && c2 <= 0xBE && c2 != 0xB7) c2 = static_cast<unsigned char>(c2 - 0x20);
-    if (!upper && c2 >= 0x80 && c2 <= 0x9E && c2 != 0x97) c2 = static_cast<unsigned char>(c2 + 0x20);
+    if (!upper && c2 >= 0x80 && c2 <= 0x9E && c2 != 0x97)
+      c2 = static_cast<unsigned char>(c2 + 0x20);
     ++k;
   }
 }

@@ -190,9 +190,8 @@ JNIEXPORT jlongArray JNICALL Java_dev_tandem_spark_TandemNative_rows(JNIEnv* env
       Throw(env, block.status());
       return nullptr;
     }
-    const jlong out[3] = {
-        static_cast<jlong>(reinterpret_cast<intptr_t>((*block)->bytes->data())),
-        (*block)->size, (*block)->rows};
+    const jlong out[3] = {static_cast<jlong>(reinterpret_cast<intptr_t>((*block)->bytes->data())),
+                          (*block)->size, (*block)->rows};
     jlongArray arr = env->NewLongArray(3);
     if (arr) env->SetLongArrayRegion(arr, 0, 3, out);
     return arr;
@@ -221,8 +220,8 @@ JNIEXPORT void JNICALL Java_dev_tandem_spark_TandemNative_close(JNIEnv*, jclass,
 // {"open_tasks": n, "host_bytes": in use, "host_peak_bytes": peak}: for leak checks in tests.
 // udfSignatures(libraries): registers the libraries (a JSON list of paths) and lists their
 // functions (spark/spark_udfs.h).
-JNIEXPORT jbyteArray JNICALL Java_dev_tandem_spark_TandemNative_udfSignatures0(
-    JNIEnv* env, jclass, jbyteArray libraries) {
+JNIEXPORT jbyteArray JNICALL
+Java_dev_tandem_spark_TandemNative_udfSignatures0(JNIEnv* env, jclass, jbyteArray libraries) {
   return Guard(env, static_cast<jbyteArray>(nullptr), [&]() -> jbyteArray {
     const auto list = nlohmann::json::parse(Utf8(env, libraries), nullptr, false);
     std::vector<std::string> paths;
@@ -246,9 +245,9 @@ JNIEXPORT jbyteArray JNICALL Java_dev_tandem_spark_TandemNative_evalUdf0(JNIEnv*
                                                                          jbyteArray row) {
   return Guard(env, static_cast<jbyteArray>(nullptr), [&]() -> jbyteArray {
     const std::string bytes = Utf8(env, row);
-    Result<std::string> out = tandem::spark::EvalUdfRow(
-        Utf8(env, name), reinterpret_cast<const uint8_t*>(bytes.data()),
-        static_cast<int64_t>(bytes.size()));
+    Result<std::string> out =
+        tandem::spark::EvalUdfRow(Utf8(env, name), reinterpret_cast<const uint8_t*>(bytes.data()),
+                                  static_cast<int64_t>(bytes.size()));
     if (!out.ok()) {
       Throw(env, out.status());
       return nullptr;
