@@ -36,8 +36,9 @@ Without a usable plugin (no --jar, a missing file, a jar without the plugin clas
 that fails to start with it) the benchmark runs vanilla Spark alone and says why in the report.
 Exit status 1 when any answer differed or any run failed (after writing the report).
 
-Workloads (--workload): "tpch" (the 22 queries, --sf) and "fallback" (the UDF fallback matrix
-of docs/benchmarks.md with pandas UDFs as the CPU islands, --rows). A workload gives a list of
+Workloads (--workload): "tpch" (the 22 queries, --sf), "fallback" (the UDF fallback matrix
+of docs/benchmarks.md with pandas UDFs as the CPU islands, --rows) and "etl" (join-heavy and
+write-heavy jobs over the TPC-H tables, --sf). A workload gives a list of
 cases (a name, a function building the DataFrame, its ordering for the comparison); the runner,
 the event-log parsing and the report do not know what the cases are.
 """
@@ -237,7 +238,79 @@ class FallbackWorkload:
                 f"data: `{self.data}` (zstd Parquet{how}), temp views fact and customers"]
 
 
-WORKLOADS = {"tpch": TpchWorkload, "fallback": FallbackWorkload}
+class EtlWorkload:
+    """ETL jobs over the TPC-H tables (`--sf`): join-heavy ones (a four-way join feeding several
+    aggregations, a self-join of orders by customer) and write-heavy ones (a transformed copy of
+    lineitem written as Parquet, a partitioned write of orders). Writes stay in Spark under the
+    plugin; what feeds them runs in Tandem. Each write goes to a fresh folder under --data."""
+    name = "etl"
+
+    def __init__(self, args):
+        self.tpch = TpchWorkload(args)
+        self.out = os.path.join(os.path.abspath(args.data or os.path.join(ROOT, "data")),
+                                "_etl_out")
+        self.counter = 0
+
+    def prepare(self):
+        self.tpch.prepare()
+
+    def setup(self, spark):
+        self.tpch.setup(spark)
+
+    def target(self):
+        self.counter += 1
+        return os.path.join(self.out, f"w{self.counter}")
+
+    JOIN_HEAVY = """
+        SELECT n_name, p_type, o_orderpriority, count(*) AS lines,
+               sum(l_extendedprice * (1 - l_discount)) AS revenue, avg(l_quantity) AS qty
+        FROM customer JOIN orders ON c_custkey = o_custkey
+             JOIN lineitem ON o_orderkey = l_orderkey
+             JOIN part ON l_partkey = p_partkey
+             JOIN nation ON c_nationkey = n_nationkey
+        WHERE o_orderdate >= DATE '1995-01-01'
+        GROUP BY n_name, p_type, o_orderpriority"""
+    SELF_JOIN = """
+        SELECT a.o_custkey, count(*) AS pairs, max(b.o_totalprice - a.o_totalprice) AS spread
+        FROM orders a JOIN orders b ON a.o_custkey = b.o_custkey
+             AND b.o_orderdate > a.o_orderdate AND b.o_orderdate < a.o_orderdate + INTERVAL 30 DAYS
+        GROUP BY a.o_custkey"""
+    WRITE_LINEITEM = """
+        SELECT l_orderkey, l_linenumber, l_shipdate, l_returnflag,
+               l_extendedprice * (1 - l_discount) AS net, l_extendedprice * l_tax AS tax
+        FROM lineitem WHERE l_shipdate >= DATE '1994-01-01'"""
+    WRITE_ORDERS = """
+        SELECT o_orderkey, o_custkey, o_totalprice, o_orderdate, o_orderpriority AS priority
+        FROM orders WHERE o_totalprice > 1000"""
+
+    def cases(self):
+        def write(sql, partition=None):
+            def build(spark):
+                target = self.target()
+                part = f"PARTITIONED BY ({partition})" if partition else ""
+                return spark.sql(f"INSERT OVERWRITE DIRECTORY '{target}' USING parquet {part} "
+                                 + sql)
+            return build
+        return [
+            Case("join_heavy", lambda spark: spark.sql(self.JOIN_HEAVY), None, None,
+                 "join-heavy: 5-way join, 3 keys"),
+            Case("self_join", lambda spark: spark.sql(self.SELF_JOIN), None, None,
+                 "join-heavy: orders self-join by customer"),
+            Case("write_lineitem", write(self.WRITE_LINEITEM), None, None,
+                 "write-heavy: lineitem, transformed, to Parquet"),
+            Case("write_orders", write(self.WRITE_ORDERS, "priority"), None, None,
+                 "write-heavy: orders partitioned by priority"),
+        ]
+
+    def title(self):
+        return f"ETL jobs over TPC-H SF{self.tpch.args.sf}"
+
+    def describe(self):
+        return [f"workload: ETL jobs (2 join-heavy, 2 write-heavy) over TPC-H SF{self.tpch.args.sf}",
+                f"data: `{self.tpch.data}`; writes into `{self.out}`"]
+
+
+WORKLOADS = {"tpch": TpchWorkload, "fallback": FallbackWorkload, "etl": EtlWorkload}
 
 
 def parse_queries(text):

@@ -12,6 +12,7 @@ APT_PACKAGES=(
   libprotobuf-c-dev                         # header to read libpg_query's protobuf tree (parse_tree_integers.cc)
   python3 python3-venv python3-pip                                # test oracles (pyarrow, duckdb)
   openjdk-17-jdk-headless                   # the Spark plugin: javac for the jar, a JVM for Spark
+  chromium-headless-shell                   # opens `tandem qualify`'s HTML report in its test
 )
 PY_PACKAGES=(pyarrow==26.0.1 duckdb==1.4.4 duckdb-extension-tpch==1.4.4 numpy==2.3.5 pytest==8.4.2
              pyspark==4.0.1 pandas==2.3.3)  # pyspark: Spark 4 with its jars, for the plugin (spark/)

@@ -16,44 +16,18 @@
 #include "tandem/bench/fallback_summary.h"
 #include "tandem/bench/tpch_summary.h"
 #include "tandem/common/atomic_file.h"
+#include "tandem/common/html.h"
 
 namespace tandem::bench {
 namespace {
 
 // ---- small text helpers ----------------------------------------------------------------------
 
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
-  return out;
-}
-
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  return out + "\"";
-}
+using html::CsvField;
+using html::Escape;
+using html::Fixed;
+using html::SvgRect;
+using html::SvgText;
 
 std::string MdCell(const std::string& s) {
   std::string out;
@@ -67,12 +41,6 @@ std::string MdCell(const std::string& s) {
     }
   }
   return out;
-}
-
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
-  return buf;
 }
 
 // Milliseconds with about three significant digits.
@@ -165,19 +133,6 @@ std::string CellText(const ReportCell* c) {
 }
 
 // ---- SVG charts -----------------------------------------------------------------------------
-
-std::string SvgText(double x, double y, const std::string& text, const std::string& attrs = "") {
-  return "<text x=\"" + Num(x) + "\" y=\"" + Num(y) + "\"" + (attrs.empty() ? "" : " " + attrs) +
-         ">" + Escape(text) + "</text>";
-}
-
-std::string SvgRect(double x, double y, double w, double h, const std::string& fill,
-                    const std::string& title = "") {
-  std::string r = "<rect x=\"" + Num(x) + "\" y=\"" + Num(y) + "\" width=\"" + Num(w) +
-                  "\" height=\"" + Num(h) + "\" fill=\"" + fill + "\"";
-  if (title.empty()) return r + "/>";
-  return r + "><title>" + Escape(title) + "</title></rect>";
-}
 
 std::string Legend(const std::vector<std::string>& series, double x, double y,
                    double spacing = 120) {
@@ -554,12 +509,6 @@ void FillRatios(Report* report) {
     auto it = cpu.find({c.group, c.scale, reference});
     if (c.ok() && c.median_ms > 0 && it != cpu.end()) c.ratio = it->second / c.median_ms;
   }
-}
-
-Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<AtomicFile> file, AtomicFile::Create(path));
-  TANDEM_RETURN_NOT_OK(file->Write(text.data(), text.size()));
-  return file->Commit();
 }
 
 Status WriteReport(const std::string& dir, const Report& report) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tandem/common/atomic_file.h"
 #include "tandem/common/status.h"
 
 namespace tandem::bench {
@@ -66,9 +67,6 @@ const std::vector<std::string>& CsvColumns();
 
 // Writes report.html, results.csv and results.md into `dir` (created if missing).
 Status WriteReport(const std::string& dir, const Report& report);
-
-// Writes `text` to `path` atomically: `path`.tmp-<pid>, fsync, rename.
-Status WriteFileAtomically(const std::string& path, const std::string& text);
 
 // Sets every cell's ratio to (cpu median of the same engine, group and scale) / (its median).
 void FillRatios(Report* report);

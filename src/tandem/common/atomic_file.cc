@@ -219,4 +219,10 @@ int RemoveUnfinishedFiles(char* line, size_t* len, size_t cap) {
   return removed;
 }
 
+Status WriteFileAtomically(const std::string& path, const std::string& text) {
+  TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<AtomicFile> file, AtomicFile::Create(path));
+  TANDEM_RETURN_NOT_OK(file->Write(text.data(), text.size()));
+  return file->Commit();
+}
+
 }  // namespace tandem

@@ -58,4 +58,7 @@ int RemoveUnfinishedFiles(char* line, size_t* len, size_t cap);
 // Appends a C string to line[*len..cap), leaving room for a terminating byte (async-signal-safe).
 void AppendSignalSafe(char* line, size_t* len, size_t cap, const char* text);
 
+// Writes `text` to `path` through an AtomicFile.
+Status WriteFileAtomically(const std::string& path, const std::string& text);
+
 }  // namespace tandem

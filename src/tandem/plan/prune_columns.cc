@@ -132,7 +132,7 @@ PlanPtr Prune(const PlanPtr& node, Columns required, Columns* kept) {
     }
     case PlanKind::kProject: {
       Columns keep = required;
-      if (keep.empty()) {
+      if (keep.empty() && width > 0) {  // SELECT FROM t has no column at all
         keep.push_back(0);
         for (int i = 0; i < width; ++i) {
           if (node->exprs[i]->kind == ExprKind::kColumnRef) {

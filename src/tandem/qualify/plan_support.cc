@@ -56,6 +56,7 @@ const std::set<std::string>& NeutralNames() {
       "dynamicpruning",
       "bloom_filter_agg",
       "might_contain",
+      "some",  // a time zone argument: Some(Asia/Kathmandu)
   };
   return names;
 }
@@ -122,7 +123,10 @@ JudgedNode JudgeNode(const PlanNode& node, const std::string& session_time_zone)
   JudgedNode j;
   j.node = &node;
   const std::string name = node.name;
-  if (name.rfind("WholeStageCodegen", 0) == 0 || name == "InputAdapter") {
+  // Codegen wrappers, and the transitions Spark inserts after planning (under the plugin the
+  // operators on both sides of a ColumnarToRow over a scan are one fragment).
+  if (name.rfind("WholeStageCodegen", 0) == 0 || name == "InputAdapter" ||
+      name == "ColumnarToRow" || name == "RowToColumnar") {
     j.placement = Placement::kWrapper;
     return j;
   }
@@ -183,6 +187,8 @@ JudgedPlan JudgePlan(const PlanNode& plan, const std::string& session_time_zone)
     out.nodes.push_back(std::make_unique<JudgedNode>(JudgeNode(n, session_time_zone)));
     JudgedNode* j = out.nodes.back().get();
     j->parent = parent;
+    // An empty relation (AQE found no rows) shows the logical plan it replaced: nothing runs.
+    if (n.name == "EmptyRelation") return j;
     for (const auto& c : n.children) j->children.push_back(walk(*c, j));
     return j;
   };

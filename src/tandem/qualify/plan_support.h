@@ -6,7 +6,8 @@
 // counts as staying in Spark, never the other way round).
 //
 // Regions follow the plugin's planner: WholeStageCodegen and InputAdapter wrap operators of one
-// stage and are transparent; exchanges, query stages and shuffle reads cut regions; a region
+// stage and are transparent, as are the ColumnarToRow/RowToColumnar transitions Spark inserts
+// after planning; exchanges, query stages and shuffle reads cut regions; a region
 // with no scan, aggregate, join, sort or window stays in Spark (it would only add transitions).
 #pragma once
 

@@ -52,6 +52,10 @@ const std::vector<SparkOperatorEntry>& SparkOperators() {
       {"RowToColumnarExec", "RowToColumnar", kB, kMachinery},
       {"TandemExec", "TandemExec", kB, "already runs in Tandem"},
       {"EmptyRelationExec", "EmptyRelation", kB, "an empty relation has nothing to run"},
+      {"CoalesceExec", "Coalesce", kB, "merging partitions is Spark's"},
+      {"SubqueryBroadcastExec", "SubqueryBroadcast", kB, kMachinery},
+      {"SubqueryExec", "Subquery", kB, kMachinery},
+      {"ReusedSubqueryExec", "ReusedSubquery", kB, kMachinery},
       // Known to stay in Spark.
       {"ArrowEvalPythonExec", "ArrowEvalPython", kS, "a pandas UDF runs in Python"},
       {"BatchEvalPythonExec", "BatchEvalPython", kS, "a Python UDF runs in Python"},
