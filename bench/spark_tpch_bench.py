@@ -287,9 +287,11 @@ class EtlWorkload:
         def write(sql, partition=None):
             def build(spark):
                 target = self.target()
-                part = f"PARTITIONED BY ({partition})" if partition else ""
-                return spark.sql(f"INSERT OVERWRITE DIRECTORY '{target}' USING parquet {part} "
-                                 + sql)
+                if partition:  # a table of the session's catalog, its files at `target`
+                    name = "etl_" + os.path.basename(target)
+                    return spark.sql(f"CREATE TABLE {name} USING parquet PARTITIONED BY "
+                                     f"({partition}) LOCATION '{target}' AS " + sql)
+                return spark.sql(f"INSERT OVERWRITE DIRECTORY '{target}' USING parquet " + sql)
             return build
         return [
             Case("join_heavy", lambda spark: spark.sql(self.JOIN_HEAVY), None, None,

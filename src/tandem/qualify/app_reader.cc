@@ -40,6 +40,23 @@ Application ReadApplication(const EventLogSource& source) {
     problems.push_back(std::to_string(app.bad_lines) + " of " + std::to_string(app.lines) +
                        " lines were not JSON events (skipped)");
   }
+  int unfinished = 0;
+  for (const auto& [id, x] : app.executions) unfinished += x.start_ms >= 0 && x.end_ms < 0;
+  if (unfinished > 0) {
+    problems.push_back(std::to_string(unfinished) +
+                       " SQL execution(s) never ended in the log: left out of the predictions");
+  }
+  if (app.end_ms < 0 && !app.executions.empty()) {
+    problems.push_back(
+        "no application end in the log (it crashed, was killed or is still "
+        "running): its end is taken from its last event");
+  }
+  if (app.Property("spark.plugins").find("com.nvidia.spark.SQLPlugin") != std::string::npos &&
+      app.Property("spark.rapids.sql.enabled", "true") != "false") {
+    problems.push_back(
+        "this application ran with the RAPIDS Accelerator: its plans are GPU "
+        "plans, which qualification does not model");
+  }
   if (source.in_progress && !truncated) {
     problems.push_back("the log is still being written (.inprogress): what it holds so far");
   }

@@ -2,6 +2,7 @@
 #include "tandem/qualify/execution_analysis.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace tandem::qualify {
@@ -52,6 +53,73 @@ int64_t OutputRows(const Application& app, const PlanNode& node) {
   return static_cast<int64_t>(Metric(app, node, "number of output rows"));
 }
 
+// Rows into a node: its operator children's output rows (through wrappers and exchanges, whose
+// own counts are Spark's shuffle records).
+double InputRows(const Application& app, const JudgedNode& n) {
+  double rows = 0;
+  for (const JudgedNode* c : n.children) {
+    const double r = OutputRows(app, *c->node);
+    rows += r > 0 ? r : InputRows(app, *c);
+  }
+  return rows;
+}
+
+constexpr double kReducingRatio = 0.05;
+
+// Names of the decimal columns the plan's scans read (from their ReadSchema).
+void AddDecimalColumns(const PlanNode& n, std::set<std::string>* out) {
+  auto schema = n.metadata.find("ReadSchema");
+  if (schema != n.metadata.end()) {
+    const std::string& t = schema->second;
+    size_t at = t.find('<');
+    while (at != std::string::npos && at + 1 < t.size()) {
+      const size_t colon = t.find(':', at + 1);
+      if (colon == std::string::npos) break;
+      const std::string name = t.substr(at + 1, colon - at - 1);
+      if (t.compare(colon + 1, 7, "decimal") == 0) out->insert(name);
+      // The next field starts after the next comma outside parentheses.
+      int depth = 0;
+      size_t i = colon + 1;
+      for (; i < t.size(); ++i) {
+        if (t[i] == '(' || t[i] == '<') ++depth;
+        if (t[i] == ')' || t[i] == '>') --depth;
+        if (t[i] == ',' && depth == 0) break;
+      }
+      at = i < t.size() ? i : std::string::npos;
+    }
+  }
+  for (const auto& c : n.children) AddDecimalColumns(*c, out);
+}
+
+std::set<std::string> DecimalColumns(const PlanNode& plan) {
+  std::set<std::string> out;
+  AddDecimalColumns(plan, &out);
+  return out;
+}
+
+// Whether an aggregate's functions read a decimal column ("functions=[sum(l_quantity#47)]").
+bool AggregatesDecimals(const PlanNode& n, const std::set<std::string>& decimals) {
+  const size_t f = n.description.find("functions=[");
+  if (f == std::string::npos) return false;
+  const size_t end = n.description.find("], output=", f);
+  const std::string fns = n.description.substr(f, end == std::string::npos ? end : end - f);
+  for (size_t i = 0; i < fns.size(); ++i) {
+    if (fns[i] != '#') continue;
+    size_t b = i;
+    while (b > 0 && (std::isalnum(static_cast<unsigned char>(fns[b - 1])) || fns[b - 1] == '_')) {
+      --b;
+    }
+    if (b < i && decimals.count(fns.substr(b, i - b))) return true;
+  }
+  return false;
+}
+
+// Output rows over input rows of an aggregate (0 when unknown).
+double ReductionRatio(const Application& app, const JudgedNode& n) {
+  const double in = InputRows(app, n);
+  return in > 0 ? double(OutputRows(app, *n.node)) / in : 0;
+}
+
 // Each stage's wall split among the stages running at the same time.
 void ExclusiveTimes(std::vector<StageAnalysis>* stages) {
   std::vector<int64_t> points;
@@ -90,6 +158,12 @@ std::vector<ExecutionAnalysis> AnalyzeExecutions(const Application& app) {
     for (int64_t a : s.accumulators) stages_of_accumulator[a].push_back(&s);
   }
   const std::string zone = app.Property("spark.sql.session.timeZone", "UTC");
+  // Nested executions (the query a command such as INSERT or CREATE TABLE AS SELECT runs) are
+  // part of their root: their plans and jobs join the root's.
+  std::map<int64_t, std::vector<const SqlExecution*>> nested;
+  for (const auto& [id, x] : app.executions) {
+    if (x.root_id >= 0 && x.root_id != x.id && x.plan) nested[x.root_id].push_back(&x);
+  }
   std::vector<ExecutionAnalysis> out;
   for (const auto& [id, x] : app.executions) {
     if (!x.plan || x.start_ms < 0 || x.end_ms < x.start_ms) continue;
@@ -99,6 +173,18 @@ std::vector<ExecutionAnalysis> AnalyzeExecutions(const Application& app) {
     a.measured_ms = double(x.end_ms - x.start_ms);
     a.failed = !x.error.empty();
     a.plan = JudgePlan(*x.plan, zone);
+    std::set<std::string> decimals = DecimalColumns(*x.plan);
+    std::vector<int64_t> jobs = x.jobs;
+    for (const SqlExecution* n : nested[x.id]) {
+      JudgedPlan inner = JudgePlan(*n->plan, zone);
+      a.plan.nested_roots.push_back(inner.root);
+      for (auto& node : inner.nodes) a.plan.nodes.push_back(std::move(node));
+      a.plan.regions += inner.regions;
+      const std::set<std::string> inner_decimals = DecimalColumns(*n->plan);
+      decimals.insert(inner_decimals.begin(), inner_decimals.end());
+      jobs.insert(jobs.end(), n->jobs.begin(), n->jobs.end());
+      if (!n->error.empty()) a.failed = true;
+    }
     for (const auto& n : a.plan.nodes) {
       if (n->node->name == "TandemExec") a.ran_in_tandem = true;
       if (n->placement == Placement::kTandem) ++a.tandem_nodes;
@@ -109,7 +195,7 @@ std::vector<ExecutionAnalysis> AnalyzeExecutions(const Application& app) {
     }
     // The execution's stages (every attempt), through its jobs.
     std::set<int64_t> stage_ids;
-    for (int64_t j : x.jobs) {
+    for (int64_t j : jobs) {
       auto job = app.jobs.find(j);
       if (job == app.jobs.end()) continue;
       if (!job->second.succeeded) a.failed = true;
@@ -145,7 +231,7 @@ std::vector<ExecutionAnalysis> AnalyzeExecutions(const Application& app) {
       }
     }
     for (StageAnalysis& s : a.stages) {
-      double timed_tandem[3] = {0, 0, 0}, timed_python = 0, timed_all = 0;
+      double timed_tandem[5] = {0, 0, 0, 0, 0}, timed_python = 0, timed_all = 0;
       double all = 0, tandem = 0, python = 0;
       for (const JudgedNode* n : s.nodes) {
         const bool in_tandem = n->placement == Placement::kTandem;
@@ -154,9 +240,15 @@ std::vector<ExecutionAnalysis> AnalyzeExecutions(const Application& app) {
                                  ? "time in aggregation build"
                              : n->operator_class == "SortExec" ? "sort time"
                                                                : nullptr;
-        const int kind = n->operator_class == "FileSourceScanExec" ? 0
-                         : n->operator_class == "SortExec"         ? 2
-                                                                   : 1;
+        int kind = n->operator_class == "FileSourceScanExec" ? 0
+                   : n->operator_class == "SortExec"         ? 2
+                                                             : 1;
+        // An aggregate that keeps many of its input rows (a partial aggregate by a near-unique
+        // key) does hash work Tandem speeds up less than one that reduces them to a few groups.
+        if (kind == 1 && ReductionRatio(app, *n) > kReducingRatio) kind = 3;
+        // Spark sums and averages decimals wider than 18 digits as BigDecimals; Tandem in
+        // 128-bit integers: such aggregates gain the most.
+        if (kind == 1 && AggregatesDecimals(*n->node, decimals)) kind = 4;
         double timed = metric ? Metric(app, *n->node, metric) : 0;
         if (IsPython(*n)) {
           timed = Metric(app, *n->node, "time to run Python workers") +
@@ -184,6 +276,8 @@ std::vector<ExecutionAnalysis> AnalyzeExecutions(const Application& app) {
       s.tandem_scan_ms = timed_tandem[0] * scale;
       s.tandem_aggregate_ms = timed_tandem[1] * scale;
       s.tandem_sort_ms = timed_tandem[2] * scale;
+      s.tandem_wide_aggregate_ms = timed_tandem[3] * scale;
+      s.tandem_decimal_aggregate_ms = timed_tandem[4] * scale;
       const double rest = std::max(0.0, s.compute_ms - timed_all * scale);
       s.tandem_other_ms = all > 0 ? rest * tandem / all : 0;
       s.python_ms = timed_python * scale + (all > 0 ? rest * python / all : 0);

@@ -23,10 +23,15 @@ struct StageAnalysis {
   // aggregation build", sorts' "sort time", Python UDFs' "time to run Python workers"), in
   // operators Tandem would run and in the others;
   // the rest of compute_ms split among the stage's operators by a weight per kind.
-  double tandem_scan_ms = 0, tandem_aggregate_ms = 0, tandem_sort_ms = 0, tandem_other_ms = 0;
+  // Aggregates split by how much they reduce (to at most 5 % of their input rows, or more) and,
+  // among the reducing ones, those over decimal columns.
+  double tandem_scan_ms = 0, tandem_aggregate_ms = 0, tandem_wide_aggregate_ms = 0;
+  double tandem_decimal_aggregate_ms = 0;
+  double tandem_sort_ms = 0, tandem_other_ms = 0;
   double python_ms = 0, spark_ms = 0;
   double tandem_ms() const {
-    return tandem_scan_ms + tandem_aggregate_ms + tandem_sort_ms + tandem_other_ms;
+    return tandem_scan_ms + tandem_aggregate_ms + tandem_wide_aggregate_ms +
+           tandem_decimal_aggregate_ms + tandem_sort_ms + tandem_other_ms;
   }
   int64_t rows_out_of_tandem = 0;  // rows crossing from Tandem to a Spark operator or back
   double wall_ms = 0;

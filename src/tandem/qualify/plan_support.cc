@@ -182,17 +182,26 @@ JudgedNode JudgeNode(const PlanNode& node, const std::string& session_time_zone)
 
 JudgedPlan JudgePlan(const PlanNode& plan, const std::string& session_time_zone) {
   JudgedPlan out;
-  std::function<JudgedNode*(const PlanNode&, JudgedNode*)> walk = [&](const PlanNode& n,
-                                                                      JudgedNode* parent) {
-    out.nodes.push_back(std::make_unique<JudgedNode>(JudgeNode(n, session_time_zone)));
-    JudgedNode* j = out.nodes.back().get();
-    j->parent = parent;
-    // An empty relation (AQE found no rows) shows the logical plan it replaced: nothing runs.
-    if (n.name == "EmptyRelation") return j;
-    for (const auto& c : n.children) j->children.push_back(walk(*c, j));
-    return j;
-  };
-  out.root = walk(plan, nullptr);
+  // An empty relation (AQE found no rows) shows the logical plan it replaced: its nodes are not
+  // operators, but the query stages that ran before (LogicalQueryStage) hold physical plans.
+  std::function<JudgedNode*(const PlanNode&, JudgedNode*, bool)> walk =
+      [&](const PlanNode& n, JudgedNode* parent, bool logical) {
+        JudgedNode judged;
+        if (logical) {
+          judged.node = &n;
+          judged.placement = Placement::kWrapper;
+        } else {
+          judged = JudgeNode(n, session_time_zone);
+        }
+        out.nodes.push_back(std::make_unique<JudgedNode>(std::move(judged)));
+        JudgedNode* j = out.nodes.back().get();
+        j->parent = parent;
+        const bool below_logical =
+            (logical || n.name == "EmptyRelation") && n.name != "LogicalQueryStage";
+        for (const auto& c : n.children) j->children.push_back(walk(*c, j, below_logical));
+        return j;
+      };
+  out.root = walk(plan, nullptr, false);
   // Regions: Tandem nodes connected directly or through wrappers.
   std::function<void(JudgedNode*, int)> assign = [&](JudgedNode* n, int region) {
     if (n->placement == Placement::kTandem) {

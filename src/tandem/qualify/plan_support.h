@@ -35,6 +35,7 @@ struct JudgedNode {
 struct JudgedPlan {
   std::vector<std::unique_ptr<JudgedNode>> nodes;  // pre-order
   JudgedNode* root = nullptr;
+  std::vector<JudgedNode*> nested_roots;  // plans of nested executions folded into this one
   int regions = 0;
 };
 

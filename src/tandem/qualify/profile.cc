@@ -45,6 +45,8 @@ TandemNodeProfile TandemNode(const Application& app, const PlanNode& n) {
 }
 
 void Advise(ExecutionProfile* p) {
+  // A command run on the driver alone (no task) has nothing to tune.
+  if (p->tandem_nodes.empty() && p->task_ms <= 0) return;
   if (p->tandem_nodes.empty()) {
     p->advice.push_back("nothing ran in Tandem" +
                         (p->spark_nodes.empty()

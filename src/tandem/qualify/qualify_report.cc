@@ -217,6 +217,8 @@ Json RenderJson(const std::vector<AppQualification>& apps, const ReportContext& 
                           {"fetch_wait_ms", s.fetch_wait_ms},
                           {"tandem_scan_ms", s.tandem_scan_ms},
                           {"tandem_aggregate_ms", s.tandem_aggregate_ms},
+                          {"tandem_wide_aggregate_ms", s.tandem_wide_aggregate_ms},
+                          {"tandem_decimal_aggregate_ms", s.tandem_decimal_aggregate_ms},
                           {"tandem_sort_ms", s.tandem_sort_ms},
                           {"tandem_other_ms", s.tandem_other_ms},
                           {"python_ms", s.python_ms},
@@ -289,9 +291,9 @@ std::string RenderHtml(const std::vector<AppQualification>& apps, const ReportCo
       ".not{color:#c62828}</style></head><body>\n";
   h += "<h1>Tandem qualification</h1>\n<p>Target: <b>" + Escape(ctx.target->name) + "</b> (" +
        Escape(ctx.target->source) + "). Each speedup is the model's point with its range: the " +
-       "model's measured errors (" + Fixed(100 * ctx.target->error_p10, 0) + " % to +" +
-       Fixed(100 * ctx.target->error_p90, 0) +
-       " % on predicted times). The category follows the range's low end: "
+       "model's measured errors (predicted times " + Fixed(100 * ctx.target->error_p10, 0) +
+       " % to +" + Fixed(100 * ctx.target->error_p90, 0) +
+       " % off the measured ones). The category follows the range's low end: "
        "<i>recommended</i> from " +
        Fixed(ctx.target->recommend_at, 1) +
        "x, <i>not recommended</i> when even the high end is below 1x.</p>\n";
@@ -374,6 +376,11 @@ std::string RenderHtml(const std::vector<AppQualification>& apps, const ReportCo
 
 std::string RenderExplain(const AppQualification& app, int64_t execution_id,
                           const ReportContext& ctx) {
+  // A nested execution (the query inside a command) is explained with its root.
+  auto nested = app.app->executions.find(execution_id);
+  if (nested != app.app->executions.end() && nested->second.root_id >= 0) {
+    execution_id = nested->second.root_id;
+  }
   for (size_t i = 0; i < app.executions.size(); ++i) {
     const ExecutionAnalysis& x = app.executions[i];
     if (x.execution->id != execution_id) continue;
@@ -398,6 +405,7 @@ std::string RenderExplain(const AppQualification& app, int64_t execution_id,
       for (const JudgedNode* c : n.children) walk(*c, depth + 1);
     };
     walk(*x.plan.root, 0);
+    for (const JudgedNode* inner : x.plan.nested_roots) walk(*inner, 1);
     for (const std::string& r : p.reasons) out += "limit: " + r + "\n";
     return out;
   }

@@ -31,7 +31,9 @@ struct TargetModel {
   // Speedups on the operator work Tandem takes: scans, aggregates and sorts (as Spark's metrics
   // time them), and the rest of its operators (joins, filters, projections, ...).
   double scan_speedup = 2.0;
-  double aggregate_speedup = 2.0;
+  double aggregate_speedup = 2.0;          // aggregates to at most 5 % of their input rows
+  double wide_aggregate_speedup = 2.0;     // the others
+  double decimal_aggregate_speedup = 2.0;  // reducing aggregates over decimal columns
   double sort_speedup = 2.0;
   double speedup = 2.0;
   double shuffle_write_factor = 1.0;

@@ -73,6 +73,9 @@ const std::vector<SparkOperatorEntry>& SparkOperators() {
       {"DataWritingCommandExec", "Execute InsertIntoHadoopFsRelationCommand", kS,
        "writes stay in Spark", true},
       {"WriteFilesExec", "WriteFiles", kS, "writes stay in Spark"},
+      {"ExecutedCommandExec", "Execute ", kS,
+       "commands run on the driver (a query inside one is judged on its own)", true},
+      {"CommandResultExec", "CommandResult", kS, "a command's result rows are Spark's"},
       {"BatchScanExec", "BatchScan", kS, "DataSource V2 scans are not supported"},
       {"FileSourceScanExec", "Scan", kS, "only Parquet files are read by Tandem", true},
   };

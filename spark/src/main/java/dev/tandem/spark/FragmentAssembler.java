@@ -2,8 +2,9 @@
 // region's fragment nodes, already translated, are assembled over input nodes for the Spark
 // children it reads (converted themselves, recursively), along with the region's partition shape
 // and its scans. Two-phase regions (TakeOrderedAndProject, CollectLimit) become a TandemExec for
-// the final phase over a Spark shuffle into one partition over a TandemExec for the rest; an aggregate whose
-// result expressions only Spark can compute gets a Spark ProjectExec above its TandemExec.
+// the final phase over a Spark shuffle into one partition over a TandemExec for the rest; an
+// aggregate whose result expressions only Spark can compute gets a Spark ProjectExec above its
+// TandemExec.
 package dev.tandem.spark;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -20,11 +21,8 @@ import org.apache.spark.sql.catalyst.plans.physical.Partitioning;
 import org.apache.spark.sql.catalyst.plans.physical.SinglePartition$;
 import org.apache.spark.sql.catalyst.plans.physical.UnknownPartitioning;
 import org.apache.spark.sql.execution.FileSourceScanExec;
-import org.apache.spark.sql.execution.ProjectExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec;
-import org.apache.spark.sql.execution.exchange.ENSURE_REQUIREMENTS$;
-import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec;
 
 final class FragmentAssembler {
   private final TranslationContext ctx;
@@ -40,7 +38,8 @@ final class FragmentAssembler {
 
   /** The plan of {@code c} with its Tandem regions replaced. */
   SparkPlan rebuild(Candidate c) throws Unsupported {
-    if (c.inTandem()) return region(c);
+    if (c.inTandem())
+      return region(c);
     List<SparkPlan> children = new ArrayList<>();
     boolean changed = false;
     for (Candidate child : c.children) {
@@ -61,7 +60,8 @@ final class FragmentAssembler {
 
     /** Fragment node and shape of {@code c}; {@code lower}: a region root's lower phase only. */
     Part part(Candidate c, boolean lower) throws Unsupported {
-      if (c.elided) return child(c, 0, Translation.InputKind.ROWS);
+      if (c.elided)
+        return child(c, 0, Translation.InputKind.ROWS);
       Translation t = c.translation;
       List<ObjectNode> nodes = new ArrayList<>();
       List<PartitionShape> shapes = new ArrayList<>();
@@ -76,7 +76,8 @@ final class FragmentAssembler {
 
     private Part child(Candidate c, int i, Translation.InputKind kind) throws Unsupported {
       Candidate child = c.children.get(i);
-      if (child.joinsParentRegion()) return part(child, false);
+      if (child.joinsParentRegion())
+        return part(child, false);
       return input(rebuild(child), kind);
     }
 
@@ -130,8 +131,7 @@ final class FragmentAssembler {
       Region upper = new Region();
       // A shuffle into one partition, as Spark's TakeOrderedAndProject does: the lower phase keeps
       // its tasks (a CoalesceExec(1) would run every partition of the stage in one task).
-      SparkPlan gathered = new ShuffleExchangeExec(SinglePartition$.MODULE$, partitions,
-          ENSURE_REQUIREMENTS$.MODULE$, scala.Option.empty());
+      SparkPlan gathered = SparkShim.shuffleToOnePartition(partitions);
       Region.Part input = upper.input(gathered, Translation.InputKind.ROWS);
       Region.Part last = new Region.Part(t.buildFinalPhase(input.node()), input.shape());
       return upper.exec(last, ScalaInterop.list(plan.output()), SinglePartition$.MODULE$,
@@ -141,7 +141,7 @@ final class FragmentAssembler {
       BaseAggregateExec agg = (BaseAggregateExec) plan;
       TandemExec exec = lower.exec(part, AggregateTranslator.resultInput(agg),
           plan.children().head().outputPartitioning(), List.of(), plan);
-      ProjectExec project = new ProjectExec(agg.resultExpressions(), exec);
+      SparkPlan project = SparkShim.project(agg.resultExpressions(), exec);
       project.copyTagsFrom(plan);
       return project;
     }
@@ -159,61 +159,68 @@ final class FragmentAssembler {
     String op = node.path("op").asText();
     return op.equals("sort") || op.equals("top_n")
         ? ScalaInterop.list(replaced.outputOrdering())
-        : List.of();
-  }
+        :
+          List.of();
+      }
 
-  /** {@code p} if it is expressed in {@code output}'s attributes, else unknown (same count). */
-  private static Partitioning within(Partitioning p, List<Attribute> output) {
-    if (p instanceof Expression e) {
-      AttributeSet available =
-          AttributeSet.apply(ScalaInterop.seq(new ArrayList<Expression>(output)));
-      if (!e.references().subsetOf(available)) return new UnknownPartitioning(p.numPartitions());
-    }
-    return p;
-  }
+      /** {@code p} if it is expressed in {@code output}'s attributes, else unknown (same count). */
+      private static Partitioning within(Partitioning p, List<Attribute> output) {
+        if (p instanceof Expression e) {
+          AttributeSet available =
+              AttributeSet.apply(ScalaInterop.seq(new ArrayList<Expression>(output)));
+          if (!e.references().subsetOf(available))
+            return new UnknownPartitioning(p.numPartitions());
+        }
+        return p;
+      }
 
-  /** "project#9(join#8(filter#2(scan_parquet#1), input#10)) on gpu" for explain output. */
-  private String summary(JsonNode root) {
-    StringBuilder sb = new StringBuilder();
-    describe(root, sb);
-    List<String> used = new ArrayList<>();
-    collectDevicesUsed(root, used);
-    return sb + " on " + (used.isEmpty() ? "?" : String.join("+", used));
-  }
+      /** "project#9(join#8(filter#2(scan_parquet#1), input#10)) on gpu" for explain output. */
+      private String summary(JsonNode root) {
+        StringBuilder sb = new StringBuilder();
+        describe(root, sb);
+        List<String> used = new ArrayList<>();
+        collectDevicesUsed(root, used);
+        return sb + " on " + (used.isEmpty() ? "?" : String.join("+", used));
+      }
 
-  private static void describe(JsonNode node, StringBuilder sb) {
-    sb.append(node.path("op").asText()).append('#').append(node.path("id").asInt());
-    List<JsonNode> kids = new ArrayList<>();
-    for (String key : List.of("child", "left", "right")) {
-      if (node.has(key)) kids.add(node.get(key));
-    }
-    node.path("children").forEach(kids::add);
-    if (kids.isEmpty()) return;
-    sb.append('(');
-    for (int i = 0; i < kids.size(); i++) {
-      if (i > 0) sb.append(", ");
-      describe(kids.get(i), sb);
-    }
-    sb.append(')');
-  }
+      private static void describe(JsonNode node, StringBuilder sb) {
+        sb.append(node.path("op").asText()).append('#').append(node.path("id").asInt());
+        List<JsonNode> kids = new ArrayList<>();
+        for (String key : List.of("child", "left", "right")) {
+          if (node.has(key))
+            kids.add(node.get(key));
+        }
+        node.path("children").forEach(kids::add);
+        if (kids.isEmpty())
+          return;
+        sb.append('(');
+        for (int i = 0; i < kids.size(); i++) {
+          if (i > 0)
+            sb.append(", ");
+          describe(kids.get(i), sb);
+        }
+        sb.append(')');
+      }
 
-  private void collectDevicesUsed(JsonNode node, List<String> used) {
-    String device = devices.get(node.path("id").asInt());
-    if (device != null) {
-      for (String d : device.split("\\+")) {
-        if (!d.isEmpty() && !used.contains(d)) used.add(d);
+      private void collectDevicesUsed(JsonNode node, List<String> used) {
+        String device = devices.get(node.path("id").asInt());
+        if (device != null) {
+          for (String d : device.split("\\+")) {
+            if (!d.isEmpty() && !used.contains(d))
+              used.add(d);
+          }
+        }
+        for (String key : List.of("child", "left", "right")) {
+          if (node.has(key))
+            collectDevicesUsed(node.get(key), used);
+        }
+        for (JsonNode child : node.path("children")) collectDevicesUsed(child, used);
+      }
+
+      private void collectDevices(Candidate c) {
+        if (c.translation != null && c.device != null) {
+          for (int id : c.translation.ids()) devices.put(id, c.device);
+        }
+        c.children.forEach(this::collectDevices);
       }
     }
-    for (String key : List.of("child", "left", "right")) {
-      if (node.has(key)) collectDevicesUsed(node.get(key), used);
-    }
-    for (JsonNode child : node.path("children")) collectDevicesUsed(child, used);
-  }
-
-  private void collectDevices(Candidate c) {
-    if (c.translation != null && c.device != null) {
-      for (int id : c.translation.ids()) devices.put(id, c.device);
-    }
-    c.children.forEach(this::collectDevices);
-  }
-}

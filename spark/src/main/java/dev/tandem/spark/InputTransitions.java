@@ -26,7 +26,8 @@ final class InputTransitions extends Rule<SparkPlan> {
     boolean changed = false;
     for (SparkPlan child : ScalaInterop.list(plan.children())) {
       SparkPlan c = apply(child, nativeRows);
-      if (plan instanceof TandemExec) c = asRows(c, nativeRows);
+      if (plan instanceof TandemExec)
+        c = asRows(c, nativeRows);
       changed |= c != child;
       children.add(c);
     }
@@ -38,10 +39,11 @@ final class InputTransitions extends Rule<SparkPlan> {
   }
 
   private static SparkPlan asRows(SparkPlan child, boolean nativeRows) {
-    if (child instanceof RowToColumnarExec r) return r.child();
-    if (nativeRows && child instanceof TandemExec t) return t.withRowOutput();
-    return child.supportsColumnar() && !child.supportsRowBased()
-        ? new ColumnarToRowExec(child)
-        : child;
+    if (child instanceof RowToColumnarExec r)
+      return r.child();
+    if (nativeRows && child instanceof TandemExec t)
+      return t.withRowOutput();
+    return child.supportsColumnar() && !child.supportsRowBased() ? SparkShim.columnarToRow(child)
+                                                                 : child;
   }
 }

@@ -7,7 +7,6 @@ package dev.tandem.spark;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.catalyst.expressions.SortOrder;
-import org.apache.spark.sql.execution.SortExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import scala.collection.immutable.Seq;
 
@@ -27,7 +26,7 @@ final class OrderingRepair {
       Seq<SortOrder> order = required.get(i);
       SparkPlan child = children.get(i);
       if (!order.isEmpty() && !SortOrder.orderingSatisfies(child.outputOrdering(), order)) {
-        children.set(i, new SortExec(order, false, child, 0));
+        children.set(i, SparkShim.sort(order, child));
         changed = true;
       }
     }

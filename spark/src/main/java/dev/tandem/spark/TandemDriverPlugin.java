@@ -18,6 +18,7 @@ final class TandemDriverPlugin implements DriverPlugin {
 
   @Override
   public Map<String, String> init(SparkContext sc, PluginContext ctx) {
+    SparkShim.checkVersion(sc.version());
     SparkConf conf = ctx.conf();
     TandemConf tandem = TandemConf.of(SparkSettings.asMap(conf));
     addExtension(conf);
@@ -28,7 +29,8 @@ final class TandemDriverPlugin implements DriverPlugin {
     String name = TandemExtensions.class.getName();
     String current = conf.get(EXTENSIONS_KEY, "").trim();
     boolean present = Arrays.stream(current.split(",")).map(String::trim).anyMatch(name::equals);
-    if (present) return;
+    if (present)
+      return;
     conf.set(EXTENSIONS_KEY, current.isEmpty() ? name : current + "," + name);
   }
 
@@ -41,7 +43,8 @@ final class TandemDriverPlugin implements DriverPlugin {
     init.put("threads", taskCpus);
     init.put("device", tandem.device());
     init.put("concurrent_gpu_tasks", tandem.concurrentGpuTasks());
-    if (tandem.hostMemoryLimit() > 0) init.put("host_memory_limit", tandem.hostMemoryLimit());
+    if (tandem.hostMemoryLimit() > 0)
+      init.put("host_memory_limit", tandem.hostMemoryLimit());
     tandem.udfLibraries().forEach(init.putArray("udf_libraries")::add);
     return init;
   }

@@ -15,10 +15,8 @@ import org.apache.spark.SparkContext$;
 import org.apache.spark.sql.SparkSessionExtensions;
 import org.apache.spark.sql.catalyst.FunctionIdentifier;
 import org.apache.spark.sql.catalyst.expressions.Cast;
-import org.apache.spark.sql.catalyst.expressions.EvalMode$;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.ExpressionInfo;
-import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.NullType;
 import scala.Option;
@@ -30,10 +28,12 @@ final class TandemUdfs {
   /** The UDFs of the application's libraries, injected into {@code extensions}. */
   static void inject(SparkSessionExtensions extensions) {
     Option<SparkContext> active = SparkContext$.MODULE$.getActive();
-    if (active.isEmpty()) return;
+    if (active.isEmpty())
+      return;
     SparkConf conf = active.get().getConf();
     List<String> libraries = TandemConf.of(SparkSettings.asMap(conf)).udfLibraries();
-    if (libraries.isEmpty()) return;
+    if (libraries.isEmpty())
+      return;
     NativeLoader.load();
     JsonNode signatures;
     try {
@@ -55,8 +55,10 @@ final class TandemUdfs {
 
   private static Expression call(String name, List<DataType> types, DataType result,
       boolean deterministic, List<Expression> children) {
-    String signature = name + types.stream().map(DataType::simpleString)
-        .collect(java.util.stream.Collectors.joining(", ", "(", ")"));
+    String signature = name
+        + types.stream()
+              .map(DataType::simpleString)
+              .collect(java.util.stream.Collectors.joining(", ", "(", ")"));
     if (children.size() != types.size()) {
       throw new IllegalArgumentException("function " + signature + " takes " + types.size()
           + " arguments, got " + children.size());
@@ -68,8 +70,7 @@ final class TandemUdfs {
       if (!child.resolved() || child.dataType().equals(want)) {
         args.add(child);
       } else if (child.dataType() instanceof NullType || Cast.canUpCast(child.dataType(), want)) {
-        args.add(new Cast(child, want, Option.empty(),
-            EvalMode$.MODULE$.fromSQLConf(SQLConf.get())));
+        args.add(SparkShim.cast(child, want));
       } else {
         throw new IllegalArgumentException("function " + signature + " expects "
             + want.simpleString() + " for argument " + (i + 1) + ", got "
