@@ -93,6 +93,8 @@ def test_config_list_describes_every_key():
     ("tandem.memory.gpu.allocFraction=2", "tandem.memory.gpu.allocFraction"),
     ("tandem.nope=1", "unknown setting tandem.nope"),
     ("novalue", "--conf takes key=value"),
+    ("tandem.test.injectOom=-3", "tandem.test.injectOom takes off, a positive integer N"),
+    ("tandem.test.injectOom=random:x", "the seed after 'random:' must be a positive integer"),
 ])
 def test_bad_conf_is_a_usage_error_naming_the_key(conf, needle):
     for command in (["sql", "SELECT 1"], ["explain", "SELECT 1"]):

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "tandem/common/oom_injection.h"
 #include "tandem/common/text.h"
 
 namespace tandem {
@@ -88,6 +89,9 @@ std::vector<ConfigKey> MakeKeys() {
       Plain(kCalibrationFile, ConfigType::kString, "",
             "calibration JSON read by the planner and written by `tandem calibrate` (empty: "
             "$TANDEM_CALIBRATION, else ~/.config/tandem/calibration.json)"),
+      Plain(kInjectOom, ConfigType::kString, "off",
+            "for tests: GPU allocations fail on purpose: off, N (the Nth of each statement), "
+            "random or random:SEED (one in eight)"),
   };
 }
 
@@ -237,6 +241,10 @@ Result<std::string> NormalizeConfigValue(const ConfigKey& key, const std::string
       return std::to_string(*bytes);
     }
     case ConfigType::kString:
+      if (key.name == config_keys::kInjectOom) {
+        TANDEM_ASSIGN_OR_RAISE(OomInjection injection, ParseOomInjection(v));
+        return OomInjectionText(injection);
+      }
       return v;
   }
   return Status::Internal("unknown config type");

@@ -46,6 +46,7 @@ inline constexpr const char* kPinnedPoolMax = "tandem.memory.pinned.maxPoolSize"
 inline constexpr const char* kPlacementTarget = "tandem.placement.target";
 inline constexpr const char* kCalibrationFile = "tandem.placement.calibrationFile";
 inline constexpr const char* kPlacementMinGain = "tandem.placement.minGain";
+inline constexpr const char* kInjectOom = "tandem.test.injectOom";
 }  // namespace config_keys
 
 // Every key, in a stable order (the order `tandem config --list` prints).

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "tandem/column/table.h"
+#include "tandem/common/oom_injection.h"
 #include "tandem/common/status.h"
 #include "tandem/gpu/runtime.h"
 
@@ -33,18 +34,31 @@ struct CachedTable {
   std::shared_ptr<const gpu::DeviceBatch> device;
   int64_t rows = 0;
   int64_t bytes = 0;
+  mutable uint64_t last_used = 0;  // TableCache's clock when it was last found or put
 };
 
-// The session's cached tables, by the TableSource the plans' scans refer to.
+// The session's cached tables, by the TableSource the plans' scans refer to. Every Find marks the
+// table used, so that the least recently used one can move to host memory when the GPU is full.
 class TableCache {
  public:
   const CachedTable* Find(const TableSource* source) const {
     auto it = tables_.find(source);
-    return it == tables_.end() ? nullptr : &it->second;
+    if (it == tables_.end()) return nullptr;
+    it->second.last_used = ++clock_;
+    return &it->second;
   }
   void Put(CachedTable table) {
     const TableSource* key = table.source.get();
+    table.last_used = ++clock_;
     tables_[key] = std::move(table);
+  }
+  // The table in GPU memory used longest ago, or nullptr.
+  CachedTable* LeastRecentlyUsedOnDevice() {
+    CachedTable* oldest = nullptr;
+    for (auto& [key, t] : tables_) {
+      if (t.device && (!oldest || t.last_used < oldest->last_used)) oldest = &t;
+    }
+    return oldest;
   }
   // Removes the entry of `source`; false if there is none.
   bool Remove(const TableSource* source) { return tables_.erase(source) > 0; }
@@ -53,6 +67,7 @@ class TableCache {
 
  private:
   std::map<const TableSource*, CachedTable> tables_;
+  mutable uint64_t clock_ = 0;
 };
 
 struct EvalContext {
@@ -84,6 +99,11 @@ class ExecContext {
   // Synchronize the GPU stream after every GPU operator so each one's time is its own (EXPLAIN
   // ANALYZE); otherwise work queued asynchronously is timed where the host waits for it.
   bool time_gpu_operators = false;
+  // tandem.test.injectOom, armed when the query starts.
+  OomInjection oom_injection;
+  // Parts of the plan that ran out of GPU memory and were run again on the CPU (the executor
+  // counts them; EXPLAIN ANALYZE marks each).
+  int gpu_oom_fallbacks = 0;
   // Set by whoever may cancel the query (a Spark task): checked before each operator starts and
   // inside the operators that can run long on their own (joins, between slices of output).
   const std::atomic<bool>* cancelled = nullptr;
@@ -98,6 +118,12 @@ class ExecContext {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = metrics_.find(node);
     return it == metrics_.end() ? nullptr : &it->second;
+  }
+
+  // Drops what a node recorded (its part of the plan runs again, elsewhere).
+  void Forget(const PlanNode* node) {
+    std::lock_guard<std::mutex> lock(mu_);
+    metrics_.erase(node);
   }
 
   // Every operator's metrics recorded so far.

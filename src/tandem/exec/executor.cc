@@ -5,6 +5,11 @@
 // input lives on the other device without a transition in between gets an implicit copy, so any
 // placement runs.
 //
+// Out of GPU memory: an operator that cannot get device memory fails with OutOfMemory, which
+// ends the GPU part of the plan it is in; where that part hands its rows to the CPU (a
+// DeviceToHost transition, or the query's result), the part runs again on the CPU from its
+// inputs, and EXPLAIN ANALYZE marks its top node "ran on the CPU: <why>". The query goes on.
+//
 // Fusions: a Limit directly above a Sort runs as one TopN (either device); an Aggregate directly
 // above a Filter as one filtered aggregation (either device); a Filter over a Parquet scan runs
 // inside the scan (CPU). Scans of tables cached by the session (CACHE TABLE) read the cache.
@@ -250,6 +255,10 @@ class QueryRun {
   Result<gpu::DeviceBatchPtr> RunDevice(const PlanNode& node);
 
  private:
+  // The part of the plan under `root` ran out of GPU memory: runs it again on the CPU.
+  Result<Table> RerunOnCpu(const PlanNode& root, const Status& oom);
+  // Whether the node runs on the GPU in this run (not while a part is rerun on the CPU).
+  bool OnGpuHere(const PlanNode& node) const { return OnGpu(node) && !cpu_only_; }
   Status CheckShape(const PlanNode& node) const;
   Status CheckCancelled() const {
     return ctx_.Cancelled() ? ExecContext::CancelledError() : Status::OK();
@@ -265,7 +274,8 @@ class QueryRun {
     }
     const PlanNode* scan = filter.children[0].get();
     return scan && scan->kind == PlanKind::kScan && scan->source &&
-           scan->source->kind == TableSource::Kind::kParquet && !OnGpu(*scan) && !CacheOf(*scan);
+           scan->source->kind == TableSource::Kind::kParquet && !OnGpuHere(*scan) &&
+           !CacheOf(*scan);
   }
   Result<gpu::GpuContext*> Gpu();
   Status FinishGpuOperator();
@@ -275,6 +285,7 @@ class QueryRun {
   Result<Table> ToHost(const gpu::DeviceBatch& batch);
 
   ExecContext& ctx_;
+  bool cpu_only_ = false;              // inside RerunOnCpu
   std::optional<gpu::Stream> stream_;  // declared first among GPU state: destroyed last
   gpu::GpuContext gpu_ctx_;
 };
@@ -324,13 +335,44 @@ Result<Table> QueryRun::ScanCached(const PlanNode& node, const CachedTable& cach
   return ToHost(*SelectDeviceColumns(node, *cached.device));
 }
 
+void ForgetMetrics(const PlanNode& node, ExecContext& ctx) {
+  ctx.Forget(&node);
+  for (const auto& c : node.children) {
+    if (c) ForgetMetrics(*c, ctx);
+  }
+}
+
+Result<Table> QueryRun::RerunOnCpu(const PlanNode& root, const Status& oom) {
+  ForgetMetrics(root, ctx_);
+  ++ctx_.gpu_oom_fallbacks;
+  const bool was_cpu_only = cpu_only_;
+  cpu_only_ = true;
+  Result<Table> out = RunHost(root);
+  cpu_only_ = was_cpu_only;
+  if (!out.ok()) return out;
+  if (const OperatorMetrics* m = ctx_.Find(&root)) {
+    OperatorMetrics marked = *m;
+    marked.name += " (ran on the CPU: " + oom.message() + ")";
+    ctx_.Record(&root, marked);
+  }
+  return out;
+}
+
 Result<Table> QueryRun::RunHost(const PlanNode& node) {
   TANDEM_RETURN_NOT_OK(CheckShape(node));
   TANDEM_RETURN_NOT_OK(CheckCancelled());
-  if (node.kind == PlanKind::kTransition || OnGpu(node)) {
+  if (cpu_only_ && node.kind == PlanKind::kTransition) return RunHost(*node.children[0]);
+  if (node.kind == PlanKind::kTransition || OnGpuHere(node)) {
     // Device -> host: an explicit transition, or an implicit one for a GPU node read here.
     const PlanNode& source = node.kind == PlanKind::kTransition ? *node.children[0] : node;
-    TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr in, RunDevice(source));
+    Result<gpu::DeviceBatchPtr> device = RunDevice(source);
+    if (!device.ok()) {
+      // Out of GPU memory anywhere in the GPU part that ends here: that part runs again on the
+      // CPU (its device buffers are freed by now), and the query goes on.
+      if (device.status().code() != StatusCode::kOutOfMemory) return device.status();
+      return RerunOnCpu(source, device.status());
+    }
+    gpu::DeviceBatchPtr in = std::move(device).value();
     const auto start = Clock::now();
     TANDEM_ASSIGN_OR_RAISE(Table out, ToHost(*in));
     const double millis = MillisSince(start);
@@ -347,7 +389,7 @@ Result<Table> QueryRun::RunHost(const PlanNode& node) {
 Result<gpu::DeviceBatchPtr> QueryRun::RunDevice(const PlanNode& node) {
   TANDEM_RETURN_NOT_OK(CheckShape(node));
   TANDEM_RETURN_NOT_OK(CheckCancelled());
-  if (node.kind == PlanKind::kTransition || !OnGpu(node)) {
+  if (node.kind == PlanKind::kTransition || !OnGpuHere(node)) {
     // Host -> device.
     const PlanNode& source = node.kind == PlanKind::kTransition ? *node.children[0] : node;
     TANDEM_ASSIGN_OR_RAISE(Table in, RunHost(source));
@@ -639,6 +681,7 @@ void SetRowBudgets(const PlanNode& node, int64_t budget, ExecContext& ctx) {
 Result<Table> Execute(const PlanNode& plan, ExecContext& ctx) {
   query_progress::Begin(PlannedScanUnits(plan));
   SetRowBudgets(plan, -1, ctx);
+  ArmOomInjection(ctx.oom_injection);
   QueryRun run(ctx);
   return run.RunHost(plan);
 }

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "tandem/common/oom_injection.h"
 #include "tandem/gpu/cuda_util.cuh"
 #include "tandem/gpu/device.h"
 #include "tandem/gpu/runtime.h"
@@ -287,6 +288,10 @@ Result<void*> PoolAllocate(int64_t bytes, cudaStream_t stream) {
   TANDEM_RETURN_NOT_OK(EnsureInitialized());
   RuntimeState& state = State();
   if (bytes < 0) return Status::Invalid("negative device allocation size");
+  if (ShouldInjectOom()) {
+    return Status::OutOfMemory("GPU out of memory: cannot allocate " + std::to_string(bytes) +
+                               " bytes (injected by tandem.test.injectOom)");
+  }
   const int64_t used = state.used.fetch_add(bytes) + bytes;
   if (used > state.pool_limit) {
     state.used.fetch_sub(bytes);

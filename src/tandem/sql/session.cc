@@ -414,6 +414,9 @@ class StatementRunner {
     ctx.num_threads = static_cast<int>(config.GetInt(config_keys::kThreads));
     ctx.gpu_memory = gpu::DeviceMemoryConfigFrom(config);
     ctx.table_cache = &session_.cache_;
+    // Validated when it was set.
+    Result<OomInjection> injection = ParseOomInjection(config.Get(config_keys::kInjectOom));
+    if (injection.ok()) ctx.oom_injection = *injection;
   }
 
   void Notice(const std::string& text) const {
@@ -605,26 +608,58 @@ class StatementRunner {
     const Config& config = session_.config();
     std::string why_not;
     const bool on_device = config.Get(config_keys::kDevice) != "cpu" && gpu::DeviceUsable(&why_not);
+    std::string note;
     if (on_device) {
       TANDEM_RETURN_NOT_OK(gpu::InitRuntime(ctx.gpu_memory));
       if (!session_.cache_stream_) {
         TANDEM_ASSIGN_OR_RAISE(gpu::Stream stream, gpu::Stream::Create());
         session_.cache_stream_.emplace(std::move(stream));
       }
-      TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr batch,
-                             gpu::ToDevice(table, *session_.cache_stream_));
-      TANDEM_RETURN_NOT_OK(session_.cache_stream_->Synchronize());
-      entry.bytes = gpu::DeviceBytes(*batch);
-      entry.device = std::move(batch);
-    } else {
+      TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr batch, CacheOnDevice(table, &note));
+      if (batch) {
+        entry.bytes = gpu::DeviceBytes(*batch);
+        entry.device = std::move(batch);
+      }
+    }
+    if (!entry.device) {
       entry.bytes = cpu::opx::TableBytes(table);
       entry.host = std::make_shared<const Table>(std::move(table));
     }
     std::string message = "cached table " + name + " (" + std::to_string(entry.rows) + " rows, " +
-                          FormatByteSize(entry.bytes) + " in " + (on_device ? "GPU" : "host") +
-                          " memory)";
+                          FormatByteSize(entry.bytes) + " in " + (entry.device ? "GPU" : "host") +
+                          " memory" + note + ")";
     cache.Put(std::move(entry));
     return Message(message);
+  }
+
+  // Copies a table to be cached into GPU memory. When the GPU is full, the cached tables used
+  // longest ago move to host memory one by one until it fits; when nothing is left to move, the
+  // table stays in host memory (nullptr, and `note` says why). Never an error for lack of memory.
+  Result<gpu::DeviceBatchPtr> CacheOnDevice(const Table& table, std::string* note) {
+    const gpu::Stream& stream = *session_.cache_stream_;
+    std::string moved;  // names of the tables moved to host memory
+    for (;;) {
+      Result<gpu::DeviceBatchPtr> batch = gpu::ToDevice(table, stream);
+      // Frees of a failed copy are stream-ordered: let them land before trying again.
+      TANDEM_RETURN_NOT_OK(stream.Synchronize());
+      if (batch.ok() || batch.status().code() != StatusCode::kOutOfMemory) {
+        if (batch.ok() && !moved.empty()) *note = "; moved to host memory: " + moved;
+        return batch;
+      }
+      CachedTable* oldest = session_.cache_.LeastRecentlyUsedOnDevice();
+      if (!oldest) {
+        *note = moved.empty() ? "" : "; moved to host memory: " + moved;
+        *note += "; kept in host memory, the GPU has no room: " + batch.status().message();
+        return gpu::DeviceBatchPtr();
+      }
+      TANDEM_ASSIGN_OR_RAISE(Table host, gpu::ToHost(*oldest->device, stream));
+      TANDEM_RETURN_NOT_OK(stream.Synchronize());
+      oldest->bytes = cpu::opx::TableBytes(host);
+      oldest->host = std::make_shared<const Table>(std::move(host));
+      oldest->device.reset();
+      TANDEM_RETURN_NOT_OK(stream.Synchronize());
+      moved += (moved.empty() ? "" : ", ") + oldest->name;
+    }
   }
 
   Result<StatementResult> CreateView(const Json& node) {

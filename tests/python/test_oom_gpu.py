@@ -1,0 +1,101 @@
+"""Out of GPU memory never ends a query (ctest label gpu; without a usable CUDA device every case
+is skipped with "skipped: no CUDA device").
+
+tandem.test.injectOom makes device allocations fail on purpose: the Nth of a query, or one in
+eight at random. Whatever fails, the GPU part of the plan it is in runs again on the CPU, so the
+answers stay DuckDB's; EXPLAIN ANALYZE marks the part; CACHE TABLE moves the least recently used
+cached tables to host memory, or keeps the new one there, instead of failing.
+"""
+import subprocess
+
+import pytest
+
+import test_tpch_queries as tpch
+from random_queries import TandemError, compare_results, run_duckdb, run_tandem, tandem_command
+from test_tpch_gpu import gpu_usable
+
+DATA = "tandem-sf0.01"
+
+
+def needs_gpu():
+    if not gpu_usable():
+        pytest.skip("skipped: no CUDA device")
+
+
+def check_query(n, injection, data_name=DATA):
+    tables, con = tpch.dataset(data_name)
+    with open(tpch.query_path(n)) as f:
+        sql = f.read()
+    expected = run_duckdb(con, sql)
+    try:
+        actual = run_tandem(sql, tables, sql_file=tpch.query_path(n),
+                            extra_args=["--conf", "tandem.sql.device=gpu",
+                                        "--conf", f"tandem.test.injectOom={injection}"],
+                            timeout=tpch.timeout_s(data_name))
+    except TandemError as e:
+        pytest.fail(f"Q{n:02d} with injectOom={injection}: tandem failed: {e}")
+    diff = compare_results(actual, expected, tpch.ORDER_BY[n], tpch.LIMIT.get(n))
+    assert diff is None, f"Q{n:02d} with injectOom={injection}: {diff}"
+
+
+@pytest.mark.parametrize("n", range(1, 23), ids=lambda n: f"q{n:02d}")
+@pytest.mark.parametrize("data_name, seed", [(DATA, 1), (DATA, 2), ("duckdb-sf0.1", 1)])
+def test_tpch_with_random_allocation_failures(data_name, seed, n):
+    needs_gpu()
+    check_query(n, f"random:{seed}", data_name)
+
+
+@pytest.mark.parametrize("nth", list(range(1, 25)) + [40, 80])
+@pytest.mark.parametrize("n", [1, 3, 9, 13, 18, 21])
+def test_each_allocation_of_a_query_may_fail(n, nth):
+    needs_gpu()
+    check_query(n, str(nth))
+
+
+def tandem(*args, stdin=None):
+    return subprocess.run(tandem_command() + list(args), capture_output=True, text=True,
+                          input=stdin, timeout=300)
+
+
+def table_args():
+    tables, _ = tpch.dataset(DATA)
+    return [a for t, p in tables.items() for a in ("--table", f"{t}={p}")]
+
+
+def test_explain_analyze_marks_the_part_that_ran_on_the_cpu():
+    needs_gpu()
+    sql = ("EXPLAIN ANALYZE SELECT l_returnflag, sum(l_quantity) AS q FROM lineitem "
+           "WHERE l_discount > 0.02 GROUP BY l_returnflag")
+    r = tandem("sql", "--conf", "tandem.sql.device=gpu", "--conf", "tandem.test.injectOom=1",
+               sql, *table_args())
+    assert r.returncode == 0, r.stderr
+    assert "ran on the CPU: GPU out of memory" in r.stdout, r.stdout
+    assert "injected by tandem.test.injectOom" in r.stdout, r.stdout
+    r = tandem("sql", "--conf", "tandem.sql.device=gpu", sql, *table_args())
+    assert r.returncode == 0, r.stderr
+    assert "ran on the CPU" not in r.stdout and " on gpu:" in r.stdout, r.stdout
+
+
+def test_cache_table_moves_the_least_recently_used_table_to_host_memory():
+    needs_gpu()
+    script = ("SET tandem.sql.device = gpu;\n"
+              "CACHE TABLE nation;\nCACHE TABLE region;\nCACHE TABLE orders;\n"
+              "SELECT count(*) AS n FROM nation;\n"
+              # region was used longest ago: the first failed copy moves it to host memory.
+              "SET tandem.test.injectOom = 1;\nCACHE TABLE supplier;\n"
+              # every copy fails: orders and nation move too, and customer stays on the host.
+              "SET tandem.test.injectOom = 'random:3';\nCACHE TABLE customer;\n"
+              "SET tandem.test.injectOom = off;\n"
+              "SELECT count(*) AS n FROM region, nation WHERE r_regionkey = n_regionkey;\n"
+              "SELECT count(*) AS n FROM customer, supplier WHERE c_nationkey = s_nationkey;\n")
+    r = tandem("sql", "-f", "-", *table_args(), "--format", "csv", stdin=script)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    supplier = next(l for l in lines if l.startswith("cached table supplier"))
+    assert "in GPU memory; moved to host memory: region" in supplier, r.stdout
+    customer = next(l for l in lines if l.startswith("cached table customer"))
+    assert "in host memory" in customer or "moved to host memory" in customer, r.stdout
+    _, con = tpch.dataset(DATA)
+    joined = con.execute("SELECT count(*) FROM customer, supplier "
+                         "WHERE c_nationkey = s_nationkey").fetchone()[0]
+    assert "25" in lines and str(joined) in lines, r.stdout
