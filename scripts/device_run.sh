@@ -8,7 +8,8 @@
 #   scripts/device_run.sh parquet the Parquet read benchmark (lineitem SF1 and SF10)
 #   scripts/device_run.sh fallback  `tandem bench fallback` (ROWS, REPS, RUNS, CONDITIONS) into
 #                                 $OUT/fallback (FALLBACK_OUT names another folder)
-#   scripts/device_run.sh tpch      `tandem bench tpch` (SF, SOURCES, REPS, RUNS, QUERIES) into
+#   scripts/device_run.sh tpch      `tandem bench tpch` (SF, MODES, SOURCES, REPS, RUNS, QUERIES,
+#                                 DUCKDB=on|off) into
 #                                 $OUT/tpch_sfN, data in /tmp/tpch-sfN (generated if missing)
 #   scripts/device_run.sh datagen   TPC-H data only, into /tmp/tpch-sfN (SF), timed
 #   scripts/device_run.sh calibrate `tandem calibrate` into $OUT/calibration.json; the later steps
@@ -86,8 +87,9 @@ for what in "${@:-tests}"; do
       ;;
     tpch)
       # TPC-H through `tandem bench tpch` (SF, SOURCES), DuckDB beside it.
-      .device/bin/tandem bench tpch --sf "${SF:-10}" --modes cpu,gpu,auto \
-        --sources "${SOURCES:-files,hot}" --reps "${REPS:-3}" --runs "${RUNS:-1}" --duckdb on \
+      .device/bin/tandem bench tpch --sf "${SF:-10}" --modes "${MODES:-cpu,gpu,auto}" \
+        --sources "${SOURCES:-files,hot}" --reps "${REPS:-3}" --runs "${RUNS:-1}" \
+        --duckdb "${DUCKDB:-on}" \
         ${QUERIES:+--queries "$QUERIES"} --data "/tmp/tpch-sf${SF:-10}" \
         --out "$OUT/tpch_sf${SF:-10}" 2>&1 | tee "$OUT/tpch.log" | tail -45
       ;;

@@ -6,6 +6,7 @@ eight at random. Whatever fails, the GPU part of the plan it is in runs again on
 answers stay DuckDB's; EXPLAIN ANALYZE marks the part; CACHE TABLE moves the least recently used
 cached tables to host memory, or keeps the new one there, instead of failing.
 """
+import re
 import subprocess
 
 import pytest
@@ -74,6 +75,12 @@ def test_explain_analyze_marks_the_part_that_ran_on_the_cpu():
     r = tandem("sql", "--conf", "tandem.sql.device=gpu", sql, *table_args())
     assert r.returncode == 0, r.stderr
     assert "ran on the CPU" not in r.stdout and " on gpu:" in r.stdout, r.stdout
+    assert re.search(r"on gpu: .*, peak \+[0-9.]+ [KMG]?i?B GPU\]", r.stdout), r.stdout
+    query = sql.replace("EXPLAIN ANALYZE ", "")
+    r = tandem("sql", "--conf", "tandem.sql.device=gpu", "--conf", "tandem.test.injectOom=1",
+               "--timing", query, *table_args())
+    assert r.returncode == 0, r.stderr
+    assert "out of GPU memory: 1 part(s) of the plan ran again on the CPU" in r.stderr, r.stderr
 
 
 def test_cache_table_moves_the_least_recently_used_table_to_host_memory():

@@ -3,6 +3,7 @@ output formats and files, scripts of several statements, exit codes and one-line
 that tests/sql/*.test hold DuckDB's current answers."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -157,6 +158,11 @@ def test_explain_prints_plan_with_estimates(orders):
                f"orders={orders}")
     assert r.returncode == 0, r.stderr
     assert "Scan orders" in r.stdout and "Total:" in r.stdout
+    # Operators that allocate report how far memory rose while they ran.
+    r = tandem("sql", "EXPLAIN ANALYZE SELECT o_cust, count(*) AS n FROM orders GROUP BY o_cust "
+               "ORDER BY n DESC", "--table", f"orders={orders}")
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"HashAggregate on cpu: .*, peak \+[0-9.]+ [KMG]?i?B host\]", r.stdout), r.stdout
 
 
 def test_sql_test_files_hold_duckdb_answers():

@@ -88,6 +88,10 @@ struct OperatorMetrics {
   int64_t batches = 0;
   int64_t bytes = 0;
   double millis = 0;
+  // How far the process's tracked host memory and GPU pool rose above their use when the
+  // operator started (its working memory and output; -1: not measured).
+  int64_t peak_host_bytes = -1;
+  int64_t peak_device_bytes = -1;
 };
 
 class ExecContext {

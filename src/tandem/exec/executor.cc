@@ -23,6 +23,7 @@
 #include <optional>
 
 #include "tandem/catalog/table_source.h"
+#include "tandem/common/peak_window.h"
 #include "tandem/common/query_progress.h"
 #include "tandem/common/text.h"
 #include "tandem/exec/cpu/hash_aggregate.h"
@@ -31,6 +32,7 @@
 #include "tandem/exec/gpu/gpu_operators_more.h"
 #include "tandem/gpu/device_column.h"
 #include "tandem/io/parquet/device_reader.h"
+#include "tandem/memory/host_memory.h"
 
 namespace tandem {
 namespace {
@@ -135,6 +137,28 @@ void RecordDeviceMetrics(const PlanNode& node, const std::string& name, const ch
 
 double MillisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// When an operator started, and the window of its peak memory (common/peak_window.h).
+struct OperatorStart {
+  Clock::time_point time;
+  peak_window::Window window;
+};
+
+OperatorStart StartOperator() {
+  return {Clock::now(), peak_window::Open(host_memory::InUse(), gpu::GetPoolStats().used_bytes)};
+}
+
+double MillisSince(const OperatorStart& start) { return MillisSince(start.time); }
+
+// Adds how far host and GPU memory rose while the operator ran to what it recorded.
+void RecordPeaks(const PlanNode& node, const OperatorStart& start, ExecContext& ctx) {
+  const OperatorMetrics* m = ctx.Find(&node);
+  if (!m) return;
+  OperatorMetrics with = *m;
+  with.peak_host_bytes = peak_window::HostRise(start.window);
+  with.peak_device_bytes = peak_window::DeviceRise(start.window);
+  ctx.Record(&node, with);
 }
 
 // A filter estimated to keep at most half of its input rows.
@@ -373,13 +397,14 @@ Result<Table> QueryRun::RunHost(const PlanNode& node) {
       return RerunOnCpu(source, device.status());
     }
     gpu::DeviceBatchPtr in = std::move(device).value();
-    const auto start = Clock::now();
+    const OperatorStart start = StartOperator();
     TANDEM_ASSIGN_OR_RAISE(Table out, ToHost(*in));
     const double millis = MillisSince(start);
     if (node.kind == PlanKind::kTransition) {
       TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
       RecordDeviceMetrics(node, "DeviceToHost", "pcie", out.num_rows(), gpu::DeviceBytes(*in),
                           millis, ctx_);
+      RecordPeaks(node, start, ctx_);
     }
     return out;
   }
@@ -394,7 +419,7 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunDevice(const PlanNode& node) {
     const PlanNode& source = node.kind == PlanKind::kTransition ? *node.children[0] : node;
     TANDEM_ASSIGN_OR_RAISE(Table in, RunHost(source));
     TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
-    const auto start = Clock::now();
+    const OperatorStart start = StartOperator();
     TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr out, gpu::ToDevice(in, *g->stream));
     TANDEM_RETURN_NOT_OK(FinishGpuOperator());
     const double millis = MillisSince(start);
@@ -402,6 +427,7 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunDevice(const PlanNode& node) {
       TANDEM_RETURN_NOT_OK(CheckDeviceOutput(node, out.get()));
       RecordDeviceMetrics(node, "HostToDevice", "pcie", out->num_rows, gpu::DeviceBytes(*out),
                           millis, ctx_);
+      RecordPeaks(node, start, ctx_);
     }
     return out;
   }
@@ -424,7 +450,7 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunGpuOperator(const PlanNode& node) {
     inputs.push_back(std::move(in));
   }
   TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
-  const auto start = Clock::now();
+  const OperatorStart start = StartOperator();
   Result<gpu::DeviceBatchPtr> result = Status::Internal("unreachable");
   switch (node.kind) {
     case PlanKind::kScan: {
@@ -492,6 +518,7 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunGpuOperator(const PlanNode& node) {
                         topn ? out.num_rows : -1, 0, 0, ctx_);
   }
   RecordDeviceMetrics(node, name, "gpu", out.num_rows, gpu::DeviceBytes(out), millis, ctx_);
+  RecordPeaks(node, start, ctx_);
   return result;
 }
 
@@ -500,18 +527,19 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
   if (IsTopN(node)) {
     const PlanNode& sort = *node.children[0];
     TANDEM_ASSIGN_OR_RAISE(Table input, RunHost(*sort.children[0]));
-    const auto start = Clock::now();
+    const OperatorStart start = StartOperator();
     TANDEM_ASSIGN_OR_RAISE(Table out, cpu::TopN(node, sort, input, ctx_));
     const double millis = MillisSince(start);
     TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
     RecordMetrics(sort, "Sort (in TopN)", out, 0, ctx_);
     RecordMetrics(node, "TopN", out, millis, ctx_);
+    RecordPeaks(node, start, ctx_);
     return out;
   }
   // Filter over a Parquet scan: each row group is filtered as soon as it is decoded.
   if (node.kind == PlanKind::kFilter && FilterFusesIntoScan(node)) {
     const PlanNode& scan = *node.children[0];
-    const auto start = Clock::now();
+    const OperatorStart start = StartOperator();
     TANDEM_ASSIGN_OR_RAISE(Table out, cpu::ScanFiltered(scan, node, ctx_));
     const double millis = MillisSince(start);
     TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
@@ -520,6 +548,7 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
     sm.millis = millis;
     ctx_.Record(&scan, sm);
     RecordMetrics(node, "Filter (fused into Scan)", out, 0, ctx_);
+    RecordPeaks(scan, start, ctx_);
     return out;
   }
   // Aggregate over Filter: the filter runs inside the aggregation (no filtered copy), unless it
@@ -528,7 +557,7 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
       !(FilterFusesIntoScan(*node.children[0]) && IsSelective(*node.children[0]))) {
     const PlanNode& filter = *node.children[0];
     TANDEM_ASSIGN_OR_RAISE(Table input, RunHost(*filter.children[0]));
-    const auto start = Clock::now();
+    const OperatorStart start = StartOperator();
     int64_t selected = 0;
     TANDEM_ASSIGN_OR_RAISE(
         Table out, cpu::HashAggregateFiltered(node, *filter.predicate, input, ctx_, &selected));
@@ -539,6 +568,7 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
     fm.rows = selected;
     ctx_.Record(&filter, fm);
     RecordMetrics(node, "HashAggregate", out, millis, ctx_);
+    RecordPeaks(node, start, ctx_);
     return out;
   }
   std::vector<Table> inputs;
@@ -546,7 +576,7 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
     TANDEM_ASSIGN_OR_RAISE(Table t, RunHost(*c));
     inputs.push_back(std::move(t));
   }
-  const auto start = Clock::now();
+  const OperatorStart start = StartOperator();
   std::string name = OperatorName(node);
   Result<Table> result = Status::Internal("unreachable");
   switch (node.kind) {
@@ -597,6 +627,7 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
   const double millis = MillisSince(start);
   TANDEM_RETURN_NOT_OK(CheckOutput(node, *result));
   RecordMetrics(node, name, *result, millis, ctx_);
+  RecordPeaks(node, start, ctx_);
   return result;
 }
 
@@ -614,9 +645,14 @@ void AppendTree(const PlanNode& node, const ExecContext& ctx, int depth, std::st
     char time[32];
     std::snprintf(time, sizeof(time), "%.2f ms", m->millis);
     const std::string rows = m->rows >= 0 ? std::to_string(m->rows) : std::string("uncounted");
+    std::string peaks;
+    if (m->peak_host_bytes > 0) peaks += ", peak +" + FormatByteSize(m->peak_host_bytes) + " host";
+    if (m->peak_device_bytes > 0) {
+      peaks += ", peak +" + FormatByteSize(m->peak_device_bytes) + " GPU";
+    }
     out->append("  [" + m->name + " on " + m->device + ": " + rows + " rows, " +
                 std::to_string(m->batches) + " batches, " + FormatByteSize(m->bytes) + ", " + time +
-                "]");
+                peaks + "]");
     if (m->device == "gpu") {
       totals->gpu_ms += m->millis;
       totals->any_gpu = true;

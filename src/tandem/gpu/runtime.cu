@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tandem/common/oom_injection.h"
+#include "tandem/common/peak_window.h"
 #include "tandem/gpu/cuda_util.cuh"
 #include "tandem/gpu/device.h"
 #include "tandem/gpu/runtime.h"
@@ -311,6 +312,7 @@ Result<void*> PoolAllocate(int64_t bytes, cudaStream_t stream) {
   int64_t peak = state.peak.load();
   while (used > peak && !state.peak.compare_exchange_weak(peak, used)) {
   }
+  peak_window::NoteDevice(used);
   return ptr;
 }
 

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <fstream>
 
+#include "tandem/common/peak_window.h"
 #include "tandem/common/text.h"
 
 namespace tandem::host_memory {
@@ -70,6 +71,7 @@ void Reserve(int64_t bytes) {
   int64_t peak = g_peak.load();
   while (before + bytes > peak && !g_peak.compare_exchange_weak(peak, before + bytes)) {
   }
+  peak_window::NoteHost(before + bytes);
 }
 
 void Release(int64_t bytes) {

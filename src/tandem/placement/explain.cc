@@ -94,6 +94,8 @@ nlohmann::json NodeJson(const PlanNode& n, const ExecContext* metrics) {
     if (const OperatorMetrics* m = metrics->Find(&n)) {
       j["actual"] = {{"name", m->name},       {"device", m->device}, {"rows", m->rows},
                      {"batches", m->batches}, {"bytes", m->bytes},   {"ms", m->millis}};
+      if (m->peak_host_bytes >= 0) j["actual"]["peak_host_bytes"] = m->peak_host_bytes;
+      if (m->peak_device_bytes >= 0) j["actual"]["peak_gpu_bytes"] = m->peak_device_bytes;
     }
   }
   nlohmann::json children = nlohmann::json::array();

@@ -470,6 +470,10 @@ class StatementRunner {
     StatementResult result;
     TANDEM_ASSIGN_OR_RAISE(result.table, ::tandem::Execute(*placed.result.plan, ctx));
     result.devices = DevicesLine(*placed.result.plan);
+    if (ctx.gpu_oom_fallbacks > 0) {
+      result.devices += "; out of GPU memory: " + std::to_string(ctx.gpu_oom_fallbacks) +
+                        " part(s) of the plan ran again on the CPU (EXPLAIN ANALYZE shows which)";
+    }
     return result;
   }
 
