@@ -2,7 +2,7 @@
 is skipped with "skipped: no CUDA device").
 
 tandem.test.injectOom makes device allocations fail on purpose: the Nth of a query, or one in
-eight at random. Whatever fails, the GPU part of the plan it is in runs again on the CPU, so the
+eight at random; tandem.memory.gpu.limit bounds the pool far below the working set. Whatever fails, the GPU part of the plan it is in runs again on the CPU, so the
 answers stay DuckDB's; EXPLAIN ANALYZE marks the part; CACHE TABLE moves the least recently used
 cached tables to host memory, or keeps the new one there, instead of failing.
 """
@@ -23,7 +23,7 @@ def needs_gpu():
         pytest.skip("skipped: no CUDA device")
 
 
-def check_query(n, injection, data_name=DATA):
+def check_query(n, injection, data_name=DATA, extra=()):
     tables, con = tpch.dataset(data_name)
     with open(tpch.query_path(n)) as f:
         sql = f.read()
@@ -31,7 +31,8 @@ def check_query(n, injection, data_name=DATA):
     try:
         actual = run_tandem(sql, tables, sql_file=tpch.query_path(n),
                             extra_args=["--conf", "tandem.sql.device=gpu",
-                                        "--conf", f"tandem.test.injectOom={injection}"],
+                                        "--conf", f"tandem.test.injectOom={injection}",
+                                        *extra],
                             timeout=tpch.timeout_s(data_name))
     except TandemError as e:
         pytest.fail(f"Q{n:02d} with injectOom={injection}: tandem failed: {e}")
@@ -44,6 +45,13 @@ def check_query(n, injection, data_name=DATA):
 def test_tpch_with_random_allocation_failures(data_name, seed, n):
     needs_gpu()
     check_query(n, f"random:{seed}", data_name)
+
+
+@pytest.mark.parametrize("n", range(1, 23), ids=lambda n: f"q{n:02d}")
+def test_tpch_under_a_gpu_limit_below_the_working_set(n):
+    # SF0.1: lineitem alone is about 60 MB on the GPU; 12 MiB holds a fraction of any query.
+    needs_gpu()
+    check_query(n, "off", "duckdb-sf0.1", ["--conf", "tandem.memory.gpu.limit=12m"])
 
 
 @pytest.mark.parametrize("nth", list(range(1, 25)) + [40, 80])

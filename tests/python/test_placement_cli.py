@@ -15,7 +15,8 @@ import pytest
 TANDEM = os.environ.get("TANDEM_BIN", "tandem")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KEYS = ["tandem.sql.device", "tandem.sql.explain", "tandem.sql.ansi", "tandem.sql.threads",
-        "tandem.memory.gpu.allocFraction", "tandem.memory.gpu.reserve",
+        "tandem.memory.gpu.allocFraction", "tandem.memory.gpu.reserve", "tandem.memory.gpu.limit",
+        "tandem.test.injectOom",
         "tandem.memory.pinned.poolSize", "tandem.memory.pinned.maxPoolSize",
         "tandem.placement.target",
         "tandem.placement.calibrationFile"]

@@ -74,6 +74,9 @@ std::vector<ConfigKey> MakeKeys() {
              "fraction of free GPU memory the device pool may take", true),
       Number(kGpuReserve, ConfigType::kBytes, "1073741824", 0, kMaxBytes,
              "GPU memory left to CUDA itself, not pooled (bytes; 512m, 1g accepted)"),
+      Number(kGpuLimit, ConfigType::kBytes, "0", 0, kMaxBytes,
+             "most GPU memory the queries of this process may hold at once, below the pool's "
+             "own size (0: the pool's size); past it, what ran out runs on the CPU"),
       Number(kPinnedPoolSize, ConfigType::kBytes, "268435456", 0, kMaxBytes,
              "pinned host memory pool used for every host<->device copy (bytes), allocated at "
              "start"),

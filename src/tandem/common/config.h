@@ -41,6 +41,7 @@ inline constexpr const char* kConcurrentGpuTasks = "tandem.sql.concurrentGpuTask
 inline constexpr const char* kHostMemoryLimit = "tandem.memory.host.limit";
 inline constexpr const char* kGpuAllocFraction = "tandem.memory.gpu.allocFraction";
 inline constexpr const char* kGpuReserve = "tandem.memory.gpu.reserve";
+inline constexpr const char* kGpuLimit = "tandem.memory.gpu.limit";
 inline constexpr const char* kPinnedPoolSize = "tandem.memory.pinned.poolSize";
 inline constexpr const char* kPinnedPoolMax = "tandem.memory.pinned.maxPoolSize";
 inline constexpr const char* kPlacementTarget = "tandem.placement.target";

@@ -103,6 +103,8 @@ class ExecContext {
   // Synchronize the GPU stream after every GPU operator so each one's time is its own (EXPLAIN
   // ANALYZE); otherwise work queued asynchronously is timed where the host waits for it.
   bool time_gpu_operators = false;
+  // tandem.memory.gpu.limit (0: none), applied when the query starts.
+  int64_t gpu_limit_bytes = 0;
   // tandem.test.injectOom, armed when the query starts.
   OomInjection oom_injection;
   // Parts of the plan that ran out of GPU memory and were run again on the CPU (the executor

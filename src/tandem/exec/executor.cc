@@ -31,6 +31,7 @@
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/gpu/gpu_operators_more.h"
 #include "tandem/gpu/device_column.h"
+#include "tandem/gpu/device_limit.h"
 #include "tandem/io/parquet/device_reader.h"
 #include "tandem/memory/host_memory.h"
 
@@ -718,6 +719,7 @@ Result<Table> Execute(const PlanNode& plan, ExecContext& ctx) {
   query_progress::Begin(PlannedScanUnits(plan));
   SetRowBudgets(plan, -1, ctx);
   ArmOomInjection(ctx.oom_injection);
+  gpu::SetDeviceLimit(ctx.gpu_limit_bytes);
   QueryRun run(ctx);
   return run.RunHost(plan);
 }

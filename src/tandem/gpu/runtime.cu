@@ -16,6 +16,7 @@
 #include "tandem/common/peak_window.h"
 #include "tandem/gpu/cuda_util.cuh"
 #include "tandem/gpu/device.h"
+#include "tandem/gpu/device_limit.h"
 #include "tandem/gpu/runtime.h"
 
 namespace tandem::gpu {
@@ -294,10 +295,15 @@ Result<void*> PoolAllocate(int64_t bytes, cudaStream_t stream) {
                                " bytes (injected by tandem.test.injectOom)");
   }
   const int64_t used = state.used.fetch_add(bytes) + bytes;
-  if (used > state.pool_limit) {
+  const int64_t setting = DeviceLimit();
+  if (used > state.pool_limit || (setting > 0 && used > setting)) {
     state.used.fetch_sub(bytes);
-    return Status::OutOfMemory("GPU out of memory: cannot allocate " + std::to_string(bytes) +
-                               " bytes (" + PoolDescription() + ")");
+    return Status::OutOfMemory(
+        "GPU out of memory: cannot allocate " + std::to_string(bytes) + " bytes (" +
+        (setting > 0 && setting < state.pool_limit
+             ? "tandem.memory.gpu.limit " + std::to_string(setting) + " bytes; "
+             : std::string()) +
+        PoolDescription() + ")");
   }
   void* ptr = nullptr;
   const cudaError_t err = cudaMallocFromPoolAsync(

@@ -18,6 +18,7 @@ constexpr Key kKeys[] = {
     {"concurrent_gpu_tasks", "spark.tandem.sql.concurrentGpuTasks",
      config_keys::kConcurrentGpuTasks},
     {"host_memory_limit", "spark.tandem.memory.host.limit", config_keys::kHostMemoryLimit},
+    {"gpu_memory_limit", "spark.tandem.memory.gpu.limit", config_keys::kGpuLimit},
 };
 
 Status Bad(const std::string& what) { return Status::Invalid("Tandem start-up settings: " + what); }

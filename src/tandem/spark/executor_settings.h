@@ -1,6 +1,7 @@
 // The engine's settings in one Spark executor, from the plugin's start-up document
 // (TandemNative.init, docs/spark_fragment.md "Start-up"): {"threads": CPU threads per task,
 // "device": "auto"|"gpu"|"cpu", "concurrent_gpu_tasks": n, "host_memory_limit": bytes,
+// "gpu_memory_limit": bytes,
 // "udf_libraries": [paths]}. Each goes through the configuration registry, so a bad value is an
 // error naming the Spark setting it came from; an unknown key is an error too (a plugin and
 // engine of different versions must not half-agree).

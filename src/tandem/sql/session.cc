@@ -413,6 +413,7 @@ class StatementRunner {
     ctx.eval.ansi = config.GetBool(config_keys::kAnsi);
     ctx.num_threads = static_cast<int>(config.GetInt(config_keys::kThreads));
     ctx.gpu_memory = gpu::DeviceMemoryConfigFrom(config);
+    ctx.gpu_limit_bytes = config.GetInt(config_keys::kGpuLimit);
     ctx.table_cache = &session_.cache_;
     // Validated when it was set.
     Result<OomInjection> injection = ParseOomInjection(config.Get(config_keys::kInjectOom));

@@ -11,13 +11,15 @@ namespace {
 TEST(ExecutorSettings, KeysBecomeTandemSettings) {
   auto s = ExecutorSettingsFromJson(
       R"({"threads": 3, "device": "cpu", "concurrent_gpu_tasks": 1,
-          "host_memory_limit": 2147483648, "udf_libraries": ["/x/libudf.so"]})");
+          "host_memory_limit": 2147483648, "gpu_memory_limit": 1073741824,
+          "udf_libraries": ["/x/libudf.so"]})");
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   const Config& c = s->config;
   EXPECT_EQ(c.GetInt(config_keys::kThreads), 3);
   EXPECT_EQ(c.Get(config_keys::kDevice), "cpu");
   EXPECT_EQ(c.GetInt(config_keys::kConcurrentGpuTasks), 1);
   EXPECT_EQ(c.GetInt(config_keys::kHostMemoryLimit), int64_t{2147483648});
+  EXPECT_EQ(c.GetInt(config_keys::kGpuLimit), int64_t{1073741824});
   EXPECT_EQ(s->udf_libraries, std::vector<std::string>{"/x/libudf.so"});
 }
 

@@ -70,6 +70,11 @@ final class TandemConf {
       "Host memory Tandem may use per executor (a size: 8g, ...); empty: Tandem's default"
           + " (tandem.memory.host.limit).",
       value -> value.isEmpty() ? null : checkBytes(value));
+  static final Setting MEMORY_GPU_LIMIT = new Setting("spark.tandem.memory.gpu.limit", "",
+      "GPU memory Tandem's fragments of one executor may hold at once (a size: 40g, ...); past"
+          + " it, the part of a fragment that ran out runs on the CPU. Empty: the device pool's"
+          + " size (tandem.memory.gpu.limit).",
+      value -> value.isEmpty() ? null : checkBytes(value));
   static final Setting TEST_STRICT = new Setting("spark.tandem.test.strict", "false",
       "Tests: fail a query when an operator other than those in spark.tandem.test.allowedFallbacks"
           + " stays in Spark (the error names the operator and why).",
@@ -85,7 +90,7 @@ final class TandemConf {
 
   static final List<Setting> SETTINGS = List.of(ENABLED, SQL_MODE, SQL_DEVICE, SQL_EXPLAIN,
       BATCH_SIZE_BYTES, BATCH_ROWS, NATIVE_ROWS, CONCURRENT_GPU_TASKS, UDF_LIBRARIES,
-      MEMORY_HOST_LIMIT,
+      MEMORY_HOST_LIMIT, MEMORY_GPU_LIMIT,
       TEST_STRICT, TEST_ALLOWED_FALLBACKS, TEST_DUMP_FRAGMENTS);
 
   static final String EXEC_DOC = EXEC_PREFIX + "<SparkNodeClass>=false keeps that operator in"
@@ -164,6 +169,12 @@ final class TandemConf {
   /** Bytes, or -1 when unset. */
   long hostMemoryLimit() {
     String v = get(MEMORY_HOST_LIMIT);
+    return v.isEmpty() ? -1 : JavaUtils.byteStringAsBytes(v);
+  }
+
+  /** Bytes, or -1 when unset. */
+  long gpuMemoryLimit() {
+    String v = get(MEMORY_GPU_LIMIT);
     return v.isEmpty() ? -1 : JavaUtils.byteStringAsBytes(v);
   }
 

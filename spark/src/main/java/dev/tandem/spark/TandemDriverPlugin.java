@@ -45,6 +45,8 @@ final class TandemDriverPlugin implements DriverPlugin {
     init.put("concurrent_gpu_tasks", tandem.concurrentGpuTasks());
     if (tandem.hostMemoryLimit() > 0)
       init.put("host_memory_limit", tandem.hostMemoryLimit());
+    if (tandem.gpuMemoryLimit() > 0)
+      init.put("gpu_memory_limit", tandem.gpuMemoryLimit());
     tandem.udfLibraries().forEach(init.putArray("udf_libraries")::add);
     return init;
   }
