@@ -12,6 +12,8 @@
 #                                 DUCKDB=on|off) into
 #                                 $OUT/tpch_sfN, data in /tmp/tpch-sfN (generated if missing)
 #   scripts/device_run.sh datagen   TPC-H data only, into /tmp/tpch-sfN (SF), timed
+#   scripts/device_run.sh slt_gpu   the sqllogictest files with tandem.sql.device=gpu (UNIT=0
+#                                 keeps `tests` from running the whole staged unit suite)
 #   scripts/device_run.sh calibrate `tandem calibrate` into $OUT/calibration.json; the later steps
 #                                 of the same call plan auto with it (TANDEM_CALIBRATION)
 #   scripts/device_run.sh interference  scripts/startup_interference.sh on TPC-H SF1 (QUERIES)
@@ -49,7 +51,8 @@ nproc >> "$OUT/machine.txt"
 .device/bin/tandem version | tee -a "$OUT/machine.txt"
 export TANDEM_BIN=$PWD/.device/bin/tandem TANDEM_C_LIB=$PWD/.device/bin/libtandem_c.so \
   TANDEM_TESTDATA_DIR=$PWD/.device/testdata TANDEM_BUILD_DIR=/tmp/tandem-build \
-  TANDEM_UDF_EXAMPLE_LIB=$PWD/.device/bin/examples/udf/libtandem_example_udf.so
+  TANDEM_UDF_EXAMPLE_LIB=$PWD/.device/bin/examples/udf/libtandem_example_udf.so \
+  TANDEM_TPCH_QUERY_DIR=$PWD/tests/tpch/queries TANDEM_SQL_TEST_DIR=$PWD/tests/sql
 
 for what in "${@:-tests}"; do
   case "$what" in
@@ -57,7 +60,7 @@ for what in "${@:-tests}"; do
       echo "== GPU tests"
       .device/bin/tandem_gpu_tests --gtest_filter="${GTEST_FILTER:-*}" 2>&1 |
         tee "$OUT/gpu_tests.log" | grep -E "FAILED|PASSED|SKIPPED" | head -40
-      if [ -x .device/bin/tandem_tests ]; then
+      if [ -x .device/bin/tandem_tests ] && [ "${UNIT:-1}" = 1 ]; then
         echo "== unit tests"; .device/bin/tandem_tests 2>&1 | tee "$OUT/unit_tests.log" | tail -3
       fi
       echo "== python tests (${PYTESTS:-all}; GPU TPC-H at SF1 included)"
@@ -92,6 +95,13 @@ for what in "${@:-tests}"; do
         --duckdb "${DUCKDB:-on}" \
         ${QUERIES:+--queries "$QUERIES"} --data "/tmp/tpch-sf${SF:-10}" \
         --out "$OUT/tpch_sf${SF:-10}" 2>&1 | tee "$OUT/tpch.log" | tail -45
+      ;;
+    slt_gpu)
+      # The sqllogictest files (tests/sql) with every operator the GPU supports on the GPU
+      # (needs tandem_tests: STAGE_ALL=1 scripts/device_stage.sh).
+      TANDEM_SQL_TEST_CONF="tandem.sql.device=gpu" .device/bin/tandem_tests \
+        --gtest_filter='File/SqlLogicTest.*' 2>&1 | tee "$OUT/slt_gpu.log" |
+        grep -E "FAILED|PASSED|Failure|failed:|expected" | head -60
       ;;
     calibrate)
       .device/bin/tandem calibrate --output "$OUT/calibration.json" 2>&1 | tee "$OUT/calibrate.log"

@@ -2,6 +2,7 @@
 // Tandem SQL session, one gtest per file: SqlLogicTest/File.Run/<name>. Expected results in the
 // files come from DuckDB (tests/sql/generate_expected.py), never from Tandem.
 //   TANDEM_SQL_TEST_DIR  the directory of .test files (default: tests/sql of this checkout)
+//   TANDEM_SQL_TEST_CONF settings for every session, "key=value;key=value"
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -205,6 +206,16 @@ TEST_P(SqlLogicTest, Run) {
   fs::create_directories(table_dir);
   sql::SessionOptions options;
   options.table_dir = table_dir.string();
+  // TANDEM_SQL_TEST_CONF="key=value;key=value": settings for every file (the H200 runs them
+  // with tandem.sql.device=gpu).
+  if (const char* conf = std::getenv("TANDEM_SQL_TEST_CONF")) {
+    std::stringstream list(conf);
+    for (std::string item; std::getline(list, item, ';');) {
+      if (item.empty()) continue;
+      const Status st = options.config.SetAssignment(item);
+      ASSERT_TRUE(st.ok()) << "TANDEM_SQL_TEST_CONF: " << st.ToString();
+    }
+  }
   sql::Session session(options);
   const std::string test_dir = fs::absolute(TestDir()).string();
 
