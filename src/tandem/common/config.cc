@@ -93,8 +93,11 @@ std::vector<ConfigKey> MakeKeys() {
             "calibration JSON read by the planner and written by `tandem calibrate` (empty: "
             "$TANDEM_CALIBRATION, else ~/.config/tandem/calibration.json)"),
       Plain(kInjectOom, ConfigType::kString, "off",
-            "for tests: GPU allocations fail on purpose: off, N (the Nth of each statement), "
+            "for tests: GPU allocations fail on purpose: off, N (the Nth of each query), "
             "random or random:SEED (one in eight)"),
+      Plain(kInjectHostOom, ConfigType::kString, "off",
+            "for tests: host buffer allocations fail on purpose: off, N (the Nth of each "
+            "query), random or random:SEED (one in 256, at most two a query)"),
   };
 }
 
@@ -244,9 +247,14 @@ Result<std::string> NormalizeConfigValue(const ConfigKey& key, const std::string
       return std::to_string(*bytes);
     }
     case ConfigType::kString:
-      if (key.name == config_keys::kInjectOom) {
-        TANDEM_ASSIGN_OR_RAISE(OomInjection injection, ParseOomInjection(v));
-        return OomInjectionText(injection);
+      if (key.name == config_keys::kInjectOom || key.name == config_keys::kInjectHostOom) {
+        Result<OomInjection> injection = ParseOomInjection(v);
+        if (!injection.ok()) {
+          const std::string& why = injection.status().message();
+          return Status::Invalid("setting " + key.name + (why.rfind("takes", 0) == 0 ? " " : ": ") +
+                                 why);
+        }
+        return OomInjectionText(*injection);
       }
       return v;
   }

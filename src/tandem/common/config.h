@@ -48,6 +48,7 @@ inline constexpr const char* kPlacementTarget = "tandem.placement.target";
 inline constexpr const char* kCalibrationFile = "tandem.placement.calibrationFile";
 inline constexpr const char* kPlacementMinGain = "tandem.placement.minGain";
 inline constexpr const char* kInjectOom = "tandem.test.injectOom";
+inline constexpr const char* kInjectHostOom = "tandem.test.injectHostOom";
 }  // namespace config_keys
 
 // Every key, in a stable order (the order `tandem config --list` prints).

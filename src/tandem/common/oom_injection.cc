@@ -20,9 +20,11 @@ struct InjectionState {
   std::atomic<int64_t> injected{0};
 };
 
-InjectionState& State() {
-  static InjectionState state;
-  return state;
+constexpr int64_t kMaxHostFailures = 2;
+
+InjectionState& State(OomTarget target) {
+  static InjectionState device, host;
+  return target == OomTarget::kDevice ? device : host;
 }
 
 // splitmix64: a small, well-mixed generator; enough to pick which allocations fail.
@@ -88,8 +90,8 @@ std::string OomInjectionText(const OomInjection& injection) {
   return "off";
 }
 
-void ArmOomInjection(const OomInjection& injection) {
-  InjectionState& s = State();
+void ArmOomInjection(const OomInjection& injection, OomTarget target) {
+  InjectionState& s = State(target);
   std::lock_guard<std::mutex> lock(s.mu);
   s.armed = injection;
   s.allocations = 0;
@@ -98,8 +100,8 @@ void ArmOomInjection(const OomInjection& injection) {
   s.active.store(injection.mode != OomInjection::Mode::kOff, std::memory_order_release);
 }
 
-bool ShouldInjectOom() {
-  InjectionState& s = State();
+bool ShouldInjectOom(OomTarget target) {
+  InjectionState& s = State(target);
   if (!s.active.load(std::memory_order_acquire)) return false;
   std::lock_guard<std::mutex> lock(s.mu);
   const int64_t index = ++s.allocations;
@@ -107,12 +109,16 @@ bool ShouldInjectOom() {
   if (s.armed.mode == OomInjection::Mode::kNth) {
     fail = index == s.armed.nth;
   } else if (s.armed.mode == OomInjection::Mode::kRandom) {
-    fail = Next(&s.rng) % 8 == 0;
+    // The host's allocations are many and small: one in 256 fails, and at most two a query,
+    // so that an operator's retries can always get through.
+    fail = target == OomTarget::kDevice
+               ? Next(&s.rng) % 8 == 0
+               : Next(&s.rng) % 256 == 0 && s.injected.load() < kMaxHostFailures;
   }
   if (fail) s.injected.fetch_add(1);
   return fail;
 }
 
-int64_t InjectedOomCount() { return State().injected.load(); }
+int64_t InjectedOomCount(OomTarget target) { return State(target).injected.load(); }
 
 }  // namespace tandem

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "tandem/column/table.h"
@@ -105,11 +106,14 @@ class ExecContext {
   bool time_gpu_operators = false;
   // tandem.memory.gpu.limit (0: none), applied when the query starts.
   int64_t gpu_limit_bytes = 0;
-  // tandem.test.injectOom, armed when the query starts.
+  // tandem.test.injectOom and tandem.test.injectHostOom, armed when the query starts.
   OomInjection oom_injection;
+  OomInjection host_oom_injection;
   // Parts of the plan that ran out of GPU memory and were run again on the CPU (the executor
   // counts them; EXPLAIN ANALYZE marks each).
   int gpu_oom_fallbacks = 0;
+  // CPU operators that ran out of host memory and succeeded when run again.
+  int host_oom_retries = 0;
   // Set by whoever may cancel the query (a Spark task): checked before each operator starts and
   // inside the operators that can run long on their own (joins, between slices of output).
   const std::atomic<bool>* cancelled = nullptr;
@@ -124,6 +128,16 @@ class ExecContext {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = metrics_.find(node);
     return it == metrics_.end() ? nullptr : &it->second;
+  }
+
+  // Operators that ran again after running out of host memory (EXPLAIN ANALYZE says so).
+  void MarkRetried(const PlanNode* node) {
+    std::lock_guard<std::mutex> lock(mu_);
+    retried_.insert(node);
+  }
+  bool WasRetried(const PlanNode* node) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return retried_.count(node) > 0;
   }
 
   // Drops what a node recorded (its part of the plan runs again, elsewhere).
@@ -150,6 +164,7 @@ class ExecContext {
   mutable std::mutex mu_;
   std::map<const PlanNode*, OperatorMetrics> metrics_;
   std::map<const PlanNode*, int64_t> row_budgets_;
+  std::set<const PlanNode*> retried_;
 };
 
 }  // namespace tandem

@@ -20,9 +20,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
+#include <new>
 #include <optional>
 
 #include "tandem/catalog/table_source.h"
+#include "tandem/common/out_of_memory.h"
 #include "tandem/common/peak_window.h"
 #include "tandem/common/query_progress.h"
 #include "tandem/common/text.h"
@@ -117,6 +120,7 @@ void RecordMetrics(const PlanNode& node, const std::string& default_name, const 
   OperatorMetrics m;
   const OperatorMetrics* own = ctx.Find(&node);
   m.name = own && !own->name.empty() ? own->name : default_name;
+  if (ctx.WasRetried(&node)) m.name += " (ran again after host out of memory)";
   m.rows = out.num_rows();
   m.batches = static_cast<int64_t>(out.batches.size());
   m.bytes = cpu::opx::TableBytes(out);
@@ -305,6 +309,9 @@ class QueryRun {
   Result<gpu::GpuContext*> Gpu();
   Status FinishGpuOperator();
   Result<Table> RunCpuOperator(const PlanNode& node);
+  Result<Table> ApplyCpuOperator(const PlanNode& node, const std::vector<Table>& inputs,
+                                 std::string* name);
+  Result<Table> WithHostRetry(const PlanNode& node, const std::function<Result<Table>()>& op);
   Result<gpu::DeviceBatchPtr> RunGpuOperator(const PlanNode& node);
   Result<Table> ScanCached(const PlanNode& node, const CachedTable& cached);
   Result<Table> ToHost(const gpu::DeviceBatch& batch);
@@ -529,7 +536,8 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
     const PlanNode& sort = *node.children[0];
     TANDEM_ASSIGN_OR_RAISE(Table input, RunHost(*sort.children[0]));
     const OperatorStart start = StartOperator();
-    TANDEM_ASSIGN_OR_RAISE(Table out, cpu::TopN(node, sort, input, ctx_));
+    TANDEM_ASSIGN_OR_RAISE(Table out,
+                           WithHostRetry(node, [&] { return cpu::TopN(node, sort, input, ctx_); }));
     const double millis = MillisSince(start);
     TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
     RecordMetrics(sort, "Sort (in TopN)", out, 0, ctx_);
@@ -541,7 +549,8 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
   if (node.kind == PlanKind::kFilter && FilterFusesIntoScan(node)) {
     const PlanNode& scan = *node.children[0];
     const OperatorStart start = StartOperator();
-    TANDEM_ASSIGN_OR_RAISE(Table out, cpu::ScanFiltered(scan, node, ctx_));
+    TANDEM_ASSIGN_OR_RAISE(
+        Table out, WithHostRetry(node, [&] { return cpu::ScanFiltered(scan, node, ctx_); }));
     const double millis = MillisSince(start);
     TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
     OperatorMetrics sm;
@@ -560,8 +569,10 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
     TANDEM_ASSIGN_OR_RAISE(Table input, RunHost(*filter.children[0]));
     const OperatorStart start = StartOperator();
     int64_t selected = 0;
-    TANDEM_ASSIGN_OR_RAISE(
-        Table out, cpu::HashAggregateFiltered(node, *filter.predicate, input, ctx_, &selected));
+    TANDEM_ASSIGN_OR_RAISE(Table out, WithHostRetry(node, [&] {
+                             return cpu::HashAggregateFiltered(node, *filter.predicate, input, ctx_,
+                                                               &selected);
+                           }));
     const double millis = MillisSince(start);
     TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
     OperatorMetrics fm;
@@ -579,12 +590,24 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
   }
   const OperatorStart start = StartOperator();
   std::string name = OperatorName(node);
+  Result<Table> result = WithHostRetry(node, [&] { return ApplyCpuOperator(node, inputs, &name); });
+  if (!result.ok()) return result.status();
+  inputs.clear();  // free the inputs before the parent runs
+  const double millis = MillisSince(start);
+  TANDEM_RETURN_NOT_OK(CheckOutput(node, *result));
+  RecordMetrics(node, name, *result, millis, ctx_);
+  RecordPeaks(node, start, ctx_);
+  return result;
+}
+
+Result<Table> QueryRun::ApplyCpuOperator(const PlanNode& node, const std::vector<Table>& inputs,
+                                         std::string* name) {
   Result<Table> result = Status::Internal("unreachable");
   switch (node.kind) {
     case PlanKind::kScan:
       if (const CachedTable* cached = CacheOf(node)) {
         result = ScanCached(node, *cached);
-        name =
+        *name =
             "Scan " + cached->name + " (cached in " + (cached->host ? "host" : "GPU") + " memory)";
       } else {
         result = cpu::Scan(node, ctx_);
@@ -623,12 +646,34 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
     case PlanKind::kTransition:
       return Status::Internal("transition run as a CPU operator");
   }
-  if (!result.ok()) return result.status();
-  inputs.clear();  // free the inputs before the parent runs
-  const double millis = MillisSince(start);
-  TANDEM_RETURN_NOT_OK(CheckOutput(node, *result));
-  RecordMetrics(node, name, *result, millis, ctx_);
-  RecordPeaks(node, start, ctx_);
+  return result;
+}
+
+// Runs a CPU operator over inputs it does not consume. One that runs out of host memory (the
+// host budget, or an injected failure) runs again: at once, then on one thread (parallel
+// partial states are the largest transient memory), before the error reaches the user.
+Result<Table> QueryRun::WithHostRetry(const PlanNode& node,
+                                      const std::function<Result<Table>()>& op) {
+  auto attempt = [&]() -> Result<Table> {
+    try {
+      return op();
+    } catch (const std::bad_alloc& e) {
+      return Status::OutOfMemory(OutOfMemoryText(e));
+    }
+  };
+  Result<Table> result = attempt();
+  for (int retry = 1; retry <= 2 && !result.ok() &&
+                      result.status().code() == StatusCode::kOutOfMemory && !ctx_.Cancelled();
+       ++retry) {
+    const int threads = ctx_.num_threads;
+    if (retry == 2) ctx_.num_threads = 1;
+    result = attempt();
+    ctx_.num_threads = threads;
+    if (result.ok()) {
+      ++ctx_.host_oom_retries;
+      ctx_.MarkRetried(&node);
+    }
+  }
   return result;
 }
 
@@ -719,9 +764,13 @@ Result<Table> Execute(const PlanNode& plan, ExecContext& ctx) {
   query_progress::Begin(PlannedScanUnits(plan));
   SetRowBudgets(plan, -1, ctx);
   ArmOomInjection(ctx.oom_injection);
+  ArmOomInjection(ctx.host_oom_injection, OomTarget::kHost);
   gpu::SetDeviceLimit(ctx.gpu_limit_bytes);
-  QueryRun run(ctx);
-  return run.RunHost(plan);
+  Result<Table> out = QueryRun(ctx).RunHost(plan);
+  // Injected failures belong to the query's execution, not to what its caller does next.
+  ArmOomInjection(OomInjection{});
+  ArmOomInjection(OomInjection{}, OomTarget::kHost);
+  return out;
 }
 
 std::string PlanToStringWithMetrics(const PlanNode& root, const ExecContext& ctx) {

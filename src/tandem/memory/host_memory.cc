@@ -6,6 +6,7 @@
 #include <atomic>
 #include <fstream>
 
+#include "tandem/common/oom_injection.h"
 #include "tandem/common/peak_window.h"
 #include "tandem/common/text.h"
 
@@ -58,6 +59,10 @@ int64_t Peak() { return g_peak.load(); }
 
 void Reserve(int64_t bytes) {
   if (bytes <= 0) return;
+  if (ShouldInjectOom(OomTarget::kHost)) {
+    throw MemoryLimitExceeded("host out of memory: cannot allocate " + FormatByteSize(bytes) +
+                              " (injected by tandem.test.injectHostOom)");
+  }
   const int64_t limit = Limit();
   const int64_t before = g_in_use.fetch_add(bytes);
   if (before + bytes > limit) {

@@ -418,6 +418,8 @@ class StatementRunner {
     // Validated when it was set.
     Result<OomInjection> injection = ParseOomInjection(config.Get(config_keys::kInjectOom));
     if (injection.ok()) ctx.oom_injection = *injection;
+    Result<OomInjection> host = ParseOomInjection(config.Get(config_keys::kInjectHostOom));
+    if (host.ok()) ctx.host_oom_injection = *host;
   }
 
   void Notice(const std::string& text) const {
@@ -471,6 +473,10 @@ class StatementRunner {
     StatementResult result;
     TANDEM_ASSIGN_OR_RAISE(result.table, ::tandem::Execute(*placed.result.plan, ctx));
     result.devices = DevicesLine(*placed.result.plan);
+    if (ctx.host_oom_retries > 0) {
+      result.devices += "; out of host memory: " + std::to_string(ctx.host_oom_retries) +
+                        " operator(s) ran again";
+    }
     if (ctx.gpu_oom_fallbacks > 0) {
       result.devices += "; out of GPU memory: " + std::to_string(ctx.gpu_oom_fallbacks) +
                         " part(s) of the plan ran again on the CPU (EXPLAIN ANALYZE shows which)";
