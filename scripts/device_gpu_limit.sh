@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/out}
 SF=${SF:-10}
 data=/tmp/tpch-sf$SF
-[ -d $data/lineitem ] || .device/bin/tandem datagen tpch --sf "$SF" --out $data >/dev/null
 export LD_LIBRARY_PATH=$PWD/.device/lib:${LD_LIBRARY_PATH:-}
+[ -d $data/lineitem ] || .device/bin/tandem datagen tpch --sf "$SF" --out $data >/dev/null
 tables=()
 for t in region nation part supplier partsupp customer orders lineitem; do
   tables+=(--table "$t=$data/$t")
@@ -25,7 +25,11 @@ for q in $(seq -w 1 22); do
     --conf tandem.sql.device=gpu --conf "tandem.memory.gpu.limit=${LIMIT:-2g}" \
     >/tmp/gpu.csv 2>/tmp/gpu.err
   rc=$?
-  if cmp -s /tmp/cpu.csv /tmp/gpu.csv; then verdict=equal; same=$((same + 1)); else verdict=DIFFERENT; fi
+  if [ $rc -eq 0 ] && [ -s /tmp/cpu.csv ] && cmp -s /tmp/cpu.csv /tmp/gpu.csv; then
+    verdict=equal; same=$((same + 1))
+  else
+    verdict=DIFFERENT
+  fi
   echo "q$q exit $rc $verdict: $(grep -E '^(Devices|Time)' /tmp/gpu.err | tr '\n' ' ')" | tee -a "$log"
   [ $rc -eq 0 ] || tail -2 /tmp/gpu.err | tee -a "$log"
 done

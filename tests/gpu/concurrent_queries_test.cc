@@ -15,6 +15,7 @@
 
 #include "../unit/tpch_test_util.h"
 #include "gpu_test_util.h"
+#include "tandem/gpu/device_limit.h"
 #include "tandem/format/value_format.h"
 #include "tandem/sql/session.h"
 
@@ -103,6 +104,9 @@ class GpuConcurrentQueries : public ::testing::Test {
     for (auto& th : threads) th.join();
     for (int t = 0; t < kThreads; ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
   }
+
+  // The GPU limit is a process-wide setting that the queries leave set: later tests need none.
+  void TearDown() override { gpu::SetDeviceLimit(0); }
 
   std::map<std::string, std::shared_ptr<Table>> tables_;
 };

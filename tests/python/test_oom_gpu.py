@@ -103,9 +103,9 @@ def test_cache_table_moves_the_least_recently_used_table_to_host_memory():
               "SET tandem.test.injectOom = off;\n"
               "SELECT count(*) AS n FROM region, nation WHERE r_regionkey = n_regionkey;\n"
               "SELECT count(*) AS n FROM customer, supplier WHERE c_nationkey = s_nationkey;\n")
-    r = tandem("sql", "-f", "-", *table_args(), "--format", "csv", stdin=script)
+    r = tandem("sql", "-f", "-", *table_args(), stdin=script)
     assert r.returncode == 0, r.stderr
-    lines = r.stdout.splitlines()
+    lines = [l.strip() for l in r.stdout.splitlines()]
     supplier = next(l for l in lines if l.startswith("cached table supplier"))
     assert "in GPU memory; moved to host memory: region" in supplier, r.stdout
     customer = next(l for l in lines if l.startswith("cached table customer"))
