@@ -62,4 +62,6 @@ def test_string_chunk_past_2gib_reads_as_large_string(tmp_path):
     assert (lengths == VALUE_BYTES).all()
     for i in (0, 1, 25, 26, 547, 1023, 1024, 1025, ROWS - 2, ROWS - 1):
         assert strings[i].as_py().encode() == expected_value(i), f"row {i}"
-    assert time.monotonic() - start < 60
+    # A guard against a hang or a quadratic copy, not a performance figure: alone it takes 8-17 s,
+    # but beside the rest of the suite on two cores it has taken over 60.
+    assert time.monotonic() - start < 300
