@@ -626,7 +626,11 @@ class StatementRunner {
         TANDEM_ASSIGN_OR_RAISE(gpu::Stream stream, gpu::Stream::Create());
         session_.cache_stream_.emplace(std::move(stream));
       }
-      TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr batch, CacheOnDevice(table, &note));
+      // The copy is part of the statement: injected failures apply to it too.
+      ArmOomInjection(ctx.oom_injection);
+      Result<gpu::DeviceBatchPtr> copied = CacheOnDevice(table, &note);
+      ArmOomInjection(OomInjection{});
+      TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr batch, std::move(copied));
       if (batch) {
         entry.bytes = gpu::DeviceBytes(*batch);
         entry.device = std::move(batch);
