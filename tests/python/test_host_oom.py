@@ -10,7 +10,6 @@ import re
 import pytest
 
 import test_tpch_queries as tpch
-from random_queries import TandemError, compare_results, run_duckdb, run_tandem
 
 DATASETS = [d for d in tpch.DATASETS if d.startswith("duckdb-")]
 RETRIED = re.compile(r"out of host memory: (\d+) operator\(s\) ran again")
@@ -18,20 +17,11 @@ retries_seen = []
 
 
 def check_query(n, injection, data_name):
-    tables, con = tpch.dataset(data_name)
-    with open(tpch.query_path(n)) as f:
-        sql = f.read()
-    expected = run_duckdb(con, sql)
-    try:
-        names, rows, stderr = run_tandem(
-            sql, tables, sql_file=tpch.query_path(n),
-            extra_args=["--timing", "--conf", f"tandem.test.injectHostOom={injection}"],
-            timeout=tpch.timeout_s(data_name))
-    except TandemError as e:
-        pytest.fail(f"Q{n:02d} on {data_name} with injectHostOom={injection}: {e}")
-    retries_seen.extend(int(m) for m in RETRIED.findall(stderr))
-    diff = compare_results((names, rows, stderr), expected, tpch.ORDER_BY[n], tpch.LIMIT.get(n))
-    assert diff is None, f"Q{n:02d} on {data_name} with injectHostOom={injection}: {diff}"
+    stderr = []
+    failure = tpch.check_query(data_name, n, ["--timing", "--conf",
+                                              f"tandem.test.injectHostOom={injection}"], stderr)
+    assert failure is None, failure
+    retries_seen.extend(int(m) for t in stderr for m in RETRIED.findall(t))
 
 
 @pytest.mark.parametrize("n", range(1, 23), ids=lambda n: f"q{n:02d}")

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 import test_tpch_queries as tpch
-from random_queries import TandemError, compare_results, run_duckdb, run_tandem, tandem_command
+from random_queries import tandem_command
 from test_tpch_gpu import gpu_usable
 
 DATA = "tandem-sf0.01"
@@ -24,20 +24,9 @@ def needs_gpu():
 
 
 def check_query(n, injection, data_name=DATA, extra=()):
-    tables, con = tpch.dataset(data_name)
-    with open(tpch.query_path(n)) as f:
-        sql = f.read()
-    expected = run_duckdb(con, sql)
-    try:
-        actual = run_tandem(sql, tables, sql_file=tpch.query_path(n),
-                            extra_args=["--conf", "tandem.sql.device=gpu",
-                                        "--conf", f"tandem.test.injectOom={injection}",
-                                        *extra],
-                            timeout=tpch.timeout_s(data_name))
-    except TandemError as e:
-        pytest.fail(f"Q{n:02d} with injectOom={injection}: tandem failed: {e}")
-    diff = compare_results(actual, expected, tpch.ORDER_BY[n], tpch.LIMIT.get(n))
-    assert diff is None, f"Q{n:02d} with injectOom={injection}: {diff}"
+    failure = tpch.check_query(data_name, n, ["--conf", "tandem.sql.device=gpu", "--conf",
+                                              f"tandem.test.injectOom={injection}", *extra])
+    assert failure is None, failure
 
 
 @pytest.mark.parametrize("n", range(1, 23), ids=lambda n: f"q{n:02d}")

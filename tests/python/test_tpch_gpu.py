@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 import test_tpch_queries as tpch
-from random_queries import TandemError, compare_results, run_duckdb, run_tandem, tandem_command
+from random_queries import tandem_command
 
 _usable = None
 
@@ -31,15 +31,5 @@ def gpu_usable():
 def test_tpch_query_on_device(data_name, mode, n):
     if not gpu_usable():
         pytest.skip("skipped: no CUDA device")
-    tables, con = tpch.dataset(data_name)
-    with open(tpch.query_path(n)) as f:
-        sql = f.read()
-    expected = run_duckdb(con, sql)
-    try:
-        actual = run_tandem(sql, tables, sql_file=tpch.query_path(n),
-                            extra_args=["--conf", f"tandem.sql.device={mode}"],
-                            timeout=tpch.timeout_s(data_name))
-    except TandemError as e:
-        pytest.fail(f"Q{n:02d} on {data_name} with device={mode}: tandem failed: {e}")
-    diff = compare_results(actual, expected, tpch.ORDER_BY[n], tpch.LIMIT.get(n))
-    assert diff is None, f"Q{n:02d} on {data_name} with device={mode}: {diff}"
+    failure = tpch.check_query(data_name, n, ["--conf", f"tandem.sql.device={mode}"])
+    assert failure is None, failure

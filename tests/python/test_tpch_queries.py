@@ -104,21 +104,26 @@ def dataset(name):
     return _connections[name]
 
 
-def check_query(data_name, n):
-    """Runs query n on both engines; returns None or the failure text."""
+def check_query(data_name, n, extra_args=(), stderr=None):
+    """Runs query n on both engines (Tandem with `extra_args`); returns None or the failure
+    text. Tandem's standard error is appended to the list `stderr` when one is given."""
     tables, con = dataset(data_name)
     with open(query_path(n)) as f:
         sql = f.read()
     expected = run_duckdb(con, sql)
     started = time.perf_counter()
+    where = f"Q{n:02d} on {data_name}" + (f" with {' '.join(extra_args)}" if extra_args else "")
     try:
-        actual = run_tandem(sql, tables, sql_file=query_path(n), timeout=timeout_s(data_name))
+        actual = run_tandem(sql, tables, sql_file=query_path(n), extra_args=list(extra_args),
+                            timeout=timeout_s(data_name))
     except TandemError as e:
-        return f"Q{n:02d} on {data_name}: tandem failed: {e}"
+        return f"{where}: tandem failed: {e}"
+    if stderr is not None:
+        stderr.append(actual[2])
     elapsed = time.perf_counter() - started
     diff = compare_results(actual, expected, ORDER_BY[n], LIMIT.get(n))
     if diff:
-        return (f"Q{n:02d} on {data_name}: {diff}\n-- tandem ({elapsed:.2f} s):\n"
+        return (f"{where}: {diff}\n-- tandem ({elapsed:.2f} s):\n"
                 f"{format_rows(actual[0], actual[1])}\n-- duckdb:\n"
                 f"{format_rows(expected[0], expected[2])}")
     return None
