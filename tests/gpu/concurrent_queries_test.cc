@@ -15,8 +15,8 @@
 
 #include "../unit/tpch_test_util.h"
 #include "gpu_test_util.h"
-#include "tandem/gpu/device_limit.h"
 #include "tandem/format/value_format.h"
+#include "tandem/gpu/device_limit.h"
 #include "tandem/sql/session.h"
 
 namespace tandem {
