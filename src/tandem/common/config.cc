@@ -38,13 +38,20 @@ ConfigKey Number(std::string name, ConfigType type, std::string def, double min,
   return k;
 }
 
-ConfigKey Plain(std::string name, ConfigType type, std::string def, std::string doc) {
+ConfigKey Plain(std::string name, ConfigType type, std::string def, std::string doc,
+                Result<std::string> (*normalize)(const std::string&) = nullptr) {
   ConfigKey k;
   k.name = std::move(name);
   k.type = type;
   k.default_value = std::move(def);
   k.doc = std::move(doc);
+  k.normalize = normalize;
   return k;
+}
+
+Result<std::string> NormalizeOomInjection(const std::string& value) {
+  TANDEM_ASSIGN_OR_RAISE(OomInjection injection, ParseOomInjection(value));
+  return OomInjectionText(injection);
 }
 
 std::vector<ConfigKey> MakeKeys() {
@@ -94,10 +101,12 @@ std::vector<ConfigKey> MakeKeys() {
             "$TANDEM_CALIBRATION, else ~/.config/tandem/calibration.json)"),
       Plain(kInjectOom, ConfigType::kString, "off",
             "for tests: GPU allocations fail on purpose: off, N (the Nth of each query), "
-            "random or random:SEED (one in eight)"),
+            "random or random:SEED (one in eight)",
+            NormalizeOomInjection),
       Plain(kInjectHostOom, ConfigType::kString, "off",
             "for tests: host buffer allocations fail on purpose: off, N (the Nth of each "
-            "query), random or random:SEED (one in 256, at most two a query)"),
+            "query), random or random:SEED (one in 256, at most two a query)",
+            NormalizeOomInjection),
   };
 }
 
@@ -246,17 +255,14 @@ Result<std::string> NormalizeConfigValue(const ConfigKey& key, const std::string
       }
       return std::to_string(*bytes);
     }
-    case ConfigType::kString:
-      if (key.name == config_keys::kInjectOom || key.name == config_keys::kInjectHostOom) {
-        Result<OomInjection> injection = ParseOomInjection(v);
-        if (!injection.ok()) {
-          const std::string& why = injection.status().message();
-          return Status::Invalid("setting " + key.name + (why.rfind("takes", 0) == 0 ? " " : ": ") +
-                                 why);
-        }
-        return OomInjectionText(*injection);
-      }
-      return v;
+    case ConfigType::kString: {
+      if (!key.normalize) return v;
+      Result<std::string> normalized = key.normalize(v);
+      if (normalized.ok()) return normalized;
+      const std::string& why = normalized.status().message();
+      return Status::Invalid("setting " + key.name + (why.rfind("takes", 0) == 0 ? " " : ": ") +
+                             why);
+    }
   }
   return Status::Internal("unknown config type");
 }

@@ -28,6 +28,9 @@ struct ConfigKey {
   double min = 0;                    // kInt, kDouble, kBytes: inclusive bounds
   double max = 0;
   bool min_exclusive = false;  // kDouble: (min, max]
+  // kString: checks a value and returns its normalized text, or the reason it is refused (the
+  // registry puts "setting <name>" in front); null: any text.
+  Result<std::string> (*normalize)(const std::string& value) = nullptr;
 };
 
 // The names of the settings other code reads.
