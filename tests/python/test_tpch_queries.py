@@ -156,3 +156,13 @@ def test_queries_follow_the_spec_and_run_in_duckdb():
         for col in ORDER_BY[n] or []:
             assert col in names, f"q{n:02d}: ORDER BY column {col} not in {names}"
         assert n in (2, 3, 10, 18, 21) or len(rows) < 1000
+
+
+@pytest.mark.parametrize("n", range(1, 23), ids=lambda n: f"q{n:02d}")
+def test_tpch_query_one_operator_at_a_time(n):
+    """The executor without pipelines (tandem.exec.pipelines=false: every operator over whole
+    tables) gives the same answers."""
+    if not tandem_command():
+        pytest.skip("TANDEM_BIN not set")
+    failure = check_query("duckdb-sf0.1", n, ["--conf", "tandem.exec.pipelines=false"])
+    assert failure is None, failure

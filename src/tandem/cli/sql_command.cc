@@ -370,12 +370,18 @@ int RunSql(const std::vector<std::string>& argv) {
       bool on;
       double millis;
       std::string devices;  // queries: where the plan ran
+      int64_t peak_host, peak_device;
       ~TimingLine() {
         std::fflush(stdout);
         if (on && !devices.empty()) std::fprintf(stderr, "Devices: %s\n", devices.c_str());
+        if (on && peak_host >= 0) {
+          std::fprintf(stderr, "Peak memory: host %s, GPU %s\n", FormatByteSize(peak_host).c_str(),
+                       FormatByteSize(std::max<int64_t>(0, peak_device)).c_str());
+        }
         if (on) std::fprintf(stderr, "Time: %.3f ms\n", millis);
       }
-    } timing_line{args.timing, result->millis, result->devices};
+    } timing_line{args.timing, result->millis, result->devices, result->peak_host_bytes,
+                  result->peak_device_bytes};
     if (last && !args.output.empty()) {
       if (result->kind != sql::StatementResult::Kind::kRows) {
         std::fflush(stdout);

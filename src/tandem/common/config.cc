@@ -67,6 +67,10 @@ std::vector<ConfigKey> MakeKeys() {
       Plain(kAnsi, ConfigType::kBool, "false",
             "ANSI mode: division by zero is an error instead of NULL"),
       Number(kThreads, ConfigType::kInt, "0", 0, 4096, "CPU threads per query (0: all cores)"),
+      Plain(kPipelines, ConfigType::kBool, "true",
+            "run CPU operators as push-based pipelines (batches stream from a scan through "
+            "filters, projections and join probes into the next aggregation or build); false: "
+            "one operator at a time over whole tables, for comparison"),
       Number(kConcurrentGpuTasks, ConfigType::kInt, "2", 1, 1024,
              "Spark plan fragments (tasks) of one process that may use the GPU at once; more "
              "wait, so that tasks together never need more device memory than one GPU has"),

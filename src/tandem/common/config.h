@@ -40,6 +40,7 @@ inline constexpr const char* kExplain = "tandem.sql.explain";
 inline constexpr const char* kAnsi = "tandem.sql.ansi";
 inline constexpr const char* kThreads = "tandem.sql.threads";
 inline constexpr const char* kMaxExpressionDepth = "tandem.sql.maxExpressionDepth";
+inline constexpr const char* kPipelines = "tandem.exec.pipelines";
 inline constexpr const char* kConcurrentGpuTasks = "tandem.sql.concurrentGpuTasks";
 inline constexpr const char* kHostMemoryLimit = "tandem.memory.host.limit";
 inline constexpr const char* kGpuAllocFraction = "tandem.memory.gpu.allocFraction";

@@ -104,6 +104,9 @@ class ExecContext {
   // Synchronize the GPU stream after every GPU operator so each one's time is its own (EXPLAIN
   // ANALYZE); otherwise work queued asynchronously is timed where the host waits for it.
   bool time_gpu_operators = false;
+  // tandem.exec.pipelines: CPU operators run as pipelines (exec/cpu/pipeline.h), else one at a
+  // time over whole tables.
+  bool pipelines = true;
   // tandem.memory.gpu.limit (0: none), applied when the query starts.
   int64_t gpu_limit_bytes = 0;
   // tandem.test.injectOom and tandem.test.injectHostOom, armed when the query starts.
@@ -114,6 +117,10 @@ class ExecContext {
   int gpu_oom_fallbacks = 0;
   // CPU operators that ran out of host memory and succeeded when run again.
   int host_oom_retries = 0;
+  // The most tracked host memory and GPU pool memory in use while the query's operators ran
+  // (the process's, other queries included), for --timing and benchmarks.
+  int64_t peak_host_bytes = 0;
+  int64_t peak_device_bytes = 0;
   // Set by whoever may cancel the query (a Spark task): checked before each operator starts and
   // inside the operators that can run long on their own (joins, between slices of output).
   const std::atomic<bool>* cancelled = nullptr;

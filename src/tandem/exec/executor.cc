@@ -32,6 +32,7 @@
 #include "tandem/exec/cpu/hash_aggregate.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/cpu/pipeline.h"
 #include "tandem/exec/gpu/gpu_operators_more.h"
 #include "tandem/gpu/device_column.h"
 #include "tandem/gpu/device_limit.h"
@@ -164,6 +165,10 @@ void RecordPeaks(const PlanNode& node, const OperatorStart& start, ExecContext& 
   with.peak_host_bytes = peak_window::HostRise(start.window);
   with.peak_device_bytes = peak_window::DeviceRise(start.window);
   ctx.Record(&node, with);
+  ctx.peak_host_bytes =
+      std::max(ctx.peak_host_bytes, start.window.host_start + with.peak_host_bytes);
+  ctx.peak_device_bytes =
+      std::max(ctx.peak_device_bytes, start.window.device_start + with.peak_device_bytes);
 }
 
 // A filter estimated to keep at most half of its input rows.
@@ -271,6 +276,71 @@ Result<gpu::DeviceBatchPtr> ScanParquetToDevice(const PlanNode& node, const gpu:
   return out;
 }
 
+// A pipeline's aggregation with one integer key gets its value range before the first row when
+// the key comes unchanged from the source: from the Parquet footers' statistics (a hint: a value
+// outside makes that partial state hash again), or from the table in memory.
+void UseKnownKeyRange(const cpu::Pipeline& p, cpu::AggregateSink* sink) {
+  const int key = sink->DirectIndexKeyColumn();
+  const int column = key >= 0 ? cpu::SourceColumnOf(p, key) : -1;
+  if (column < 0) return;
+  int64_t lo = 0, span = 0;
+  if (!p.scan) {
+    if (cpu::DirectIndexRangeOf(p.input, column, &lo, &span)) sink->UseDirectIndex(lo, span);
+    return;
+  }
+  const TableSource& source = *p.scan->source;
+  if (column >= static_cast<int>(p.scan->scan_columns.size())) return;
+  const size_t field = static_cast<size_t>(p.scan->scan_columns[column]);
+  if (field >= source.column_stats.size()) return;
+  const SourceColumnStats& stats = source.column_stats[field];
+  if (!stats.has_bounds || stats.null_count != 0 || stats.min < -9e15 || stats.max > 9e15) return;
+  if (cpu::DirectIndexSpanFits(static_cast<int64_t>(stats.min), static_cast<int64_t>(stats.max),
+                               source.estimated_rows, &lo, &span)) {
+    sink->UseDirectIndex(lo, span);
+  }
+}
+
+// The metrics of a pipeline's nodes. Their threads interleave, so each step's time is its time
+// over every thread divided by the threads (its share of the pipeline's wall time); a streamed
+// scan gets the rest of the wall time (reading and decoding); a join adds its build.
+void RecordPipelineMetrics(const cpu::Pipeline& p, bool aggregate, const cpu::PipelineTimes& times,
+                           const std::vector<double>& build_ms, const Table& out,
+                           ExecContext& ctx) {
+  const double threads = std::max(1, times.threads);
+  double others = times.sink_thread_ms / threads;
+  const size_t n = p.steps.size();
+  for (size_t i = 0; i < n; ++i) {
+    const cpu::PipelineStep& step = *p.steps[i];
+    const double build = build_ms[n - 1 - i];  // build_ms runs top-down, steps bottom-up
+    const double ms = static_cast<double>(step.nanos.load()) / 1e6 / threads;
+    others += ms;
+    OperatorMetrics m;
+    m.name = std::string(step.name()) + (build > 0 ? " (probe pipelined)" : " (pipelined)");
+    m.rows = step.rows.load();
+    m.batches = step.batches.load();
+    m.bytes = step.bytes.load();
+    m.millis = ms + build;
+    ctx.Record(&step.node(), m);
+  }
+  if (p.scan) {
+    OperatorMetrics sm;
+    if (const OperatorMetrics* own = ctx.Find(p.scan)) sm = *own;
+    sm.millis = std::max(0.0, times.wall_ms - times.sink_finish_ms - others);
+    sm.batches = times.source_batches;
+    sm.bytes = times.source_bytes;
+    ctx.Record(p.scan, sm);
+  }
+  if (aggregate) {
+    OperatorMetrics m;
+    m.name = "HashAggregate (pipeline sink)";
+    m.rows = out.num_rows();
+    m.batches = static_cast<int64_t>(out.batches.size());
+    m.bytes = cpu::opx::TableBytes(out);
+    m.millis = times.sink_thread_ms / threads + times.sink_finish_ms;
+    ctx.Record(p.top, m);
+  }
+}
+
 // One query's run: the executor state that lives as long as the query (its GPU stream).
 class QueryRun {
  public:
@@ -296,6 +366,11 @@ class QueryRun {
     if (scan.kind != PlanKind::kScan || !ctx_.table_cache || !scan.source) return nullptr;
     return ctx_.table_cache->Find(scan.source.get());
   }
+  // A CPU scan of Parquet files that are not cached (a pipeline reads it row group by row group).
+  bool StreamedScan(const PlanNode& scan) const {
+    return scan.kind == PlanKind::kScan && scan.source &&
+           scan.source->kind == TableSource::Kind::kParquet && !OnGpuHere(scan) && !CacheOf(scan);
+  }
   // A filter directly over a scan of Parquet files that are not cached.
   bool FilterFusesIntoScan(const PlanNode& filter) const {
     if (filter.kind != PlanKind::kFilter || !filter.predicate || filter.children.size() != 1) {
@@ -312,6 +387,11 @@ class QueryRun {
   Result<Table> ApplyCpuOperator(const PlanNode& node, const std::vector<Table>& inputs,
                                  std::string* name);
   Result<Table> WithHostRetry(const PlanNode& node, const std::function<Result<Table>()>& op);
+  // Pipelines (exec/cpu/pipeline.h): whether a CPU node streams batch by batch, and the run of
+  // the pipeline that ends at `node` (null when `node` is not worth one).
+  bool Streams(const PlanNode& node) const;
+  std::optional<Result<Table>> TryPipeline(const PlanNode& node);
+  Result<Table> RunPipelineAt(const PlanNode& node);
   Result<gpu::DeviceBatchPtr> RunGpuOperator(const PlanNode& node);
   Result<Table> ScanCached(const PlanNode& node, const CachedTable& cached);
   Result<Table> ToHost(const gpu::DeviceBatch& batch);
@@ -545,6 +625,7 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
     RecordPeaks(node, start, ctx_);
     return out;
   }
+  if (std::optional<Result<Table>> piped = TryPipeline(node)) return std::move(*piped);
   // Filter over a Parquet scan: each row group is filtered as soon as it is decoded.
   if (node.kind == PlanKind::kFilter && FilterFusesIntoScan(node)) {
     const PlanNode& scan = *node.children[0];
@@ -596,6 +677,125 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
   const double millis = MillisSince(start);
   TANDEM_RETURN_NOT_OK(CheckOutput(node, *result));
   RecordMetrics(node, name, *result, millis, ctx_);
+  RecordPeaks(node, start, ctx_);
+  return result;
+}
+
+bool QueryRun::Streams(const PlanNode& node) const {
+  if (OnGpuHere(node) || !ShapeIsValid(node)) return false;
+  for (const auto& c : node.children) {
+    if (!c) return false;
+  }
+  switch (node.kind) {
+    case PlanKind::kFilter:
+      return node.predicate != nullptr;
+    case PlanKind::kProject:
+      return true;
+    case PlanKind::kJoin: {
+      if (!cpu::JoinProbe::StreamsProbeSide(node)) return false;
+      // A SEMI or ANTI join whose left side looks far smaller than its right one is better
+      // built on the left (cpu::HashJoin flips it): it runs as a whole-table operator.
+      const double left = node.children[0]->estimated_rows;
+      const double right = node.children[1]->estimated_rows;
+      const bool semi_anti = node.join_type == JoinType::kSemi || node.join_type == JoinType::kAnti;
+      return !(semi_anti && !node.null_aware && left >= 0 && right >= 0 && left * 4 < right);
+    }
+    default:
+      return false;
+  }
+}
+
+std::optional<Result<Table>> QueryRun::TryPipeline(const PlanNode& node) {
+  if (!ctx_.pipelines || OnGpuHere(node)) return std::nullopt;
+  if (node.kind == PlanKind::kAggregate) {
+    // Worth a pipeline: something streams below, or the rows come from Parquet files.
+    const PlanNode* below = node.children.empty() ? nullptr : node.children[0].get();
+    if (!below || (!Streams(*below) && !StreamedScan(*below))) return std::nullopt;
+  } else if (!Streams(node)) {
+    return std::nullopt;
+  }
+  return RunPipelineAt(node);
+}
+
+Result<Table> QueryRun::RunPipelineAt(const PlanNode& node) {
+  const bool aggregate = node.kind == PlanKind::kAggregate;
+  // The streaming nodes from the top down; the build side of each join runs on the way.
+  std::vector<const PlanNode*> chain;
+  std::vector<std::shared_ptr<const cpu::JoinProbe>> probes;
+  std::vector<double> build_ms;
+  const PlanNode* cur = aggregate ? node.children[0].get() : &node;
+  while (Streams(*cur)) {
+    TANDEM_RETURN_NOT_OK(CheckCancelled());
+    std::shared_ptr<const cpu::JoinProbe> probe;
+    double ms = 0;
+    if (cur->kind == PlanKind::kJoin) {
+      TANDEM_ASSIGN_OR_RAISE(Table right, RunHost(*cur->children[1]));
+      const OperatorStart start = StartOperator();
+      std::unique_ptr<cpu::JoinProbe> built;
+      TANDEM_RETURN_NOT_OK(WithHostRetry(*cur, [&]() -> Result<Table> {
+                             TANDEM_ASSIGN_OR_RAISE(built,
+                                                    cpu::JoinProbe::Build(*cur, right, ctx_));
+                             return Table();
+                           }).status());
+      probe = std::move(built);
+      ms = MillisSince(start);
+    }
+    chain.push_back(cur);
+    probes.push_back(std::move(probe));
+    build_ms.push_back(ms);
+    cur = cur->children[0].get();
+  }
+  cpu::Pipeline p;
+  p.top = &node;
+  if (StreamedScan(*cur)) {
+    p.scan = cur;
+  } else {
+    TANDEM_ASSIGN_OR_RAISE(p.input, RunHost(*cur));
+  }
+  // A Filter right below the aggregation runs inside it (rows are aggregated where they lie).
+  const PlanNode* fused_filter = nullptr;
+  if (aggregate && !chain.empty() && chain.front()->kind == PlanKind::kFilter) {
+    fused_filter = chain.front();
+    chain.erase(chain.begin());
+    probes.erase(probes.begin());
+    build_ms.erase(build_ms.begin());
+  }
+  const OperatorStart start = StartOperator();
+  cpu::PipelineTimes times;
+  int64_t selected = 0;
+  Result<Table> result = WithHostRetry(node, [&]() -> Result<Table> {
+    p.steps.clear();
+    for (size_t i = chain.size(); i-- > 0;) {
+      const PlanNode& n = *chain[i];
+      if (n.kind == PlanKind::kFilter) {
+        p.steps.push_back(cpu::MakeFilterStep(n));
+      } else if (n.kind == PlanKind::kProject) {
+        p.steps.push_back(cpu::MakeProjectStep(n));
+      } else {
+        p.steps.push_back(cpu::MakeProbeStep(n, probes[i], ctx_));
+      }
+    }
+    std::optional<cpu::AggregateSink> sink;
+    if (aggregate) {
+      sink.emplace(node, fused_filter ? fused_filter->predicate.get() : nullptr, ctx_);
+      TANDEM_RETURN_NOT_OK(sink->Prepare());
+      UseKnownKeyRange(p, &*sink);
+      p.sink = &*sink;
+    }
+    Result<Table> out = cpu::RunPipeline(p, ctx_, &times);
+    p.sink = nullptr;
+    if (sink) selected = sink->selected_rows();
+    return out;
+  });
+  if (!result.ok()) return result.status();
+  TANDEM_RETURN_NOT_OK(CheckOutput(node, *result));
+  RecordPipelineMetrics(p, aggregate, times, build_ms, *result, ctx_);
+  if (fused_filter) {
+    OperatorMetrics fm;
+    fm.name = "Filter (fused into HashAggregate)";
+    fm.rows = selected;
+    ctx_.Record(fused_filter, fm);
+  }
   RecordPeaks(node, start, ctx_);
   return result;
 }
@@ -766,6 +966,7 @@ Result<Table> Execute(const PlanNode& plan, ExecContext& ctx) {
   ArmOomInjection(ctx.oom_injection);
   ArmOomInjection(ctx.host_oom_injection, OomTarget::kHost);
   gpu::SetDeviceLimit(ctx.gpu_limit_bytes);
+  ctx.peak_host_bytes = host_memory::InUse();
   Result<Table> out = QueryRun(ctx).RunHost(plan);
   // Injected failures belong to the query's execution, not to what its caller does next.
   ArmOomInjection(OomInjection{});

@@ -412,6 +412,7 @@ class StatementRunner {
     const Config& config = session_.config();
     ctx.eval.ansi = config.GetBool(config_keys::kAnsi);
     ctx.num_threads = static_cast<int>(config.GetInt(config_keys::kThreads));
+    ctx.pipelines = config.GetBool(config_keys::kPipelines);
     ctx.gpu_memory = gpu::DeviceMemoryConfigFrom(config);
     ctx.gpu_limit_bytes = config.GetInt(config_keys::kGpuLimit);
     ctx.table_cache = &session_.cache_;
@@ -481,6 +482,8 @@ class StatementRunner {
       result.devices += "; out of GPU memory: " + std::to_string(ctx.gpu_oom_fallbacks) +
                         " part(s) of the plan ran again on the CPU (EXPLAIN ANALYZE shows which)";
     }
+    result.peak_host_bytes = ctx.peak_host_bytes;
+    result.peak_device_bytes = ctx.peak_device_bytes;
     return result;
   }
 

@@ -50,6 +50,10 @@ struct StatementResult {
   // Queries: where the plan ran, one line ("cpu only", or "gpu 7, cpu 2, transitions 2" counting
   // operators per device), for `tandem sql --timing` and the benchmarks' reports.
   std::string devices;
+  // Queries: the most tracked host memory and GPU pool memory in use while it ran (the
+  // process's: other queries at the same time included); -1 for other statements.
+  int64_t peak_host_bytes = -1;
+  int64_t peak_device_bytes = -1;
 };
 
 // Splits a script into statements as the session runs them (CACHE/UNCACHE TABLE included).

@@ -13,8 +13,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "tandem/column/take.h"
@@ -48,6 +50,65 @@ struct SetState {
   std::vector<std::unique_ptr<GroupTable>> dedupe;  // per aggregate; only DISTINCT ones
 };
 
+void MinMaxOf(const Column& c, int64_t* min, int64_t* max) {
+  auto scan = [&](auto tag) {
+    using T = decltype(tag);
+    const T* v = c.values_as<T>();
+    T lo = v[0], hi = v[0];
+    for (int64_t i = 1; i < c.length(); ++i) {
+      lo = std::min(lo, v[i]);
+      hi = std::max(hi, v[i]);
+    }
+    *min = std::min<int64_t>(*min, static_cast<int64_t>(lo));
+    *max = std::max<int64_t>(*max, static_cast<int64_t>(hi));
+  };
+  switch (c.type().id) {
+    case TypeId::kInt8:
+      return scan(int8_t{});
+    case TypeId::kInt16:
+      return scan(int16_t{});
+    case TypeId::kInt32:
+    case TypeId::kDate32:
+      return scan(int32_t{});
+    case TypeId::kInt64:
+      return scan(int64_t{});
+    case TypeId::kUInt8:
+      return scan(uint8_t{});
+    case TypeId::kUInt16:
+      return scan(uint16_t{});
+    case TypeId::kUInt32:
+      return scan(uint32_t{});
+    default:
+      return;
+  }
+}
+
+}  // namespace
+
+bool DirectIndexSpanFits(int64_t min, int64_t max, int64_t rows, int64_t* lo, int64_t* span) {
+  constexpr int64_t kMaxSpan = int64_t{1} << 23;
+  if (rows <= 0 || max < min) return false;
+  const uint64_t range = static_cast<uint64_t>(max) - static_cast<uint64_t>(min);
+  if (range >= static_cast<uint64_t>(std::min(kMaxSpan, 4 * rows + 4096))) return false;
+  *lo = min;
+  *span = static_cast<int64_t>(range) + 1;
+  return true;
+}
+
+bool DirectIndexRangeOf(const Table& input, int column, int64_t* lo, int64_t* span) {
+  int64_t rows = 0;
+  int64_t min = INT64_MAX, max = INT64_MIN;
+  for (const auto& b : input.batches) {
+    if (b->num_rows == 0) continue;
+    if (column < 0 || column >= b->num_columns()) return false;
+    const Column& c = *b->columns[column];
+    if (!GroupTable::DirectIndexable(c.type()) || c.null_count() > 0) return false;
+    rows += c.length();
+    MinMaxOf(c, &min, &max);
+  }
+  return DirectIndexSpanFits(min, max, rows, lo, span);
+}
+
 class Aggregation {
  public:
   Aggregation(const PlanNode& node, const Expr* predicate, ExecContext& ctx)
@@ -61,26 +122,60 @@ class Aggregation {
     const std::vector<BatchPtr> batches = Morsels(input, threads);
     const int workers =
         std::max<int>(1, std::min<int64_t>(threads, static_cast<int64_t>(batches.size())));
-    partials_.resize(workers);
-    const bool direct = DirectIndexRange(input, &direct_lo_, &direct_span_);
-    for (auto& w : partials_) {
-      w.resize(sets_.size());
-      for (size_t s = 0; s < sets_.size(); ++s) TANDEM_RETURN_NOT_OK(InitSetState(s, &w[s]));
-      if (direct) w[0].table->UseDirectIndex(direct_lo_, direct_span_);
-    }
+    int64_t lo = 0, span = 0;
+    if (DirectIndexRange(input, &lo, &span)) UseDirectIndex(lo, span);
     std::atomic<int64_t> next{0};
     TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(
         workers,
-        [&](int64_t w) -> Status {
+        [&](int64_t) -> Status {
           EvalContext eval = ctx_.eval;
           for (;;) {
             const int64_t b = next.fetch_add(1);
             if (b >= static_cast<int64_t>(batches.size())) return Status::OK();
-            TANDEM_RETURN_NOT_OK(Consume(*batches[b], eval, &partials_[w]));
+            TANDEM_RETURN_NOT_OK(ConsumeShared(*batches[b], eval));
           }
         },
         workers));
+    return Finish();
+  }
 
+  // The streaming form (AggregateSink): Prepare, then ConsumeShared from any threads, then
+  // Finish.
+  Status Prepare() {
+    TANDEM_RETURN_NOT_OK(PrepareSets());
+    return Status::OK();
+  }
+
+  // Direct indexing for the one integer key over [lo, lo + span), when the range is known
+  // before the first row (a hint: a key outside it makes that worker's table hash again).
+  void UseDirectIndex(int64_t lo, int64_t span) {
+    direct_lo_ = lo;
+    direct_span_ = span;
+  }
+  // The one integer key a direct-indexed table could use, as an input column index (or -1).
+  int DirectIndexKeyColumn() const {
+    if (sets_.size() != 1 || sets_[0].keys.size() != 1 || has_distinct_) return -1;
+    const Expr& key = *node_.group_keys[sets_[0].keys[0]];
+    if (key.kind != ExprKind::kColumnRef || key.outer_depth != 0 ||
+        !GroupTable::DirectIndexable(key.type)) {
+      return -1;
+    }
+    return key.column_index;
+  }
+
+  // Folds one batch into a partial state that no other thread holds at the time.
+  Status ConsumeShared(const Batch& batch, EvalContext& eval) {
+    TANDEM_ASSIGN_OR_RAISE(std::vector<SetState> * partial, AcquirePartial());
+    Status st = Consume(batch, eval, partial);
+    ReleasePartial(partial);
+    return st;
+  }
+
+  Result<Table> Finish() {
+    if (partials_.empty()) {  // no input batch: one empty partial, for the keyless row
+      TANDEM_ASSIGN_OR_RAISE(std::vector<SetState> * partial, AcquirePartial());
+      ReleasePartial(partial);
+    }
     Table out;
     out.schema = node_.schema;
     for (size_t s = 0; s < sets_.size(); ++s) {
@@ -90,7 +185,27 @@ class Aggregation {
   }
 
  private:
-  Status Prepare() {
+  // A free partial state, made when every existing one is in use.
+  Result<std::vector<SetState>*> AcquirePartial() {
+    std::lock_guard<std::mutex> lock(partials_mutex_);
+    if (!free_partials_.empty()) {
+      std::vector<SetState>* p = free_partials_.back();
+      free_partials_.pop_back();
+      return p;
+    }
+    partials_.emplace_back();
+    std::vector<SetState>& w = partials_.back();
+    w.resize(sets_.size());
+    for (size_t s = 0; s < sets_.size(); ++s) TANDEM_RETURN_NOT_OK(InitSetState(s, &w[s]));
+    if (direct_span_ > 0) w[0].table->UseDirectIndex(direct_lo_, direct_span_);
+    return &w;
+  }
+  void ReleasePartial(std::vector<SetState>* p) {
+    std::lock_guard<std::mutex> lock(partials_mutex_);
+    free_partials_.push_back(p);
+  }
+
+  Status PrepareSets() {
     for (const auto& k : node_.group_keys) key_types_.push_back(k->type);
     if (node_.grouping_sets.empty()) {
       GroupingSet all;
@@ -128,64 +243,10 @@ class Aggregation {
 
   // Perfect hashing: with one plain integer column as the only key, no NULLs and a value range
   // not much larger than the input, the per-worker tables index groups by value (see
-  // GroupTable::UseDirectIndex). Finds the range with one typed pass over the key column.
+  // GroupTable::UseDirectIndex).
   bool DirectIndexRange(const Table& input, int64_t* lo, int64_t* span) const {
-    constexpr int64_t kMaxSpan = int64_t{1} << 23;
-    if (sets_.size() != 1 || sets_[0].keys.size() != 1 || has_distinct_) return false;
-    const Expr& key = *node_.group_keys[sets_[0].keys[0]];
-    if (key.kind != ExprKind::kColumnRef || key.outer_depth != 0 ||
-        !GroupTable::DirectIndexable(key.type)) {
-      return false;
-    }
-    int64_t rows = 0;
-    int64_t min = INT64_MAX, max = INT64_MIN;
-    for (const auto& b : input.batches) {
-      if (b->num_rows == 0) continue;
-      if (key.column_index < 0 || key.column_index >= b->num_columns()) return false;
-      const Column& c = *b->columns[key.column_index];
-      if (c.type() != key.type || c.null_count() > 0) return false;
-      rows += c.length();
-      MinMaxOf(c, &min, &max);
-    }
-    if (rows == 0) return false;
-    const uint64_t range = static_cast<uint64_t>(max) - static_cast<uint64_t>(min);
-    if (range >= static_cast<uint64_t>(std::min(kMaxSpan, 4 * rows + 4096))) return false;
-    *lo = min;
-    *span = static_cast<int64_t>(range) + 1;
-    return true;
-  }
-
-  static void MinMaxOf(const Column& c, int64_t* min, int64_t* max) {
-    auto scan = [&](auto tag) {
-      using T = decltype(tag);
-      const T* v = c.values_as<T>();
-      T lo = v[0], hi = v[0];
-      for (int64_t i = 1; i < c.length(); ++i) {
-        lo = std::min(lo, v[i]);
-        hi = std::max(hi, v[i]);
-      }
-      *min = std::min<int64_t>(*min, static_cast<int64_t>(lo));
-      *max = std::max<int64_t>(*max, static_cast<int64_t>(hi));
-    };
-    switch (c.type().id) {
-      case TypeId::kInt8:
-        return scan(int8_t{});
-      case TypeId::kInt16:
-        return scan(int16_t{});
-      case TypeId::kInt32:
-      case TypeId::kDate32:
-        return scan(int32_t{});
-      case TypeId::kInt64:
-        return scan(int64_t{});
-      case TypeId::kUInt8:
-        return scan(uint8_t{});
-      case TypeId::kUInt16:
-        return scan(uint16_t{});
-      case TypeId::kUInt32:
-        return scan(uint32_t{});
-      default:
-        return;
-    }
+    const int key_column = DirectIndexKeyColumn();
+    return key_column >= 0 && DirectIndexRangeOf(input, key_column, lo, span);
   }
 
   std::vector<DataType> SetKeyTypes(size_t s) const {
@@ -518,12 +579,12 @@ class Aggregation {
   std::vector<GroupingSet> sets_;
   std::vector<DataType> key_types_;
   std::vector<DataType> arg_types_;
-  std::vector<std::vector<SetState>> partials_;  // [worker][set]
+  std::mutex partials_mutex_;
+  std::deque<std::vector<SetState>> partials_;  // [worker][set]
+  std::vector<std::vector<SetState>*> free_partials_;
   int64_t direct_lo_ = 0;  // key range of direct-indexed tables (DirectIndexRange)
   int64_t direct_span_ = 0;
 };
-
-}  // namespace
 
 Result<Table> HashAggregate(const PlanNode& node, const Table& input, ExecContext& ctx) {
   Aggregation aggregation(node, nullptr, ctx);
@@ -537,5 +598,17 @@ Result<Table> HashAggregateFiltered(const PlanNode& node, const Expr& predicate,
   if (rows_selected) *rows_selected = aggregation.selected_rows();
   return out;
 }
+
+AggregateSink::AggregateSink(const PlanNode& node, const Expr* predicate, ExecContext& ctx)
+    : impl_(std::make_unique<Aggregation>(node, predicate, ctx)) {}
+AggregateSink::~AggregateSink() = default;
+Status AggregateSink::Prepare() { return impl_->Prepare(); }
+int AggregateSink::DirectIndexKeyColumn() const { return impl_->DirectIndexKeyColumn(); }
+void AggregateSink::UseDirectIndex(int64_t lo, int64_t span) { impl_->UseDirectIndex(lo, span); }
+Status AggregateSink::Consume(const Batch& batch, EvalContext& eval) {
+  return impl_->ConsumeShared(batch, eval);
+}
+Result<Table> AggregateSink::Finish() { return impl_->Finish(); }
+int64_t AggregateSink::selected_rows() const { return impl_->selected_rows(); }
 
 }  // namespace tandem::cpu

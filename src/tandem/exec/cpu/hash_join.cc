@@ -16,39 +16,12 @@
 #include "tandem/exec/cpu/join_hash_table.h"
 #include "tandem/exec/cpu/join_keys.h"
 #include "tandem/exec/cpu/join_mark.h"
+#include "tandem/exec/cpu/join_probe.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/cpu/row_gather.h"
 
 namespace tandem::cpu {
 namespace {
-
-// The rows a LIMIT above still wants (ExecContext::RowBudget): morsels not yet started are
-// skipped once the output holds that many, and an inner join without a residual condition stops
-// making candidate pairs at the count. RIGHT and FULL joins, whose unmatched build rows come
-// last, never stop early.
-class OutputBudget {
- public:
-  OutputBudget(const PlanNode& node, const ExecContext& ctx)
-      : limit_(node.join_type == JoinType::kRight || node.join_type == JoinType::kFull
-                   ? -1
-                   : ctx.RowBudget(&node)),
-        exact_(node.join_type == JoinType::kInner && !node.condition) {}
-  bool active() const { return limit_ >= 0; }
-  bool exhausted() const { return active() && produced_.load() >= limit_; }
-  // Candidate pairs worth making in a morsel: every one, or (inner, no condition) the rest.
-  int64_t CandidateCap() const {
-    if (!active() || !exact_) return INT64_MAX;
-    return std::max<int64_t>(0, limit_ - produced_.load());
-  }
-  void Add(const BatchPtr& out) {
-    if (active() && out) produced_.fetch_add(out->num_rows);
-  }
-
- private:
-  int64_t limit_;
-  bool exact_;  // every candidate pair is an output row
-  std::atomic<int64_t> produced_{0};
-};
 
 Table CollectOutput(const Schema& schema, std::vector<BatchPtr>& batches) {
   Table out;
@@ -67,105 +40,27 @@ Table CollectOutput(const Schema& schema, std::vector<std::vector<BatchPtr>>& ba
   return CollectOutput(schema, flat);
 }
 
-// A morsel's probe rows go in slices sized to make about this many candidate pairs, so a key
-// that many rows match on both sides (a join on a low-cardinality column) fills output batches,
-// which count against the host memory budget, instead of one unbounded list of pairs.
-constexpr int64_t kSlicePairs = int64_t{1} << 20;
-constexpr int64_t kFirstSliceRows = 64;  // grows by NextSliceRows when rows match little
-
-// Rows for the next slice after `rows` rows made `pairs` pairs.
-int64_t NextSliceRows(int64_t rows, int64_t pairs) {
-  if (pairs == 0) return std::min<int64_t>(2 * rows, kDefaultMorselRows);
-  return std::clamp<int64_t>(kSlicePairs * rows / pairs, 1, kDefaultMorselRows);
-}
-
 Result<Table> EquiJoin(const PlanNode& node, const Table& left, const Table& right,
                        ExecContext& ctx) {
-  ThreadPool& pool = ThreadPool::Default();
-  TANDEM_ASSIGN_OR_RAISE(std::vector<DataType> types, JoinKeyTypes(node, "hash join"));
-  const KeyLayout layout(types, /*nulls_equal=*/false);
-
-  TANDEM_ASSIGN_OR_RAISE(auto right_keys,
-                         EvaluateColumnsPerBatch(node.right_keys, right.batches, ctx.eval));
-  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(right_keys, types, "hash join"));
-  const std::vector<Morsel> build_morsels = MakeMorsels(right.batches);
-  std::vector<std::vector<ColumnPtr>> build_key_cols;
-  build_key_cols.reserve(build_morsels.size());
-  for (const Morsel& m : build_morsels) build_key_cols.push_back(right_keys[m.batch]);
-  TANDEM_ASSIGN_OR_RAISE(JoinHashTable table,
-                         JoinHashTable::Build(layout, build_morsels, build_key_cols));
-
-  const bool right_nonempty = right.num_rows() > 0;
-  const bool null_aware = node.null_aware && node.join_type == JoinType::kAnti;
-  if (null_aware && right_nonempty && !table.null_key_refs().empty()) {
+  TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<JoinProbe> probe, JoinProbe::Build(node, right, ctx));
+  if (probe->no_output()) {
     Table empty;
     empty.schema = node.schema;
-    return empty;  // x NOT IN (..., NULL, ...) is never TRUE
+    return empty;
   }
-
+  const JoinHashTable& table = probe->table();
   TANDEM_ASSIGN_OR_RAISE(auto left_keys,
                          EvaluateColumnsPerBatch(node.left_keys, left.batches, ctx.eval));
-  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(left_keys, types, "hash join"));
+  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(left_keys, probe->layout().types(), "hash join"));
   JoinEmitter emitter(node, left, right, table.entry_refs(), table.num_entries());
-  const bool first_only = emitter.first_match_only();
   const std::vector<Morsel> morsels = MakeMorsels(left.batches);
   std::vector<std::vector<BatchPtr>> outputs(morsels.size() + 1);
   OutputBudget budget(node, ctx);
-  TANDEM_RETURN_NOT_OK(
-      pool.ParallelFor(static_cast<int64_t>(morsels.size()), [&](int64_t mi) -> Status {
+  TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(
+      static_cast<int64_t>(morsels.size()), [&](int64_t mi) -> Status {
         const Morsel& m = morsels[mi];
-        EncodedKeys keys(layout, left_keys[m.batch], m.begin, m.end);
-        const int64_t rows = keys.num_rows();
-        std::vector<uint8_t> excluded;
-        if (null_aware && right_nonempty && keys.any_null()) {
-          excluded.resize(static_cast<size_t>(rows));
-          for (int64_t i = 0; i < rows; ++i) excluded[i] = keys.is_null(i);
-        }
         EvalContext eval = ctx.eval;
-        // Slices of rows are probed into `c` until it holds about kSlicePairs pairs (or the
-        // morsel ends); then rows [pending, begin) are emitted as one batch.
-        JoinCandidates c;
-        c.probe.reserve(static_cast<size_t>(rows));
-        c.build.reserve(static_cast<size_t>(rows));
-        int64_t pending = 0;
-        int64_t slice = std::min(rows, kFirstSliceRows);
-        for (int64_t begin = 0; begin < rows && !budget.exhausted();) {
-          if (ctx.Cancelled()) return ExecContext::CancelledError();
-          const int64_t end = std::min(rows, begin + slice);
-          const size_t before = c.probe.size();
-          const int64_t cap = budget.CandidateCap();
-          if (table.num_entries() > 0 && cap == INT64_MAX) {
-            table.ProbeRange(keys, begin, end, first_only, [&](int64_t i, int64_t entry) {
-              c.probe.push_back(m.begin + i);
-              c.build.push_back(entry);
-            });
-          } else if (table.num_entries() > 0) {  // an inner join under a LIMIT: `cap` pairs
-            const size_t want = static_cast<size_t>(cap);
-            for (int64_t i = begin; i < end && c.probe.size() < want; ++i) {
-              if (keys.is_null(i)) continue;
-              table.ForEachMatch(keys, i, [&](int64_t entry) {
-                c.probe.push_back(m.begin + i);
-                c.build.push_back(entry);
-                return c.probe.size() < want;
-              });
-            }
-          }
-          slice = NextSliceRows(end - begin, static_cast<int64_t>(c.probe.size() - before));
-          begin = end;
-          const bool full = static_cast<int64_t>(c.probe.size()) >= std::min(kSlicePairs, cap);
-          if (!full && begin < rows) continue;
-          const Morsel part{m.batch, m.begin + pending, m.begin + begin};
-          TANDEM_ASSIGN_OR_RAISE(
-              BatchPtr out,
-              emitter.EmitMorsel(part, &c, excluded.empty() ? nullptr : excluded.data() + pending,
-                                 eval));
-          budget.Add(out);
-          outputs[mi].push_back(std::move(out));
-          c.probe.clear();
-          c.build.clear();
-          pending = begin;
-        }
-        return Status::OK();
+        return probe->ProbeMorsel(left_keys[m.batch], m, emitter, budget, eval, &outputs[mi]);
       }));
   if (node.join_type == JoinType::kRight || node.join_type == JoinType::kFull) {
     TANDEM_ASSIGN_OR_RAISE(BatchPtr unmatched, emitter.EmitUnmatchedBuild(table.null_key_refs()));

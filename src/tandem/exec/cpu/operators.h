@@ -3,6 +3,9 @@
 // may have any size; operators that keep order (filter, project, sort, limit) keep it.
 #pragma once
 
+#include <functional>
+#include <vector>
+
 #include "tandem/column/table.h"
 #include "tandem/exec/exec_context.h"
 #include "tandem/plan/logical_plan.h"
@@ -10,8 +13,15 @@
 namespace tandem::cpu {
 
 Result<Table> Scan(const PlanNode& node, ExecContext& ctx);
-// A kFilter directly over a kScan, run inside the scan: each row group is filtered as soon as it
-// is decoded (Parquet sources), so unfiltered rows never pile up in memory.
+// A scan that hands each piece of the data it reads (at most opx::kTargetBatchRows rows, in the
+// node's output shape) to `each`; what `each` returns takes the piece's place in the result, in
+// order. Parquet sources call it on the reader's threads as each row group is decoded, so that
+// a pipeline above (exec/cpu/pipeline.h) runs while the other row groups are read and no
+// unprocessed row group piles up in memory; other sources, after reading.
+using ScanPieceFn = std::function<Result<std::vector<BatchPtr>>(BatchPtr)>;
+Result<Table> ScanStreaming(const PlanNode& scan_node, ExecContext& ctx, const ScanPieceFn& each);
+// A kFilter directly over a kScan, run inside the scan (ScanStreaming; with tandem.exec.pipelines
+// off, as a pipeline does it otherwise).
 Result<Table> ScanFiltered(const PlanNode& scan_node, const PlanNode& filter_node,
                            ExecContext& ctx);
 Result<Table> Filter(const PlanNode& node, const Table& input, ExecContext& ctx);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tandem/common/text.h"
+#include "tandem/common/thread_pool.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/io/csv/csv.h"
@@ -85,8 +86,9 @@ Result<Table> ShapeToNode(const PlanNode& node, const Table& read) {
   return opx::SplitLargeBatches(std::move(out));
 }
 
-// Scan, with `filter` (may be null) applied to each Parquet row group as it is decoded.
-Result<Table> ScanImpl(const PlanNode& node, const PlanNode* filter, ExecContext& ctx) {
+// Scan; for Parquet sources with `each`, every piece of a row group goes through `each` as soon
+// as it is decoded (see ScanStreaming).
+Result<Table> ScanImpl(const PlanNode& node, const ScanPieceFn* each, ExecContext& ctx) {
   if (!node.source) return Status::Internal("scan without a source");
   const TableSource& source = *node.source;
   for (int c : node.scan_columns) {
@@ -97,7 +99,7 @@ Result<Table> ScanImpl(const PlanNode& node, const PlanNode* filter, ExecContext
   OperatorMetrics m;
   m.name = "Scan " + source.name;
   Table read;
-  bool filtered = false;
+  bool streamed = false;
   switch (source.kind) {
     case TableSource::Kind::kParquet: {
       parquet::ReadOptions options;
@@ -106,19 +108,27 @@ Result<Table> ScanImpl(const PlanNode& node, const PlanNode* filter, ExecContext
       options.num_threads = ctx.num_threads;
       options.split_start = source.split_start;
       options.split_length = source.split_length;
-      if (filter) {
-        filtered = true;
+      if (each) {
+        streamed = true;
         options.per_row_group = [&](BatchPtr row_group) -> Result<std::vector<BatchPtr>> {
           Table one;
           one.schema = row_group->schema;
           one.batches.push_back(std::move(row_group));
           TANDEM_ASSIGN_OR_RAISE(Table shaped, ShapeToNode(node, one));
+          // The pieces of a row group go to every idle thread (a row group of a million rows
+          // is eight pieces), in order in the result.
+          std::vector<std::vector<BatchPtr>> outs(shaped.batches.size());
+          TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(
+              static_cast<int64_t>(shaped.batches.size()),
+              [&](int64_t i) -> Status {
+                if (ctx.Cancelled()) return ExecContext::CancelledError();
+                TANDEM_ASSIGN_OR_RAISE(outs[i], (*each)(std::move(shaped.batches[i])));
+                return Status::OK();
+              },
+              opx::OperatorThreads(ctx)));
           std::vector<BatchPtr> kept;
-          EvalContext eval = ctx.eval;
-          for (const auto& piece : shaped.batches) {
-            TANDEM_ASSIGN_OR_RAISE(
-                BatchPtr b, opx::FilterBatch(*filter->predicate, *piece, filter->schema, eval));
-            if (b) kept.push_back(std::move(b));
+          for (auto& out : outs) {
+            for (auto& b : out) kept.push_back(std::move(b));
           }
           return kept;
         };
@@ -149,16 +159,20 @@ Result<Table> ScanImpl(const PlanNode& node, const PlanNode* filter, ExecContext
     }
   }
   Table out;
-  if (filtered) {
+  if (streamed) {
     out = std::move(read);
-    out.schema = filter->schema;
   } else {
     TANDEM_ASSIGN_OR_RAISE(out, ShapeToNode(node, read));
     m.rows = out.num_rows();
-    if (filter) {
+    if (each) {  // not Parquet: the whole table read, then each piece in turn
       read = Table();
-      ctx.Record(&node, m);
-      return Filter(*filter, out, ctx);
+      Table passed;
+      passed.schema = node.schema;
+      for (auto& piece : out.batches) {
+        TANDEM_ASSIGN_OR_RAISE(std::vector<BatchPtr> kept, (*each)(piece));
+        for (auto& b : kept) passed.batches.push_back(std::move(b));
+      }
+      out = std::move(passed);
     }
   }
   ctx.Record(&node, m);
@@ -169,10 +183,23 @@ Result<Table> ScanImpl(const PlanNode& node, const PlanNode* filter, ExecContext
 
 Result<Table> Scan(const PlanNode& node, ExecContext& ctx) { return ScanImpl(node, nullptr, ctx); }
 
+Result<Table> ScanStreaming(const PlanNode& scan_node, ExecContext& ctx, const ScanPieceFn& each) {
+  return ScanImpl(scan_node, &each, ctx);
+}
+
 Result<Table> ScanFiltered(const PlanNode& scan_node, const PlanNode& filter_node,
                            ExecContext& ctx) {
   if (!filter_node.predicate) return Status::Internal("filter without a predicate");
-  return ScanImpl(scan_node, &filter_node, ctx);
+  ScanPieceFn filter = [&](BatchPtr piece) -> Result<std::vector<BatchPtr>> {
+    EvalContext eval = ctx.eval;
+    TANDEM_ASSIGN_OR_RAISE(
+        BatchPtr kept, opx::FilterBatch(*filter_node.predicate, *piece, filter_node.schema, eval));
+    if (!kept) return std::vector<BatchPtr>{};
+    return std::vector<BatchPtr>{std::move(kept)};
+  };
+  TANDEM_ASSIGN_OR_RAISE(Table out, ScanImpl(scan_node, &filter, ctx));
+  out.schema = filter_node.schema;
+  return out;
 }
 
 }  // namespace tandem::cpu

@@ -1,0 +1,188 @@
+// RunPipeline: pushes each source batch through the steps on the thread that has it, depth
+// first (a step's output batches go on at once, so at most a few batches per thread are alive),
+// into the sink or the ordered output; times every step on every thread.
+#include "tandem/exec/cpu/pipeline.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "tandem/common/thread_pool.h"
+#include "tandem/exec/cpu/operator_util.h"
+#include "tandem/exec/cpu/operators.h"
+
+namespace tandem::cpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t NanosSince(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+}
+
+class FilterStep final : public PipelineStep {
+ public:
+  using PipelineStep::PipelineStep;
+  const char* name() const override { return "Filter"; }
+  Status Apply(const BatchPtr& in, EvalContext& eval, std::vector<BatchPtr>* out) override {
+    TANDEM_ASSIGN_OR_RAISE(BatchPtr kept,
+                           opx::FilterBatch(*node().predicate, *in, node().schema, eval));
+    if (kept) out->push_back(std::move(kept));
+    return Status::OK();
+  }
+};
+
+class ProjectStep final : public PipelineStep {
+ public:
+  using PipelineStep::PipelineStep;
+  const char* name() const override { return "Project"; }
+  Status Apply(const BatchPtr& in, EvalContext& eval, std::vector<BatchPtr>* out) override {
+    TANDEM_ASSIGN_OR_RAISE(BatchPtr projected,
+                           opx::ProjectBatch(node().exprs, node().schema, *in, eval));
+    out->push_back(std::move(projected));
+    return Status::OK();
+  }
+};
+
+class ProbeStep final : public PipelineStep {
+ public:
+  ProbeStep(const PlanNode& node, std::shared_ptr<const JoinProbe> probe, ExecContext& ctx)
+      : PipelineStep(node), probe_(std::move(probe)), budget_(node, ctx) {}
+  const char* name() const override { return "HashJoin"; }
+  Status Apply(const BatchPtr& in, EvalContext& eval, std::vector<BatchPtr>* out) override {
+    return probe_->ProbeBatch(in, budget_, eval, out);
+  }
+
+ private:
+  std::shared_ptr<const JoinProbe> probe_;
+  OutputBudget budget_;
+};
+
+// Pushes `batch` through steps[i..] into the sink or `collected`.
+Status Push(Pipeline& p, size_t i, const BatchPtr& batch, EvalContext& eval, ExecContext& ctx,
+            std::atomic<int64_t>* sink_nanos, std::vector<BatchPtr>* collected) {
+  if (!batch || batch->num_rows == 0) return Status::OK();
+  if (ctx.Cancelled()) return ExecContext::CancelledError();
+  if (i == p.steps.size()) {
+    if (!p.sink) {
+      collected->push_back(batch);
+      return Status::OK();
+    }
+    const Clock::time_point start = Clock::now();
+    Status st = p.sink->Consume(*batch, eval);
+    sink_nanos->fetch_add(NanosSince(start), std::memory_order_relaxed);
+    return st;
+  }
+  PipelineStep& step = *p.steps[i];
+  std::vector<BatchPtr> out;
+  const Clock::time_point start = Clock::now();
+  TANDEM_RETURN_NOT_OK(step.Apply(batch, eval, &out));
+  step.nanos.fetch_add(NanosSince(start), std::memory_order_relaxed);
+  for (auto& b : out) {
+    if (!b || b->num_rows == 0) continue;
+    step.rows.fetch_add(b->num_rows, std::memory_order_relaxed);
+    step.batches.fetch_add(1, std::memory_order_relaxed);
+    if (!p.sink && i + 1 == p.steps.size()) {
+      step.bytes.fetch_add(opx::TableBytes(Table{b->schema, {b}}), std::memory_order_relaxed);
+    }
+    TANDEM_RETURN_NOT_OK(Push(p, i + 1, b, eval, ctx, sink_nanos, collected));
+    b.reset();  // the next step is done with it
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+std::unique_ptr<PipelineStep> MakeFilterStep(const PlanNode& node) {
+  return std::make_unique<FilterStep>(node);
+}
+
+std::unique_ptr<PipelineStep> MakeProjectStep(const PlanNode& node) {
+  return std::make_unique<ProjectStep>(node);
+}
+
+std::unique_ptr<PipelineStep> MakeProbeStep(const PlanNode& node,
+                                            std::shared_ptr<const JoinProbe> probe,
+                                            ExecContext& ctx) {
+  return std::make_unique<ProbeStep>(node, std::move(probe), ctx);
+}
+
+Result<Table> RunPipeline(Pipeline& p, ExecContext& ctx, PipelineTimes* times) {
+  const Clock::time_point start = Clock::now();
+  std::atomic<int64_t> sink_nanos{0};
+  std::atomic<int64_t> source_batches{0};
+  std::atomic<int64_t> source_bytes{0};
+  const int threads = opx::OperatorThreads(ctx);
+  Table out;
+  out.schema = p.top->schema;
+  if (p.scan) {
+    ScanPieceFn each = [&](BatchPtr piece) -> Result<std::vector<BatchPtr>> {
+      EvalContext eval = ctx.eval;
+      source_batches.fetch_add(1, std::memory_order_relaxed);
+      source_bytes.fetch_add(opx::TableBytes(Table{piece->schema, {piece}}),
+                             std::memory_order_relaxed);
+      std::vector<BatchPtr> collected;
+      TANDEM_RETURN_NOT_OK(Push(p, 0, piece, eval, ctx, &sink_nanos, &collected));
+      return collected;
+    };
+    TANDEM_ASSIGN_OR_RAISE(Table passed, ScanStreaming(*p.scan, ctx, each));
+    out.batches = std::move(passed.batches);
+  } else {
+    const std::vector<BatchPtr> morsels = opx::Morsels(p.input, threads);
+    std::vector<std::vector<BatchPtr>> results(morsels.size());
+    std::atomic<int64_t> next{0};
+    const int workers =
+        std::max<int>(1, std::min<int64_t>(threads, static_cast<int64_t>(morsels.size())));
+    TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(
+        workers,
+        [&](int64_t) -> Status {
+          EvalContext eval = ctx.eval;
+          for (;;) {
+            const int64_t m = next.fetch_add(1);
+            if (m >= static_cast<int64_t>(morsels.size())) return Status::OK();
+            TANDEM_RETURN_NOT_OK(Push(p, 0, morsels[m], eval, ctx, &sink_nanos, &results[m]));
+          }
+        },
+        workers));
+    for (auto& r : results) {
+      for (auto& b : r) out.batches.push_back(std::move(b));
+    }
+  }
+  const Clock::time_point finish = Clock::now();
+  if (p.sink) {
+    TANDEM_ASSIGN_OR_RAISE(out, p.sink->Finish());
+  }
+  if (times) {
+    times->wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    times->sink_finish_ms =
+        std::chrono::duration<double, std::milli>(Clock::now() - finish).count();
+    times->sink_thread_ms = static_cast<double>(sink_nanos.load()) / 1e6;
+    times->threads = threads;
+    times->source_batches = source_batches.load();
+    times->source_bytes = source_bytes.load();
+  }
+  return out;
+}
+
+int SourceColumnOf(const Pipeline& p, int column) {
+  for (size_t i = p.steps.size(); i-- > 0 && column >= 0;) {
+    const PlanNode& node = p.steps[i]->node();
+    switch (node.kind) {
+      case PlanKind::kFilter:
+        break;
+      case PlanKind::kProject: {
+        if (column >= static_cast<int>(node.exprs.size())) return -1;
+        const Expr& e = *node.exprs[column];
+        column = e.kind == ExprKind::kColumnRef && e.outer_depth == 0 ? e.column_index : -1;
+        break;
+      }
+      case PlanKind::kJoin:  // output: the left columns, then the right ones (if any)
+        if (column >= node.children[0]->schema.num_fields()) return -1;
+        break;
+      default:
+        return -1;
+    }
+  }
+  return column;
+}
+
+}  // namespace tandem::cpu

@@ -1,0 +1,81 @@
+// CPU pipelines (push-based, morsel-driven, in the manner of HyPer and DuckDB): batches from a
+// source run through streaming operators (Filter, Project, the probe of a hash join whose build
+// side is done) on the thread that produced them, and end in a sink: a hash aggregation's
+// partial states, or the pipeline's output kept in source order. Nothing between the source and
+// the sink is ever a whole table, so memory holds a few batches per thread instead of every
+// intermediate result, and each batch is still in the caches when the next operator reads it.
+//
+// The source is a Parquet scan read row group by row group on the reader's threads (each row
+// group decoded, then pushed through while the other threads decode), or a table already in
+// memory (a cached table, or the output of the pipeline below a breaker), cut into morsels that
+// the threads take in turn. The executor (exec/executor.cc) cuts the plan into pipelines at
+// breakers (aggregation, the build side of a join, sort, window, set operations, device
+// transitions).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tandem/exec/cpu/hash_aggregate.h"
+#include "tandem/exec/cpu/join_probe.h"
+#include "tandem/exec/exec_context.h"
+
+namespace tandem::cpu {
+
+// One streaming operator of a pipeline; Apply runs on many threads at once.
+class PipelineStep {
+ public:
+  explicit PipelineStep(const PlanNode& node) : node_(node) {}
+  virtual ~PipelineStep() = default;
+  const PlanNode& node() const { return node_; }
+  virtual const char* name() const = 0;
+  // Appends the output of one input batch to *out: no batch, one, or several.
+  virtual Status Apply(const BatchPtr& in, EvalContext& eval, std::vector<BatchPtr>* out) = 0;
+
+  // What the step did, over every thread.
+  std::atomic<int64_t> rows{0};
+  std::atomic<int64_t> batches{0};
+  std::atomic<int64_t> bytes{0};
+  std::atomic<int64_t> nanos{0};
+
+ private:
+  const PlanNode& node_;
+};
+
+std::unique_ptr<PipelineStep> MakeFilterStep(const PlanNode& node);
+std::unique_ptr<PipelineStep> MakeProjectStep(const PlanNode& node);
+// The probe of a join whose right side `probe` has built (JoinProbe::StreamsProbeSide).
+std::unique_ptr<PipelineStep> MakeProbeStep(const PlanNode& node,
+                                            std::shared_ptr<const JoinProbe> probe,
+                                            ExecContext& ctx);
+
+struct Pipeline {
+  // The source: a Parquet scan read row group by row group (scan != null), else `input`.
+  const PlanNode* scan = nullptr;
+  Table input;
+  std::vector<std::unique_ptr<PipelineStep>> steps;  // in the order batches pass them
+  // Prepared (AggregateSink::Prepare) by the caller; null: the output batches are collected in
+  // source order.
+  AggregateSink* sink = nullptr;
+  const PlanNode* top = nullptr;  // the node whose rows the pipeline produces
+};
+
+struct PipelineTimes {
+  double wall_ms = 0;
+  double sink_finish_ms = 0;   // the aggregation's merge, after the last batch
+  double sink_thread_ms = 0;   // folding batches into the sink, over every thread
+  int threads = 1;             // threads that can have taken part
+  int64_t source_batches = 0;  // what a streamed scan handed to the first step
+  int64_t source_bytes = 0;
+};
+
+// Runs the pipeline to its end: the sink's result, or the collected output batches.
+Result<Table> RunPipeline(Pipeline& pipeline, ExecContext& ctx, PipelineTimes* times);
+
+// For a sink's one integer group key (input column `column` of the sink), the column of the
+// pipeline's source it passes through unchanged, or -1.
+int SourceColumnOf(const Pipeline& pipeline, int column);
+
+}  // namespace tandem::cpu
