@@ -279,13 +279,15 @@ Result<gpu::DeviceBatchPtr> ScanParquetToDevice(const PlanNode& node, const gpu:
 // A pipeline's aggregation with one integer key gets its value range before the first row when
 // the key comes unchanged from the source: from the Parquet footers' statistics (a hint: a value
 // outside makes that partial state hash again), or from the table in memory.
-void UseKnownKeyRange(const cpu::Pipeline& p, cpu::AggregateSink* sink) {
+void UseKnownKeyRange(const cpu::Pipeline& p, int workers, cpu::AggregateSink* sink) {
   const int key = sink->DirectIndexKeyColumn();
   const int column = key >= 0 ? cpu::SourceColumnOf(p, key) : -1;
   if (column < 0) return;
   int64_t lo = 0, span = 0;
   if (!p.scan) {
-    if (cpu::DirectIndexRangeOf(p.input, column, &lo, &span)) sink->UseDirectIndex(lo, span);
+    if (cpu::DirectIndexRangeOf(p.input, column, workers, &lo, &span)) {
+      sink->UseDirectIndex(lo, span);
+    }
     return;
   }
   const TableSource& source = *p.scan->source;
@@ -295,7 +297,7 @@ void UseKnownKeyRange(const cpu::Pipeline& p, cpu::AggregateSink* sink) {
   const SourceColumnStats& stats = source.column_stats[field];
   if (!stats.has_bounds || stats.null_count != 0 || stats.min < -9e15 || stats.max > 9e15) return;
   if (cpu::DirectIndexSpanFits(static_cast<int64_t>(stats.min), static_cast<int64_t>(stats.max),
-                               source.estimated_rows, &lo, &span)) {
+                               source.estimated_rows, workers, &lo, &span)) {
     sink->UseDirectIndex(lo, span);
   }
 }
@@ -779,7 +781,7 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node) {
     if (aggregate) {
       sink.emplace(node, fused_filter ? fused_filter->predicate.get() : nullptr, ctx_);
       TANDEM_RETURN_NOT_OK(sink->Prepare());
-      UseKnownKeyRange(p, &*sink);
+      UseKnownKeyRange(p, cpu::opx::OperatorThreads(ctx_), &*sink);
       p.sink = &*sink;
     }
     Result<Table> out = cpu::RunPipeline(p, ctx_, &times);

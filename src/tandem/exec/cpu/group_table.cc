@@ -300,15 +300,18 @@ bool GroupTable::DirectIndexable(const DataType& type) {
 
 void GroupTable::UseDirectIndex(int64_t lo, int64_t span) {
   if (types_.size() != 1 || !DirectIndexable(types_[0]) || num_groups_ > 0 || span <= 0) return;
+  direct_.clear();
+  direct_.resize(static_cast<size_t>(((span - 1) >> kDirectChunkBits) + 1));
   direct_mode_ = true;
   direct_lo_ = lo;
-  direct_.assign(static_cast<size_t>(span), 0);
+  direct_span_ = span;
   memo_enabled_ = false;
 }
 
 void GroupTable::LeaveDirectMode() {
   direct_mode_ = false;
-  std::vector<uint32_t>().swap(direct_);
+  std::vector<std::unique_ptr<uint32_t[]>>().swap(direct_);
+  direct_span_ = 0;
   slots_.clear();
   Reserve(std::max<int64_t>(num_groups_, 1));  // rebuilds the slots from the stored hashes
 }
@@ -359,8 +362,7 @@ bool GroupTable::FindOrInsertDirect(const KeyView& keys, const uint64_t* hashes,
   auto run = [&](auto tag) -> bool {
     using T = decltype(tag);
     using U = std::make_unsigned_t<T>;
-    const uint64_t span = direct_.size();
-    uint32_t* dir = direct_.data();
+    const uint64_t span = static_cast<uint64_t>(direct_span_);
     // Check the range first so that nothing is inserted when a row does not fit.
     for (int64_t k = 0; k < n; ++k) {
       const int64_t r = rows ? rows[k] : k;
@@ -373,7 +375,7 @@ bool GroupTable::FindOrInsertDirect(const KeyView& keys, const uint64_t* hashes,
     for (int64_t k = 0; k < n; ++k) {
       const int64_t r = rows ? rows[k] : k;
       const int64_t v = DirectValue<T>(c.values, r);
-      uint32_t& slot = dir[static_cast<uint64_t>(v) - static_cast<uint64_t>(direct_lo_)];
+      uint32_t& slot = *DirectSlot(static_cast<uint64_t>(v) - static_cast<uint64_t>(direct_lo_));
       if (slot == 0) {
         // The hash HashKeys gives this key, so merges into hashed tables agree.
         const uint64_t h =

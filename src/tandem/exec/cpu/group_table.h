@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -113,7 +114,17 @@ class GroupTable {
   std::vector<KeyStore> stores_;
   bool direct_mode_ = false;
   int64_t direct_lo_ = 0;
-  std::vector<uint32_t> direct_;  // value - lo -> group + 1; 0 = no group yet
+  // value - lo -> group + 1 (0 = no group yet), in chunks of 2^kDirectChunkBits values made on
+  // first use: a table over a wide range whose rows touch only part of it (keys clustered by
+  // range, as in a file sorted on them, split among the workers) holds memory for that part.
+  static constexpr int kDirectChunkBits = 14;
+  uint32_t* DirectSlot(uint64_t offset) {
+    std::unique_ptr<uint32_t[]>& chunk = direct_[offset >> kDirectChunkBits];
+    if (!chunk) chunk = std::make_unique<uint32_t[]>(size_t{1} << kDirectChunkBits);
+    return &chunk[offset & ((uint64_t{1} << kDirectChunkBits) - 1)];
+  }
+  std::vector<std::unique_ptr<uint32_t[]>> direct_;
+  int64_t direct_span_ = 0;
   std::vector<Slot> slots_;
   uint64_t mask_ = 0;
   int64_t num_groups_ = 0;

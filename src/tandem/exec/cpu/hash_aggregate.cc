@@ -25,6 +25,7 @@
 #include "tandem/exec/cpu/group_table.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
+#include "tandem/memory/host_memory.h"
 
 namespace tandem::cpu {
 namespace {
@@ -85,17 +86,22 @@ void MinMaxOf(const Column& c, int64_t* min, int64_t* max) {
 
 }  // namespace
 
-bool DirectIndexSpanFits(int64_t min, int64_t max, int64_t rows, int64_t* lo, int64_t* span) {
-  constexpr int64_t kMaxSpan = int64_t{1} << 23;
+bool DirectIndexSpanFits(int64_t min, int64_t max, int64_t rows, int workers, int64_t* lo,
+                         int64_t* span) {
+  // Each worker's table may span the range (its memory is touched only where its rows fall, but
+  // rows in no order touch all of it): at most this much over every worker.
+  constexpr int64_t kMaxSpan = int64_t{1} << 27;
+  const int64_t budget = std::min<int64_t>(int64_t{4} << 30, host_memory::Limit() / 4);
   if (rows <= 0 || max < min) return false;
   const uint64_t range = static_cast<uint64_t>(max) - static_cast<uint64_t>(min);
   if (range >= static_cast<uint64_t>(std::min(kMaxSpan, 4 * rows + 4096))) return false;
+  if (static_cast<int64_t>(range + 1) * 4 * std::max(1, workers) > budget) return false;
   *lo = min;
   *span = static_cast<int64_t>(range) + 1;
   return true;
 }
 
-bool DirectIndexRangeOf(const Table& input, int column, int64_t* lo, int64_t* span) {
+bool DirectIndexRangeOf(const Table& input, int column, int workers, int64_t* lo, int64_t* span) {
   int64_t rows = 0;
   int64_t min = INT64_MAX, max = INT64_MIN;
   for (const auto& b : input.batches) {
@@ -106,7 +112,7 @@ bool DirectIndexRangeOf(const Table& input, int column, int64_t* lo, int64_t* sp
     rows += c.length();
     MinMaxOf(c, &min, &max);
   }
-  return DirectIndexSpanFits(min, max, rows, lo, span);
+  return DirectIndexSpanFits(min, max, rows, workers, lo, span);
 }
 
 class Aggregation {
@@ -246,7 +252,8 @@ class Aggregation {
   // GroupTable::UseDirectIndex).
   bool DirectIndexRange(const Table& input, int64_t* lo, int64_t* span) const {
     const int key_column = DirectIndexKeyColumn();
-    return key_column >= 0 && DirectIndexRangeOf(input, key_column, lo, span);
+    return key_column >= 0 &&
+           DirectIndexRangeOf(input, key_column, OperatorThreads(ctx_), lo, span);
   }
 
   std::vector<DataType> SetKeyTypes(size_t s) const {
