@@ -504,8 +504,10 @@ void FillRatios(Report* report) {
   for (ReportCell& c : report->cells) {
     c.ratio = 0;
     // Tandem cells against the cpu mode of the same engine and source; other engines (DuckDB)
-    // against Tandem's cpu time from files.
-    const std::string reference = c.engine.rfind("tandem", 0) == 0 ? c.engine : "tandem";
+    // against Tandem's cpu time from the same source (files, or tables in memory).
+    const std::string reference = c.engine.rfind("tandem", 0) == 0 ? c.engine
+                                  : c.mode == "hot"                ? "tandem-hot"
+                                                                   : "tandem";
     auto it = cpu.find({c.group, c.scale, reference});
     if (c.ok() && c.median_ms > 0 && it != cpu.end()) c.ratio = it->second / c.median_ms;
   }
