@@ -74,19 +74,23 @@ std::vector<double> ParseTimingLines(const std::string& text) {
   return times;
 }
 
-std::vector<std::string> ParseDevicesLines(const std::string& text) {
-  std::vector<std::string> devices;
+std::vector<std::string> ParseStatementLines(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> values;
   std::istringstream in(text);
   std::string line, pending;
   while (std::getline(in, line)) {
-    if (line.rfind("Devices: ", 0) == 0) {
-      pending = line.substr(9);
+    if (line.rfind(prefix, 0) == 0) {
+      pending = line.substr(prefix.size());
     } else if (TimingValue(line)) {
-      devices.push_back(pending);
+      values.push_back(pending);
       pending.clear();
     }
   }
-  return devices;
+  return values;
+}
+
+std::vector<std::string> ParseDevicesLines(const std::string& text) {
+  return ParseStatementLines(text, "Devices: ");
 }
 
 bool SaysNoUsableGpu(const std::string& text) {
@@ -155,6 +159,7 @@ Result<std::vector<CellResult>> MeasureSession(const CellSpec& spec,
   }
   const std::vector<double> times = ParseTimingLines(proc.err);
   const std::vector<std::string> devices = ParseDevicesLines(proc.err);
+  const std::vector<std::string> peaks = ParseStatementLines(proc.err, "Peak memory: ");
   if (failure.empty() && static_cast<int64_t>(times.size()) != total_statements) {
     failure = "expected " + std::to_string(total_statements) + " timing lines, got " +
               std::to_string(times.size());
@@ -182,6 +187,7 @@ Result<std::vector<CellResult>> MeasureSession(const CellSpec& spec,
     // and dropped around its query).
     for (int64_t s = at - 1; s >= at - query_statements[q] && cell.devices.empty(); --s) {
       if (s < static_cast<int64_t>(devices.size())) cell.devices = devices[s];
+      if (s < static_cast<int64_t>(peaks.size())) cell.peak_memory = peaks[s];
     }
     const size_t last_marker = (q + 1) * static_cast<size_t>(runs) - 1;
     Result<ResultRows> rows =
@@ -222,6 +228,7 @@ Result<std::vector<CellResult>> MeasureInterleaved(const std::vector<CellSpec>& 
       r.times_ms.push_back(run.median_ms);  // the process's time: its runs' median
       r.wall_ms += run.wall_ms;
       r.rows = std::move(run.rows);
+      r.peak_memory = run.peak_memory;
       if (r.devices.empty()) {
         r.devices = run.devices;
       } else if (r.devices.find(run.devices) == std::string::npos) {

@@ -34,9 +34,10 @@ struct CellResult {
   std::string note;              // kNotAvailable: "no usable GPU"; kError: the error line
   std::vector<double> times_ms;  // measured runs
   double median_ms = 0;
-  double wall_ms = 0;   // the whole process (a session: its share, wall time / queries)
-  ResultRows rows;      // the last run's answer
-  std::string devices;  // the last run's `Devices:` line ("cpu only", "gpu 7, cpu 2, ...")
+  double wall_ms = 0;       // the whole process (a session: its share, wall time / queries)
+  ResultRows rows;          // the last run's answer
+  std::string devices;      // the last run's `Devices:` line ("cpu only", "gpu 7, cpu 2, ...")
+  std::string peak_memory;  // the last run's `Peak memory:` line ("host 34.8 MiB, GPU 0 B")
 };
 
 // A cell's state for the reports: "ok", "n/a: <why>" or "error: <line>".
@@ -72,8 +73,11 @@ std::string Runs(int runs_per_process);
 // The median (mean of the middle two for an even count); 0 for none.
 double Median(std::vector<double> values);
 
-// For each `Time:` line of `tandem sql --timing` output, the text of the `Devices: ...` line
-// just before it ("" for a statement without one).
+// For each `Time:` line of `tandem sql --timing` output, the text after `prefix` of the line
+// with that prefix printed for the same statement ("" for a statement without one).
+std::vector<std::string> ParseStatementLines(const std::string& stderr_text,
+                                             const std::string& prefix);
+// The `Devices: ...` lines.
 std::vector<std::string> ParseDevicesLines(const std::string& stderr_text);
 
 // The `Time: X ms` values of `tandem sql --timing` output, in order.

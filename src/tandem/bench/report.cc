@@ -360,7 +360,7 @@ const std::vector<std::string>& CsvColumns() {
   static const std::vector<std::string> columns = {
       "benchmark", "group",     "scale",  "rows",    "engine",   "mode",         "status",
       "reps",      "median_ms", "min_ms", "max_ms",  "times_ms", "ratio_vs_cpu", "check",
-      "date",      "machine",   "gpu",    "version", "devices"};
+      "date",      "machine",   "gpu",    "version", "devices",  "peak_memory"};
   return columns;
 }
 
@@ -390,9 +390,40 @@ std::string RenderCsv(const Report& report) {
                                              report.info.machine,
                                              report.info.gpu,
                                              report.info.version,
-                                             c.devices};
+                                             c.devices,
+                                             c.peak_memory};
     for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + CsvField(fields[i]);
     out += "\n";
+  }
+  return out;
+}
+
+// Each Tandem cell's peak memory (the last measured run's tracked host buffers and GPU pool),
+// as a table of the series that report one; "" when none does.
+std::string PeakMemoryTable(const Shape& shape, const std::string& scale) {
+  std::vector<std::string> series;
+  for (const auto& s : shape.series) {
+    for (const auto& g : shape.groups) {
+      const ReportCell* c = shape.Find(scale, g, s);
+      if (c && !c->peak_memory.empty()) {
+        series.push_back(s);
+        break;
+      }
+    }
+  }
+  if (series.empty()) return "";
+  std::string out = "\nPeak memory (tracked host buffers, GPU pool):\n\n| query";
+  for (const auto& s : series) out += " | " + MdCell(s);
+  out += " |\n|---";
+  for (size_t i = 0; i < series.size(); ++i) out += "|---";
+  out += "|\n";
+  for (const auto& g : shape.groups) {
+    out += "| " + MdCell(g);
+    for (const auto& s : series) {
+      const ReportCell* c = shape.Find(scale, g, s);
+      out += " | " + MdCell(c && !c->peak_memory.empty() ? c->peak_memory : "-");
+    }
+    out += " |\n";
   }
   return out;
 }
@@ -429,6 +460,7 @@ std::string RenderMarkdown(const Report& report) {
     const std::vector<std::string> summary = TpchSummaryLines(report, scale);
     if (!summary.empty()) out += "\n";
     for (const std::string& line : summary) out += "- " + line + "\n";
+    out += PeakMemoryTable(shape, scale);
   }
   const std::vector<std::string> fallback = FallbackSummaryLines(report);
   if (!fallback.empty()) out += "\n## summary\n\n";

@@ -36,10 +36,11 @@ struct ReportCell {
   std::string mode;    // tandem: cpu, gpu, auto; duckdb: files
   std::string status;  // "ok", "n/a: no usable GPU", "error: ..."
   std::vector<double> times_ms;
-  double median_ms = 0;  // meaningful when status is "ok"
-  double ratio = 0;      // cpu median / this median; 0 when not known
-  std::string check;     // "reference", "ok", "DIFF: ...", "not checked"
-  std::string devices;   // where the measured plan ran: "cpu only", "gpu 7, cpu 2, ..."
+  double median_ms = 0;     // meaningful when status is "ok"
+  double ratio = 0;         // cpu median / this median; 0 when not known
+  std::string check;        // "reference", "ok", "DIFF: ...", "not checked"
+  std::string devices;      // where the measured plan ran: "cpu only", "gpu 7, cpu 2, ..."
+  std::string peak_memory;  // the last run's peak: "host 34.8 MiB, GPU 0 B" ("" unknown)
 
   bool ok() const { return status == "ok"; }
   std::string series() const { return engine == "tandem" ? mode : engine + " " + mode; }

@@ -125,6 +125,7 @@ Result<Report> ReadReport(const std::string& dir) {
     c.rows = static_cast<int64_t>(rows);
     c.check = f[col["check"]];
     c.devices = f[col["devices"]];
+    c.peak_memory = f[col["peak_memory"]];
     report.cells.push_back(std::move(c));
   }
   // Title, command and notes: the Markdown header's lines before the first table.

@@ -210,6 +210,7 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
         cell.times_ms = result.times_ms;
         cell.median_ms = result.median_ms;
         cell.devices = result.devices;
+        cell.peak_memory = result.peak_memory;
         if (options.log) {
           options.log(cell.group + " " + source + " " + cell.mode + ": " +
                       (cell.ok() ? std::to_string(cell.median_ms) + " ms" : cell.status));
