@@ -15,7 +15,7 @@ LIB = os.environ.get("TANDEM_UDF_EXAMPLE_LIB", "")
 
 COLUMNS = ["benchmark", "group", "scale", "rows", "engine", "mode", "status", "reps",
            "median_ms", "min_ms", "max_ms", "times_ms", "ratio_vs_cpu", "check", "date",
-           "machine", "gpu", "version", "devices"]
+           "machine", "gpu", "version", "devices", "peak_memory"]
 CONDITIONS = ["native", "after_agg", "after_filter", "before_filter", "two_islands",
               "before_filter_w4", "before_filter_w8", "before_filter_w12"]
 
@@ -62,6 +62,7 @@ def test_bench_fallback_small(tmp_path):
         assert r["date"] and r["machine"] and r["gpu"] and r["version"].startswith("tandem")
         # Where the measured plan ran (no GPU here: the CPU).
         assert r["devices"] == "cpu only", r
+        assert r["peak_memory"].startswith("host "), r  # the last run's peak
         if r["mode"] == "cpu":
             assert float(r["ratio_vs_cpu"]) == 1.0
             assert r["check"].startswith("reference"), r

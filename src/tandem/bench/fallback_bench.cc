@@ -222,6 +222,7 @@ Result<Report> RunFallbackBench(const FallbackBenchOptions& options) {
         cell.times_ms = result.times_ms;
         cell.median_ms = result.median_ms;
         cell.devices = result.devices;
+        cell.peak_memory = result.peak_memory;
         cell.check = "not checked";
         answers.push_back(std::move(result.rows));
         if (options.log) {

@@ -113,7 +113,8 @@ TEST(BenchReportReader, ReadsResultsFromBeforeTheDevicesColumn) {
       fs::temp_directory_path() / ("tandem_report_reader_old_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::string header, row;
-  for (size_t i = 0; i + 1 < CsvColumns().size(); ++i) header += (i ? "," : "") + CsvColumns()[i];
+  // The columns up to "version": a file from before the devices and peak_memory columns.
+  for (size_t i = 0; i + 2 < CsvColumns().size(); ++i) header += (i ? "," : "") + CsvColumns()[i];
   row =
       "fallback,native,1000,1000,tandem,cpu,ok,1,2.000,2.000,2.000,2.000,1.0000,reference,"
       "2026-01-01,\"cpu, 2 cores\",none,tandem 0.1.0";
@@ -126,6 +127,7 @@ TEST(BenchReportReader, ReadsResultsFromBeforeTheDevicesColumn) {
   ASSERT_TRUE(read.ok()) << read.status().ToString();
   ASSERT_EQ(read->cells.size(), 1u);
   EXPECT_EQ(read->cells[0].devices, "");
+  EXPECT_EQ(read->cells[0].peak_memory, "");
   EXPECT_EQ(read->info.machine, "cpu, 2 cores");
   EXPECT_DOUBLE_EQ(read->cells[0].median_ms, 2.0);
   fs::remove_all(dir);
