@@ -2,11 +2,36 @@
 #include "tandem/column/take.h"
 
 #include <cstring>
+#include <type_traits>
 
 #include "tandem/column/column_builder.h"
+#include "tandem/types/type_dispatch.h"
 
 namespace tandem {
 namespace {
+
+// The field of a Value that holds a stored T (see value.h): f64 for floats, i128 for decimals
+// above 18 digits, i64 for everything else (integers of any sign and width, dates, timestamps).
+template <typename T>
+T StoredValue(const Value& v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(v.f64);
+  } else if constexpr (std::is_same_v<T, int128_t>) {
+    return v.i128;
+  } else {
+    return static_cast<T>(v.i64);
+  }
+}
+template <typename T>
+void SetStoredValue(T x, Value* v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    v->f64 = x;
+  } else if constexpr (std::is_same_v<T, int128_t>) {
+    v->i128 = x;
+  } else {
+    v->i64 = static_cast<int64_t>(x);
+  }
+}
 
 template <typename Index>
 ColumnPtr TakeImpl(const Column& src, const Index* idx, int64_t n) {
@@ -127,46 +152,10 @@ ColumnPtr BroadcastValue(const Value& value, int64_t count) {
     b.AppendNulls(count);
     return b.Finish();
   }
-  for (int64_t i = 0; i < count; ++i) {
-    switch (value.type.id) {
-      case TypeId::kBool:
-        b.AppendBool(value.i64 != 0);
-        break;
-      case TypeId::kInt8:
-      case TypeId::kUInt8:
-        b.Append<int8_t>(static_cast<int8_t>(value.i64));
-        break;
-      case TypeId::kInt16:
-      case TypeId::kUInt16:
-        b.Append<int16_t>(static_cast<int16_t>(value.i64));
-        break;
-      case TypeId::kInt32:
-      case TypeId::kUInt32:
-      case TypeId::kDate32:
-        b.Append<int32_t>(static_cast<int32_t>(value.i64));
-        break;
-      case TypeId::kFloat32:
-        b.Append<float>(static_cast<float>(value.f64));
-        break;
-      case TypeId::kFloat64:
-        b.Append<double>(value.f64);
-        break;
-      case TypeId::kDecimal:
-        if (value.type.is_wide_decimal()) {
-          b.Append<int128_t>(value.i128);
-        } else {
-          b.Append<int64_t>(value.i64);
-        }
-        break;
-      case TypeId::kString:
-      case TypeId::kBinary:
-        b.AppendString(value.str);
-        break;
-      default:
-        b.Append<int64_t>(value.i64);
-        break;
-    }
-  }
+  auto append = Overloaded{[&](BoolTag) { b.AppendBool(value.i64 != 0); },
+                           [&](StringTag) { b.AppendString(value.str); },
+                           [&]<typename T>(Tag<T>) { b.Append<T>(StoredValue<T>(value)); }};
+  for (int64_t i = 0; i < count; ++i) VisitStorage(value.type, append);
   return b.Finish();
 }
 
@@ -175,52 +164,10 @@ Value GetValue(const Column& column, int64_t row) {
   if (column.IsNull(row)) return Value::Null(t);
   Value v = Value::Null(t);
   v.is_null = false;
-  switch (t.id) {
-    case TypeId::kBool:
-      v.i64 = column.GetBool(row);
-      break;
-    case TypeId::kInt8:
-      v.i64 = column.Value<int8_t>(row);
-      break;
-    case TypeId::kUInt8:
-      v.i64 = column.Value<uint8_t>(row);
-      break;
-    case TypeId::kInt16:
-      v.i64 = column.Value<int16_t>(row);
-      break;
-    case TypeId::kUInt16:
-      v.i64 = column.Value<uint16_t>(row);
-      break;
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-      v.i64 = column.Value<int32_t>(row);
-      break;
-    case TypeId::kUInt32:
-      v.i64 = column.Value<uint32_t>(row);
-      break;
-    case TypeId::kInt64:
-    case TypeId::kUInt64:
-    case TypeId::kTimestamp:
-      v.i64 = column.Value<int64_t>(row);
-      break;
-    case TypeId::kFloat32:
-      v.f64 = column.Value<float>(row);
-      break;
-    case TypeId::kFloat64:
-      v.f64 = column.Value<double>(row);
-      break;
-    case TypeId::kDecimal:
-      if (t.is_wide_decimal()) {
-        v.i128 = column.Value<int128_t>(row);
-      } else {
-        v.i64 = column.Value<int64_t>(row);
-      }
-      break;
-    case TypeId::kString:
-    case TypeId::kBinary:
-      v.str = std::string(column.GetString(row));
-      break;
-  }
+  VisitStorage(t,
+               Overloaded{[&](BoolTag) { v.i64 = column.GetBool(row); },
+                          [&](StringTag) { v.str = std::string(column.GetString(row)); },
+                          [&]<typename T>(Tag<T>) { SetStoredValue(column.Value<T>(row), &v); }});
   return v;
 }
 

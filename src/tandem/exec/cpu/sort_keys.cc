@@ -4,8 +4,10 @@
 #include <cmath>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 #include "tandem/exec/cpu/row_gather.h"
+#include "tandem/types/type_dispatch.h"
 
 namespace tandem::cpu {
 namespace {
@@ -40,77 +42,51 @@ inline uint32_t OrderedFloatBits(float f) {
   return (u >> 31) ? ~u : (u | (1U << 31));
 }
 
+// Unsigned image of a fixed-width value in the same order: sign bit flipped for signed integers,
+// the IEEE mapping above for floats, unsigned integers as they are.
+template <typename T>
+inline auto OrderedBits(T x) {
+  if constexpr (std::is_same_v<T, float>) {
+    return OrderedFloatBits(x);
+  } else if constexpr (std::is_same_v<T, double>) {
+    return OrderedDoubleBits(x);
+  } else if constexpr (std::is_same_v<T, int128_t>) {
+    return static_cast<uint128_t>(x) ^ (static_cast<uint128_t>(1) << 127);
+  } else if constexpr (std::is_signed_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<U>(static_cast<U>(x) ^ (U{1} << (8 * sizeof(T) - 1)));
+  } else {
+    return x;
+  }
+}
+
 // Writes the order-preserving bytes of rows [begin, begin + n) at dst + i * stride.
-template <typename T, typename Map>
-void EncodeFixed(const Column& col, int64_t begin, int64_t n, int width, uint8_t* dst,
-                 int64_t stride, Map map) {
+template <typename T>
+void EncodeFixed(const Column& col, int64_t begin, int64_t n, uint8_t* dst, int64_t stride) {
   const T* v = col.values_as<T>() + begin;
-  for (int64_t i = 0; i < n; ++i) StoreBigEndian(map(v[i]), width, dst + i * stride);
+  for (int64_t i = 0; i < n; ++i) StoreBigEndian(OrderedBits(v[i]), sizeof(T), dst + i * stride);
+}
+
+void EncodeBools(const Column& col, int64_t begin, int64_t n, uint8_t* dst, int64_t stride) {
+  for (int64_t i = 0; i < n; ++i) dst[i * stride] = col.GetBool(begin + i);
+}
+
+// Strings and binary: the first `width` bytes (the rest stays zero).
+void EncodePrefixes(const Column& col, int64_t begin, int64_t n, int width, uint8_t* dst,
+                    int64_t stride) {
+  for (int64_t i = 0; i < n; ++i) {
+    const std::string_view s = col.GetString(begin + i);
+    // A NULL (or empty) string may have no bytes at all: memcpy from null is undefined.
+    if (!s.empty()) std::memcpy(dst + i * stride, s.data(), std::min<size_t>(s.size(), width));
+  }
 }
 
 void EncodeValues(const Column& col, int64_t begin, int64_t n, int width, uint8_t* dst,
                   int64_t stride) {
-  switch (col.type().id) {
-    case TypeId::kBool:
-      for (int64_t i = 0; i < n; ++i) dst[i * stride] = col.GetBool(begin + i);
-      return;
-    case TypeId::kInt8:
-      EncodeFixed<int8_t>(col, begin, n, 1, dst, stride,
-                          [](int8_t x) { return static_cast<uint8_t>(x) ^ 0x80u; });
-      return;
-    case TypeId::kInt16:
-      EncodeFixed<int16_t>(col, begin, n, 2, dst, stride,
-                           [](int16_t x) { return static_cast<uint16_t>(x) ^ 0x8000u; });
-      return;
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-      EncodeFixed<int32_t>(col, begin, n, 4, dst, stride,
-                           [](int32_t x) { return static_cast<uint32_t>(x) ^ 0x80000000u; });
-      return;
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-      EncodeFixed<int64_t>(col, begin, n, 8, dst, stride, [](int64_t x) {
-        return static_cast<uint64_t>(x) ^ 0x8000000000000000ULL;
-      });
-      return;
-    case TypeId::kUInt8:
-      EncodeFixed<uint8_t>(col, begin, n, 1, dst, stride, [](uint8_t x) { return x; });
-      return;
-    case TypeId::kUInt16:
-      EncodeFixed<uint16_t>(col, begin, n, 2, dst, stride, [](uint16_t x) { return x; });
-      return;
-    case TypeId::kUInt32:
-      EncodeFixed<uint32_t>(col, begin, n, 4, dst, stride, [](uint32_t x) { return x; });
-      return;
-    case TypeId::kUInt64:
-      EncodeFixed<uint64_t>(col, begin, n, 8, dst, stride, [](uint64_t x) { return x; });
-      return;
-    case TypeId::kFloat32:
-      EncodeFixed<float>(col, begin, n, 4, dst, stride, OrderedFloatBits);
-      return;
-    case TypeId::kFloat64:
-      EncodeFixed<double>(col, begin, n, 8, dst, stride, OrderedDoubleBits);
-      return;
-    case TypeId::kDecimal:
-      if (col.type().is_wide_decimal()) {
-        EncodeFixed<int128_t>(col, begin, n, 16, dst, stride, [](int128_t x) {
-          return static_cast<uint128_t>(x) ^ (static_cast<uint128_t>(1) << 127);
-        });
-      } else {
-        EncodeFixed<int64_t>(col, begin, n, 8, dst, stride, [](int64_t x) {
-          return static_cast<uint64_t>(x) ^ 0x8000000000000000ULL;
-        });
-      }
-      return;
-    case TypeId::kString:
-    case TypeId::kBinary:
-      for (int64_t i = 0; i < n; ++i) {
-        const std::string_view s = col.GetString(begin + i);
-        // A NULL (or empty) string may have no bytes at all: memcpy from null is undefined.
-        if (!s.empty()) std::memcpy(dst + i * stride, s.data(), std::min<size_t>(s.size(), width));
-      }
-      return;
-  }
+  auto encode = Overloaded{[&](BoolTag) { EncodeBools(col, begin, n, dst, stride); },
+                           [&](StringTag) { EncodePrefixes(col, begin, n, width, dst, stride); },
+                           [&]<typename T>(Tag<T>) { EncodeFixed<T>(col, begin, n, dst, stride); }};
+  VisitStorage(col.type(), encode);
 }
 
 template <typename T>
@@ -119,41 +95,16 @@ inline int Cmp(T a, T b) {
 }
 
 int CompareValues(const Column& ca, int64_t ra, const Column& cb, int64_t rb) {
-  switch (ca.type().id) {
-    case TypeId::kBool:
-      return Cmp<int>(ca.GetBool(ra), cb.GetBool(rb));
-    case TypeId::kInt8:
-      return Cmp(ca.Value<int8_t>(ra), cb.Value<int8_t>(rb));
-    case TypeId::kInt16:
-      return Cmp(ca.Value<int16_t>(ra), cb.Value<int16_t>(rb));
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-      return Cmp(ca.Value<int32_t>(ra), cb.Value<int32_t>(rb));
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-      return Cmp(ca.Value<int64_t>(ra), cb.Value<int64_t>(rb));
-    case TypeId::kUInt8:
-      return Cmp(ca.Value<uint8_t>(ra), cb.Value<uint8_t>(rb));
-    case TypeId::kUInt16:
-      return Cmp(ca.Value<uint16_t>(ra), cb.Value<uint16_t>(rb));
-    case TypeId::kUInt32:
-      return Cmp(ca.Value<uint32_t>(ra), cb.Value<uint32_t>(rb));
-    case TypeId::kUInt64:
-      return Cmp(ca.Value<uint64_t>(ra), cb.Value<uint64_t>(rb));
-    case TypeId::kFloat32:
-      return Cmp(OrderedFloatBits(ca.Value<float>(ra)), OrderedFloatBits(cb.Value<float>(rb)));
-    case TypeId::kFloat64:
-      return Cmp(OrderedDoubleBits(ca.Value<double>(ra)), OrderedDoubleBits(cb.Value<double>(rb)));
-    case TypeId::kDecimal:
-      if (ca.type().is_wide_decimal()) return Cmp(ca.Value<int128_t>(ra), cb.Value<int128_t>(rb));
-      return Cmp(ca.Value<int64_t>(ra), cb.Value<int64_t>(rb));
-    case TypeId::kString:
-    case TypeId::kBinary: {
-      const int c = ca.GetString(ra).compare(cb.GetString(rb));
-      return c < 0 ? -1 : (c > 0 ? 1 : 0);
-    }
-  }
-  return 0;
+  auto compare =
+      Overloaded{[&](BoolTag) { return Cmp<int>(ca.GetBool(ra), cb.GetBool(rb)); },
+                 [&](StringTag) {
+                   const int c = ca.GetString(ra).compare(cb.GetString(rb));
+                   return c < 0 ? -1 : (c > 0 ? 1 : 0);
+                 },
+                 [&]<typename T>(Tag<T>) {
+                   return Cmp(OrderedBits(ca.Value<T>(ra)), OrderedBits(cb.Value<T>(rb)));
+                 }};
+  return VisitStorage(ca.type(), compare);
 }
 
 }  // namespace

@@ -9,10 +9,12 @@
 #include <cstring>
 #include <limits>
 #include <string_view>
+#include <type_traits>
 
 #include "tandem/column/column_builder.h"
 #include "tandem/column/take.h"
 #include "tandem/exec/cpu/window_functions.h"
+#include "tandem/types/type_dispatch.h"
 
 namespace tandem::cpu {
 namespace {
@@ -23,34 +25,19 @@ int128_t Pow10(int e) {
   return p;
 }
 
-// Integer, unscaled decimal, date (days) or timestamp (microseconds) value of row i as int128.
+// Integer, unscaled decimal, date (days) or timestamp (microseconds) value of row i as int128;
+// 0 for floats and strings.
 int128_t ExactValue(const Column& c, int64_t i) {
-  switch (c.type().id) {
-    case TypeId::kBool:
-      return c.GetBool(i);
-    case TypeId::kInt8:
-      return c.Value<int8_t>(i);
-    case TypeId::kInt16:
-      return c.Value<int16_t>(i);
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-      return c.Value<int32_t>(i);
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-      return c.Value<int64_t>(i);
-    case TypeId::kUInt8:
-      return c.Value<uint8_t>(i);
-    case TypeId::kUInt16:
-      return c.Value<uint16_t>(i);
-    case TypeId::kUInt32:
-      return c.Value<uint32_t>(i);
-    case TypeId::kUInt64:
-      return c.Value<uint64_t>(i);
-    case TypeId::kDecimal:
-      return c.type().is_wide_decimal() ? c.Value<int128_t>(i) : int128_t{c.Value<int64_t>(i)};
-    default:
-      return 0;
-  }
+  auto exact = Overloaded{[&](BoolTag) -> int128_t { return c.GetBool(i); },
+                          [&](StringTag) -> int128_t { return 0; },
+                          [&]<typename T>(Tag<T>) -> int128_t {
+                            if constexpr (std::is_floating_point_v<T>) {
+                              return 0;
+                            } else {
+                              return c.Value<T>(i);
+                            }
+                          }};
+  return VisitStorage(c.type(), exact);
 }
 
 long double FloatValue(const Column& c, int64_t i) {

@@ -5,62 +5,38 @@
 #include <cmath>
 
 #include "tandem/exec/cpu/sort_keys.h"
+#include "tandem/types/type_dispatch.h"
 
 namespace tandem::cpu {
 namespace {
 
 // The ORDER BY key as doubles, negated for DESC so the non-NULL values ascend in sorted order.
+// Numbers and dates only: any other type fails as soon as it has a non-NULL key.
 Result<std::vector<double>> RangeKeyValues(const Column& key, bool ascending) {
   const DataType& t = key.type();
   const int64_t n = key.length();
   std::vector<double> v(static_cast<size_t>(n), 0);
-  double scale = 1;
-  if (t.is_decimal()) scale = std::pow(10.0, t.scale);
-  for (int64_t i = 0; i < n; ++i) {
-    if (key.IsNull(i)) continue;
-    double x = 0;
-    switch (t.id) {
-      case TypeId::kInt8:
-        x = key.Value<int8_t>(i);
-        break;
-      case TypeId::kInt16:
-        x = key.Value<int16_t>(i);
-        break;
-      case TypeId::kInt32:
-      case TypeId::kDate32:
-        x = key.Value<int32_t>(i);
-        break;
-      case TypeId::kInt64:
-        x = static_cast<double>(key.Value<int64_t>(i));
-        break;
-      case TypeId::kUInt8:
-        x = key.Value<uint8_t>(i);
-        break;
-      case TypeId::kUInt16:
-        x = key.Value<uint16_t>(i);
-        break;
-      case TypeId::kUInt32:
-        x = key.Value<uint32_t>(i);
-        break;
-      case TypeId::kUInt64:
-        x = static_cast<double>(key.Value<uint64_t>(i));
-        break;
-      case TypeId::kFloat32:
-        x = key.Value<float>(i);
-        break;
-      case TypeId::kFloat64:
-        x = key.Value<double>(i);
-        break;
-      case TypeId::kDecimal:
-        x = t.is_wide_decimal() ? static_cast<double>(key.Value<int128_t>(i)) / scale
-                                : static_cast<double>(key.Value<int64_t>(i)) / scale;
-        break;
-      default:
+  const bool numeric =
+      t.is_integer() || t.is_floating() || t.is_decimal() || t.id == TypeId::kDate32;
+  if (!numeric) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (key.IsValid(i)) {
         return Status::Unsupported("RANGE frame with an offset over a " + t.ToString() +
                                    " ORDER BY key");
+      }
     }
-    v[i] = ascending ? x : -x;
+    return v;
   }
+  const double scale = t.is_decimal() ? std::pow(10.0, t.scale) : 1;
+  auto convert = Overloaded{[&]<typename T>(Tag<T>) {
+                              for (int64_t i = 0; i < n; ++i) {
+                                if (key.IsNull(i)) continue;
+                                const double x = static_cast<double>(key.Value<T>(i)) / scale;
+                                v[i] = ascending ? x : -x;
+                              }
+                            },
+                            [](auto) {}};  // booleans and strings: refused above
+  VisitStorage(t, convert);
   return v;
 }
 

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "tandem/io/parquet/encode/chunk_data.h"
+#include "tandem/types/type_dispatch.h"
 
 namespace tandem::parquet {
 namespace {
@@ -17,7 +18,9 @@ void GatherFixed(const ColumnSlice& s, std::vector<Dst>* out) {
   out->resize(pos + static_cast<size_t>(s.length));
   Dst* dst = out->data() + pos;
   if (c.null_count() == 0) {
-    if constexpr (std::is_same_v<Src, Dst>) {
+    // Same width, both integers or both floats: a bit copy (uint32 storage into int32 too).
+    if constexpr (sizeof(Src) == sizeof(Dst) &&
+                  std::is_floating_point_v<Src> == std::is_floating_point_v<Dst>) {
       std::memcpy(dst, src, static_cast<size_t>(s.length) * sizeof(Dst));
     } else {
       for (int64_t i = 0; i < s.length; ++i) dst[i] = static_cast<Dst>(src[i]);
@@ -54,39 +57,30 @@ void GatherStrings(const ColumnSlice& s, std::vector<std::string_view>* out) {
   }
 }
 
-void GatherValues(const ColumnSlice& s, const ColumnWriteSpec& spec, ChunkData* out) {
-  switch (spec.type.id) {
-    case TypeId::kBool:
-      return GatherBools(s, &out->bools);
-    case TypeId::kInt8:
-      return GatherFixed<int8_t>(s, &out->i32);
-    case TypeId::kInt16:
-      return GatherFixed<int16_t>(s, &out->i32);
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-      return GatherFixed<int32_t>(s, &out->i32);
-    case TypeId::kUInt8:
-      return GatherFixed<uint8_t>(s, &out->i32);
-    case TypeId::kUInt16:
-      return GatherFixed<uint16_t>(s, &out->i32);
-    case TypeId::kUInt32:
-      return GatherFixed<uint32_t>(s, &out->i32);
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-    case TypeId::kUInt64:
-      return GatherFixed<int64_t>(s, &out->i64);
-    case TypeId::kFloat32:
-      return GatherFixed<float>(s, &out->f32);
-    case TypeId::kFloat64:
-      return GatherFixed<double>(s, &out->f64);
-    case TypeId::kDecimal:
-      if (spec.kind == ValueKind::kInt32) return GatherFixed<int64_t>(s, &out->i32);
-      if (spec.kind == ValueKind::kInt64) return GatherFixed<int64_t>(s, &out->i64);
-      return GatherFixed<int128_t>(s, &out->i128);
-    case TypeId::kString:
-    case TypeId::kBinary:
-      return GatherStrings(s, &out->bytes);
+// Fixed-width storage T into the vector of its Parquet physical type: integers of up to 32 bits
+// and decimal(<=9) to int32, other 64-bit integers to int64.
+template <typename T>
+void GatherNumbers(const ColumnSlice& s, const ColumnWriteSpec& spec, ChunkData* out) {
+  if constexpr (std::is_same_v<T, float>) {
+    GatherFixed<T>(s, &out->f32);
+  } else if constexpr (std::is_same_v<T, double>) {
+    GatherFixed<T>(s, &out->f64);
+  } else if constexpr (std::is_same_v<T, int128_t>) {
+    GatherFixed<T>(s, &out->i128);
+  } else if constexpr (sizeof(T) <= 4) {
+    GatherFixed<T>(s, &out->i32);
+  } else if (spec.kind == ValueKind::kInt32) {
+    GatherFixed<T>(s, &out->i32);
+  } else {
+    GatherFixed<T>(s, &out->i64);
   }
+}
+
+void GatherValues(const ColumnSlice& s, const ColumnWriteSpec& spec, ChunkData* out) {
+  auto gather = Overloaded{[&](BoolTag) { GatherBools(s, &out->bools); },
+                           [&](StringTag) { GatherStrings(s, &out->bytes); },
+                           [&]<typename T>(Tag<T>) { GatherNumbers<T>(s, spec, out); }};
+  VisitStorage(spec.type, gather);
 }
 
 void ReserveValues(const ColumnWriteSpec& spec, int64_t rows, ChunkData* out) {
