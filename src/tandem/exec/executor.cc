@@ -34,6 +34,7 @@
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/cpu/pipeline.h"
 #include "tandem/exec/gpu/gpu_operators_more.h"
+#include "tandem/exec/shared_subplans.h"
 #include "tandem/gpu/device_column.h"
 #include "tandem/gpu/device_limit.h"
 #include "tandem/io/parquet/device_reader.h"
@@ -346,7 +347,7 @@ void RecordPipelineMetrics(const cpu::Pipeline& p, bool aggregate, const cpu::Pi
 // One query's run: the executor state that lives as long as the query (its GPU stream).
 class QueryRun {
  public:
-  explicit QueryRun(ExecContext& ctx) : ctx_(ctx) {}
+  QueryRun(const PlanNode& root, ExecContext& ctx) : ctx_(ctx), shared_(root, ctx) {}
   ~QueryRun() {
     // Device buffers are freed on the stream; wait so nothing outlives the query.
     if (stream_) (void)stream_->Synchronize();
@@ -398,7 +399,10 @@ class QueryRun {
   Result<Table> ScanCached(const PlanNode& node, const CachedTable& cached);
   Result<Table> ToHost(const gpu::DeviceBatch& batch);
 
+  Result<Table> RunHostOnce(const PlanNode& node);
+
   ExecContext& ctx_;
+  SharedSubplans shared_;              // identical subplans of the query, run once
   bool cpu_only_ = false;              // inside RerunOnCpu
   std::optional<gpu::Stream> stream_;  // declared first among GPU state: destroyed last
   gpu::GpuContext gpu_ctx_;
@@ -473,6 +477,24 @@ Result<Table> QueryRun::RerunOnCpu(const PlanNode& root, const Status& oom) {
 }
 
 Result<Table> QueryRun::RunHost(const PlanNode& node) {
+  if (!shared_.IsShared(&node)) return RunHostOnce(node);
+  if (std::optional<Table> kept = shared_.Reuse(&node)) {
+    OperatorMetrics m;
+    m.name = std::string(OperatorName(node)) +
+             " (the output of an identical subplan, computed once for " +
+             std::to_string(shared_.Occurrences(&node)) + ")";
+    m.rows = kept->num_rows();
+    m.batches = static_cast<int64_t>(kept->batches.size());
+    m.bytes = cpu::opx::TableBytes(*kept);
+    ctx_.Record(&node, m);
+    return *std::move(kept);
+  }
+  TANDEM_ASSIGN_OR_RAISE(Table out, RunHostOnce(node));
+  shared_.Keep(&node, out);
+  return out;
+}
+
+Result<Table> QueryRun::RunHostOnce(const PlanNode& node) {
   TANDEM_RETURN_NOT_OK(CheckShape(node));
   TANDEM_RETURN_NOT_OK(CheckCancelled());
   if (cpu_only_ && node.kind == PlanKind::kTransition) return RunHost(*node.children[0]);
@@ -726,7 +748,8 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node) {
   std::vector<std::shared_ptr<const cpu::JoinProbe>> probes;
   std::vector<double> build_ms;
   const PlanNode* cur = aggregate ? node.children[0].get() : &node;
-  while (Streams(*cur)) {
+  // A subplan that occurs more than once ends the chain: it runs (once) as the source.
+  while (Streams(*cur) && (cur == &node || !shared_.IsShared(cur))) {
     TANDEM_RETURN_NOT_OK(CheckCancelled());
     std::shared_ptr<const cpu::JoinProbe> probe;
     double ms = 0;
@@ -969,7 +992,7 @@ Result<Table> Execute(const PlanNode& plan, ExecContext& ctx) {
   ArmOomInjection(ctx.host_oom_injection, OomTarget::kHost);
   gpu::SetDeviceLimit(ctx.gpu_limit_bytes);
   ctx.peak_host_bytes = host_memory::InUse();
-  Result<Table> out = QueryRun(ctx).RunHost(plan);
+  Result<Table> out = QueryRun(plan, ctx).RunHost(plan);
   // Injected failures belong to the query's execution, not to what its caller does next.
   ArmOomInjection(OomInjection{});
   ArmOomInjection(OomInjection{}, OomTarget::kHost);
