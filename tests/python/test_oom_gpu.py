@@ -103,3 +103,28 @@ def test_cache_table_moves_the_least_recently_used_table_to_host_memory():
     joined = con.execute("SELECT count(*) FROM customer, supplier "
                          "WHERE c_nationkey = s_nationkey").fetchone()[0]
     assert "25" in lines and str(joined) in lines, r.stdout
+
+
+def test_a_query_out_of_gpu_memory_moves_cached_tables_it_does_not_read():
+    needs_gpu()
+    script = ("SET tandem.sql.device = gpu;\n"
+              "CACHE TABLE orders;\nCACHE TABLE lineitem;\nCACHE TABLE nation;\n"
+              "SELECT count(*) AS n FROM lineitem;\n"
+              # The query's first allocation fails: orders (unused by it, and used longest ago)
+              # moves to host memory and the query runs again on the GPU.
+              "SET tandem.test.injectOom = 1;\n"
+              "SELECT n_regionkey, count(*) AS n FROM nation GROUP BY n_regionkey "
+              "ORDER BY n_regionkey;\n"
+              "SET tandem.test.injectOom = off;\n"
+              "SELECT count(*) AS n FROM orders;\n")
+    r = tandem("sql", "--timing", "-f", "-", *table_args(), stdin=script)
+    assert r.returncode == 0, r.stderr
+    devices = [l for l in r.stderr.splitlines() if l.startswith("Devices:")]
+    moved = [l for l in devices if "moved cached tables to host memory" in l]
+    assert len(moved) == 1 and moved[0].endswith("on the GPU: orders"), r.stderr
+    assert "ran again on the CPU" not in moved[0], r.stderr
+    _, con = tpch.dataset(DATA)
+    orders = con.execute("SELECT count(*) FROM orders").fetchone()[0]
+    lines = [l.strip() for l in r.stdout.splitlines()]
+    per_region = [l for l in lines if re.fullmatch(r"\d+\s*\|\s*5", l)]
+    assert str(orders) in lines and len(per_region) == 5, r.stdout

@@ -53,10 +53,11 @@ class TableCache {
     table.last_used = ++clock_;
     tables_[key] = std::move(table);
   }
-  // The table in GPU memory used longest ago, or nullptr.
-  CachedTable* LeastRecentlyUsedOnDevice() {
+  // The table in GPU memory used longest ago (leaving out those of `keep`), or nullptr.
+  CachedTable* LeastRecentlyUsedOnDevice(const std::set<const TableSource*>& keep = {}) {
     CachedTable* oldest = nullptr;
     for (auto& [key, t] : tables_) {
+      if (keep.count(key)) continue;
       if (t.device && (!oldest || t.last_used < oldest->last_used)) oldest = &t;
     }
     return oldest;
@@ -98,9 +99,11 @@ struct OperatorMetrics {
 class ExecContext {
  public:
   EvalContext eval;
-  int num_threads = 0;                      // 0 = all hardware threads
-  gpu::DeviceMemoryConfig gpu_memory;       // used when the query is the first to touch the GPU
-  const TableCache* table_cache = nullptr;  // the session's cached tables, if any
+  int num_threads = 0;                 // 0 = all hardware threads
+  gpu::DeviceMemoryConfig gpu_memory;  // used when the query is the first to touch the GPU
+  // The session's cached tables, if any. A query that runs out of GPU memory may move the ones
+  // it does not read to host memory (the executor's RunHost).
+  TableCache* table_cache = nullptr;
   // Synchronize the GPU stream after every GPU operator so each one's time is its own (EXPLAIN
   // ANALYZE); otherwise work queued asynchronously is timed where the host waits for it.
   bool time_gpu_operators = false;
@@ -117,6 +120,8 @@ class ExecContext {
   int gpu_oom_fallbacks = 0;
   // CPU operators that ran out of host memory and succeeded when run again.
   int host_oom_retries = 0;
+  // Cached tables moved from GPU to host memory to make room for the query.
+  std::vector<std::string> cached_tables_moved;
   // The most tracked host memory and GPU pool memory in use while the query's operators ran
   // (the process's, other queries included), for --timing and benchmarks.
   int64_t peak_host_bytes = 0;

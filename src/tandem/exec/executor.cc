@@ -23,6 +23,7 @@
 #include <functional>
 #include <new>
 #include <optional>
+#include <set>
 
 #include "tandem/catalog/table_source.h"
 #include "tandem/common/out_of_memory.h"
@@ -344,10 +345,19 @@ void RecordPipelineMetrics(const cpu::Pipeline& p, bool aggregate, const cpu::Pi
   }
 }
 
+void CollectScannedSources(const PlanNode& node, std::set<const TableSource*>* out) {
+  if (node.kind == PlanKind::kScan && node.source) out->insert(node.source.get());
+  for (const auto& c : node.children) {
+    if (c) CollectScannedSources(*c, out);
+  }
+}
+
 // One query's run: the executor state that lives as long as the query (its GPU stream).
 class QueryRun {
  public:
-  QueryRun(const PlanNode& root, ExecContext& ctx) : ctx_(ctx), shared_(root, ctx) {}
+  QueryRun(const PlanNode& root, ExecContext& ctx) : ctx_(ctx), shared_(root, ctx) {
+    CollectScannedSources(root, &scanned_sources_);
+  }
   ~QueryRun() {
     // Device buffers are freed on the stream; wait so nothing outlives the query.
     if (stream_) (void)stream_->Synchronize();
@@ -357,6 +367,9 @@ class QueryRun {
   Result<gpu::DeviceBatchPtr> RunDevice(const PlanNode& node);
 
  private:
+  // Moves the least recently used table cached in GPU memory that the query does not scan to
+  // host memory; false when there is none (or the move failed).
+  bool MoveUnusedCachedTableToHost();
   // The part of the plan under `root` ran out of GPU memory: runs it again on the CPU.
   Result<Table> RerunOnCpu(const PlanNode& root, const Status& oom);
   // Whether the node runs on the GPU in this run (not while a part is rerun on the CPU).
@@ -402,9 +415,10 @@ class QueryRun {
   Result<Table> RunHostOnce(const PlanNode& node);
 
   ExecContext& ctx_;
-  SharedSubplans shared_;              // identical subplans of the query, run once
-  bool cpu_only_ = false;              // inside RerunOnCpu
-  std::optional<gpu::Stream> stream_;  // declared first among GPU state: destroyed last
+  SharedSubplans shared_;                         // identical subplans of the query, run once
+  std::set<const TableSource*> scanned_sources_;  // what the query's scans read
+  bool cpu_only_ = false;                         // inside RerunOnCpu
+  std::optional<gpu::Stream> stream_;             // declared first among GPU state: destroyed last
   gpu::GpuContext gpu_ctx_;
 };
 
@@ -460,6 +474,21 @@ void ForgetMetrics(const PlanNode& node, ExecContext& ctx) {
   }
 }
 
+bool QueryRun::MoveUnusedCachedTableToHost() {
+  if (!ctx_.table_cache || !stream_) return false;
+  CachedTable* table = ctx_.table_cache->LeastRecentlyUsedOnDevice(scanned_sources_);
+  if (!table) return false;
+  // The failed part's frees are ordered on the stream before the copy.
+  Result<Table> host = gpu::ToHost(*table->device, *stream_);
+  if (!host.ok() || !stream_->Synchronize().ok()) return false;
+  table->bytes = cpu::opx::TableBytes(*host);
+  table->host = std::make_shared<const Table>(std::move(host).value());
+  table->device.reset();
+  if (!stream_->Synchronize().ok()) return false;
+  ctx_.cached_tables_moved.push_back(table->name);
+  return true;
+}
+
 Result<Table> QueryRun::RerunOnCpu(const PlanNode& root, const Status& oom) {
   ForgetMetrics(root, ctx_);
   ++ctx_.gpu_oom_fallbacks;
@@ -502,6 +531,13 @@ Result<Table> QueryRun::RunHostOnce(const PlanNode& node) {
     // Device -> host: an explicit transition, or an implicit one for a GPU node read here.
     const PlanNode& source = node.kind == PlanKind::kTransition ? *node.children[0] : node;
     Result<gpu::DeviceBatchPtr> device = RunDevice(source);
+    // Out of GPU memory: first make room by moving the cached tables this query does not read to
+    // host memory, least recently used first, running the part again on the GPU after each.
+    while (!device.ok() && device.status().code() == StatusCode::kOutOfMemory &&
+           MoveUnusedCachedTableToHost()) {
+      ForgetMetrics(source, ctx_);
+      device = RunDevice(source);
+    }
     if (!device.ok()) {
       // Out of GPU memory anywhere in the GPU part that ends here: that part runs again on the
       // CPU (its device buffers are freed by now), and the query goes on.

@@ -482,6 +482,12 @@ class StatementRunner {
       result.devices += "; out of GPU memory: " + std::to_string(ctx.gpu_oom_fallbacks) +
                         " part(s) of the plan ran again on the CPU (EXPLAIN ANALYZE shows which)";
     }
+    if (!ctx.cached_tables_moved.empty()) {
+      result.devices += "; moved cached tables to host memory to make room on the GPU:";
+      for (size_t i = 0; i < ctx.cached_tables_moved.size(); ++i) {
+        result.devices += (i ? ", " : " ") + ctx.cached_tables_moved[i];
+      }
+    }
     result.peak_host_bytes = ctx.peak_host_bytes;
     result.peak_device_bytes = ctx.peak_device_bytes;
     return result;
