@@ -126,3 +126,50 @@ def test_a_join_pipeline_holds_no_intermediate_table(tables, tmp_path):
     # on: the row groups being decoded and a few batches per thread.
     assert on * 3 < off, (on, off)
     print(f"peak host memory: pipelines {on / 2**20:.1f} MiB, whole tables {off / 2**20:.1f} MiB")
+
+
+@pytest.fixture(scope="module")
+def keyed(tmp_path_factory):
+    d = tmp_path_factory.mktemp("keyed")
+    rng = np.random.default_rng(5)
+    n = 300_000
+    days = rng.integers(-20_000, 20_000, n).astype("int32")
+    fact = pa.table({
+        "k32": pa.array(rng.integers(-1_000_000, 1_000_000, n).astype("int32"),
+                        mask=rng.random(n) < 0.05),
+        "k8": rng.integers(-128, 128, n).astype("int8"),
+        "day": pa.array(days, type=pa.int32()).cast(pa.date32()),
+        "v": rng.integers(0, 100, n),
+    })
+    picks = rng.integers(-1_000_000, 1_000_000, 300).astype("int32")
+    small = pa.table({
+        "id32": pa.array(picks, mask=np.arange(300) == 7),  # one NULL build key
+        "id8": (np.arange(300) % 40 - 20).astype("int8"),
+        "dday": pa.array(rng.choice(days, 300), type=pa.int32()).cast(pa.date32()),
+        "w": np.arange(300),
+    })
+    paths = {"fact": str(d / "fact.parquet"), "small": str(d / "small.parquet")}
+    pq.write_table(fact, paths["fact"], row_group_size=60_000)
+    pq.write_table(small, paths["small"])
+    return paths
+
+
+KEYED_QUERIES = [
+    "SELECT count(*) AS n, sum(f.v + s.w) AS t FROM fact f JOIN small s ON f.k32 = s.id32",
+    "SELECT count(*) AS n, sum(v) AS t FROM fact f WHERE EXISTS "
+    "(SELECT 1 FROM small s WHERE s.id32 = f.k32)",
+    "SELECT count(*) AS n, sum(f.v) AS t FROM fact f JOIN small s ON f.k8 = s.id8",
+    "SELECT count(*) AS n, sum(f.v) AS t FROM fact f JOIN small s ON f.day = s.dday",
+    "SELECT count(*) AS n FROM fact f WHERE f.k32 IN (SELECT id32 FROM small WHERE w < 50)",
+    "SELECT count(*) AS n FROM fact f LEFT JOIN small s ON f.k32 = s.id32 WHERE s.w IS NULL",
+]
+
+
+@pytest.mark.parametrize("query", range(len(KEYED_QUERIES)))
+def test_probe_filters_of_narrow_integer_keys(keyed, query):
+    """Joins whose build side is a small set of integer keys (the probe drops rows outside the
+    build keys' bitmap before hashing): signed, 8-bit and date keys, NULLs on both sides."""
+    sql = KEYED_QUERIES[query]
+    expected = run_duckdb(duck(keyed), sql)
+    diff = compare_results(run_tandem(sql, keyed), expected)
+    assert diff is None, f"{sql}: {diff}"

@@ -1,10 +1,14 @@
 // JoinProbe: the build of an equi hash join's right input and the probe of left morsels, sliced
-// so that a key matched by many rows on both sides fills bounded output batches.
+// so that a key matched by many rows on both sides fills bounded output batches; a bitmap of a
+// narrow integer build key drops probe rows that cannot match before they are hashed.
 #include "tandem/exec/cpu/join_probe.h"
 
 #include <algorithm>
+#include <type_traits>
 
+#include "tandem/column/take.h"
 #include "tandem/exec/cpu/row_gather.h"
+#include "tandem/types/type_dispatch.h"
 
 namespace tandem::cpu {
 namespace {
@@ -43,9 +47,72 @@ Result<std::unique_ptr<JoinProbe>> JoinProbe::Build(const PlanNode& node, Table 
   for (const Morsel& m : build_morsels) build_key_cols.push_back(right_keys[m.batch]);
   TANDEM_ASSIGN_OR_RAISE(probe->table_,
                          JoinHashTable::Build(probe->layout_, build_morsels, build_key_cols));
+  probe->BuildKeyBitmap(right_keys);
   probe->null_aware_ = node.null_aware && node.join_type == JoinType::kAnti && r.num_rows() > 0;
   probe->no_output_ = probe->null_aware_ && !probe->table_.null_key_refs().empty();
   return probe;
+}
+
+void JoinProbe::BuildKeyBitmap(const std::vector<std::vector<ColumnPtr>>& right_keys) {
+  constexpr uint64_t kMaxSpan = uint64_t{1} << 24;  // a 2 MiB bitmap
+  if (node_.left_keys.size() != 1) return;
+  if (node_.join_type != JoinType::kInner && node_.join_type != JoinType::kSemi) return;
+  const DataType& type = layout_.types()[0];
+  if (!type.is_integer() && type.id != TypeId::kDate32) return;
+  if (type.id == TypeId::kUInt64) return;  // values past INT64_MAX
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  auto each_value = [&](auto&& fn) {
+    for (const auto& cols : right_keys) {
+      const Column& c = *cols[0];
+      VisitStorage(c.type(), Overloaded{[](BoolTag) {}, [](StringTag) {},
+                                        [&](auto tag) {
+                                          using T = typename decltype(tag)::type;
+                                          if constexpr (std::is_integral_v<T> &&
+                                                        sizeof(T) <= sizeof(int64_t)) {
+                                            const T* v = c.values_as<T>();
+                                            for (int64_t i = 0; i < c.length(); ++i) {
+                                              if (c.IsValid(i)) fn(static_cast<int64_t>(v[i]));
+                                            }
+                                          }
+                                        }});
+    }
+  };
+  each_value([&](int64_t v) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  });
+  if (lo > hi) return;  // no non-NULL build key: the hash table alone answers quickly
+  const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
+  if (span == 0 || span > kMaxSpan) return;
+  KeyBitmap b;
+  b.lo = lo;
+  b.span = span;
+  b.bits.assign((span + 63) / 64, 0);
+  each_value([&](int64_t v) {
+    const uint64_t d = static_cast<uint64_t>(v) - static_cast<uint64_t>(lo);
+    b.bits[d >> 6] |= uint64_t{1} << (d & 63);
+  });
+  bitmap_ = std::move(b);
+}
+
+std::vector<int32_t> JoinProbe::RowsThatMayMatch(const Column& key) const {
+  std::vector<int32_t> rows;
+  VisitStorage(
+      key.type(),
+      Overloaded{[](BoolTag) {}, [](StringTag) {},
+                 [&](auto tag) {
+                   using T = typename decltype(tag)::type;
+                   if constexpr (std::is_integral_v<T> && sizeof(T) <= sizeof(int64_t)) {
+                     const T* v = key.values_as<T>();
+                     const bool nulls = key.null_count() > 0;
+                     for (int64_t i = 0; i < key.length(); ++i) {
+                       if ((!nulls || key.IsValid(i)) && bitmap_->Has(static_cast<int64_t>(v[i]))) {
+                         rows.push_back(static_cast<int32_t>(i));
+                       }
+                     }
+                   }
+                 }});
+  return rows;
 }
 
 bool JoinProbe::StreamsProbeSide(const PlanNode& node) {
@@ -126,6 +193,19 @@ Status JoinProbe::ProbeBatch(const BatchPtr& batch, OutputBudget& budget, EvalCo
   TANDEM_ASSIGN_OR_RAISE(auto left_keys,
                          EvaluateColumnsPerBatch(node_.left_keys, left.batches, eval));
   TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(left_keys, layout_.types(), "hash join"));
+  if (bitmap_ && batch->num_rows <= INT32_MAX) {
+    // Only the rows whose key may be in the table go on (when that is at most half of them).
+    const std::vector<int32_t> rows = RowsThatMayMatch(*left_keys[0][0]);
+    const int64_t m = static_cast<int64_t>(rows.size());
+    if (m == 0) return Status::OK();
+    if (2 * m <= batch->num_rows) {
+      BatchPtr compact = TakeBatch(*batch, rows.data(), m);
+      compact->num_rows = m;
+      compact->schema = batch->schema;
+      left.batches[0] = compact;
+      left_keys[0] = {Take(*left_keys[0][0], rows.data(), m)};
+    }
+  }
   JoinEmitter emitter(node_, left, right_, table_.entry_refs(), table_.num_entries());
   for (const Morsel& m : MakeMorsels(left.batches)) {
     TANDEM_RETURN_NOT_OK(ProbeMorsel(left_keys[m.batch], m, emitter, budget, eval, out));

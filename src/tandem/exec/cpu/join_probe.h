@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "tandem/exec/cpu/join_emit.h"
@@ -66,10 +67,28 @@ class JoinProbe {
   JoinProbe(const PlanNode& node, Table right, std::vector<DataType> types, ExecContext& ctx)
       : node_(node), right_(std::move(right)), layout_(types, /*nulls_equal=*/false), ctx_(ctx) {}
 
+  // One integer key whose build values lie in a narrow range: a bit per value of the range.
+  // An INNER or SEMI join's probe rows whose key has no bit cannot match and are dropped before
+  // their keys are encoded and hashed (a small filtered dimension probed by a large fact table
+  // keeps few of its rows).
+  struct KeyBitmap {
+    int64_t lo = 0;
+    uint64_t span = 0;
+    std::vector<uint64_t> bits;
+    bool Has(int64_t v) const {
+      const uint64_t d = static_cast<uint64_t>(v) - static_cast<uint64_t>(lo);
+      return d < span && (bits[d >> 6] >> (d & 63) & 1);
+    }
+  };
+  void BuildKeyBitmap(const std::vector<std::vector<ColumnPtr>>& right_keys);
+  // The rows of a probe batch whose key passes the bitmap (and is not NULL).
+  std::vector<int32_t> RowsThatMayMatch(const Column& key) const;
+
   const PlanNode& node_;
   Table right_;
   KeyLayout layout_;
   JoinHashTable table_;
+  std::optional<KeyBitmap> bitmap_;
   bool no_output_ = false;
   bool null_aware_ = false;
   ExecContext& ctx_;
