@@ -3,8 +3,10 @@
 
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 #include "tandem/plan/rewrite_util.h"
+#include "tandem/types/type_dispatch.h"
 
 namespace tandem::plan {
 namespace {
@@ -22,38 +24,17 @@ std::optional<Op> OpOf(const std::string& name, bool flipped) {
   return std::nullopt;
 }
 
+// Whether v is a value of the integer type t; always false for uint64 (keep it simple).
 bool IntegerFits(int128_t v, const DataType& t) {
-  int128_t lo = 0, hi = 0;
-  switch (t.id) {
-    case TypeId::kInt8:
-      lo = INT8_MIN;
-      hi = INT8_MAX;
-      break;
-    case TypeId::kInt16:
-      lo = INT16_MIN;
-      hi = INT16_MAX;
-      break;
-    case TypeId::kInt32:
-      lo = INT32_MIN;
-      hi = INT32_MAX;
-      break;
-    case TypeId::kInt64:
-      lo = INT64_MIN;
-      hi = INT64_MAX;
-      break;
-    case TypeId::kUInt8:
-      hi = UINT8_MAX;
-      break;
-    case TypeId::kUInt16:
-      hi = UINT16_MAX;
-      break;
-    case TypeId::kUInt32:
-      hi = UINT32_MAX;
-      break;
-    default:
-      return false;  // uint64: keep it simple
-  }
-  return v >= lo && v <= hi;
+  if (!t.is_integer() || t.id == TypeId::kUInt64) return false;
+  auto fits = [&]<typename T>(Tag<T>) {
+    if constexpr (std::is_integral_v<T> && sizeof(T) <= 8) {
+      return v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max();
+    } else {
+      return false;
+    }
+  };
+  return VisitStorage(t, Overloaded{fits, [](auto) { return false; }});
 }
 
 int128_t Pow10(int n) {

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
+
+#include "tandem/types/type_dispatch.h"
 
 namespace tandem::spark {
 namespace {
@@ -28,36 +31,6 @@ int MinimalBytes(int128_t v, uint8_t out[16]) {
   return start;
 }
 
-enum class Kind { kBool, kByte, kShort, kInt, kLong, kFloat, kDouble, kBytes, kWideDecimal };
-
-Result<Kind> KindOf(const DataType& t) {
-  switch (t.id) {
-    case TypeId::kBool:
-      return Kind::kBool;
-    case TypeId::kInt8:
-      return Kind::kByte;
-    case TypeId::kInt16:
-      return Kind::kShort;
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-      return Kind::kInt;
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-      return Kind::kLong;
-    case TypeId::kFloat32:
-      return Kind::kFloat;
-    case TypeId::kFloat64:
-      return Kind::kDouble;
-    case TypeId::kString:
-    case TypeId::kBinary:
-      return Kind::kBytes;
-    case TypeId::kDecimal:
-      return t.is_wide_decimal() ? Kind::kWideDecimal : Kind::kLong;
-    default:
-      return Status::Unsupported("Spark rows with a " + t.ToString() + " column");
-  }
-}
-
 }  // namespace
 
 Result<UnsafeRowBlock> EncodeBatchAsUnsafeRows(const Batch& batch) {
@@ -65,19 +38,20 @@ Result<UnsafeRowBlock> EncodeBatchAsUnsafeRows(const Batch& batch) {
   const int64_t n = batch.num_rows;
   const int64_t bitset = ((nf + 63) / 64) * 8;
   const int64_t fixed = bitset + 8 * int64_t{nf};
-  std::vector<Kind> kinds;
   for (int f = 0; f < nf; ++f) {
-    TANDEM_ASSIGN_OR_RAISE(Kind k, KindOf(batch.column(f)->type()));
-    kinds.push_back(k);
+    const DataType& t = batch.column(f)->type();
+    if (t.is_unsigned()) {  // Spark has no unsigned types
+      return Status::Unsupported("Spark rows with a " + t.ToString() + " column");
+    }
   }
   // Pass 1: every row's size, and where it starts.
   std::vector<int64_t> start(static_cast<size_t>(n) + 1, 0);
   std::vector<int64_t> size(static_cast<size_t>(n), fixed);
   for (int f = 0; f < nf; ++f) {
     const Column& c = *batch.column(f);
-    if (kinds[f] == Kind::kWideDecimal) {
+    if (c.type().is_wide_decimal()) {
       for (int64_t r = 0; r < n; ++r) size[r] += 16;  // kept even for NULL, as Spark does
-    } else if (kinds[f] == Kind::kBytes) {
+    } else if (c.type().is_string_like()) {
       for (int64_t r = 0; r < n; ++r) {
         if (!c.IsNull(r)) size[r] += Round8(static_cast<int64_t>(c.GetString(r).size()));
       }
@@ -103,68 +77,58 @@ Result<UnsafeRowBlock> EncodeBatchAsUnsafeRows(const Batch& batch) {
   std::vector<int64_t> cursor(static_cast<size_t>(n), fixed);
   for (int f = 0; f < nf; ++f) {
     const Column& c = *batch.column(f);
-    const Kind kind = kinds[f];
+    const bool wide_decimal = c.type().is_wide_decimal();
     const bool nullable = c.null_count() > 0;
-    for (int64_t r = 0; r < n; ++r) {
-      uint8_t* row = base + start[r] + kHeader;
-      uint8_t* slot = row + bitset + 8 * f;
-      if (nullable && c.IsNull(r)) {
-        row[f / 8] = static_cast<uint8_t>(row[f / 8] | (1u << (f % 8)));
-        if (kind == Kind::kWideDecimal) {
-          const uint64_t word = static_cast<uint64_t>(cursor[r]) << 32;
-          std::memcpy(slot, &word, 8);
-          cursor[r] += 16;
+    // Calls write(r, row, slot) for each non-NULL row r; marks the NULL ones.
+    auto each_row = [&](auto&& write) {
+      for (int64_t r = 0; r < n; ++r) {
+        uint8_t* row = base + start[r] + kHeader;
+        uint8_t* slot = row + bitset + 8 * f;
+        if (nullable && c.IsNull(r)) {
+          row[f / 8] = static_cast<uint8_t>(row[f / 8] | (1u << (f % 8)));
+          if (wide_decimal) {
+            const uint64_t word = static_cast<uint64_t>(cursor[r]) << 32;
+            std::memcpy(slot, &word, 8);
+            cursor[r] += 16;
+          }
+          continue;
         }
-        continue;
+        write(r, row, slot);
       }
-      switch (kind) {
-        case Kind::kBool:
-          slot[0] = c.GetBool(r) ? 1 : 0;
-          break;
-        case Kind::kByte:
-          std::memcpy(slot, c.values()->data() + r, 1);
-          break;
-        case Kind::kShort:
-          std::memcpy(slot, c.values()->data() + 2 * r, 2);
-          break;
-        case Kind::kInt:
-          std::memcpy(slot, c.values()->data() + 4 * r, 4);
-          break;
-        case Kind::kLong:
-          std::memcpy(slot, c.values()->data() + 8 * r, 8);
-          break;
-        case Kind::kFloat: {
-          float v = c.Value<float>(r);
-          if (std::isnan(v)) v = std::numeric_limits<float>::quiet_NaN();
-          std::memcpy(slot, &v, 4);
-          break;
-        }
-        case Kind::kDouble: {
-          double v = c.Value<double>(r);
-          if (std::isnan(v)) v = std::numeric_limits<double>::quiet_NaN();
-          std::memcpy(slot, &v, 8);
-          break;
-        }
-        case Kind::kBytes: {
-          const std::string_view s = c.GetString(r);
-          const uint64_t word = (static_cast<uint64_t>(cursor[r]) << 32) | s.size();
-          std::memcpy(slot, &word, 8);
-          if (!s.empty()) std::memcpy(row + cursor[r], s.data(), s.size());
-          cursor[r] += Round8(static_cast<int64_t>(s.size()));
-          break;
-        }
-        case Kind::kWideDecimal: {
+    };
+    auto write_bools = [&](BoolTag) {
+      each_row([&](int64_t r, uint8_t*, uint8_t* slot) { slot[0] = c.GetBool(r) ? 1 : 0; });
+    };
+    auto write_strings = [&](StringTag) {
+      each_row([&](int64_t r, uint8_t* row, uint8_t* slot) {
+        const std::string_view s = c.GetString(r);
+        const uint64_t word = (static_cast<uint64_t>(cursor[r]) << 32) | s.size();
+        std::memcpy(slot, &word, 8);
+        if (!s.empty()) std::memcpy(row + cursor[r], s.data(), s.size());
+        cursor[r] += Round8(static_cast<int64_t>(s.size()));
+      });
+    };
+    auto write_fixed = [&]<typename T>(Tag<T>) {
+      const T* values = c.values_as<T>();
+      each_row([&](int64_t r, uint8_t* row, uint8_t* slot) {
+        if constexpr (std::is_same_v<T, int128_t>) {  // wide decimal: BigInteger bytes
           uint8_t bytes[16];
-          const int skip = MinimalBytes(c.Value<int128_t>(r), bytes);
+          const int skip = MinimalBytes(values[r], bytes);
           const int len = 16 - skip;
           const uint64_t word = (static_cast<uint64_t>(cursor[r]) << 32) | len;
           std::memcpy(slot, &word, 8);
           std::memcpy(row + cursor[r], bytes + skip, static_cast<size_t>(len));
           cursor[r] += 16;
-          break;
+        } else {
+          T v = values[r];
+          if constexpr (std::is_floating_point_v<T>) {
+            if (std::isnan(v)) v = std::numeric_limits<T>::quiet_NaN();
+          }
+          std::memcpy(slot, &v, sizeof(T));
         }
-      }
-    }
+      });
+    };
+    VisitStorage(c.type(), Overloaded{write_bools, write_strings, write_fixed});
   }
   return block;
 }

@@ -3,9 +3,11 @@
 
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tandem/column/column_builder.h"
+#include "tandem/types/type_dispatch.h"
 
 namespace tandem::spark {
 namespace {
@@ -100,34 +102,13 @@ Result<BatchPtr> DecodeUnsafeRows(const Schema& schema, const uint8_t* data, int
         }
         continue;
       }
-      switch (t.id) {
-        case TypeId::kBool:
-          b.AppendBool(slot[0] != 0);
-          break;
-        case TypeId::kInt8:
-          b.Append<int8_t>(Load<int8_t>(slot));
-          break;
-        case TypeId::kInt16:
-          b.Append<int16_t>(Load<int16_t>(slot));
-          break;
-        case TypeId::kInt32:
-        case TypeId::kDate32:
-          b.Append<int32_t>(Load<int32_t>(slot));
-          break;
-        case TypeId::kFloat32:
-          b.Append<float>(Load<float>(slot));
-          break;
-        case TypeId::kFloat64:
-          b.Append<double>(Load<double>(slot));
-          break;
-        case TypeId::kInt64:
-        case TypeId::kTimestamp:
-        case TypeId::kDecimal:  // up to 18 digits: the unscaled long
-          b.Append<int64_t>(Load<int64_t>(slot));
-          break;
-        default:
-          return Status::Unsupported("Spark rows with a " + t.ToString() + " column");
+      // Spark has no unsigned types; every other fixed-width type is stored in its width.
+      if (t.is_unsigned()) {
+        return Status::Unsupported("Spark rows with a " + t.ToString() + " column");
       }
+      VisitStorage(t, Overloaded{[&](BoolTag) { b.AppendBool(slot[0] != 0); },
+                                 [&]<typename T>(Tag<T>) { b.Append<T>(Load<T>(slot)); },
+                                 [](StringTag) {}});  // variable length, above
     }
     at += size;
   }
@@ -165,34 +146,17 @@ std::string EncodeUnsafeRows(const Schema& schema, const std::vector<std::vector
         row.resize((row.size() + 7) / 8 * 8, '\0');
         continue;
       }
-      switch (t.id) {
-        case TypeId::kBool:
-        case TypeId::kInt8:
-          slot[0] = static_cast<char>(v.i64);
-          break;
-        case TypeId::kInt16: {
-          const int16_t x = static_cast<int16_t>(v.i64);
-          std::memcpy(slot, &x, 2);
-          break;
+      auto store = [&]<typename T>(Tag<T>) {
+        T x;
+        if constexpr (std::is_floating_point_v<T>) {
+          x = static_cast<T>(v.f64);
+        } else {
+          x = static_cast<T>(v.i64);
         }
-        case TypeId::kInt32:
-        case TypeId::kDate32: {
-          const int32_t x = static_cast<int32_t>(v.i64);
-          std::memcpy(slot, &x, 4);
-          break;
-        }
-        case TypeId::kFloat32: {
-          const float x = static_cast<float>(v.f64);
-          std::memcpy(slot, &x, 4);
-          break;
-        }
-        case TypeId::kFloat64:
-          std::memcpy(slot, &v.f64, 8);
-          break;
-        default:
-          std::memcpy(slot, &v.i64, 8);
-          break;
-      }
+        std::memcpy(slot, &x, sizeof(T));
+      };
+      VisitStorage(t, Overloaded{[&](BoolTag) { slot[0] = static_cast<char>(v.i64); }, store,
+                                 [](StringTag) {}});  // variable length, above
     }
     const int32_t size = static_cast<int32_t>(row.size());
     const int32_t pad = 0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tandem/types/decimal.h"
+#include "tandem/types/type_dispatch.h"
 
 namespace tandem::cpu::agg {
 namespace {
@@ -130,34 +131,9 @@ Result<ColumnPtr> BuildExact(const DataType& type, int64_t n, const std::string&
 // Calls fn(T{}) with T the storage type of a fixed-width numeric/temporal/decimal type.
 template <typename Fn>
 Status DispatchNumeric(const DataType& t, Fn&& fn) {
-  switch (t.id) {
-    case TypeId::kInt8:
-      return fn(int8_t{});
-    case TypeId::kInt16:
-      return fn(int16_t{});
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-      return fn(int32_t{});
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-      return fn(int64_t{});
-    case TypeId::kUInt8:
-      return fn(uint8_t{});
-    case TypeId::kUInt16:
-      return fn(uint16_t{});
-    case TypeId::kUInt32:
-      return fn(uint32_t{});
-    case TypeId::kUInt64:
-      return fn(uint64_t{});
-    case TypeId::kFloat32:
-      return fn(float{});
-    case TypeId::kFloat64:
-      return fn(double{});
-    case TypeId::kDecimal:
-      return t.is_wide_decimal() ? fn(int128_t{}) : fn(int64_t{});
-    default:
-      return Status::Internal("not a numeric type: " + t.ToString());
-  }
+  return VisitStorage(
+      t, Overloaded{[&]<typename T>(Tag<T>) -> Status { return fn(T{}); },
+                    [&](auto) { return Status::Internal("not a numeric type: " + t.ToString()); }});
 }
 
 // ---- count ---------------------------------------------------------------------------------
@@ -561,14 +537,11 @@ class StringPickState final : public AggState {
 
 template <PickMode kMode>
 Result<std::unique_ptr<AggState>> MakePick(const DataType& t) {
-  if (t.id == TypeId::kBool) return std::unique_ptr<AggState>(new BoolPickState<kMode>());
-  if (t.is_string_like()) return std::unique_ptr<AggState>(new StringPickState<kMode>(t));
-  std::unique_ptr<AggState> out;
-  TANDEM_RETURN_NOT_OK(DispatchNumeric(t, [&](auto tag) {
-    out.reset(new PickState<kMode, decltype(tag)>(t));
-    return Status::OK();
-  }));
-  return out;
+  using Out = std::unique_ptr<AggState>;
+  return VisitStorage(
+      t, Overloaded{[](BoolTag) { return Out(new BoolPickState<kMode>()); },
+                    [&](StringTag) { return Out(new StringPickState<kMode>(t)); },
+                    [&]<typename T>(Tag<T>) { return Out(new PickState<kMode, T>(t)); }});
 }
 
 }  // namespace

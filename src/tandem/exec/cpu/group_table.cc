@@ -8,6 +8,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "tandem/types/type_dispatch.h"
+
 namespace tandem::cpu::agg {
 namespace {
 
@@ -326,29 +328,27 @@ inline int64_t DirectValue(const uint8_t* values, int64_t r) {
   return static_cast<int64_t>(v);
 }
 
+// Returns fn(T{}) with T the storage type of a DirectIndexable key type, `other` for any other
+// type.
+template <typename R, typename Fn>
+R VisitDirect(const DataType& type, R other, Fn&& fn) {
+  if (!GroupTable::DirectIndexable(type)) return other;
+  auto integer = [&]<typename T>(Tag<T>) -> R {
+    if constexpr (std::is_integral_v<T> && sizeof(T) <= 8) {
+      return fn(T{});
+    } else {
+      return other;
+    }
+  };
+  return VisitStorage(type, Overloaded{integer, [&](auto) { return other; }});
+}
+
 }  // namespace
 
 int64_t GroupTable::StoredKeyAsInt64(int64_t g) const {
   const KeyStore& k = stores_[0];
-  switch (k.type.id) {
-    case TypeId::kInt8:
-      return DirectValue<int8_t>(k.values.data(), g);
-    case TypeId::kInt16:
-      return DirectValue<int16_t>(k.values.data(), g);
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-      return DirectValue<int32_t>(k.values.data(), g);
-    case TypeId::kInt64:
-      return DirectValue<int64_t>(k.values.data(), g);
-    case TypeId::kUInt8:
-      return DirectValue<uint8_t>(k.values.data(), g);
-    case TypeId::kUInt16:
-      return DirectValue<uint16_t>(k.values.data(), g);
-    case TypeId::kUInt32:
-      return DirectValue<uint32_t>(k.values.data(), g);
-    default:
-      return 0;
-  }
+  return VisitDirect(k.type, int64_t{0},
+                     [&](auto tag) { return DirectValue<decltype(tag)>(k.values.data(), g); });
 }
 
 bool GroupTable::FindOrInsertDirect(const KeyView& keys, const uint64_t* hashes,
@@ -386,21 +386,7 @@ bool GroupTable::FindOrInsertDirect(const KeyView& keys, const uint64_t* hashes,
     }
     return true;
   };
-  bool ok = false;
-  switch (c.width) {
-    case 1:
-      ok = c.type.id == TypeId::kUInt8 ? run(uint8_t{}) : run(int8_t{});
-      break;
-    case 2:
-      ok = c.type.id == TypeId::kUInt16 ? run(uint16_t{}) : run(int16_t{});
-      break;
-    case 4:
-      ok = c.type.id == TypeId::kUInt32 ? run(uint32_t{}) : run(int32_t{});
-      break;
-    case 8:
-      ok = run(int64_t{});
-      break;
-  }
+  const bool ok = VisitDirect(c.type, false, run);
   if (!ok) LeaveDirectMode();
   return ok;
 }

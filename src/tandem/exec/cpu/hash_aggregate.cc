@@ -17,6 +17,7 @@
 #include <iterator>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "tandem/column/take.h"
@@ -26,6 +27,7 @@
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/memory/host_memory.h"
+#include "tandem/types/type_dispatch.h"
 
 namespace tandem::cpu {
 namespace {
@@ -51,37 +53,22 @@ struct SetState {
   std::vector<std::unique_ptr<GroupTable>> dedupe;  // per aggregate; only DISTINCT ones
 };
 
+// Folds the values of a DirectIndexable column into [*min, *max]; other types are skipped.
 void MinMaxOf(const Column& c, int64_t* min, int64_t* max) {
-  auto scan = [&](auto tag) {
-    using T = decltype(tag);
-    const T* v = c.values_as<T>();
-    T lo = v[0], hi = v[0];
-    for (int64_t i = 1; i < c.length(); ++i) {
-      lo = std::min(lo, v[i]);
-      hi = std::max(hi, v[i]);
+  if (!GroupTable::DirectIndexable(c.type())) return;
+  auto scan = [&]<typename T>(Tag<T>) {
+    if constexpr (std::is_integral_v<T> && sizeof(T) <= 8) {
+      const T* v = c.values_as<T>();
+      T lo = v[0], hi = v[0];
+      for (int64_t i = 1; i < c.length(); ++i) {
+        lo = std::min(lo, v[i]);
+        hi = std::max(hi, v[i]);
+      }
+      *min = std::min<int64_t>(*min, static_cast<int64_t>(lo));
+      *max = std::max<int64_t>(*max, static_cast<int64_t>(hi));
     }
-    *min = std::min<int64_t>(*min, static_cast<int64_t>(lo));
-    *max = std::max<int64_t>(*max, static_cast<int64_t>(hi));
   };
-  switch (c.type().id) {
-    case TypeId::kInt8:
-      return scan(int8_t{});
-    case TypeId::kInt16:
-      return scan(int16_t{});
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-      return scan(int32_t{});
-    case TypeId::kInt64:
-      return scan(int64_t{});
-    case TypeId::kUInt8:
-      return scan(uint8_t{});
-    case TypeId::kUInt16:
-      return scan(uint16_t{});
-    case TypeId::kUInt32:
-      return scan(uint32_t{});
-    default:
-      return;
-  }
+  VisitStorage(c.type(), Overloaded{scan, [](auto) {}});
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "tandem/types/type_dispatch.h"
+
 namespace tandem::cpu {
 namespace {
 
@@ -41,45 +43,20 @@ void WriteFixed(const Column& col, int64_t begin, int64_t n, uint8_t* dst, int64
   }
 }
 
-void WriteColumnValues(const Column& col, int width, int64_t begin, int64_t n, uint8_t* dst,
-                       int64_t stride, int64_t offset, const int64_t* pos) {
-  if (col.type().id == TypeId::kBool) {
+// WriteFixed for any column but strings (written by the caller); booleans as one byte 0/1.
+void WriteColumnValues(const Column& col, int64_t begin, int64_t n, uint8_t* dst, int64_t stride,
+                       int64_t offset, const int64_t* pos) {
+  auto write_bools = [&](BoolTag) {
     const uint8_t* bits = col.values()->data();
     for (int64_t i = 0; i < n; ++i) {
       uint8_t* at = pos ? dst + pos[i] : dst + i * stride + offset;
       *at = bit_util::GetBit(bits, begin + i);
     }
-    return;
-  }
-  switch (col.type().id) {
-    case TypeId::kFloat32:
-      WriteFixed<float>(col, begin, n, dst, stride, offset, pos);
-      return;
-    case TypeId::kFloat64:
-      WriteFixed<double>(col, begin, n, dst, stride, offset, pos);
-      return;
-    default:
-      break;
-  }
-  switch (width) {
-    case 1:
-      WriteFixed<uint8_t>(col, begin, n, dst, stride, offset, pos);
-      break;
-    case 2:
-      WriteFixed<uint16_t>(col, begin, n, dst, stride, offset, pos);
-      break;
-    case 4:
-      WriteFixed<uint32_t>(col, begin, n, dst, stride, offset, pos);
-      break;
-    case 8:
-      WriteFixed<uint64_t>(col, begin, n, dst, stride, offset, pos);
-      break;
-    case 16:
-      WriteFixed<uint128_t>(col, begin, n, dst, stride, offset, pos);
-      break;
-    default:
-      break;
-  }
+  };
+  auto write_fixed = [&]<typename T>(Tag<T>) {
+    WriteFixed<T>(col, begin, n, dst, stride, offset, pos);
+  };
+  VisitStorage(col.type(), Overloaded{write_bools, write_fixed, [](StringTag) {}});
 }
 
 }  // namespace
@@ -139,7 +116,7 @@ EncodedKeys::EncodedKeys(const KeyLayout& layout, const std::vector<ColumnPtr>& 
         for (int64_t i = 0; i < n; ++i) dst[i * stride_ + offset] = col.IsNull(begin + i);
         ++offset;
       }
-      WriteColumnValues(col, layout.widths_[k], begin, n, dst, stride_, offset, nullptr);
+      WriteColumnValues(col, begin, n, dst, stride_, offset, nullptr);
       if (col.null_count() > 0) {  // NULL slots hold arbitrary values: zero them
         for (int64_t i = 0; i < n; ++i) {
           if (col.IsNull(begin + i)) {
@@ -183,7 +160,7 @@ EncodedKeys::EncodedKeys(const KeyLayout& layout, const std::vector<ColumnPtr>& 
     }
     const int w = layout.widths_[k];
     if (w > 0) {
-      WriteColumnValues(col, w, begin, n, dst, 0, 0, cursor.data());
+      WriteColumnValues(col, begin, n, dst, 0, 0, cursor.data());
       if (has_nulls) {
         for (int64_t i = 0; i < n; ++i) {
           if (col.IsNull(begin + i)) std::memset(dst + cursor[i], 0, static_cast<size_t>(w));

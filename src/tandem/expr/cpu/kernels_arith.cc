@@ -8,6 +8,7 @@
 
 #include "tandem/expr/cpu/kernels.h"
 #include "tandem/types/decimal.h"
+#include "tandem/types/type_dispatch.h"
 
 namespace tandem::cpu::internal {
 namespace {
@@ -433,30 +434,21 @@ Result<ColumnPtr> Arith(const CallContext& cc, const std::vector<Datum>& args) {
     return Status::Internal("arithmetic operand types differ from the result type: " +
                             cc.expr.ToString());
   }
-  switch (t.id) {
-    case TypeId::kFloat32:
-      return FloatArith<float>(cc, op, x, y);
-    case TypeId::kFloat64:
-      return FloatArith<double>(cc, op, x, y);
-    case TypeId::kInt8:
-      return IntegerArith<int8_t>(cc, op, x, y);
-    case TypeId::kInt16:
-      return IntegerArith<int16_t>(cc, op, x, y);
-    case TypeId::kInt32:
-      return IntegerArith<int32_t>(cc, op, x, y);
-    case TypeId::kInt64:
-      return IntegerArith<int64_t>(cc, op, x, y);
-    case TypeId::kUInt8:
-      return IntegerArith<uint8_t>(cc, op, x, y);
-    case TypeId::kUInt16:
-      return IntegerArith<uint16_t>(cc, op, x, y);
-    case TypeId::kUInt32:
-      return IntegerArith<uint32_t>(cc, op, x, y);
-    case TypeId::kUInt64:
-      return IntegerArith<uint64_t>(cc, op, x, y);
-    default:
-      return Status::Internal("arithmetic on " + t.ToString());
-  }
+  auto unsupported = [&]() -> Result<ColumnPtr> {
+    return Status::Internal("arithmetic on " + t.ToString());
+  };
+  // Integers and floats only: a timestamp is stored as int64 but has no arithmetic here.
+  if (!t.is_integer() && !t.is_floating()) return unsupported();
+  auto arith = [&]<typename T>(Tag<T>) -> Result<ColumnPtr> {
+    if constexpr (std::is_floating_point_v<T>) {
+      return FloatArith<T>(cc, op, x, y);
+    } else if constexpr (sizeof(T) <= 8) {
+      return IntegerArith<T>(cc, op, x, y);
+    } else {
+      return unsupported();
+    }
+  };
+  return VisitStorage(t, Overloaded{arith, [&](auto) { return unsupported(); }});
 }
 
 Result<ColumnPtr> Negate(const CallContext& cc, const std::vector<Datum>& args) {
