@@ -113,22 +113,11 @@ class Aggregation {
     TANDEM_RETURN_NOT_OK(Prepare());
     const int threads = OperatorThreads(ctx_);
     const std::vector<BatchPtr> batches = Morsels(input, threads);
-    const int workers =
-        std::max<int>(1, std::min<int64_t>(threads, static_cast<int64_t>(batches.size())));
     int64_t lo = 0, span = 0;
     if (DirectIndexRange(input, &lo, &span)) UseDirectIndex(lo, span);
-    std::atomic<int64_t> next{0};
-    TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(
-        workers,
-        [&](int64_t) -> Status {
-          EvalContext eval = ctx_.eval;
-          for (;;) {
-            const int64_t b = next.fetch_add(1);
-            if (b >= static_cast<int64_t>(batches.size())) return Status::OK();
-            TANDEM_RETURN_NOT_OK(ConsumeShared(*batches[b], eval));
-          }
-        },
-        workers));
+    TANDEM_RETURN_NOT_OK(opx::ForEachMorsel(
+        static_cast<int64_t>(batches.size()), threads, ctx_.eval,
+        [&](int64_t b, EvalContext& eval) { return ConsumeShared(*batches[b], eval); }));
     return Finish();
   }
 

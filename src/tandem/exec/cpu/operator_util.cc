@@ -2,6 +2,7 @@
 #include "tandem/exec/cpu/operator_util.h"
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 
 #include "tandem/column/take.h"
@@ -191,6 +192,23 @@ std::vector<BatchPtr> Morsels(const Table& table, int workers, int64_t morsel_ro
 int OperatorThreads(const ExecContext& ctx) {
   if (ctx.num_threads > 0) return ctx.num_threads;
   return std::max(1, ThreadPool::Default().num_threads());
+}
+
+Status ForEachMorsel(int64_t n, int threads, const EvalContext& eval,
+                     const std::function<Status(int64_t, EvalContext&)>& fn) {
+  const int workers = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, n)));
+  std::atomic<int64_t> next{0};
+  return ThreadPool::Default().ParallelFor(
+      workers,
+      [&](int64_t) -> Status {
+        EvalContext mine = eval;
+        for (;;) {
+          const int64_t i = next.fetch_add(1);
+          if (i >= n) return Status::OK();
+          TANDEM_RETURN_NOT_OK(fn(i, mine));
+        }
+      },
+      workers);
 }
 
 int64_t TableBytes(const Table& table) {

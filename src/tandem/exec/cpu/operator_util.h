@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "tandem/column/batch.h"
@@ -53,6 +54,11 @@ std::vector<BatchPtr> Morsels(const Table& table, int workers, int64_t morsel_ro
 
 // Threads an operator should use: ctx.num_threads, or the default pool's size.
 int OperatorThreads(const ExecContext& ctx);
+
+// Runs fn(i, eval) for every i in [0, n) on at most `threads` workers of the default pool, each
+// taking the next index in turn (work stealing over morsels) with its own copy of `eval`.
+Status ForEachMorsel(int64_t n, int threads, const EvalContext& eval,
+                     const std::function<Status(int64_t, EvalContext&)>& fn);
 
 // Bytes held by a table's buffers (for metrics).
 int64_t TableBytes(const Table& table);

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 
-#include "tandem/common/thread_pool.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 
@@ -129,20 +128,10 @@ Result<Table> RunPipeline(Pipeline& p, ExecContext& ctx, PipelineTimes* times) {
   } else {
     const std::vector<BatchPtr> morsels = opx::Morsels(p.input, threads);
     std::vector<std::vector<BatchPtr>> results(morsels.size());
-    std::atomic<int64_t> next{0};
-    const int workers =
-        std::max<int>(1, std::min<int64_t>(threads, static_cast<int64_t>(morsels.size())));
-    TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(
-        workers,
-        [&](int64_t) -> Status {
-          EvalContext eval = ctx.eval;
-          for (;;) {
-            const int64_t m = next.fetch_add(1);
-            if (m >= static_cast<int64_t>(morsels.size())) return Status::OK();
-            TANDEM_RETURN_NOT_OK(Push(p, 0, morsels[m], eval, ctx, &sink_nanos, &results[m]));
-          }
-        },
-        workers));
+    TANDEM_RETURN_NOT_OK(opx::ForEachMorsel(
+        static_cast<int64_t>(morsels.size()), threads, ctx.eval, [&](int64_t m, EvalContext& eval) {
+          return Push(p, 0, morsels[m], eval, ctx, &sink_nanos, &results[m]);
+        }));
     for (auto& r : results) {
       for (auto& b : r) out.batches.push_back(std::move(b));
     }
