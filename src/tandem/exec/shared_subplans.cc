@@ -204,7 +204,8 @@ std::optional<Table> SharedSubplans::Reuse(const PlanNode* node) {
   Entry& e = entries_[k->second];
   if (!e.output) return std::nullopt;
   std::optional<Table> out = e.output;
-  if (++e.served >= e.occurrences) e.output.reset();  // the last use: let it go
+  e.served.insert(node);
+  if (static_cast<int>(e.served.size()) >= e.occurrences) e.output.reset();  // the last use
   return out;
 }
 
@@ -212,9 +213,9 @@ void SharedSubplans::Keep(const PlanNode* node, const Table& out) {
   auto k = key_.find(node);
   if (k == key_.end()) return;
   Entry& e = entries_[k->second];
-  if (e.output) return;
+  if (e.output || e.served.count(node)) return;
   e.output = out;
-  e.served = 1;
+  e.served.insert(node);
 }
 
 int SharedSubplans::Occurrences(const PlanNode* node) const {

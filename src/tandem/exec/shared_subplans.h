@@ -14,6 +14,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "tandem/column/table.h"
@@ -38,7 +39,9 @@ class SharedSubplans {
  private:
   struct Entry {
     int occurrences = 0;
-    int served = 0;  // occurrences that have had the output
+    // The occurrences that have had the output (one may ask again when its part of the plan
+    // runs again, after running out of GPU memory: it counts once).
+    std::set<const PlanNode*> served;
     std::optional<Table> output;
   };
   std::map<const PlanNode*, std::string> key_;

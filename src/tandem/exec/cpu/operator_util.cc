@@ -198,15 +198,21 @@ Status ForEachMorsel(int64_t n, int threads, const EvalContext& eval,
                      const std::function<Status(int64_t, EvalContext&)>& fn) {
   const int workers = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, n)));
   std::atomic<int64_t> next{0};
+  std::atomic<bool> failed{false};  // after a failure no worker takes another morsel
   return ThreadPool::Default().ParallelFor(
       workers,
       [&](int64_t) -> Status {
         EvalContext mine = eval;
-        for (;;) {
+        while (!failed.load(std::memory_order_relaxed)) {
           const int64_t i = next.fetch_add(1);
           if (i >= n) return Status::OK();
-          TANDEM_RETURN_NOT_OK(fn(i, mine));
+          Status st = fn(i, mine);
+          if (!st.ok()) {
+            failed.store(true, std::memory_order_relaxed);
+            return st;
+          }
         }
+        return Status::OK();
       },
       workers);
 }

@@ -56,7 +56,8 @@ std::vector<BatchPtr> Morsels(const Table& table, int workers, int64_t morsel_ro
 int OperatorThreads(const ExecContext& ctx);
 
 // Runs fn(i, eval) for every i in [0, n) on at most `threads` workers of the default pool, each
-// taking the next index in turn (work stealing over morsels) with its own copy of `eval`.
+// taking the next index in turn (work stealing over morsels) with its own copy of `eval`. After
+// a failure no worker starts another index; the failure is returned.
 Status ForEachMorsel(int64_t n, int threads, const EvalContext& eval,
                      const std::function<Status(int64_t, EvalContext&)>& fn);
 
