@@ -94,12 +94,20 @@ class Fingerprinter {
         std::snprintf(ptr, sizeof(ptr), "%p", static_cast<const void*>(node.source.get()));
         s += ptr;
         for (int c : node.scan_columns) s += "," + std::to_string(c);
+        // Pruning predicates decide which row groups are read: every value exactly (a double's
+        // bits, a string's length and bytes), so that no two differ only past printed digits.
         for (const auto& p : node.scan_predicates) {
-          s += "|" + p.column + ":" + std::to_string(static_cast<int>(p.op)) + ":" +
-               std::to_string(p.value.index()) + ":";
+          s += "|" + std::to_string(p.column.size()) + ":" + p.column + ":" +
+               std::to_string(static_cast<int>(p.op)) + ":" + std::to_string(p.value.index()) + ":";
           if (const auto* i = std::get_if<int64_t>(&p.value)) s += std::to_string(*i);
-          if (const auto* d = std::get_if<double>(&p.value)) s += std::to_string(*d);
-          if (const auto* t = std::get_if<std::string>(&p.value)) s += *t;
+          if (const auto* d = std::get_if<double>(&p.value)) {
+            uint64_t bits = 0;
+            std::memcpy(&bits, d, sizeof(bits));
+            s += std::to_string(bits);
+          }
+          if (const auto* t = std::get_if<std::string>(&p.value)) {
+            s += std::to_string(t->size()) + ":" + *t;
+          }
           if (const auto* w = std::get_if<__int128>(&p.value)) {
             s += std::to_string(static_cast<int64_t>(*w >> 64)) + "." +
                  std::to_string(static_cast<uint64_t>(*w));
