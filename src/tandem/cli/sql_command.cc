@@ -370,7 +370,7 @@ int RunSql(const std::vector<std::string>& argv) {
       bool on;
       double millis;
       std::string devices;  // queries: where the plan ran
-      int64_t peak_host, peak_device;
+      int64_t peak_host, peak_device, spilled;
       ~TimingLine() {
         std::fflush(stdout);
         if (on && !devices.empty()) std::fprintf(stderr, "Devices: %s\n", devices.c_str());
@@ -378,10 +378,18 @@ int RunSql(const std::vector<std::string>& argv) {
           std::fprintf(stderr, "Peak memory: host %s, GPU %s\n", FormatByteSize(peak_host).c_str(),
                        FormatByteSize(std::max<int64_t>(0, peak_device)).c_str());
         }
+        if (on && spilled > 0) {
+          std::fprintf(stderr, "Spilled: %s to tandem.spill.dir\n",
+                       FormatByteSize(spilled).c_str());
+        }
         if (on) std::fprintf(stderr, "Time: %.3f ms\n", millis);
       }
-    } timing_line{args.timing, result->millis, result->devices, result->peak_host_bytes,
-                  result->peak_device_bytes};
+    } timing_line{args.timing,
+                  result->millis,
+                  result->devices,
+                  result->peak_host_bytes,
+                  result->peak_device_bytes,
+                  result->spilled_bytes};
     if (last && !args.output.empty()) {
       if (result->kind != sql::StatementResult::Kind::kRows) {
         std::fflush(stdout);

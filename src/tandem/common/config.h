@@ -43,6 +43,7 @@ inline constexpr const char* kMaxExpressionDepth = "tandem.sql.maxExpressionDept
 inline constexpr const char* kPipelines = "tandem.exec.pipelines";
 inline constexpr const char* kConcurrentGpuTasks = "tandem.sql.concurrentGpuTasks";
 inline constexpr const char* kHostMemoryLimit = "tandem.memory.host.limit";
+inline constexpr const char* kSpillDir = "tandem.spill.dir";
 inline constexpr const char* kGpuAllocFraction = "tandem.memory.gpu.allocFraction";
 inline constexpr const char* kGpuReserve = "tandem.memory.gpu.reserve";
 inline constexpr const char* kGpuLimit = "tandem.memory.gpu.limit";

@@ -94,6 +94,8 @@ struct OperatorMetrics {
   // operator started (its working memory and output; -1: not measured).
   int64_t peak_host_bytes = -1;
   int64_t peak_device_bytes = -1;
+  // Bytes the operator wrote to tandem.spill.dir (a grace join, a partitioned aggregation).
+  int64_t spilled_bytes = 0;
 };
 
 class ExecContext {
@@ -110,6 +112,10 @@ class ExecContext {
   // tandem.exec.pipelines: CPU operators run as pipelines (exec/cpu/pipeline.h), else one at a
   // time over whole tables.
   bool pipelines = true;
+  // tandem.spill.dir: where sinks that outgrow tandem.memory.host.limit spill (memory/spill_file.h).
+  std::string spill_dir;
+  // What this query spilled (bytes written), for --timing and EXPLAIN ANALYZE.
+  int64_t spilled_bytes = 0;
   // tandem.memory.gpu.limit (0: none), applied when the query starts.
   int64_t gpu_limit_bytes = 0;
   // tandem.test.injectOom and tandem.test.injectHostOom, armed when the query starts.

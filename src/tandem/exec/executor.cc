@@ -33,7 +33,9 @@
 #include "tandem/exec/cpu/hash_aggregate.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/cpu/partition_sink.h"
 #include "tandem/exec/cpu/pipeline.h"
+#include "tandem/exec/cpu/spilling_pipeline.h"
 #include "tandem/exec/gpu/gpu_operators_more.h"
 #include "tandem/exec/shared_subplans.h"
 #include "tandem/gpu/device_column.h"
@@ -181,6 +183,46 @@ bool IsSelective(const PlanNode& filter) {
 }
 
 bool OnGpu(const PlanNode& node) { return node.device == Device::kGpu; }
+
+Result<Table> CatchOutOfMemory(const std::function<Result<Table>()>& op) {
+  try {
+    return op();
+  } catch (const std::bad_alloc& e) {
+    return Status::OutOfMemory(OutOfMemoryText(e));
+  }
+}
+
+// Names in EXPLAIN ANALYZE the operators of a pipeline that spilled (the joins that went grace,
+// with the bytes of both their sides; the aggregation if it was partitioned) and counts the
+// query's bytes spilled. `chain` runs top-down, the steps of `spill` bottom-up.
+void NoteSpills(const std::vector<const PlanNode*>& chain, const cpu::SpillableSteps& spill,
+                const PlanNode& top, ExecContext& ctx) {
+  int64_t total = 0;
+  for (size_t i = 0; i < spill.build_spills.size() && i < chain.size(); ++i) {
+    if (!spill.build_spills[i]) continue;
+    const PlanNode* join = chain[chain.size() - 1 - i];
+    OperatorMetrics m;
+    if (const OperatorMetrics* own = ctx.Find(join)) m = *own;
+    m.name += " (grace: " + std::to_string(spill.build_spills[i]->count()) + " partitions)";
+    m.spilled_bytes = spill.build_spills[i]->bytes() + spill.probe_bytes[i];
+    total += m.spilled_bytes;
+    ctx.Record(join, m);
+  }
+  if (spill.aggregate_bytes > 0) {
+    OperatorMetrics m;
+    if (const OperatorMetrics* own = ctx.Find(&top)) m = *own;
+    m.name +=
+        " (partitioned on disk: " + std::to_string(spill.aggregate_partitions) + " partitions";
+    if (spill.aggregate_resplits > 0) {
+      m.name += ", " + std::to_string(spill.aggregate_resplits) + " split again";
+    }
+    m.name += ")";
+    m.spilled_bytes = spill.aggregate_bytes;
+    total += m.spilled_bytes;
+    ctx.Record(&top, m);
+  }
+  ctx.spilled_bytes += total;
+}
 
 // A Limit directly over a Sort on the same device: one TopN.
 bool IsTopN(const PlanNode& node) {
@@ -407,7 +449,11 @@ class QueryRun {
   // the pipeline that ends at `node` (null when `node` is not worth one).
   bool Streams(const PlanNode& node) const;
   std::optional<Result<Table>> TryPipeline(const PlanNode& node);
-  Result<Table> RunPipelineAt(const PlanNode& node);
+  // into: a sink for a pipeline that would collect its output (a spilled build side).
+  Result<Table> RunPipelineAt(const PlanNode& node, cpu::PipelineSink* into = nullptr);
+  // The build side of a grace join run again into partitions on disk, when collecting it
+  // whole ran out of host memory (null: it cannot stream).
+  Result<std::shared_ptr<SpillPartitions>> SpillBuildPipeline(const PlanNode& join);
   Result<gpu::DeviceBatchPtr> RunGpuOperator(const PlanNode& node);
   Result<Table> ScanCached(const PlanNode& node, const CachedTable& cached);
   Result<Table> ToHost(const gpu::DeviceBatch& batch);
@@ -418,7 +464,10 @@ class QueryRun {
   SharedSubplans shared_;                         // identical subplans of the query, run once
   std::set<const TableSource*> scanned_sources_;  // what the query's scans read
   bool cpu_only_ = false;                         // inside RerunOnCpu
-  std::optional<gpu::Stream> stream_;             // declared first among GPU state: destroyed last
+  // Joins that stream although built on their small left side would be better (that ran out of
+  // host memory collecting the right side whole), and the joins whose whole-table run is on.
+  std::set<const PlanNode*> force_stream_, whole_join_running_;
+  std::optional<gpu::Stream> stream_;  // declared first among GPU state: destroyed last
   gpu::GpuContext gpu_ctx_;
 };
 
@@ -686,6 +735,19 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
     return out;
   }
   if (std::optional<Result<Table>> piped = TryPipeline(node)) return std::move(*piped);
+  // A SEMI or ANTI join built on its small left side collects its large right side whole; when
+  // that does not fit, it streams like the others (right side built, spilled if need be).
+  if (node.kind == PlanKind::kJoin && ctx_.pipelines && !OnGpuHere(node) &&
+      cpu::CanGraceJoin(node) && whole_join_running_.insert(&node).second) {
+    Result<Table> whole = CatchOutOfMemory([&] { return RunCpuOperator(node); });
+    whole_join_running_.erase(&node);
+    if (whole.ok() || whole.status().code() != StatusCode::kOutOfMemory || ctx_.Cancelled()) {
+      return whole;
+    }
+    force_stream_.insert(&node);
+    if (!Streams(node)) return whole;
+    return RunPipelineAt(node);
+  }
   // Filter over a Parquet scan: each row group is filtered as soon as it is decoded.
   if (node.kind == PlanKind::kFilter && FilterFusesIntoScan(node)) {
     const PlanNode& scan = *node.children[0];
@@ -753,6 +815,7 @@ bool QueryRun::Streams(const PlanNode& node) const {
       return true;
     case PlanKind::kJoin: {
       if (!cpu::JoinProbe::StreamsProbeSide(node)) return false;
+      if (force_stream_.count(&node)) return true;
       // A SEMI or ANTI join whose left side looks far smaller than its right one is better
       // built on the left (cpu::HashJoin flips it): it runs as a whole-table operator.
       const double left = node.children[0]->estimated_rows;
@@ -777,32 +840,68 @@ std::optional<Result<Table>> QueryRun::TryPipeline(const PlanNode& node) {
   return RunPipelineAt(node);
 }
 
-Result<Table> QueryRun::RunPipelineAt(const PlanNode& node) {
+Result<std::shared_ptr<SpillPartitions>> QueryRun::SpillBuildPipeline(const PlanNode& join) {
+  const PlanNode& side = *join.children[1];
+  if (side.kind == PlanKind::kAggregate || !Streams(side) || shared_.IsShared(&side)) {
+    return std::shared_ptr<SpillPartitions>();
+  }
+  const int count = cpu::SpillPartitionCount(cpu::EstimatedSpillBytes(side), cpu::SpillBudget());
+  TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> parts,
+                         SpillPartitions::Create(count, ctx_.spill_dir));
+  std::vector<const Expr*> keys;
+  for (const ExprPtr& k : join.right_keys) keys.push_back(k.get());
+  cpu::PartitionSink sink(keys, nullptr, side.schema, *parts);
+  TANDEM_RETURN_NOT_OK(RunPipelineAt(side, &sink).status());
+  return std::shared_ptr<SpillPartitions>(std::move(parts));
+}
+
+Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* into) {
   const bool aggregate = node.kind == PlanKind::kAggregate;
-  // The streaming nodes from the top down; the build side of each join runs on the way.
+  // The streaming nodes from the top down; the build side of each join runs on the way. A build
+  // side whose hash table does not fit the host budget is spilled: that join goes grace.
   std::vector<const PlanNode*> chain;
   std::vector<std::shared_ptr<const cpu::JoinProbe>> probes;
+  std::vector<std::shared_ptr<SpillPartitions>> build_spills;
   std::vector<double> build_ms;
   const PlanNode* cur = aggregate ? node.children[0].get() : &node;
   // A subplan that occurs more than once ends the chain: it runs (once) as the source.
   while (Streams(*cur) && (cur == &node || !shared_.IsShared(cur))) {
     TANDEM_RETURN_NOT_OK(CheckCancelled());
     std::shared_ptr<const cpu::JoinProbe> probe;
+    std::shared_ptr<SpillPartitions> spilled;
     double ms = 0;
+    Result<Table> collected = Table();
     if (cur->kind == PlanKind::kJoin) {
-      TANDEM_ASSIGN_OR_RAISE(Table right, RunHost(*cur->children[1]));
+      collected = RunHost(*cur->children[1]);
+      if (!collected.ok() && collected.status().code() == StatusCode::kOutOfMemory &&
+          cpu::CanGraceJoin(*cur) && !ctx_.Cancelled()) {
+        TANDEM_ASSIGN_OR_RAISE(spilled, SpillBuildPipeline(*cur));
+        if (!spilled) return collected.status();
+      } else if (!collected.ok()) {
+        return collected.status();
+      }
+    }
+    if (cur->kind == PlanKind::kJoin && !spilled) {
+      Table right = std::move(*collected);
       const OperatorStart start = StartOperator();
       std::unique_ptr<cpu::JoinProbe> built;
-      TANDEM_RETURN_NOT_OK(WithHostRetry(*cur, [&]() -> Result<Table> {
-                             TANDEM_ASSIGN_OR_RAISE(built,
-                                                    cpu::JoinProbe::Build(*cur, right, ctx_));
-                             return Table();
-                           }).status());
+      auto build = [&]() -> Result<Table> {
+        TANDEM_ASSIGN_OR_RAISE(built, cpu::JoinProbe::Build(*cur, right, ctx_));
+        return Table();
+      };
+      const Status st = cpu::CanGraceJoin(*cur) ? CatchOutOfMemory(build).status()
+                                                : WithHostRetry(*cur, build).status();
+      if (st.code() == StatusCode::kOutOfMemory && cpu::CanGraceJoin(*cur)) {
+        TANDEM_ASSIGN_OR_RAISE(spilled, cpu::SpillBuildSide(*cur, right, ctx_));
+      } else {
+        TANDEM_RETURN_NOT_OK(st);
+      }
       probe = std::move(built);
       ms = MillisSince(start);
     }
     chain.push_back(cur);
     probes.push_back(std::move(probe));
+    build_spills.push_back(std::move(spilled));
     build_ms.push_back(ms);
     cur = cur->children[0].get();
   }
@@ -819,12 +918,13 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node) {
     fused_filter = chain.front();
     chain.erase(chain.begin());
     probes.erase(probes.begin());
+    build_spills.erase(build_spills.begin());
     build_ms.erase(build_ms.begin());
   }
-  const OperatorStart start = StartOperator();
-  cpu::PipelineTimes times;
-  int64_t selected = 0;
-  Result<Table> result = WithHostRetry(node, [&]() -> Result<Table> {
+  const Expr* fused_predicate = fused_filter ? fused_filter->predicate.get() : nullptr;
+  cpu::SpillableSteps spill;
+  spill.build_spills.assign(build_spills.rbegin(), build_spills.rend());  // bottom-up, as steps
+  auto make_steps = [&]() {
     p.steps.clear();
     for (size_t i = chain.size(); i-- > 0;) {
       const PlanNode& n = *chain[i];
@@ -836,18 +936,49 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node) {
         p.steps.push_back(cpu::MakeProbeStep(n, probes[i], ctx_));
       }
     }
+  };
+  const cpu::HostRetry retry = [this](const PlanNode& n, const std::function<Result<Table>()>& op) {
+    return WithHostRetry(n, op);
+  };
+  const OperatorStart start = StartOperator();
+  cpu::PipelineTimes times;
+  int64_t selected = 0;
+  auto run = [&]() -> Result<Table> {
+    make_steps();
     std::optional<cpu::AggregateSink> sink;
+    p.sink = into;
     if (aggregate) {
-      sink.emplace(node, fused_filter ? fused_filter->predicate.get() : nullptr, ctx_);
+      sink.emplace(node, fused_predicate, ctx_);
       TANDEM_RETURN_NOT_OK(sink->Prepare());
       UseKnownKeyRange(p, cpu::opx::OperatorThreads(ctx_), &*sink);
       p.sink = &*sink;
     }
-    Result<Table> out = cpu::RunPipeline(p, ctx_, &times);
+    Result<Table> out = cpu::RunPipelineSpilling(p, spill, ctx_, retry, &times);
     p.sink = nullptr;
-    if (sink) selected = sink->selected_rows();
+    if (!out.ok() || !sink) return out;
+    selected = sink->selected_rows();
+    const auto finish = std::chrono::steady_clock::now();
+    out = sink->Finish();
+    times.sink_finish_ms = MillisSince(finish);
     return out;
-  });
+  };
+  Result<Table> result = Status::Internal("unreachable");
+  if (aggregate && cpu::CanSpillAggregate(node)) {
+    // Partial states that outgrow the budget: the input goes to disk by key, and each
+    // partition is aggregated on its own.
+    result = CatchOutOfMemory(run);
+    if (!result.ok() && result.status().code() == StatusCode::kOutOfMemory && !ctx_.Cancelled()) {
+      // Still out of memory (threads decoding row groups at once, say): again, then on one
+      // thread, as for any operator.
+      result = WithHostRetry(node, [&]() -> Result<Table> {
+        make_steps();
+        return cpu::AggregateBySpilling(p, spill, node, fused_predicate, ctx_, retry, &times,
+                                        &selected);
+      });
+    }
+  } else {
+    result = WithHostRetry(node, run);
+  }
   if (!result.ok()) return result.status();
   TANDEM_RETURN_NOT_OK(CheckOutput(node, *result));
   RecordPipelineMetrics(p, aggregate, times, build_ms, *result, ctx_);
@@ -857,6 +988,7 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node) {
     fm.rows = selected;
     ctx_.Record(fused_filter, fm);
   }
+  NoteSpills(chain, spill, node, ctx_);
   RecordPeaks(node, start, ctx_);
   return result;
 }
@@ -915,13 +1047,7 @@ Result<Table> QueryRun::ApplyCpuOperator(const PlanNode& node, const std::vector
 // partial states are the largest transient memory), before the error reaches the user.
 Result<Table> QueryRun::WithHostRetry(const PlanNode& node,
                                       const std::function<Result<Table>()>& op) {
-  auto attempt = [&]() -> Result<Table> {
-    try {
-      return op();
-    } catch (const std::bad_alloc& e) {
-      return Status::OutOfMemory(OutOfMemoryText(e));
-    }
-  };
+  auto attempt = [&]() -> Result<Table> { return CatchOutOfMemory(op); };
   Result<Table> result = attempt();
   for (int retry = 1; retry <= 2 && !result.ok() &&
                       result.status().code() == StatusCode::kOutOfMemory && !ctx_.Cancelled();
@@ -954,6 +1080,7 @@ void AppendTree(const PlanNode& node, const ExecContext& ctx, int depth, std::st
     const std::string rows = m->rows >= 0 ? std::to_string(m->rows) : std::string("uncounted");
     std::string peaks;
     if (m->peak_host_bytes > 0) peaks += ", peak +" + FormatByteSize(m->peak_host_bytes) + " host";
+    if (m->spilled_bytes > 0) peaks += ", spilled " + FormatByteSize(m->spilled_bytes);
     if (m->peak_device_bytes > 0) {
       peaks += ", peak +" + FormatByteSize(m->peak_device_bytes) + " GPU";
     }

@@ -413,6 +413,7 @@ class StatementRunner {
     ctx.eval.ansi = config.GetBool(config_keys::kAnsi);
     ctx.num_threads = static_cast<int>(config.GetInt(config_keys::kThreads));
     ctx.pipelines = config.GetBool(config_keys::kPipelines);
+    ctx.spill_dir = config.Get(config_keys::kSpillDir);
     ctx.gpu_memory = gpu::DeviceMemoryConfigFrom(config);
     ctx.gpu_limit_bytes = config.GetInt(config_keys::kGpuLimit);
     ctx.table_cache = &session_.cache_;
@@ -489,6 +490,7 @@ class StatementRunner {
       }
     }
     result.peak_host_bytes = ctx.peak_host_bytes;
+    result.spilled_bytes = ctx.spilled_bytes;
     result.peak_device_bytes = ctx.peak_device_bytes;
     return result;
   }

@@ -53,6 +53,7 @@ struct StatementResult {
   // Queries: the most tracked host memory and GPU pool memory in use while it ran (the
   // process's: other queries at the same time included); -1 for other statements.
   int64_t peak_host_bytes = -1;
+  int64_t spilled_bytes = 0;  // written to tandem.spill.dir by the query's operators
   int64_t peak_device_bytes = -1;
 };
 

@@ -141,7 +141,10 @@ Status DispatchNumeric(const DataType& t, Fn&& fn) {
 class CountState final : public AggState {
  public:
   explicit CountState(bool star) : star_(star) {}
-  void Resize(int64_t groups) override { counts_.resize(groups, 0); }
+  void Resize(int64_t groups) override {
+    counts_.resize(groups, 0);
+    Charge(HeapBytes(counts_));
+  }
   Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
     int64_t* c = counts_.data();
     VisitRows(star_ ? nullptr : arg, rows, n, [&](int64_t r) { ++c[gids[r]]; });
@@ -175,6 +178,7 @@ class ExactSumState final : public AggState {
   void Resize(int64_t groups) override {
     sums_.resize(groups, 0);
     counts_.resize(groups, 0);
+    Charge(HeapBytes(sums_) + HeapBytes(counts_));
   }
   Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
     const In* v = arg->values_as<In>();
@@ -264,6 +268,7 @@ class FloatSumState final : public AggState {
   void Resize(int64_t groups) override {
     sums_.resize(groups, 0);
     counts_.resize(groups, 0);
+    Charge(HeapBytes(sums_) + HeapBytes(counts_));
   }
   Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
     const In* v = arg->values_as<In>();
@@ -317,6 +322,7 @@ class VarianceState final : public AggState {
     n_.resize(groups, 0);
     mean_.resize(groups, 0);
     m2_.resize(groups, 0);
+    Charge(HeapBytes(n_) + HeapBytes(mean_) + HeapBytes(m2_));
   }
   Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
     const In* v = arg->values_as<In>();
@@ -395,6 +401,7 @@ class PickState final : public AggState {
   void Resize(int64_t groups) override {
     vals_.resize(groups, T{});
     has_.resize(groups, 0);
+    Charge(HeapBytes(vals_) + HeapBytes(has_));
   }
   Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
     const T* v = arg->values_as<T>();
@@ -436,7 +443,10 @@ class PickState final : public AggState {
 template <PickMode kMode>
 class BoolPickState final : public AggState {
  public:
-  void Resize(int64_t groups) override { vals_.resize(groups, 0); }  // 0 none, 1 false, 2 true
+  void Resize(int64_t groups) override {
+    vals_.resize(groups, 0);  // 0 none, 1 false, 2 true
+    Charge(HeapBytes(vals_));
+  }
   Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
     uint8_t* vals = vals_.data();
     const uint8_t* bits = arg->values()->data();
@@ -480,6 +490,8 @@ class StringPickState final : public AggState {
   void Resize(int64_t groups) override {
     vals_.resize(groups);
     has_.resize(groups, 0);
+    // The strings' own heap bytes are not counted (short ones live inside std::string).
+    Charge(HeapBytes(vals_) + HeapBytes(has_));
   }
   Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
     VisitRows(arg, rows, n, [&](int64_t r) { Fold(gids[r], arg->GetString(r)); });

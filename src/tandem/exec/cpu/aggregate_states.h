@@ -16,6 +16,7 @@
 
 #include "tandem/column/column.h"
 #include "tandem/expr/aggregate.h"
+#include "tandem/memory/host_charge.h"
 
 namespace tandem::cpu::agg {
 
@@ -34,6 +35,13 @@ class AggState {
                      int64_t n) = 0;
   // The result column for groups [0, groups).
   virtual Result<ColumnPtr> Finalize(int64_t groups) const = 0;
+
+ protected:
+  // Counts the states' heap bytes against the host budget (throws MemoryLimitExceeded).
+  void Charge(int64_t bytes) { charge_.Set(bytes); }
+
+ private:
+  HostCharge charge_;
 };
 
 // The state for one call; `arg_type` is the argument's type (ignored for count(*)).

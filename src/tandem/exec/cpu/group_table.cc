@@ -213,11 +213,23 @@ void GroupTable::Reserve(int64_t groups) {
   while (static_cast<int64_t>(cap) < 2 * groups) cap *= 2;
   slots_.assign(cap, Slot{});
   mask_ = cap - 1;
+  UpdateCharge();
   for (int64_t g = 0; g < num_groups_; ++g) {
     uint64_t pos = hashes_[g] & mask_;
     while (slots_[pos].group_plus_one != 0) pos = (pos + 1) & mask_;
     slots_[pos] = Slot{static_cast<uint32_t>(hashes_[g] >> 32), static_cast<uint32_t>(g + 1)};
   }
+}
+
+void GroupTable::UpdateCharge() {
+  int64_t bytes = HeapBytes(slots_) + HeapBytes(hashes_) + HeapBytes(part_hashes_) +
+                  HeapBytes(direct_) +
+                  direct_chunks_made_ * (int64_t{sizeof(uint32_t)} << kDirectChunkBits);
+  for (const KeyStore& st : stores_) {
+    bytes += HeapBytes(st.values) + HeapBytes(st.offsets) +
+             static_cast<int64_t>(st.chars.capacity()) + HeapBytes(st.nulls);
+  }
+  charge_.Set(bytes);
 }
 
 uint32_t GroupTable::AddGroup(const KeyView& keys, int64_t row, uint64_t hash, uint64_t part_hash) {

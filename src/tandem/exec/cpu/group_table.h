@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tandem/column/column.h"
+#include "tandem/memory/host_charge.h"
 
 namespace tandem::cpu::agg {
 
@@ -95,6 +96,9 @@ class GroupTable {
   };
 
   void Reserve(int64_t groups);
+  // Counts the table's heap bytes against the host budget (at each growth of the slots or the
+  // direct index; the key stores in between grow by at most as much again).
+  void UpdateCharge();
   const uint64_t* EnsureHashes(const KeyView& keys, const uint32_t* rows, int64_t n);
   uint32_t AddGroup(const KeyView& keys, int64_t row, uint64_t hash, uint64_t part_hash);
   // Few-groups fast path: when a batch's keys pack into 64 bits, a small memo from packed key to
@@ -120,10 +124,16 @@ class GroupTable {
   static constexpr int kDirectChunkBits = 14;
   uint32_t* DirectSlot(uint64_t offset) {
     std::unique_ptr<uint32_t[]>& chunk = direct_[offset >> kDirectChunkBits];
-    if (!chunk) chunk = std::make_unique<uint32_t[]>(size_t{1} << kDirectChunkBits);
+    if (!chunk) {
+      chunk = std::make_unique<uint32_t[]>(size_t{1} << kDirectChunkBits);
+      direct_chunks_made_++;
+      UpdateCharge();
+    }
     return &chunk[offset & ((uint64_t{1} << kDirectChunkBits) - 1)];
   }
   std::vector<std::unique_ptr<uint32_t[]>> direct_;
+  int64_t direct_chunks_made_ = 0;
+  HostCharge charge_;
   int64_t direct_span_ = 0;
   std::vector<Slot> slots_;
   uint64_t mask_ = 0;

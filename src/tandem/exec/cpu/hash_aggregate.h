@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/cpu/pipeline_sink.h"
 
 namespace tandem::cpu {
 
@@ -26,19 +27,19 @@ class Aggregation;
 // The same aggregation fed batch by batch, from any number of threads at once: the sink of a
 // pipeline (exec/cpu/pipeline.h). Each call takes a partial state no other thread holds, so the
 // partial states number the threads that ever ran at once, as in HashAggregate.
-class AggregateSink {
+class AggregateSink final : public PipelineSink {
  public:
   // predicate: a fused Filter's (rows where it is not TRUE are skipped), or null.
   AggregateSink(const PlanNode& node, const Expr* predicate, ExecContext& ctx);
-  ~AggregateSink();
+  ~AggregateSink() override;
 
   Status Prepare();  // first
   // The input column of the one integer group key that direct indexing could use, or -1; with
   // its value range known before the first row (source statistics), UseDirectIndex turns it on.
   int DirectIndexKeyColumn() const;
   void UseDirectIndex(int64_t lo, int64_t span);
-  Status Consume(const Batch& batch, EvalContext& eval);  // thread-safe
-  Result<Table> Finish();                                 // once, after every Consume
+  Status Consume(const Batch& batch, EvalContext& eval) override;  // thread-safe
+  Result<Table> Finish() override;                                 // once, after every Consume
   int64_t selected_rows() const;
 
  private:

@@ -134,6 +134,10 @@ Result<JoinHashTable> JoinHashTable::Build(const KeyLayout& layout,
   t.chunks_.reserve(encoded.size());
   // The encoded keys must outlive entry_ptr_: move them (their heap buffers do not move).
   for (auto& e : encoded) t.chunks_.push_back(std::move(*e));
+  int64_t bytes = HeapBytes(t.bucket_start_) + HeapBytes(t.entry_key_) + HeapBytes(t.entry_ref_) +
+                  HeapBytes(t.entry_ptr_) + HeapBytes(t.entry_len_) + HeapBytes(t.null_key_refs_);
+  for (const EncodedKeys& e : t.chunks_) bytes += e.HeapBytes();
+  t.charge_.Set(bytes);
   return t;
 }
 

@@ -94,6 +94,7 @@ class JoinHashTable {
   std::vector<const uint8_t*> entry_ptr_;
   std::vector<int64_t> entry_len_;
   std::vector<int64_t> null_key_refs_;
+  HostCharge charge_;  // every vector above and the encoded keys, against the host budget
 };
 
 }  // namespace tandem::cpu

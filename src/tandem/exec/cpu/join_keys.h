@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tandem/column/column.h"
+#include "tandem/memory/host_charge.h"
 #include "tandem/plan/logical_plan.h"
 
 namespace tandem::cpu {
@@ -56,6 +57,12 @@ class EncodedKeys {
   int64_t row_size(int64_t i) const { return fixed_ ? stride_ : offsets_[i + 1] - offsets_[i]; }
   // The single key word (fixed layouts with stride 8).
   uint64_t word(int64_t i) const { return words_[i]; }
+
+  // Bytes held on the heap (for the host budget).
+  int64_t HeapBytes() const {
+    return tandem::HeapBytes(words_) + tandem::HeapBytes(bytes_) + tandem::HeapBytes(offsets_) +
+           tandem::HeapBytes(hashes_) + tandem::HeapBytes(null_rows_);
+  }
 
   bool RowEquals(int64_t i, const uint8_t* other, int64_t other_size) const {
     return row_size(i) == other_size &&

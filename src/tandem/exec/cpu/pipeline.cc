@@ -48,8 +48,10 @@ class ProbeStep final : public PipelineStep {
       : PipelineStep(node), probe_(std::move(probe)), budget_(node, ctx) {}
   const char* name() const override { return "HashJoin"; }
   Status Apply(const BatchPtr& in, EvalContext& eval, std::vector<BatchPtr>* out) override {
+    if (!probe_) return Status::Internal("a join probe ran before its build side");
     return probe_->ProbeBatch(in, budget_, eval, out);
   }
+  void set_probe(std::shared_ptr<const JoinProbe> probe) { probe_ = std::move(probe); }
 
  private:
   std::shared_ptr<const JoinProbe> probe_;
@@ -105,6 +107,10 @@ std::unique_ptr<PipelineStep> MakeProbeStep(const PlanNode& node,
   return std::make_unique<ProbeStep>(node, std::move(probe), ctx);
 }
 
+void SetProbe(PipelineStep& probe_step, std::shared_ptr<const JoinProbe> probe) {
+  static_cast<ProbeStep&>(probe_step).set_probe(std::move(probe));
+}
+
 Result<Table> RunPipeline(Pipeline& p, ExecContext& ctx, PipelineTimes* times) {
   const Clock::time_point start = Clock::now();
   std::atomic<int64_t> sink_nanos{0};
@@ -125,6 +131,20 @@ Result<Table> RunPipeline(Pipeline& p, ExecContext& ctx, PipelineTimes* times) {
     };
     TANDEM_ASSIGN_OR_RAISE(Table passed, ScanStreaming(*p.scan, ctx, each));
     out.batches = std::move(passed.batches);
+  } else if (p.spilled) {
+    const int64_t blocks = p.spilled->num_blocks();
+    std::vector<std::vector<BatchPtr>> results(static_cast<size_t>(blocks));
+    TANDEM_RETURN_NOT_OK(
+        opx::ForEachMorsel(blocks, threads, ctx.eval, [&](int64_t m, EvalContext& eval) -> Status {
+          TANDEM_ASSIGN_OR_RAISE(BatchPtr block, p.spilled->ReadBlock(m, p.spilled_schema));
+          source_batches.fetch_add(1, std::memory_order_relaxed);
+          source_bytes.fetch_add(opx::TableBytes(Table{block->schema, {block}}),
+                                 std::memory_order_relaxed);
+          return Push(p, 0, block, eval, ctx, &sink_nanos, &results[m]);
+        }));
+    for (auto& r : results) {
+      for (auto& b : r) out.batches.push_back(std::move(b));
+    }
   } else {
     const std::vector<BatchPtr> morsels = opx::Morsels(p.input, threads);
     std::vector<std::vector<BatchPtr>> results(morsels.size());
@@ -137,7 +157,7 @@ Result<Table> RunPipeline(Pipeline& p, ExecContext& ctx, PipelineTimes* times) {
     }
   }
   const Clock::time_point finish = Clock::now();
-  if (p.sink) {
+  if (p.sink && p.finish_sink) {
     TANDEM_ASSIGN_OR_RAISE(out, p.sink->Finish());
   }
   if (times) {

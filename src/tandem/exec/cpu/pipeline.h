@@ -21,6 +21,7 @@
 #include "tandem/exec/cpu/hash_aggregate.h"
 #include "tandem/exec/cpu/join_probe.h"
 #include "tandem/exec/exec_context.h"
+#include "tandem/memory/spill_file.h"
 
 namespace tandem::cpu {
 
@@ -46,19 +47,29 @@ class PipelineStep {
 
 std::unique_ptr<PipelineStep> MakeFilterStep(const PlanNode& node);
 std::unique_ptr<PipelineStep> MakeProjectStep(const PlanNode& node);
-// The probe of a join whose right side `probe` has built (JoinProbe::StreamsProbeSide).
+// The probe of a join whose right side `probe` has built (JoinProbe::StreamsProbeSide). A grace
+// hash join (exec/cpu/partition_sink.h) builds one partition at a time and sets each in turn.
 std::unique_ptr<PipelineStep> MakeProbeStep(const PlanNode& node,
                                             std::shared_ptr<const JoinProbe> probe,
                                             ExecContext& ctx);
+void SetProbe(PipelineStep& probe_step, std::shared_ptr<const JoinProbe> probe);
 
 struct Pipeline {
-  // The source: a Parquet scan read row group by row group (scan != null), else `input`.
+  // The source: a Parquet scan read row group by row group (scan != null), the blocks of a
+  // spill file (spilled != null; a partition of a grace join's probe side), else `input`.
   const PlanNode* scan = nullptr;
+  const SpillFile* spilled = nullptr;
+  Schema spilled_schema;
   Table input;
-  std::vector<std::unique_ptr<PipelineStep>> steps;  // in the order batches pass them
-  // Prepared (AggregateSink::Prepare) by the caller; null: the output batches are collected in
-  // source order.
-  AggregateSink* sink = nullptr;
+  // In the order batches pass them; shared by the pipelines a grace hash join runs one after
+  // another, so their metrics add up.
+  std::vector<std::shared_ptr<PipelineStep>> steps;
+  // Prepared by the caller (AggregateSink::Prepare), or a PartitionSink; null: the output
+  // batches are collected in source order.
+  PipelineSink* sink = nullptr;
+  // Whether RunPipeline finishes the sink (false: the caller does, after feeding it from
+  // several runs).
+  bool finish_sink = true;
   const PlanNode* top = nullptr;  // the node whose rows the pipeline produces
 };
 

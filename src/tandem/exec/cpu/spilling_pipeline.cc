@@ -1,0 +1,235 @@
+// Grace hash joins and partitioned aggregation in pipelines (see spilling_pipeline.h).
+#include "tandem/exec/cpu/spilling_pipeline.h"
+
+#include <algorithm>
+
+#include "tandem/common/out_of_memory.h"
+#include "tandem/exec/cpu/hash_aggregate.h"
+#include "tandem/exec/cpu/operator_util.h"
+#include "tandem/exec/cpu/partition_sink.h"
+#include "tandem/memory/host_memory.h"
+
+namespace tandem::cpu {
+namespace {
+
+// How many times a partition of an aggregation's input may be split again.
+constexpr int kMaxSplitDepth = 4;
+constexpr int kSplitPieces = 8;
+
+void AddTimes(const PipelineTimes& t, PipelineTimes* total) {
+  total->wall_ms += t.wall_ms;
+  total->sink_finish_ms += t.sink_finish_ms;
+  total->sink_thread_ms += t.sink_thread_ms;
+  total->threads = t.threads;
+  total->source_batches += t.source_batches;
+  total->source_bytes += t.source_bytes;
+}
+
+std::vector<const Expr*> Pointers(const std::vector<ExprPtr>& exprs) {
+  std::vector<const Expr*> out;
+  for (const ExprPtr& e : exprs) out.push_back(e.get());
+  return out;
+}
+
+// Group keys every grouping set of the aggregation has (all keys of a plain GROUP BY).
+std::vector<int> SharedGroupKeys(const PlanNode& aggregate) {
+  std::vector<int> keys;
+  for (int k = 0; k < static_cast<int>(aggregate.group_keys.size()); ++k) {
+    bool in_all = true;
+    for (const std::vector<int>& set : aggregate.grouping_sets) {
+      in_all &= std::find(set.begin(), set.end(), k) != set.end();
+    }
+    if (in_all) keys.push_back(k);
+  }
+  return keys;
+}
+
+// Feeds every block of `file` to `sink` on the operator's threads.
+Status ConsumeBlocks(const SpillFile& file, const Schema& schema, PipelineSink& sink,
+                     ExecContext& ctx) {
+  return opx::ForEachMorsel(file.num_blocks(), opx::OperatorThreads(ctx), ctx.eval,
+                            [&](int64_t m, EvalContext& eval) -> Status {
+                              TANDEM_ASSIGN_OR_RAISE(BatchPtr block, file.ReadBlock(m, schema));
+                              return sink.Consume(*block, eval);
+                            });
+}
+
+// Runs steps [from, end) of p over its source (a scan or table when from == 0, else the spill
+// file `spilled`), grace-joining at the spilled joins from step `search` on (the step at `from`
+// of a partition's run has that partition's probe set).
+Result<Table> RunSteps(const Pipeline& p, size_t from, size_t search, const SpillFile* spilled,
+                       SpillableSteps& spill, ExecContext& ctx, const HostRetry& retry,
+                       PipelineTimes* times) {
+  size_t g = search;
+  while (g < p.steps.size() && !(g < spill.build_spills.size() && spill.build_spills[g])) ++g;
+  Pipeline run;
+  run.top = p.top;
+  run.finish_sink = false;
+  if (spilled) {
+    run.spilled = spilled;
+    run.spilled_schema = p.steps[from]->node().children[0]->schema;
+  } else {
+    run.scan = p.scan;
+    run.input = p.input;
+  }
+  run.steps.assign(p.steps.begin() + static_cast<ptrdiff_t>(from),
+                   p.steps.begin() + static_cast<ptrdiff_t>(g));
+  PipelineTimes t;
+  if (g == p.steps.size()) {
+    run.sink = p.sink;
+    Result<Table> out = RunPipeline(run, ctx, &t);
+    AddTimes(t, times);
+    return out;
+  }
+  // Grace join at step g: its probe side (what steps [from, g) produce) goes to disk first.
+  const PlanNode& join = p.steps[g]->node();
+  SpillPartitions& build = *spill.build_spills[g];
+  TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> probe_parts,
+                         SpillPartitions::Create(build.count(), ctx.spill_dir));
+  PartitionSink sink(Pointers(join.left_keys), nullptr, join.children[0]->schema, *probe_parts);
+  run.sink = &sink;
+  TANDEM_RETURN_NOT_OK(RunPipeline(run, ctx, &t).status());
+  AddTimes(t, times);
+  TANDEM_RETURN_NOT_OK(probe_parts->FinishWriting());
+  spill.probe_bytes[g] += probe_parts->bytes();
+  Table out;
+  out.schema = p.top->schema;
+  for (int q = 0; q < build.count(); ++q) {
+    if (ctx.Cancelled()) return ExecContext::CancelledError();
+    const SpillFile& probe_rows = probe_parts->file(q);
+    if (probe_rows.rows() == 0) continue;
+    std::shared_ptr<const JoinProbe> built;
+    TANDEM_RETURN_NOT_OK(
+        retry(join, [&]() -> Result<Table> {
+          TANDEM_ASSIGN_OR_RAISE(Table right_rows, build.file(q).ReadAll(join.children[1]->schema));
+          TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<JoinProbe> b,
+                                 JoinProbe::Build(join, std::move(right_rows), ctx));
+          built = std::move(b);
+          return Table();
+        }).status());
+    SetProbe(*p.steps[g], built);
+    Result<Table> part = RunSteps(p, g, g + 1, &probe_rows, spill, ctx, retry, times);
+    SetProbe(*p.steps[g], nullptr);
+    if (!part.ok()) return part.status();
+    for (BatchPtr& b : part->batches) out.batches.push_back(std::move(b));
+  }
+  return out;
+}
+
+// Aggregates the rows of one partition (streamed from its file into an AggregateSink) into
+// *out; a partition whose groups still do not fit is split again on disk (another partition
+// function) and its pieces aggregated in turn.
+Status AggregatePartition(const PlanNode& aggregate, const SpillFile& rows,
+                          const std::vector<const Expr*>& keys, int depth, ExecContext& ctx,
+                          SpillableSteps& spill, Table* out) {
+  if (rows.rows() == 0) return Status::OK();
+  const Schema& schema = aggregate.children[0]->schema;
+  Result<Table> part = Status::Internal("unreachable");
+  try {
+    AggregateSink sink(aggregate, nullptr, ctx);
+    TANDEM_RETURN_NOT_OK(sink.Prepare());
+    Status st = ConsumeBlocks(rows, schema, sink, ctx);
+    part = st.ok() ? sink.Finish() : Result<Table>(st);
+  } catch (const std::bad_alloc& e) {
+    part = Status::OutOfMemory(OutOfMemoryText(e));
+  }
+  if (part.ok()) {
+    for (BatchPtr& b : part->batches) out->batches.push_back(std::move(b));
+    return Status::OK();
+  }
+  if (part.status().code() != StatusCode::kOutOfMemory || depth >= kMaxSplitDepth ||
+      ctx.Cancelled()) {
+    return part.status();
+  }
+  ++spill.aggregate_resplits;
+  TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> pieces,
+                         SpillPartitions::Create(kSplitPieces, ctx.spill_dir));
+  PartitionSink split(keys, nullptr, schema, *pieces, static_cast<uint64_t>(depth));
+  TANDEM_RETURN_NOT_OK(ConsumeBlocks(rows, schema, split, ctx));
+  TANDEM_RETURN_NOT_OK(pieces->FinishWriting());
+  spill.aggregate_bytes += pieces->bytes();
+  for (int q = 0; q < kSplitPieces; ++q) {
+    TANDEM_RETURN_NOT_OK(
+        AggregatePartition(aggregate, pieces->file(q), keys, depth + 1, ctx, spill, out));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+int64_t SpillBudget(int64_t releasable) {
+  const int64_t free = host_memory::Limit() - host_memory::InUse() + releasable;
+  return std::max<int64_t>(free / 2, int64_t{1} << 20);
+}
+
+int64_t EstimatedSpillBytes(const PlanNode& node) {
+  double width = 0;
+  for (const Field& f : node.schema.fields) width += f.type.is_string_like() ? 24 : 8;
+  // The rows, and about twice as much again for a hash table or partial states over them.
+  const double bytes = 3 * std::max(node.estimated_rows, 1.0) * std::max(width, 8.0);
+  return static_cast<int64_t>(std::min(bytes, 9e18));
+}
+
+bool CanGraceJoin(const PlanNode& join) {
+  return JoinProbe::StreamsProbeSide(join) && !join.null_aware;
+}
+
+Result<std::shared_ptr<SpillPartitions>> SpillBuildSide(const PlanNode& join, const Table& right,
+                                                        ExecContext& ctx) {
+  const int64_t bytes = opx::TableBytes(right);
+  // A partition's hash table and encoded keys take about twice its rows' bytes again.
+  const int count = SpillPartitionCount(3 * bytes, SpillBudget(bytes));
+  TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> parts,
+                         SpillPartitions::Create(count, ctx.spill_dir));
+  PartitionSink sink(Pointers(join.right_keys), nullptr, right.schema, *parts);
+  const int threads = opx::OperatorThreads(ctx);
+  const std::vector<BatchPtr> morsels = opx::Morsels(right, threads);
+  TANDEM_RETURN_NOT_OK(opx::ForEachMorsel(
+      static_cast<int64_t>(morsels.size()), threads, ctx.eval,
+      [&](int64_t m, EvalContext& eval) { return sink.Consume(*morsels[m], eval); }));
+  TANDEM_RETURN_NOT_OK(parts->FinishWriting());
+  return std::shared_ptr<SpillPartitions>(std::move(parts));
+}
+
+Result<Table> RunPipelineSpilling(Pipeline& p, SpillableSteps& spill, ExecContext& ctx,
+                                  const HostRetry& retry, PipelineTimes* times) {
+  *times = PipelineTimes{};
+  spill.build_spills.resize(p.steps.size());
+  spill.probe_bytes.assign(p.steps.size(), 0);
+  return RunSteps(p, 0, 0, nullptr, spill, ctx, retry, times);
+}
+
+bool CanSpillAggregate(const PlanNode& aggregate) {
+  return aggregate.kind == PlanKind::kAggregate && !SharedGroupKeys(aggregate).empty();
+}
+
+Result<Table> AggregateBySpilling(Pipeline& p, SpillableSteps& spill, const PlanNode& aggregate,
+                                  const Expr* predicate, ExecContext& ctx, const HostRetry& retry,
+                                  PipelineTimes* times, int64_t* selected) {
+  const PlanNode& below = *aggregate.children[0];
+  const int count = SpillPartitionCount(EstimatedSpillBytes(below), SpillBudget());
+  TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> parts,
+                         SpillPartitions::Create(count, ctx.spill_dir));
+  std::vector<const Expr*> keys;
+  for (int k : SharedGroupKeys(aggregate)) keys.push_back(aggregate.group_keys[k].get());
+  PartitionSink sink(keys, predicate, below.schema, *parts);
+  PipelineSink* own = p.sink;
+  p.sink = &sink;
+  Result<Table> ran = RunPipelineSpilling(p, spill, ctx, retry, times);
+  p.sink = own;
+  TANDEM_RETURN_NOT_OK(ran.status());
+  TANDEM_RETURN_NOT_OK(parts->FinishWriting());
+  *selected = sink.rows_selected();
+  spill.aggregate_bytes = parts->bytes();
+  spill.aggregate_partitions = count;
+  spill.aggregate_resplits = 0;
+  Table out;
+  out.schema = aggregate.schema;
+  for (int q = 0; q < count; ++q) {
+    if (ctx.Cancelled()) return ExecContext::CancelledError();
+    TANDEM_RETURN_NOT_OK(AggregatePartition(aggregate, parts->file(q), keys, 1, ctx, spill, &out));
+  }
+  return out;
+}
+
+}  // namespace tandem::cpu

@@ -1,0 +1,64 @@
+// Pipelines whose sinks outgrow the host budget (tandem.memory.host.limit) spill instead of
+// failing (exec/cpu/partition_sink.h):
+//
+// - Grace hash join: a join whose hash table does not fit has its build side written to disk in
+//   partitions by key hash. The part of the pipeline below the join then runs into a
+//   PartitionSink on the probe keys, and each partition pair is joined in turn, its probe rows
+//   going on through the steps above the join into the pipeline's sink. Several joins of one
+//   pipeline may each go this way (the partitions of one run through the next).
+// - Partitioned aggregation: an aggregation whose partial states do not fit runs its pipeline
+//   again into a PartitionSink on the group keys (its filter applied first) and aggregates the
+//   partitions one at a time; a group lies in one partition only, so their results are the
+//   result.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "tandem/exec/cpu/pipeline.h"
+#include "tandem/memory/spill_file.h"
+
+namespace tandem::cpu {
+
+// Runs op, trying again where the executor would after running out of memory
+// (QueryRun::WithHostRetry).
+using HostRetry =
+    std::function<Result<Table>(const PlanNode&, const std::function<Result<Table>()>&)>;
+
+struct SpillableSteps {
+  // Parallel to Pipeline::steps: the spilled build side of a grace join at that step, or null.
+  std::vector<std::shared_ptr<SpillPartitions>> build_spills;
+  // Parallel to build_spills: bytes of the probe side written by each grace join.
+  std::vector<int64_t> probe_bytes;
+  int64_t aggregate_bytes = 0;   // the partitioned aggregation's input
+  int aggregate_partitions = 0;  // its partitions
+  int aggregate_resplits = 0;    // partitions (or pieces) that had to be split again
+};
+
+// Host memory a spilled operator may plan to hold at once (a part of what the budget has free),
+// and roughly what `node`'s rows with their hash table take (for SpillPartitionCount).
+int64_t SpillBudget(int64_t releasable = 0);
+int64_t EstimatedSpillBytes(const PlanNode& node);
+
+// Whether a streamed join may go grace: its build side may be split by key (not a null-aware
+// NOT IN, whose answer depends on the whole build side).
+bool CanGraceJoin(const PlanNode& join);
+// Writes the build side of `join` (its right input) to disk in partitions by key.
+Result<std::shared_ptr<SpillPartitions>> SpillBuildSide(const PlanNode& join, const Table& right,
+                                                        ExecContext& ctx);
+
+// Runs p (source and steps; its sink is not finished) with the grace joins of `spill`; the
+// collected output when p has no sink. times add up over the runs.
+Result<Table> RunPipelineSpilling(Pipeline& p, SpillableSteps& spill, ExecContext& ctx,
+                                  const HostRetry& retry, PipelineTimes* times);
+
+// Whether an aggregation can be partitioned by a key all its grouping sets share.
+bool CanSpillAggregate(const PlanNode& aggregate);
+// The partitioned aggregation of `aggregate` over what p produces (p's sink is replaced); the
+// rows that passed `predicate` (a fused filter, or null) go to *selected.
+Result<Table> AggregateBySpilling(Pipeline& p, SpillableSteps& spill, const PlanNode& aggregate,
+                                  const Expr* predicate, ExecContext& ctx, const HostRetry& retry,
+                                  PipelineTimes* times, int64_t* selected);
+
+}  // namespace tandem::cpu

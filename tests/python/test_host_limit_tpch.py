@@ -1,0 +1,82 @@
+"""With tandem.memory.host.limit at a quarter of the working set, the 22 TPC-H queries at SF1
+complete with answers equal to DuckDB's, and the peak host memory stays within the limit.
+
+The working set of a query: the decoded bytes of every table scan the query makes, as EXPLAIN
+ANALYZE reports them (the "bytes" of each Scan operator's "actual" in EXPLAIN (ANALYZE, FORMAT
+JSON), measured without a limit). A subplan that runs once for two identical occurrences (Q15's
+view revenue0, read twice) decodes its scan once: the served occurrence's scan is "not run" and
+has no "actual", so it counts once, as the query really decodes it.
+
+Each query then runs through `tandem sql -f qNN.sql --timing --conf tandem.memory.host.limit=L`
+with L = working set // 4, and test_tpch_queries.check_query compares its answer with DuckDB's
+(random_queries.compare_results). A query that fails ("host memory limit reached") fails its
+case. The `Peak memory: host X` line --timing prints must be <= L, within half a unit of the
+printed digit (FormatByteSize prints one decimal).
+
+Data: the cached duckdb-sf1 Parquet folders of test_tpch_queries (made there when missing, a few
+minutes on 2 cores).
+"""
+import json
+import re
+import subprocess
+
+import pytest
+
+import test_tpch_queries as tpch
+from random_queries import split_statements, tandem_command
+
+pytestmark = pytest.mark.skipif(not tandem_command(), reason="TANDEM_BIN not set")
+
+DATA = "duckdb-sf1"
+PEAK = re.compile(r"Peak memory: host ([0-9.]+) (B|KiB|MiB|GiB)")
+UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+
+def explain_analyze_json(n, tables):
+    """The EXPLAIN (ANALYZE, FORMAT JSON) document of query n: its query statement prefixed, the
+    others (Q15's CREATE VIEW and DROP VIEW) as they are, in one `tandem sql` script."""
+    with open(tpch.query_path(n)) as f:
+        statements = split_statements(f.read())
+    script = ";\n".join(s if s.lower().startswith(("create", "drop"))
+                        else "EXPLAIN (ANALYZE, FORMAT JSON) " + s for s in statements)
+    cmd = tandem_command() + ["sql", script, "--format", "jsonl"]
+    for name, path in tables.items():
+        cmd += ["--table", f"{name}={path}"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=tpch.timeout_s(DATA))
+    assert proc.returncode == 0, f"Q{n:02d}: EXPLAIN ANALYZE failed: {proc.stderr[-2000:]}"
+    lines = [json.loads(line)["plan"] for line in proc.stdout.splitlines() if line.strip()]
+    return json.loads("\n".join(lines))
+
+
+def scans(node):
+    """(name, decoded bytes) of each Scan operator that ran under node."""
+    actual = node.get("actual")
+    if actual and actual["name"].startswith("Scan "):
+        yield actual["name"], actual["bytes"]
+    for child in node.get("children", []):
+        yield from scans(child)
+
+
+def working_set(n, tables):
+    found = list(scans(explain_analyze_json(n, tables)["plan"]))
+    assert found, f"Q{n:02d}: EXPLAIN ANALYZE shows no scan that ran"
+    total = sum(b for _, b in found)
+    assert total > 1 << 20, f"Q{n:02d}: working set {total} B from {found}"
+    return total
+
+
+@pytest.mark.parametrize("n", range(1, 23), ids=lambda n: f"q{n:02d}")
+def test_tpch_sf1_under_a_quarter_of_the_working_set(n):
+    tables, _ = tpch.dataset(DATA)
+    limit = working_set(n, tables) // 4
+    stderr = []
+    failure = tpch.check_query(DATA, n, ["--timing", "--conf",
+                                         f"tandem.memory.host.limit={limit}"], stderr)
+    where = f"Q{n:02d} with host limit {limit / 2**20:.1f} MiB"
+    assert failure is None, failure
+    peaks = [(float(v), u) for text in stderr for v, u in PEAK.findall(text)]
+    assert peaks, f"{where}: no 'Peak memory' line: {stderr}"
+    for value, unit in peaks:
+        # The printed value is rounded to one decimal: allow half a unit of that digit.
+        assert (value - 0.05) * UNITS[unit] <= limit, f"{where}: peak host {value} {unit}"
+    print(f"{where}: peak host {max(v * UNITS[u] for v, u in peaks) / 2**20:.1f} MiB")
