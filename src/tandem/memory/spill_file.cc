@@ -207,6 +207,10 @@ Status SpillPartitions::Append(const Batch& batch, const uint32_t* partition_of)
   const int count = this->count();
   std::vector<std::vector<int32_t>> rows(static_cast<size_t>(count));
   for (int64_t r = 0; r < batch.num_rows; ++r) {
+    if (partition_of[r] >= static_cast<uint32_t>(count)) {
+      return Status::Internal("spill: row " + std::to_string(r) + " has partition " +
+                              std::to_string(partition_of[r]) + " of " + std::to_string(count));
+    }
     rows[partition_of[r]].push_back(static_cast<int32_t>(r));
   }
   for (int p = 0; p < count; ++p) {
