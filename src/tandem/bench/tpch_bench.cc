@@ -44,6 +44,7 @@ from tpch_gpu_bench import duck_times, query_text
 def connect(in_memory):
     con = duckdb.connect()
     con.execute(f"SET threads = {threads}")
+    con.execute("SET enable_progress_bar = false")  # its bar would go to stdout, into the JSON
     for t in TABLES:
         what = "TABLE" if in_memory else "VIEW"
         con.execute(f"CREATE {what} {t} AS SELECT * FROM read_parquet('{data}/{t}/*.parquet')")

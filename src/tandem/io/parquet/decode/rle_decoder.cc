@@ -40,6 +40,7 @@ Status RleBitPackedDecoder::NextRun() {
     const int64_t avail = end_ - pos_;
     packed_base_ = pos_;
     packed_bytes_ = full_bytes < avail ? full_bytes : avail;
+    packed_avail_ = avail;
     packed_index_ = 0;
     packed_left_ =
         bit_width_ == 0 ? static_cast<int64_t>(groups) * 8 : packed_bytes_ * 8 / bit_width_;

@@ -31,7 +31,7 @@ class RleBitPackedDecoder {
         done += k;
       } else {
         const int64_t k = packed_left_ < n - done ? packed_left_ : n - done;
-        UnpackBits(packed_base_, packed_bytes_, packed_index_, bit_width_, k, out + done);
+        UnpackBits(packed_base_, packed_avail_, packed_index_, bit_width_, k, out + done);
         packed_index_ += k;
         packed_left_ -= k;
         done += k;
@@ -51,6 +51,9 @@ class RleBitPackedDecoder {
   int64_t packed_left_ = 0;
   const uint8_t* packed_base_ = nullptr;
   int64_t packed_bytes_ = 0;
+  // Bytes readable from packed_base_ (to the end of the data: loads may pass the run's end, the
+  // values never do).
+  int64_t packed_avail_ = 0;
   int64_t packed_index_ = 0;
 };
 
