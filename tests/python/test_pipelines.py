@@ -48,6 +48,12 @@ def tables(tmp_path_factory):
     # first row groups suggest and the later ones break.
     jump = np.concatenate([np.arange(100_000) % 1_000, 10**12 + np.arange(ROWS - 100_000)])
     t["jump"] = write(d / "jump.parquet", k=jump, v=value)
+    # Keys in no order over a range 4x the rows, wider than the first index chunks: direct
+    # indexing is chosen from the statistics and each worker hashes instead once its keys
+    # spread thinly (GroupTable::kDirectSlotsPerGroup).
+    spread_rows = 3 * ROWS
+    t["spread"] = write(d / "spread.parquet", k=rng.integers(0, 4 * spread_rows, spread_rows),
+                        v=rng.integers(-1_000, 1_000, spread_rows))
     return t
 
 
@@ -66,7 +72,7 @@ QUERIES = [
 
 
 @pytest.mark.parametrize("pipelines", ["true", "false"])
-@pytest.mark.parametrize("table", ["sorted", "shuffled", "nullkeys", "jump"])
+@pytest.mark.parametrize("table", ["sorted", "shuffled", "nullkeys", "jump", "spread"])
 @pytest.mark.parametrize("query", range(len(QUERIES)))
 def test_aggregations_over_every_key_layout(tables, table, query, pipelines):
     sql = QUERIES[query].format(t=table)

@@ -325,6 +325,7 @@ void GroupTable::UseDirectIndex(int64_t lo, int64_t span) {
 void GroupTable::LeaveDirectMode() {
   direct_mode_ = false;
   std::vector<std::unique_ptr<uint32_t[]>>().swap(direct_);
+  direct_chunks_made_ = 0;
   direct_span_ = 0;
   slots_.clear();
   Reserve(std::max<int64_t>(num_groups_, 1));  // rebuilds the slots from the stored hashes
@@ -375,14 +376,25 @@ bool GroupTable::FindOrInsertDirect(const KeyView& keys, const uint64_t* hashes,
     using T = decltype(tag);
     using U = std::make_unsigned_t<T>;
     const uint64_t span = static_cast<uint64_t>(direct_span_);
-    // Check the range first so that nothing is inserted when a row does not fit.
+    // Check the range first so that nothing is inserted when a row does not fit; count the
+    // index chunks the batch would make (a new chunk counted once per run of rows in it).
+    int64_t new_chunks = 0;
+    uint64_t last_chunk = UINT64_MAX;
     for (int64_t k = 0; k < n; ++k) {
       const int64_t r = rows ? rows[k] : k;
       // Unsigned difference: no signed overflow for keys far outside the range.
-      if (static_cast<uint64_t>(DirectValue<T>(c.values, r)) - static_cast<uint64_t>(direct_lo_) >=
-          span) {
-        return false;
-      }
+      const uint64_t offset =
+          static_cast<uint64_t>(DirectValue<T>(c.values, r)) - static_cast<uint64_t>(direct_lo_);
+      if (offset >= span) return false;
+      const uint64_t chunk = offset >> kDirectChunkBits;
+      if (chunk != last_chunk && !direct_[chunk]) ++new_chunks;
+      last_chunk = chunk;
+    }
+    // Keys spread thinly over a wide range (in no order) would make chunks of mostly empty
+    // slots: hash them instead.
+    const int64_t slots = (direct_chunks_made_ + new_chunks) << kDirectChunkBits;
+    if (slots > kDirectWarmupSlots && slots > kDirectSlotsPerGroup * (num_groups_ + n)) {
+      return false;
     }
     for (int64_t k = 0; k < n; ++k) {
       const int64_t r = rows ? rows[k] : k;

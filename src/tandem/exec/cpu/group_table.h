@@ -122,6 +122,10 @@ class GroupTable {
   // first use: a table over a wide range whose rows touch only part of it (keys clustered by
   // range, as in a file sorted on them, split among the workers) holds memory for that part.
   static constexpr int kDirectChunkBits = 14;
+  // A table leaves direct mode when its chunks would hold more than this many slots per group
+  // (past the first few chunks): keys in no order over a wide range.
+  static constexpr int64_t kDirectSlotsPerGroup = 16;
+  static constexpr int64_t kDirectWarmupSlots = int64_t{1} << 22;
   uint32_t* DirectSlot(uint64_t offset) {
     std::unique_ptr<uint32_t[]>& chunk = direct_[offset >> kDirectChunkBits];
     if (!chunk) {

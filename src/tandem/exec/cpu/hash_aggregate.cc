@@ -73,16 +73,18 @@ void MinMaxOf(const Column& c, int64_t* min, int64_t* max) {
 
 }  // namespace
 
-bool DirectIndexSpanFits(int64_t min, int64_t max, int64_t rows, int workers, int64_t* lo,
-                         int64_t* span) {
-  // Each worker's table may span the range (its memory is touched only where its rows fall, but
-  // rows in no order touch all of it): at most this much over every worker.
-  constexpr int64_t kMaxSpan = int64_t{1} << 27;
-  const int64_t budget = std::min<int64_t>(int64_t{4} << 30, host_memory::Limit() / 4);
+bool DirectIndexSpanFits(int64_t min, int64_t max, int64_t rows, [[maybe_unused]] int workers,
+                         int64_t* lo, int64_t* span) {
+  // Each worker's table makes its index only where its rows fall (keys sorted or clustered by
+  // range, as in files written in key order, split among the workers), and leaves direct mode
+  // when its keys spread thinly over the range (GroupTable::kDirectSlotsPerGroup). The index
+  // over the whole range, once, is at most this much.
+  constexpr int64_t kMaxSpan = int64_t{1} << 31;
+  const int64_t budget = std::min<int64_t>(int64_t{8} << 30, host_memory::Limit() / 8);
   if (rows <= 0 || max < min) return false;
   const uint64_t range = static_cast<uint64_t>(max) - static_cast<uint64_t>(min);
   if (range >= static_cast<uint64_t>(std::min(kMaxSpan, 4 * rows + 4096))) return false;
-  if (static_cast<int64_t>(range + 1) * 4 * std::max(1, workers) > budget) return false;
+  if (static_cast<int64_t>(range + 1) * 4 > budget) return false;
   *lo = min;
   *span = static_cast<int64_t>(range) + 1;
   return true;

@@ -15,8 +15,9 @@ Result<Table> HashAggregateFiltered(const PlanNode& node, const Expr& predicate,
                                     ExecContext& ctx, int64_t* rows_selected);
 
 // Direct indexing (GroupTable::UseDirectIndex) pays for keys in [min, max] over `rows` input
-// rows when the range is not much larger than the rows and `workers` tables over it fit in
-// memory: sets [lo, lo + span).
+// rows when the range is not much larger than the rows and one index over it fits in memory
+// (each of the `workers` tables makes its index only where its rows fall, and hashes instead
+// when they spread thinly): sets [lo, lo + span).
 bool DirectIndexSpanFits(int64_t min, int64_t max, int64_t rows, int workers, int64_t* lo,
                          int64_t* span);
 // The same over the values of an integer-like column of a table without NULLs.
