@@ -842,17 +842,31 @@ std::optional<Result<Table>> QueryRun::TryPipeline(const PlanNode& node) {
 
 Result<std::shared_ptr<SpillPartitions>> QueryRun::SpillBuildPipeline(const PlanNode& join) {
   const PlanNode& side = *join.children[1];
-  if (side.kind == PlanKind::kAggregate || !Streams(side) || shared_.IsShared(&side)) {
+  if (side.kind == PlanKind::kAggregate || !(Streams(side) || StreamedScan(side)) ||
+      shared_.IsShared(&side)) {
     return std::shared_ptr<SpillPartitions>();
   }
-  const int count = cpu::SpillPartitionCount(cpu::EstimatedSpillBytes(side), cpu::SpillBudget());
-  TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> parts,
-                         SpillPartitions::Create(count, ctx_.spill_dir));
   std::vector<const Expr*> keys;
   for (const ExprPtr& k : join.right_keys) keys.push_back(k.get());
-  cpu::PartitionSink sink(keys, nullptr, side.schema, *parts);
-  TANDEM_RETURN_NOT_OK(RunPipelineAt(side, &sink).status());
-  return std::shared_ptr<SpillPartitions>(std::move(parts));
+  // Each attempt writes fresh partitions (a failed one leaves rows in its own); the last runs
+  // on one thread, as WithHostRetry does.
+  Status failed;
+  for (int attempt = 0; attempt < 3 && !ctx_.Cancelled(); ++attempt) {
+    const int count = cpu::SpillPartitionCount(cpu::EstimatedSpillBytes(side), cpu::SpillBudget());
+    TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> parts,
+                           SpillPartitions::Create(count, ctx_.spill_dir));
+    cpu::PartitionSink sink(keys, nullptr, side.schema, *parts);
+    const int threads = ctx_.num_threads;
+    if (attempt == 2) ctx_.num_threads = 1;
+    failed = RunPipelineAt(side, &sink).status();
+    ctx_.num_threads = threads;
+    if (failed.ok()) {
+      TANDEM_RETURN_NOT_OK(parts->FinishWriting());
+      return std::shared_ptr<SpillPartitions>(std::move(parts));
+    }
+    if (failed.code() != StatusCode::kOutOfMemory) return failed;
+  }
+  return failed;
 }
 
 Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* into) {
@@ -962,22 +976,42 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* i
     times.sink_finish_ms = MillisSince(finish);
     return out;
   };
-  Result<Table> result = Status::Internal("unreachable");
-  if (aggregate && cpu::CanSpillAggregate(node)) {
-    // Partial states that outgrow the budget: the input goes to disk by key, and each
-    // partition is aggregated on its own.
-    result = CatchOutOfMemory(run);
-    if (!result.ok() && result.status().code() == StatusCode::kOutOfMemory && !ctx_.Cancelled()) {
-      // Still out of memory (threads decoding row groups at once, say): again, then on one
-      // thread, as for any operator.
+  // Out of memory with the joins' hash tables in memory (the rows they make, say): the joins
+  // that can go grace give up their tables for partitions on disk.
+  auto joins_to_grace = [&]() -> Result<bool> {
+    p.steps.clear();  // the steps hold the hash tables too
+    bool any = false;
+    for (size_t i = 0; i < chain.size(); ++i) {
+      if (!probes[i] || !cpu::CanGraceJoin(*chain[i])) continue;
+      // The build rows (their batches are shared), without the hash table over them.
+      const Table right = probes[i]->right();
+      probes[i].reset();
+      TANDEM_ASSIGN_OR_RAISE(spill.build_spills[chain.size() - 1 - i],
+                             cpu::SpillBuildSide(*chain[i], right, ctx_));
+      build_spills[i] = spill.build_spills[chain.size() - 1 - i];
+      any = true;
+    }
+    return any;
+  };
+  auto out_of_memory = [&](const Result<Table>& r) {
+    return !r.ok() && r.status().code() == StatusCode::kOutOfMemory && !ctx_.Cancelled();
+  };
+  Result<Table> result = CatchOutOfMemory(run);
+  if (out_of_memory(result) && !into) {
+    TANDEM_ASSIGN_OR_RAISE(const bool graced, joins_to_grace());
+    if (aggregate && cpu::CanSpillAggregate(node)) {
+      // Partial states that outgrow the budget: the input goes to disk by key, and each
+      // partition is aggregated on its own; again, then on one thread, as for any operator.
       result = WithHostRetry(node, [&]() -> Result<Table> {
         make_steps();
         return cpu::AggregateBySpilling(p, spill, node, fused_predicate, ctx_, retry, &times,
                                         &selected);
       });
+    } else {
+      // Again (at once when joins went grace, which is what changed), then on one thread.
+      if (graced) result = CatchOutOfMemory(run);
+      if (out_of_memory(result)) result = WithHostRetry(node, run);
     }
-  } else {
-    result = WithHostRetry(node, run);
   }
   if (!result.ok()) return result.status();
   TANDEM_RETURN_NOT_OK(CheckOutput(node, *result));

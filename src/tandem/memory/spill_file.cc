@@ -14,7 +14,9 @@
 namespace tandem {
 namespace {
 
-constexpr size_t kFlushBytes = size_t{1} << 20;
+// A file buffers at most this much before writing (a block this large is written at once), and
+// gives the buffer back when it had grown larger: a partitioned sink holds up to 128 files.
+constexpr size_t kFlushBytes = size_t{64} << 10;
 
 std::atomic<int64_t> g_bytes_written{0};
 std::atomic<int64_t> g_files{0};
@@ -108,7 +110,11 @@ Status SpillFile::Flush() {
   }
   offset_ += static_cast<int64_t>(done);
   g_bytes_written.fetch_add(static_cast<int64_t>(done));
-  pending_.clear();
+  if (pending_.capacity() > 4 * kFlushBytes) {
+    std::string().swap(pending_);
+  } else {
+    pending_.clear();
+  }
   return Status::OK();
 }
 

@@ -61,7 +61,7 @@ class SpillFile {
   int64_t offset_ = 0;  // bytes on disk
   int64_t rows_ = 0;
   std::vector<int64_t> block_starts_;  // file offset of each block's length prefix
-  std::string pending_;                // written at 1 MiB
+  std::string pending_;                // written at 64 KiB (kFlushBytes)
 };
 
 class SpillPartitions {

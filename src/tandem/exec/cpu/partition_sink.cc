@@ -40,8 +40,9 @@ Status PartitionSink::Consume(const Batch& batch, EvalContext& eval) {
 }
 
 int SpillPartitionCount(int64_t bytes, int64_t budget) {
+  // At most 128: each partition is an open file (two per grace join, one per aggregation).
   int count = 4;
-  while (count < 256 && bytes / count > budget) count *= 2;
+  while (count < 128 && bytes / count > budget) count *= 2;
   return count;
 }
 

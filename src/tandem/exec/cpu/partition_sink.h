@@ -42,7 +42,7 @@ class PartitionSink final : public PipelineSink {
 };
 
 // Partitions for `bytes` of input when `budget` bytes are to hold one at a time: a power of
-// two from 4 to 256.
+// two from 4 to 128.
 int SpillPartitionCount(int64_t bytes, int64_t budget);
 
 }  // namespace tandem::cpu

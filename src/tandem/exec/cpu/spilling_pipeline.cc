@@ -16,13 +16,17 @@ namespace {
 constexpr int kMaxSplitDepth = 4;
 constexpr int kSplitPieces = 8;
 
-void AddTimes(const PipelineTimes& t, PipelineTimes* total) {
+// Adds a run's times; the batches of its source count only for the pipeline's own source (a
+// partition read back from disk is not what the scan read).
+void AddTimes(const PipelineTimes& t, bool own_source, PipelineTimes* total) {
   total->wall_ms += t.wall_ms;
   total->sink_finish_ms += t.sink_finish_ms;
   total->sink_thread_ms += t.sink_thread_ms;
   total->threads = t.threads;
-  total->source_batches += t.source_batches;
-  total->source_bytes += t.source_bytes;
+  if (own_source) {
+    total->source_batches += t.source_batches;
+    total->source_bytes += t.source_bytes;
+  }
 }
 
 std::vector<const Expr*> Pointers(const std::vector<ExprPtr>& exprs) {
@@ -78,7 +82,7 @@ Result<Table> RunSteps(const Pipeline& p, size_t from, size_t search, const Spil
   if (g == p.steps.size()) {
     run.sink = p.sink;
     Result<Table> out = RunPipeline(run, ctx, &t);
-    AddTimes(t, times);
+    AddTimes(t, spilled == nullptr, times);
     return out;
   }
   // Grace join at step g: its probe side (what steps [from, g) produce) goes to disk first.
@@ -89,7 +93,7 @@ Result<Table> RunSteps(const Pipeline& p, size_t from, size_t search, const Spil
   PartitionSink sink(Pointers(join.left_keys), nullptr, join.children[0]->schema, *probe_parts);
   run.sink = &sink;
   TANDEM_RETURN_NOT_OK(RunPipeline(run, ctx, &t).status());
-  AddTimes(t, times);
+  AddTimes(t, spilled == nullptr, times);
   TANDEM_RETURN_NOT_OK(probe_parts->FinishWriting());
   spill.probe_bytes[g] += probe_parts->bytes();
   Table out;
