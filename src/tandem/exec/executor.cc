@@ -454,6 +454,8 @@ class QueryRun {
   // The build side of a grace join run again into partitions on disk, when collecting it
   // whole ran out of host memory (null: it cannot stream).
   Result<std::shared_ptr<SpillPartitions>> SpillBuildPipeline(const PlanNode& join);
+  // The build side of a grace join, collected already, written to partitions on disk.
+  Result<std::shared_ptr<SpillPartitions>> SpillBuildSide(const PlanNode& join, const Table& right);
   Result<gpu::DeviceBatchPtr> RunGpuOperator(const PlanNode& node);
   Result<Table> ScanCached(const PlanNode& node, const CachedTable& cached);
   Result<Table> ToHost(const gpu::DeviceBatch& batch);
@@ -869,6 +871,18 @@ Result<std::shared_ptr<SpillPartitions>> QueryRun::SpillBuildPipeline(const Plan
   return failed;
 }
 
+Result<std::shared_ptr<SpillPartitions>> QueryRun::SpillBuildSide(const PlanNode& join,
+                                                                  const Table& right) {
+  // Writing the partitions can run out of memory too (the rows of a morsel split by partition):
+  // again, then on one thread; each attempt writes fresh partitions.
+  std::shared_ptr<SpillPartitions> spilled;
+  TANDEM_RETURN_NOT_OK(WithHostRetry(join, [&]() -> Result<Table> {
+                         TANDEM_ASSIGN_OR_RAISE(spilled, cpu::SpillBuildSide(join, right, ctx_));
+                         return Table();
+                       }).status());
+  return spilled;
+}
+
 Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* into) {
   const bool aggregate = node.kind == PlanKind::kAggregate;
   // The streaming nodes from the top down; the build side of each join runs on the way. A build
@@ -906,7 +920,7 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* i
       const Status st = cpu::CanGraceJoin(*cur) ? CatchOutOfMemory(build).status()
                                                 : WithHostRetry(*cur, build).status();
       if (st.code() == StatusCode::kOutOfMemory && cpu::CanGraceJoin(*cur)) {
-        TANDEM_ASSIGN_OR_RAISE(spilled, cpu::SpillBuildSide(*cur, right, ctx_));
+        TANDEM_ASSIGN_OR_RAISE(spilled, SpillBuildSide(*cur, right));
       } else {
         TANDEM_RETURN_NOT_OK(st);
       }
@@ -987,7 +1001,7 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* i
       const Table right = probes[i]->right();
       probes[i].reset();
       TANDEM_ASSIGN_OR_RAISE(spill.build_spills[chain.size() - 1 - i],
-                             cpu::SpillBuildSide(*chain[i], right, ctx_));
+                             SpillBuildSide(*chain[i], right));
       build_spills[i] = spill.build_spills[chain.size() - 1 - i];
       any = true;
     }
