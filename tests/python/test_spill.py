@@ -178,3 +178,16 @@ def test_answers_hold_at_every_limit(tables, case, tmp_path):
         actual = run_tandem(sql, tables, limited(tmp_path, limit_mb * 1_000_000))
         diff = compare_results(actual[:2], expected)
         assert diff is None, f"{case} at {limit_mb} MB: {diff}"
+
+
+def test_a_grace_partition_too_large_is_split_again(tables, tmp_path):
+    # At 1 MB the partitions sized for the build side's string keys do not fit: each is split
+    # again, both sides with another hash.
+    sql = ("SELECT count(*) AS n, sum(d.grp) AS g FROM dim d JOIN dim e ON d.name = e.name "
+           "WHERE e.grp <> 3")
+    expected = run_duckdb(duck(tables), sql)
+    actual = run_tandem(sql, tables, limited(tmp_path, 1_000_000))
+    diff = compare_results(actual[:2], expected)
+    assert diff is None, diff
+    plan = explain_analyze(sql, tables, limited(tmp_path, 1_000_000))
+    assert re.search(r"grace: \d+ partitions, \d+ split again", plan), plan

@@ -203,7 +203,11 @@ void NoteSpills(const std::vector<const PlanNode*>& chain, const cpu::SpillableS
     const PlanNode* join = chain[chain.size() - 1 - i];
     OperatorMetrics m;
     if (const OperatorMetrics* own = ctx.Find(join)) m = *own;
-    m.name += " (grace: " + std::to_string(spill.build_spills[i]->count()) + " partitions)";
+    m.name += " (grace: " + std::to_string(spill.build_spills[i]->count()) + " partitions";
+    if (i < spill.join_resplits.size() && spill.join_resplits[i] > 0) {
+      m.name += ", " + std::to_string(spill.join_resplits[i]) + " split again";
+    }
+    m.name += ")";
     m.spilled_bytes = spill.build_spills[i]->bytes() + spill.probe_bytes[i];
     total += m.spilled_bytes;
     ctx.Record(join, m);

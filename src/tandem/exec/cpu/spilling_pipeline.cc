@@ -58,6 +58,24 @@ Status ConsumeBlocks(const SpillFile& file, const Schema& schema, PipelineSink& 
                             });
 }
 
+Result<Table> CatchOom(const std::function<Result<Table>()>& op) {
+  try {
+    return op();
+  } catch (const std::bad_alloc& e) {
+    return Status::OutOfMemory(OutOfMemoryText(e));
+  }
+}
+
+Result<Table> RunSteps(const Pipeline& p, size_t from, size_t search, const SpillFile* spilled,
+                       SpillableSteps& spill, ExecContext& ctx, const HostRetry& retry,
+                       PipelineTimes* times);
+
+// Joins partition pair (build_rows, probe_rows) of the grace join at step g and runs the
+// steps above it over the result into p's sink (or *out).
+Status JoinPartition(const Pipeline& p, size_t g, SpillFile& build_rows,
+                     const SpillFile& probe_rows, int depth, SpillableSteps& spill,
+                     ExecContext& ctx, const HostRetry& retry, PipelineTimes* times, Table* out);
+
 // Runs steps [from, end) of p over its source (a scan or table when from == 0, else the spill
 // file `spilled`), grace-joining at the spilled joins from step `search` on (the step at `from`
 // of a partition's run has that partition's probe set).
@@ -100,24 +118,59 @@ Result<Table> RunSteps(const Pipeline& p, size_t from, size_t search, const Spil
   out.schema = p.top->schema;
   for (int q = 0; q < build.count(); ++q) {
     if (ctx.Cancelled()) return ExecContext::CancelledError();
-    const SpillFile& probe_rows = probe_parts->file(q);
-    if (probe_rows.rows() == 0) continue;
-    std::shared_ptr<const JoinProbe> built;
-    TANDEM_RETURN_NOT_OK(
-        retry(join, [&]() -> Result<Table> {
-          TANDEM_ASSIGN_OR_RAISE(Table right_rows, build.file(q).ReadAll(join.children[1]->schema));
-          TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<JoinProbe> b,
-                                 JoinProbe::Build(join, std::move(right_rows), ctx));
-          built = std::move(b);
-          return Table();
-        }).status());
-    SetProbe(*p.steps[g], built);
-    Result<Table> part = RunSteps(p, g, g + 1, &probe_rows, spill, ctx, retry, times);
-    SetProbe(*p.steps[g], nullptr);
-    if (!part.ok()) return part.status();
-    for (BatchPtr& b : part->batches) out.batches.push_back(std::move(b));
+    TANDEM_RETURN_NOT_OK(JoinPartition(p, g, build.file(q), probe_parts->file(q), 1, spill, ctx,
+                                       retry, times, &out));
   }
   return out;
+}
+
+Status JoinPartition(const Pipeline& p, size_t g, SpillFile& build_rows,
+                     const SpillFile& probe_rows, int depth, SpillableSteps& spill,
+                     ExecContext& ctx, const HostRetry& retry, PipelineTimes* times, Table* out) {
+  if (probe_rows.rows() == 0) return Status::OK();
+  const PlanNode& join = p.steps[g]->node();
+  const Schema& right_schema = join.children[1]->schema;
+  std::shared_ptr<const JoinProbe> built;
+  auto build = [&]() -> Result<Table> {
+    TANDEM_ASSIGN_OR_RAISE(Table right_rows, build_rows.ReadAll(right_schema));
+    TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<JoinProbe> b,
+                           JoinProbe::Build(join, std::move(right_rows), ctx));
+    built = std::move(b);
+    return Table();
+  };
+  // A partition whose hash table still does not fit (too few partitions for its rows, or
+  // string keys wider than estimated) is split again, both sides with another hash; at the
+  // last level it is tried again, then on one thread.
+  Status st = depth < kMaxSplitDepth ? CatchOom(build).status() : retry(join, build).status();
+  if (st.code() == StatusCode::kOutOfMemory && depth < kMaxSplitDepth && !ctx.Cancelled()) {
+    TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> build_pieces,
+                           SpillPartitions::Create(kSplitPieces, ctx.spill_dir));
+    TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> probe_pieces,
+                           SpillPartitions::Create(kSplitPieces, ctx.spill_dir));
+    const auto seed = static_cast<uint64_t>(depth);
+    PartitionSink build_split(Pointers(join.right_keys), nullptr, right_schema, *build_pieces,
+                              seed);
+    PartitionSink probe_split(Pointers(join.left_keys), nullptr, join.children[0]->schema,
+                              *probe_pieces, seed);
+    TANDEM_RETURN_NOT_OK(ConsumeBlocks(build_rows, right_schema, build_split, ctx));
+    TANDEM_RETURN_NOT_OK(ConsumeBlocks(probe_rows, join.children[0]->schema, probe_split, ctx));
+    TANDEM_RETURN_NOT_OK(build_pieces->FinishWriting());
+    TANDEM_RETURN_NOT_OK(probe_pieces->FinishWriting());
+    spill.probe_bytes[g] += build_pieces->bytes() + probe_pieces->bytes();
+    ++spill.join_resplits[g];
+    for (int q = 0; q < kSplitPieces; ++q) {
+      TANDEM_RETURN_NOT_OK(JoinPartition(p, g, build_pieces->file(q), probe_pieces->file(q),
+                                         depth + 1, spill, ctx, retry, times, out));
+    }
+    return Status::OK();
+  }
+  TANDEM_RETURN_NOT_OK(st);
+  SetProbe(*p.steps[g], built);
+  Result<Table> part = RunSteps(p, g, g + 1, &probe_rows, spill, ctx, retry, times);
+  SetProbe(*p.steps[g], nullptr);
+  if (!part.ok()) return part.status();
+  for (BatchPtr& b : part->batches) out->batches.push_back(std::move(b));
+  return Status::OK();
 }
 
 // Aggregates the rows of one partition (streamed from its file into an AggregateSink) into
@@ -128,15 +181,12 @@ Status AggregatePartition(const PlanNode& aggregate, const SpillFile& rows,
                           SpillableSteps& spill, Table* out) {
   if (rows.rows() == 0) return Status::OK();
   const Schema& schema = aggregate.children[0]->schema;
-  Result<Table> part = Status::Internal("unreachable");
-  try {
+  Result<Table> part = CatchOom([&]() -> Result<Table> {
     AggregateSink sink(aggregate, nullptr, ctx);
     TANDEM_RETURN_NOT_OK(sink.Prepare());
-    Status st = ConsumeBlocks(rows, schema, sink, ctx);
-    part = st.ok() ? sink.Finish() : Result<Table>(st);
-  } catch (const std::bad_alloc& e) {
-    part = Status::OutOfMemory(OutOfMemoryText(e));
-  }
+    TANDEM_RETURN_NOT_OK(ConsumeBlocks(rows, schema, sink, ctx));
+    return sink.Finish();
+  });
   if (part.ok()) {
     for (BatchPtr& b : part->batches) out->batches.push_back(std::move(b));
     return Status::OK();
@@ -200,6 +250,7 @@ Result<Table> RunPipelineSpilling(Pipeline& p, SpillableSteps& spill, ExecContex
   *times = PipelineTimes{};
   spill.build_spills.resize(p.steps.size());
   spill.probe_bytes.assign(p.steps.size(), 0);
+  spill.join_resplits.assign(p.steps.size(), 0);
   return RunSteps(p, 0, 0, nullptr, spill, ctx, retry, times);
 }
 

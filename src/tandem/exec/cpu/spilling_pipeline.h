@@ -31,6 +31,8 @@ struct SpillableSteps {
   std::vector<std::shared_ptr<SpillPartitions>> build_spills;
   // Parallel to build_spills: bytes of the probe side written by each grace join.
   std::vector<int64_t> probe_bytes;
+  // Parallel to build_spills: partitions (or pieces) of each grace join split again.
+  std::vector<int> join_resplits;
   int64_t aggregate_bytes = 0;   // the partitioned aggregation's input
   int aggregate_partitions = 0;  // its partitions
   int aggregate_resplits = 0;    // partitions (or pieces) that had to be split again
