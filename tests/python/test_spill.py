@@ -123,15 +123,20 @@ def explain_analyze(sql, tables, extra):
     return proc.stdout
 
 
-def test_an_aggregation_partition_too_large_is_split_again(tables, tmp_path):
-    # At 1.5 MB some of the partitions (sized from estimates) do not fit and are split again.
-    sql = CASES["aggregate_many_states"][0]
+def check_split_again(tables, tmp_path, sql, limit, split_note):
+    """DuckDB's answer at `limit` bytes, with EXPLAIN ANALYZE saying partitions were split."""
     expected = run_duckdb(duck(tables), sql)
-    actual = run_tandem(sql, tables, limited(tmp_path, 1_500_000))
+    actual = run_tandem(sql, tables, limited(tmp_path, limit))
     diff = compare_results(actual[:2], expected)
     assert diff is None, diff
-    plan = explain_analyze(sql, tables, limited(tmp_path, 1_500_000))
-    assert re.search(r"partitioned on disk: \d+ partitions, \d+ split again", plan), plan
+    plan = explain_analyze(sql, tables, limited(tmp_path, limit))
+    assert re.search(split_note + r": \d+ partitions, \d+ split again", plan), plan
+
+
+def test_an_aggregation_partition_too_large_is_split_again(tables, tmp_path):
+    # At 1.5 MB some of the partitions (sized from estimates) do not fit and are split again.
+    check_split_again(tables, tmp_path, CASES["aggregate_many_states"][0], 1_500_000,
+                      "partitioned on disk")
 
 
 def test_an_unusable_spill_directory_is_a_one_line_error(tables, tmp_path):
@@ -185,9 +190,4 @@ def test_a_grace_partition_too_large_is_split_again(tables, tmp_path):
     # again, both sides with another hash.
     sql = ("SELECT count(*) AS n, sum(d.grp) AS g FROM dim d JOIN dim e ON d.name = e.name "
            "WHERE e.grp <> 3")
-    expected = run_duckdb(duck(tables), sql)
-    actual = run_tandem(sql, tables, limited(tmp_path, 1_000_000))
-    diff = compare_results(actual[:2], expected)
-    assert diff is None, diff
-    plan = explain_analyze(sql, tables, limited(tmp_path, 1_000_000))
-    assert re.search(r"grace: \d+ partitions, \d+ split again", plan), plan
+    check_split_again(tables, tmp_path, sql, 1_000_000, "grace")
