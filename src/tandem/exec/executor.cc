@@ -184,14 +184,6 @@ bool IsSelective(const PlanNode& filter) {
 
 bool OnGpu(const PlanNode& node) { return node.device == Device::kGpu; }
 
-Result<Table> CatchOutOfMemory(const std::function<Result<Table>()>& op) {
-  try {
-    return op();
-  } catch (const std::bad_alloc& e) {
-    return Status::OutOfMemory(OutOfMemoryText(e));
-  }
-}
-
 // Names in EXPLAIN ANALYZE the operators of a pipeline that spilled (the joins that went grace,
 // with the bytes of both their sides; the aggregation if it was partitioned) and counts the
 // query's bytes spilled. `chain` runs top-down, the steps of `spill` bottom-up.
@@ -745,7 +737,7 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
   // that does not fit, it streams like the others (right side built, spilled if need be).
   if (node.kind == PlanKind::kJoin && ctx_.pipelines && !OnGpuHere(node) &&
       cpu::CanGraceJoin(node) && whole_join_running_.insert(&node).second) {
-    Result<Table> whole = CatchOutOfMemory([&] { return RunCpuOperator(node); });
+    Result<Table> whole = cpu::opx::CatchOutOfMemory([&] { return RunCpuOperator(node); });
     whole_join_running_.erase(&node);
     if (whole.ok() || whole.status().code() != StatusCode::kOutOfMemory || ctx_.Cancelled()) {
       return whole;
@@ -854,25 +846,20 @@ Result<std::shared_ptr<SpillPartitions>> QueryRun::SpillBuildPipeline(const Plan
   }
   std::vector<const Expr*> keys;
   for (const ExprPtr& k : join.right_keys) keys.push_back(k.get());
-  // Each attempt writes fresh partitions (a failed one leaves rows in its own); the last runs
-  // on one thread, as WithHostRetry does.
-  Status failed;
-  for (int attempt = 0; attempt < 3 && !ctx_.Cancelled(); ++attempt) {
-    const int count = cpu::SpillPartitionCount(cpu::EstimatedSpillBytes(side), cpu::SpillBudget());
-    TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> parts,
-                           SpillPartitions::Create(count, ctx_.spill_dir));
-    cpu::PartitionSink sink(keys, nullptr, side.schema, *parts);
-    const int threads = ctx_.num_threads;
-    if (attempt == 2) ctx_.num_threads = 1;
-    failed = RunPipelineAt(side, &sink).status();
-    ctx_.num_threads = threads;
-    if (failed.ok()) {
-      TANDEM_RETURN_NOT_OK(parts->FinishWriting());
-      return std::shared_ptr<SpillPartitions>(std::move(parts));
-    }
-    if (failed.code() != StatusCode::kOutOfMemory) return failed;
-  }
-  return failed;
+  // Each attempt writes fresh partitions (a failed one leaves its rows in its own).
+  std::shared_ptr<SpillPartitions> spilled;
+  TANDEM_RETURN_NOT_OK(WithHostRetry(side, [&]() -> Result<Table> {
+                         const int count = cpu::SpillPartitionCount(cpu::EstimatedSpillBytes(side),
+                                                                    cpu::SpillBudget());
+                         TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> parts,
+                                                SpillPartitions::Create(count, ctx_.spill_dir));
+                         cpu::PartitionSink sink(keys, nullptr, side.schema, *parts);
+                         TANDEM_RETURN_NOT_OK(RunPipelineAt(side, &sink).status());
+                         TANDEM_RETURN_NOT_OK(parts->FinishWriting());
+                         spilled = std::move(parts);
+                         return Table();
+                       }).status());
+  return spilled;
 }
 
 Result<std::shared_ptr<SpillPartitions>> QueryRun::SpillBuildSide(const PlanNode& join,
@@ -921,7 +908,7 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* i
         TANDEM_ASSIGN_OR_RAISE(built, cpu::JoinProbe::Build(*cur, right, ctx_));
         return Table();
       };
-      const Status st = cpu::CanGraceJoin(*cur) ? CatchOutOfMemory(build).status()
+      const Status st = cpu::CanGraceJoin(*cur) ? cpu::opx::CatchOutOfMemory(build).status()
                                                 : WithHostRetry(*cur, build).status();
       if (st.code() == StatusCode::kOutOfMemory && cpu::CanGraceJoin(*cur)) {
         TANDEM_ASSIGN_OR_RAISE(spilled, SpillBuildSide(*cur, right));
@@ -996,9 +983,8 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* i
   };
   // Out of memory with the joins' hash tables in memory (the rows they make, say): the joins
   // that can go grace give up their tables for partitions on disk.
-  auto joins_to_grace = [&]() -> Result<bool> {
+  auto joins_to_grace = [&]() -> Status {
     p.steps.clear();  // the steps hold the hash tables too
-    bool any = false;
     for (size_t i = 0; i < chain.size(); ++i) {
       if (!probes[i] || !cpu::CanGraceJoin(*chain[i])) continue;
       // The build rows (their batches are shared), without the hash table over them.
@@ -1007,16 +993,15 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* i
       TANDEM_ASSIGN_OR_RAISE(spill.build_spills[chain.size() - 1 - i],
                              SpillBuildSide(*chain[i], right));
       build_spills[i] = spill.build_spills[chain.size() - 1 - i];
-      any = true;
     }
-    return any;
+    return Status::OK();
   };
   auto out_of_memory = [&](const Result<Table>& r) {
     return !r.ok() && r.status().code() == StatusCode::kOutOfMemory && !ctx_.Cancelled();
   };
-  Result<Table> result = CatchOutOfMemory(run);
+  Result<Table> result = cpu::opx::CatchOutOfMemory(run);
   if (out_of_memory(result) && !into) {
-    TANDEM_ASSIGN_OR_RAISE(const bool graced, joins_to_grace());
+    TANDEM_RETURN_NOT_OK(joins_to_grace());
     if (aggregate && cpu::CanSpillAggregate(node)) {
       // Partial states that outgrow the budget: the input goes to disk by key, and each
       // partition is aggregated on its own; again, then on one thread, as for any operator.
@@ -1026,9 +1011,8 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* i
                                         &selected);
       });
     } else {
-      // Again (at once when joins went grace, which is what changed), then on one thread.
-      if (graced) result = CatchOutOfMemory(run);
-      if (out_of_memory(result)) result = WithHostRetry(node, run);
+      // Again (with the joins gone grace), then on one thread.
+      result = WithHostRetry(node, run);
     }
   }
   if (!result.ok()) return result.status();
@@ -1099,7 +1083,7 @@ Result<Table> QueryRun::ApplyCpuOperator(const PlanNode& node, const std::vector
 // partial states are the largest transient memory), before the error reaches the user.
 Result<Table> QueryRun::WithHostRetry(const PlanNode& node,
                                       const std::function<Result<Table>()>& op) {
-  auto attempt = [&]() -> Result<Table> { return CatchOutOfMemory(op); };
+  auto attempt = [&]() -> Result<Table> { return cpu::opx::CatchOutOfMemory(op); };
   Result<Table> result = attempt();
   for (int retry = 1; retry <= 2 && !result.ok() &&
                       result.status().code() == StatusCode::kOutOfMemory && !ctx_.Cancelled();

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "tandem/column/take.h"
+#include "tandem/common/out_of_memory.h"
 #include "tandem/common/thread_pool.h"
 #include "tandem/expr/cpu/evaluate.h"
 
@@ -227,6 +228,14 @@ int64_t TableBytes(const Table& table) {
     }
   }
   return bytes;
+}
+
+Result<Table> CatchOutOfMemory(const std::function<Result<Table>()>& op) {
+  try {
+    return op();
+  } catch (const std::bad_alloc& e) {
+    return Status::OutOfMemory(OutOfMemoryText(e));
+  }
 }
 
 }  // namespace tandem::cpu::opx

@@ -61,6 +61,10 @@ int OperatorThreads(const ExecContext& ctx);
 Status ForEachMorsel(int64_t n, int threads, const EvalContext& eval,
                      const std::function<Status(int64_t, EvalContext&)>& fn);
 
+// op(), with a std::bad_alloc it throws (a budget refusing memory, or the allocator) as an
+// OutOfMemory status carrying the budget's message.
+Result<Table> CatchOutOfMemory(const std::function<Result<Table>()>& op);
+
 // Bytes held by a table's buffers (for metrics).
 int64_t TableBytes(const Table& table);
 

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "tandem/common/out_of_memory.h"
 #include "tandem/exec/cpu/hash_aggregate.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/partition_sink.h"
@@ -56,14 +55,6 @@ Status ConsumeBlocks(const SpillFile& file, const Schema& schema, PipelineSink& 
                               TANDEM_ASSIGN_OR_RAISE(BatchPtr block, file.ReadBlock(m, schema));
                               return sink.Consume(*block, eval);
                             });
-}
-
-Result<Table> CatchOom(const std::function<Result<Table>()>& op) {
-  try {
-    return op();
-  } catch (const std::bad_alloc& e) {
-    return Status::OutOfMemory(OutOfMemoryText(e));
-  }
 }
 
 Result<Table> RunSteps(const Pipeline& p, size_t from, size_t search, const SpillFile* spilled,
@@ -141,7 +132,8 @@ Status JoinPartition(const Pipeline& p, size_t g, SpillFile& build_rows,
   // A partition whose hash table still does not fit (too few partitions for its rows, or
   // string keys wider than estimated) is split again, both sides with another hash; at the
   // last level it is tried again, then on one thread.
-  Status st = depth < kMaxSplitDepth ? CatchOom(build).status() : retry(join, build).status();
+  Status st =
+      depth < kMaxSplitDepth ? opx::CatchOutOfMemory(build).status() : retry(join, build).status();
   if (st.code() == StatusCode::kOutOfMemory && depth < kMaxSplitDepth && !ctx.Cancelled()) {
     TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> build_pieces,
                            SpillPartitions::Create(kSplitPieces, ctx.spill_dir));
@@ -181,7 +173,7 @@ Status AggregatePartition(const PlanNode& aggregate, const SpillFile& rows,
                           SpillableSteps& spill, Table* out) {
   if (rows.rows() == 0) return Status::OK();
   const Schema& schema = aggregate.children[0]->schema;
-  Result<Table> part = CatchOom([&]() -> Result<Table> {
+  Result<Table> part = opx::CatchOutOfMemory([&]() -> Result<Table> {
     AggregateSink sink(aggregate, nullptr, ctx);
     TANDEM_RETURN_NOT_OK(sink.Prepare());
     TANDEM_RETURN_NOT_OK(ConsumeBlocks(rows, schema, sink, ctx));

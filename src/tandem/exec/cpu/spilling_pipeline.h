@@ -29,7 +29,8 @@ using HostRetry =
 struct SpillableSteps {
   // Parallel to Pipeline::steps: the spilled build side of a grace join at that step, or null.
   std::vector<std::shared_ptr<SpillPartitions>> build_spills;
-  // Parallel to build_spills: bytes of the probe side written by each grace join.
+  // Parallel to build_spills: bytes each grace join wrote besides its build side (its probe
+  // side, and both sides of partitions split again).
   std::vector<int64_t> probe_bytes;
   // Parallel to build_spills: partitions (or pieces) of each grace join split again.
   std::vector<int> join_resplits;
