@@ -71,6 +71,11 @@ std::vector<ConfigKey> MakeKeys() {
             "run CPU operators as push-based pipelines (batches stream from a scan through "
             "filters, projections and join probes into the next aggregation or build); false: "
             "one operator at a time over whole tables, for comparison"),
+      Number(kGpuChunkBytes, ConfigType::kBytes, "0", 0, kMaxBytes,
+             "a GPU part whose input comes from host memory (a table cached there, the CPU's "
+             "rows) runs over slices of about this many bytes when the input is larger, "
+             "aggregations partially per slice (bytes; 0: a quarter of the GPU memory the "
+             "process may use)"),
       Number(kConcurrentGpuTasks, ConfigType::kInt, "2", 1, 1024,
              "Spark plan fragments (tasks) of one process that may use the GPU at once; more "
              "wait, so that tasks together never need more device memory than one GPU has"),

@@ -118,6 +118,11 @@ class ExecContext {
   int64_t spilled_bytes = 0;
   // tandem.memory.gpu.limit (0: none), applied when the query starts.
   int64_t gpu_limit_bytes = 0;
+  // tandem.exec.gpu.chunkBytes (0: a quarter of what the GPU may hold): the slice of a GPU
+  // part's input from host memory when that input is larger (docs/gpu.md, GPU chunks).
+  int64_t gpu_chunk_bytes = 0;
+  int gpu_chunked_parts = 0;  // GPU parts or aggregations that ran in slices of their input
+  int gpu_split_retries = 0;  // ... of them after running out of GPU memory whole
   // tandem.test.injectOom and tandem.test.injectHostOom, armed when the query starts.
   OomInjection oom_injection;
   OomInjection host_oom_injection;

@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <new>
 #include <optional>
 #include <set>
@@ -38,6 +39,7 @@
 #include "tandem/exec/cpu/spilling_pipeline.h"
 #include "tandem/exec/gpu/gpu_operators_more.h"
 #include "tandem/exec/shared_subplans.h"
+#include "tandem/exec/split_aggregate.h"
 #include "tandem/gpu/device_column.h"
 #include "tandem/gpu/device_limit.h"
 #include "tandem/io/parquet/device_reader.h"
@@ -383,6 +385,23 @@ void RecordPipelineMetrics(const cpu::Pipeline& p, bool aggregate, const cpu::Pi
   }
 }
 
+// Adds the metrics a node recorded for one slice of its input to its sums over the slices.
+void AddSliceMetrics(const OperatorMetrics* slice, OperatorMetrics* sum) {
+  if (!slice) return;
+  if (sum->name.empty()) {
+    sum->name = slice->name;
+    sum->device = slice->device;
+  }
+  if (slice->rows >= 0 && sum->rows >= 0) sum->rows += slice->rows;
+  if (slice->rows < 0) sum->rows = -1;
+  sum->batches += slice->batches;
+  sum->bytes += slice->bytes;
+  sum->millis += slice->millis;
+  sum->spilled_bytes += slice->spilled_bytes;
+  sum->peak_host_bytes = std::max(sum->peak_host_bytes, slice->peak_host_bytes);
+  sum->peak_device_bytes = std::max(sum->peak_device_bytes, slice->peak_device_bytes);
+}
+
 void CollectScannedSources(const PlanNode& node, std::set<const TableSource*>* out) {
   if (node.kind == PlanKind::kScan && node.source) out->insert(node.source.get());
   for (const auto& c : node.children) {
@@ -453,6 +472,38 @@ class QueryRun {
   // The build side of a grace join, collected already, written to partitions on disk.
   Result<std::shared_ptr<SpillPartitions>> SpillBuildSide(const PlanNode& join, const Table& right);
   Result<gpu::DeviceBatchPtr> RunGpuOperator(const PlanNode& node);
+  // A GPU part that ends at `node` (a DeviceToHost transition, or a GPU node read on the host)
+  // whose top is `source`: its rows on the host. Out of GPU memory, it moves unused cached tables
+  // to host memory, then splits its input into slices, then runs on the CPU.
+  Result<Table> RunGpuPart(const PlanNode& node, const PlanNode& source);
+
+  // GPU slices (docs/gpu.md): a GPU part, or an aggregation in one, runs over slices of its
+  // input when that input comes from host memory and is larger than tandem.exec.gpu.chunkBytes,
+  // or when it ran out of GPU memory whole. The rows of the slice and the build sides of the
+  // joins on the way (run once) stand in for those nodes' outputs.
+  struct SlicePlan {
+    const PlanNode* top = nullptr;        // the aggregation (split), or the part's top
+    const PlanNode* source = nullptr;     // rows from the host, or a table cached on the GPU
+    std::vector<const PlanNode*> builds;  // build sides of the joins in between
+    std::vector<const PlanNode*> spine;   // what runs per slice, source excluded
+  };
+  bool TraceSpine(const PlanNode& node, SlicePlan* plan) const;
+  std::optional<SlicePlan> SlicePlanFor(const PlanNode& top) const;
+  // The node whose input a part that ran out of GPU memory whole may split, or null.
+  const PlanNode* SplitRetryTop(const PlanNode& part) const;
+  int64_t SliceBytes();
+  // Runs `each(i, count)` with slice i of the plan's source standing in for it; count is at
+  // least min_count, more when the input from host memory is larger than SliceBytes().
+  Result<int> ForEachSlice(const SlicePlan& plan, int min_count,
+                           const std::function<Status(int, int)>& each);
+  void AddSpineMetrics(const SlicePlan& plan, std::map<const PlanNode*, OperatorMetrics>* sums);
+  std::optional<Result<gpu::DeviceBatchPtr>> AggregateInSlices(const PlanNode& node);
+  std::optional<Result<Table>> PartInSlices(const PlanNode& node, const PlanNode& source);
+  // Filters and projections over rows from host memory larger than a slice: their outputs
+  // concatenated on the GPU (the build side of a join over a table cached in host memory).
+  std::optional<Result<gpu::DeviceBatchPtr>> StreamInSlices(const PlanNode& node);
+  Result<gpu::DeviceBatchPtr> MergePartials(const SplitAggregate& split, const Table& partials,
+                                            bool* on_gpu);
   Result<Table> ScanCached(const PlanNode& node, const CachedTable& cached);
   Result<Table> ToHost(const gpu::DeviceBatch& batch);
 
@@ -465,6 +516,12 @@ class QueryRun {
   // Joins that stream although built on their small left side would be better (that ran out of
   // host memory collecting the right side whole), and the joins whose whole-table run is on.
   std::set<const PlanNode*> force_stream_, whole_join_running_;
+  // GPU slices: outputs standing in for nodes while a part runs over a slice; the node made to
+  // split its input after running out of GPU memory whole, into at least this many slices.
+  std::map<const PlanNode*, gpu::DeviceBatchPtr> device_overrides_;
+  const PlanNode* forced_slice_top_ = nullptr;
+  int forced_slices_ = 0;
+  bool in_slice_ = false;              // a slice is running: no slicing within it
   std::optional<gpu::Stream> stream_;  // declared first among GPU state: destroyed last
   gpu::GpuContext gpu_ctx_;
 };
@@ -577,36 +634,419 @@ Result<Table> QueryRun::RunHostOnce(const PlanNode& node) {
   if (node.kind == PlanKind::kTransition || OnGpuHere(node)) {
     // Device -> host: an explicit transition, or an implicit one for a GPU node read here.
     const PlanNode& source = node.kind == PlanKind::kTransition ? *node.children[0] : node;
-    Result<gpu::DeviceBatchPtr> device = RunDevice(source);
-    // Out of GPU memory: first make room by moving the cached tables this query does not read to
-    // host memory, least recently used first, running the part again on the GPU after each.
-    while (!device.ok() && device.status().code() == StatusCode::kOutOfMemory &&
-           MoveUnusedCachedTableToHost()) {
-      ForgetMetrics(source, ctx_);
-      device = RunDevice(source);
-    }
-    if (!device.ok()) {
-      // Out of GPU memory anywhere in the GPU part that ends here: that part runs again on the
-      // CPU (its device buffers are freed by now), and the query goes on.
-      if (device.status().code() != StatusCode::kOutOfMemory) return device.status();
-      return RerunOnCpu(source, device.status());
-    }
-    gpu::DeviceBatchPtr in = std::move(device).value();
-    const OperatorStart start = StartOperator();
-    TANDEM_ASSIGN_OR_RAISE(Table out, ToHost(*in));
-    const double millis = MillisSince(start);
-    if (node.kind == PlanKind::kTransition) {
-      TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
-      RecordDeviceMetrics(node, "DeviceToHost", "pcie", out.num_rows(), gpu::DeviceBytes(*in),
-                          millis, ctx_);
-      RecordPeaks(node, start, ctx_);
-    }
-    return out;
+    return RunGpuPart(node, source);
   }
   return RunCpuOperator(node);
 }
 
+Result<Table> QueryRun::RunGpuPart(const PlanNode& node, const PlanNode& source) {
+  auto attempt = [&]() -> Result<Table> {
+    if (std::optional<Result<Table>> sliced = PartInSlices(node, source)) {
+      return std::move(*sliced);
+    }
+    TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr in, RunDevice(source));
+    const OperatorStart start = StartOperator();
+    TANDEM_ASSIGN_OR_RAISE(Table out, ToHost(*in));
+    if (node.kind == PlanKind::kTransition) {
+      TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
+      RecordDeviceMetrics(node, "DeviceToHost", "pcie", out.num_rows(), gpu::DeviceBytes(*in),
+                          MillisSince(start), ctx_);
+      RecordPeaks(node, start, ctx_);
+    }
+    return out;
+  };
+  auto out_of_memory = [](const Result<Table>& r) {
+    return !r.ok() && r.status().code() == StatusCode::kOutOfMemory;
+  };
+  Result<Table> out = attempt();
+  // Out of GPU memory: first make room by moving the cached tables this query does not read to
+  // host memory, least recently used first, running the part again on the GPU after each.
+  while (out_of_memory(out) && MoveUnusedCachedTableToHost()) {
+    ForgetMetrics(source, ctx_);
+    out = attempt();
+  }
+  // Then split the part's input into more and more slices.
+  if (out_of_memory(out)) {
+    if (const PlanNode* top = SplitRetryTop(source)) {
+      for (int slices = 4; slices <= 64 && out_of_memory(out) && !ctx_.Cancelled(); slices *= 4) {
+        forced_slice_top_ = top;
+        forced_slices_ = slices;
+        ForgetMetrics(source, ctx_);
+        out = attempt();
+      }
+      forced_slice_top_ = nullptr;
+      forced_slices_ = 0;
+      if (out.ok()) ++ctx_.gpu_split_retries;
+    }
+  }
+  // Out of GPU memory anywhere in the GPU part that ends here: that part runs again on the CPU
+  // (its device buffers are freed by now), and the query goes on.
+  if (out_of_memory(out)) return RerunOnCpu(source, out.status());
+  return out;
+}
+
+bool QueryRun::TraceSpine(const PlanNode& node, SlicePlan* plan) const {
+  if ((node.kind == PlanKind::kTransition && node.device == Device::kGpu) || !OnGpuHere(node)) {
+    plan->source = &node;  // HostToDevice, explicit or implicit
+    return true;
+  }
+  if (!ShapeIsValid(node)) return false;
+  for (const auto& c : node.children) {
+    if (!c) return false;
+  }
+  switch (node.kind) {
+    case PlanKind::kScan: {
+      const CachedTable* cached = CacheOf(node);
+      if (!cached || !cached->device) return false;  // Parquet files: not yet
+      plan->source = &node;
+      return true;
+    }
+    case PlanKind::kFilter:
+    case PlanKind::kProject:
+    case PlanKind::kExpand:
+      plan->spine.push_back(&node);
+      return TraceSpine(*node.children[0], plan);
+    case PlanKind::kJoin:
+      // Joins whose output is the union of their outputs over slices of the left side.
+      switch (node.join_type) {
+        case JoinType::kInner:
+        case JoinType::kLeft:
+        case JoinType::kSemi:
+        case JoinType::kAnti:
+        case JoinType::kMark:
+          plan->spine.push_back(&node);
+          plan->builds.push_back(node.children[1].get());
+          return TraceSpine(*node.children[0], plan);
+        default:
+          return false;
+      }
+    default:
+      return false;
+  }
+}
+
+std::optional<QueryRun::SlicePlan> QueryRun::SlicePlanFor(const PlanNode& top) const {
+  SlicePlan plan;
+  plan.top = &top;
+  const PlanNode* below = &top;
+  if (top.kind == PlanKind::kAggregate) {
+    if (!ShapeIsValid(top) || !top.children[0]) return std::nullopt;
+    below = top.children[0].get();
+    if (IsFilteredAggregate(top)) {
+      plan.spine.push_back(below);
+      below = below->children[0].get();
+    }
+  }
+  if (!TraceSpine(*below, &plan)) return std::nullopt;
+  return plan;
+}
+
+const PlanNode* QueryRun::SplitRetryTop(const PlanNode& part) const {
+  if (part.kind != PlanKind::kAggregate && SlicePlanFor(part) && part.kind != PlanKind::kScan) {
+    return &part;
+  }
+  for (const PlanNode* n = &part; n && OnGpuHere(*n) && ShapeIsValid(*n);) {
+    if (n->kind == PlanKind::kAggregate) {
+      std::string why;
+      return SlicePlanFor(*n) && SplitForChunks(*n, &why) ? n : nullptr;
+    }
+    switch (n->kind) {
+      case PlanKind::kSort:
+      case PlanKind::kLimit:
+      case PlanKind::kProject:
+      case PlanKind::kFilter:
+      case PlanKind::kWindow:
+        n = n->children[0].get();
+        break;
+      default:
+        return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+int64_t QueryRun::SliceBytes() {
+  if (ctx_.gpu_chunk_bytes > 0) return ctx_.gpu_chunk_bytes;
+  int64_t limit = gpu::GetPoolStats().pool_limit_bytes;
+  if (gpu::DeviceLimit() > 0 && (limit <= 0 || gpu::DeviceLimit() < limit)) {
+    limit = gpu::DeviceLimit();
+  }
+  return std::max<int64_t>(int64_t{256} << 20, limit / 4);
+}
+
+Result<int> QueryRun::ForEachSlice(const SlicePlan& plan, int min_count,
+                                   const std::function<Status(int, int)>& each) {
+  // The stand-ins go when the run ends, however it ends.
+  struct Restore {
+    std::map<const PlanNode*, gpu::DeviceBatchPtr>* overrides;
+    std::vector<const PlanNode*> keys;
+    ~Restore() {
+      for (const PlanNode* k : keys) overrides->erase(k);
+    }
+  } restore{&device_overrides_, {}};
+  for (const PlanNode* b : plan.builds) {
+    TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr out, RunDevice(*b));
+    device_overrides_[b] = std::move(out);
+    restore.keys.push_back(b);
+  }
+  TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
+  const PlanNode& src = *plan.source;
+  restore.keys.push_back(&src);
+  int count = std::max(1, min_count);
+  if (src.kind == PlanKind::kScan && OnGpuHere(src)) {
+    // A table cached in GPU memory: slices copied out of it.
+    const CachedTable* cached = CacheOf(src);
+    if (!cached || !cached->device) return Status::Internal("sliced scan of an uncached table");
+    const OperatorStart start = StartOperator();
+    const gpu::DeviceBatchPtr whole = SelectDeviceColumns(src, *cached->device);
+    const int64_t rows = whole->num_rows;
+    count = static_cast<int>(std::min<int64_t>(count, std::max<int64_t>(1, rows)));
+    const int64_t per = (rows + count - 1) / count;
+    double own_ms = 0;
+    for (int i = 0; i < count; ++i) {
+      const auto t = Clock::now();
+      const int64_t begin = std::min(rows, per * i);
+      if (count == 1) {
+        device_overrides_[&src] = whole;
+      } else {
+        TANDEM_ASSIGN_OR_RAISE(
+            device_overrides_[&src],
+            gpu::SliceRows(*whole, begin, std::min(per, rows - begin), *g->stream));
+      }
+      own_ms += MillisSince(t);
+      TANDEM_RETURN_NOT_OK(each(i, count));
+      device_overrides_[&src].reset();
+    }
+    RecordDeviceMetrics(src,
+                        "Scan " + cached->name + " (cached in GPU memory" +
+                            (count > 1 ? ", in " + std::to_string(count) + " slices" : "") + ")",
+                        "gpu", rows, gpu::DeviceBytes(*whole), own_ms, ctx_);
+    RecordPeaks(src, start, ctx_);
+  } else {
+    // Rows from host memory: uploaded slice by slice.
+    const bool explicit_transition = src.kind == PlanKind::kTransition;
+    TANDEM_ASSIGN_OR_RAISE(Table host, RunHost(explicit_transition ? *src.children[0] : src));
+    const OperatorStart start = StartOperator();
+    const int64_t bytes = cpu::opx::TableBytes(host);
+    const int64_t slice = SliceBytes();
+    const int64_t by_size = (bytes + slice - 1) / slice;
+    count = static_cast<int>(std::min<int64_t>(std::max<int64_t>(count, by_size), 4096));
+    std::vector<Table> slices = cpu::opx::RowChunks(host, count);
+    count = static_cast<int>(slices.size());
+    double upload_ms = 0;
+    int64_t uploaded = 0;
+    for (int i = 0; i < count; ++i) {
+      const auto t = Clock::now();
+      TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr dev, gpu::ToDevice(slices[i], *g->stream));
+      TANDEM_RETURN_NOT_OK(FinishGpuOperator());
+      upload_ms += MillisSince(t);
+      uploaded += gpu::DeviceBytes(*dev);
+      slices[i] = Table();
+      device_overrides_[&src] = std::move(dev);
+      TANDEM_RETURN_NOT_OK(each(i, count));
+      device_overrides_[&src].reset();
+    }
+    if (explicit_transition) {
+      RecordDeviceMetrics(src,
+                          std::string("HostToDevice") +
+                              (count > 1 ? " (in " + std::to_string(count) + " slices)" : ""),
+                          "pcie", host.num_rows(), uploaded, upload_ms, ctx_);
+      RecordPeaks(src, start, ctx_);
+    }
+  }
+  return count;
+}
+
+void QueryRun::AddSpineMetrics(const SlicePlan& plan,
+                               std::map<const PlanNode*, OperatorMetrics>* sums) {
+  for (const PlanNode* n : plan.spine) {
+    if (n == plan.top && n->kind == PlanKind::kAggregate) continue;
+    AddSliceMetrics(ctx_.Find(n), &(*sums)[n]);
+  }
+}
+
+std::optional<Result<gpu::DeviceBatchPtr>> QueryRun::AggregateInSlices(const PlanNode& node) {
+  if (in_slice_ || node.kind != PlanKind::kAggregate) return std::nullopt;
+  std::optional<SlicePlan> plan = SlicePlanFor(node);
+  if (!plan) return std::nullopt;
+  const bool forced = forced_slice_top_ == &node;
+  const PlanNode& src = *plan->source;
+  if (!forced && src.kind == PlanKind::kScan && OnGpuHere(src)) return std::nullopt;
+  std::string why;
+  std::optional<SplitAggregate> split = SplitForChunks(node, &why);
+  if (!split) return std::nullopt;
+  auto run = [&]() -> Result<gpu::DeviceBatchPtr> {
+    const OperatorStart start = StartOperator();
+    Table partials;
+    partials.schema = split->partial->schema;
+    gpu::DeviceBatchPtr whole;  // one slice: the node's own output
+    std::map<const PlanNode*, OperatorMetrics> sums;
+    OperatorMetrics partial_sum;
+    TANDEM_ASSIGN_OR_RAISE(
+        int count, ForEachSlice(*plan, forced ? forced_slices_ : 1, [&](int, int count) -> Status {
+          in_slice_ = true;
+          Result<gpu::DeviceBatchPtr> part = RunGpuOperator(count == 1 ? node : *split->partial);
+          in_slice_ = false;
+          TANDEM_RETURN_NOT_OK(part.status());
+          if (count == 1) {
+            whole = std::move(part).value();
+            return Status::OK();
+          }
+          AddSpineMetrics(*plan, &sums);
+          AddSliceMetrics(ctx_.Find(split->partial.get()), &partial_sum);
+          ctx_.Forget(split->partial.get());
+          TANDEM_ASSIGN_OR_RAISE(Table host, ToHost(**part));
+          for (BatchPtr& b : host.batches) partials.batches.push_back(std::move(b));
+          return Status::OK();
+        }));
+    if (count == 1) return whole;
+    ++ctx_.gpu_chunked_parts;
+    for (auto& [n, m] : sums) ctx_.Record(n, m);
+    const auto merge_start = Clock::now();
+    bool on_gpu = false;
+    TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr out, MergePartials(*split, partials, &on_gpu));
+    TANDEM_RETURN_NOT_OK(FinishGpuOperator());
+    TANDEM_RETURN_NOT_OK(CheckDeviceOutput(node, out.get()));
+    char text[160];
+    std::snprintf(text, sizeof(text),
+                  " (partial over %d slices of its input, %lld partial rows merged on the %s in "
+                  "%.1f ms)",
+                  count, static_cast<long long>(partials.num_rows()), on_gpu ? "GPU" : "CPU",
+                  MillisSince(merge_start));
+    RecordDeviceMetrics(node, "HashAggregate" + std::string(text), "gpu", out->num_rows,
+                        gpu::DeviceBytes(*out), partial_sum.millis + MillisSince(merge_start),
+                        ctx_);
+    RecordPeaks(node, start, ctx_);
+    return out;
+  };
+  return run();
+}
+
+Result<gpu::DeviceBatchPtr> QueryRun::MergePartials(const SplitAggregate& split,
+                                                    const Table& partials, bool* on_gpu) {
+  TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
+  if (gpu::AggregateUnsupported(*split.merge).empty() &&
+      gpu::ProjectUnsupported(*split.finish).empty()) {
+    Result<gpu::DeviceBatchPtr> merged = [&]() -> Result<gpu::DeviceBatchPtr> {
+      TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr in, gpu::ToDevice(partials, *g->stream));
+      TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr m,
+                             gpu::HashAggregate(*split.merge, nullptr, *in, *g));
+      in.reset();
+      return gpu::Project(*split.finish, *m, *g);
+    }();
+    if (merged.ok() || merged.status().code() != StatusCode::kOutOfMemory) {
+      *on_gpu = true;
+      return merged;
+    }
+  }
+  // Unsupported on the GPU, or no room there: the CPU merges.
+  *on_gpu = false;
+  TANDEM_ASSIGN_OR_RAISE(Table merged, WithHostRetry(*split.merge, [&] {
+                           return cpu::HashAggregate(*split.merge, partials, ctx_);
+                         }));
+  TANDEM_ASSIGN_OR_RAISE(Table finished, cpu::Project(*split.finish, merged, ctx_));
+  return gpu::ToDevice(finished, *g->stream);
+}
+
+std::optional<Result<Table>> QueryRun::PartInSlices(const PlanNode& node, const PlanNode& source) {
+  if (in_slice_ || source.kind == PlanKind::kAggregate || source.kind == PlanKind::kScan) {
+    return std::nullopt;
+  }
+  std::optional<SlicePlan> plan = SlicePlanFor(source);
+  if (!plan || plan->spine.empty()) return std::nullopt;
+  const bool forced = forced_slice_top_ == &source;
+  const PlanNode& src = *plan->source;
+  if (!forced && src.kind == PlanKind::kScan && OnGpuHere(src)) return std::nullopt;
+  auto run = [&]() -> Result<Table> {
+    const OperatorStart start = StartOperator();
+    Table out;
+    out.schema = source.schema;
+    std::map<const PlanNode*, OperatorMetrics> sums;
+    double download_ms = 0;
+    int64_t downloaded = 0;
+    TANDEM_ASSIGN_OR_RAISE(
+        int count, ForEachSlice(*plan, forced ? forced_slices_ : 1, [&](int, int) -> Status {
+          in_slice_ = true;
+          Result<gpu::DeviceBatchPtr> part = RunDevice(source);
+          in_slice_ = false;
+          TANDEM_RETURN_NOT_OK(part.status());
+          AddSpineMetrics(*plan, &sums);
+          const auto t = Clock::now();
+          TANDEM_ASSIGN_OR_RAISE(Table host, ToHost(**part));
+          download_ms += MillisSince(t);
+          downloaded += gpu::DeviceBytes(**part);
+          for (BatchPtr& b : host.batches) out.batches.push_back(std::move(b));
+          return Status::OK();
+        }));
+    for (auto& [n, m] : sums) ctx_.Record(n, m);
+    if (count > 1) ++ctx_.gpu_chunked_parts;
+    TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
+    if (node.kind == PlanKind::kTransition) {
+      RecordDeviceMetrics(node,
+                          "DeviceToHost" + (count > 1 ? " (in " + std::to_string(count) +
+                                                            " slices of the part's input)"
+                                                      : std::string()),
+                          "pcie", out.num_rows(), downloaded, download_ms, ctx_);
+      RecordPeaks(node, start, ctx_);
+    }
+    return out;
+  };
+  return run();
+}
+
+std::optional<Result<gpu::DeviceBatchPtr>> QueryRun::StreamInSlices(const PlanNode& node) {
+  if (in_slice_ || !OnGpuHere(node) ||
+      (node.kind != PlanKind::kFilter && node.kind != PlanKind::kProject)) {
+    return std::nullopt;
+  }
+  std::optional<SlicePlan> plan = SlicePlanFor(node);
+  if (!plan || !plan->builds.empty()) return std::nullopt;
+  if (plan->source->kind == PlanKind::kScan && OnGpuHere(*plan->source)) return std::nullopt;
+  auto run = [&]() -> Result<gpu::DeviceBatchPtr> {
+    std::vector<gpu::DeviceBatchPtr> outs;
+    std::map<const PlanNode*, OperatorMetrics> sums;
+    TANDEM_ASSIGN_OR_RAISE(int count, ForEachSlice(*plan, 1, [&](int, int) -> Status {
+                             in_slice_ = true;
+                             Result<gpu::DeviceBatchPtr> part = RunDevice(node);
+                             in_slice_ = false;
+                             TANDEM_RETURN_NOT_OK(part.status());
+                             AddSpineMetrics(*plan, &sums);
+                             outs.push_back(std::move(part).value());
+                             return Status::OK();
+                           }));
+    if (count == 1) return outs[0];
+    ++ctx_.gpu_chunked_parts;
+    for (auto& [n, m] : sums) ctx_.Record(n, m);
+    // The slices' rows in one batch: UNION ALL, pairwise (each row copied log2(count) times).
+    TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
+    PlanPtr a = MakeValues(node.schema, {}), b = MakeValues(node.schema, {});
+    PlanPtr concat = MakeSetOp({a, b}, SetOpKind::kUnion, true);
+    concat->device = Device::kGpu;
+    while (outs.size() > 1) {
+      std::vector<gpu::DeviceBatchPtr> next;
+      for (size_t i = 0; i + 1 < outs.size(); i += 2) {
+        TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr both,
+                               gpu::SetOperation(*concat, *outs[i], *outs[i + 1], *g));
+        outs[i].reset();
+        outs[i + 1].reset();
+        next.push_back(std::move(both));
+      }
+      if (outs.size() % 2 == 1) next.push_back(std::move(outs.back()));
+      outs = std::move(next);
+    }
+    return outs[0];
+  };
+  return run();
+}
+
 Result<gpu::DeviceBatchPtr> QueryRun::RunDevice(const PlanNode& node) {
+  if (!device_overrides_.empty()) {
+    auto it = device_overrides_.find(&node);
+    if (it != device_overrides_.end() && it->second) return it->second;
+  }
+  if (std::optional<Result<gpu::DeviceBatchPtr>> sliced = StreamInSlices(node)) {
+    return std::move(*sliced);
+  }
   TANDEM_RETURN_NOT_OK(CheckShape(node));
   TANDEM_RETURN_NOT_OK(CheckCancelled());
   if (node.kind == PlanKind::kTransition || !OnGpuHere(node)) {
@@ -630,6 +1070,9 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunDevice(const PlanNode& node) {
 }
 
 Result<gpu::DeviceBatchPtr> QueryRun::RunGpuOperator(const PlanNode& node) {
+  if (std::optional<Result<gpu::DeviceBatchPtr>> sliced = AggregateInSlices(node)) {
+    return std::move(*sliced);
+  }
   const PlanNode* input_of_fused = nullptr;  // TopN's sort, a fused filter
   std::string name = OperatorName(node);
   if (IsTopN(node)) {

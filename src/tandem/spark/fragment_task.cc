@@ -126,6 +126,7 @@ Status FragmentTask::Execute() {
   ctx_.spill_dir = config_.Get(config_keys::kSpillDir);
   ctx_.gpu_memory = gpu::DeviceMemoryConfigFrom(config_);
   ctx_.gpu_limit_bytes = config_.GetInt(config_keys::kGpuLimit);
+  ctx_.gpu_chunk_bytes = config_.GetInt(config_keys::kGpuChunkBytes);
   ctx_.cancelled = &cancelled_;
   {
     std::optional<GpuTurn> turn;

@@ -416,6 +416,7 @@ class StatementRunner {
     ctx.spill_dir = config.Get(config_keys::kSpillDir);
     ctx.gpu_memory = gpu::DeviceMemoryConfigFrom(config);
     ctx.gpu_limit_bytes = config.GetInt(config_keys::kGpuLimit);
+    ctx.gpu_chunk_bytes = config.GetInt(config_keys::kGpuChunkBytes);
     ctx.table_cache = &session_.cache_;
     // Validated when it was set.
     Result<OomInjection> injection = ParseOomInjection(config.Get(config_keys::kInjectOom));
@@ -482,6 +483,14 @@ class StatementRunner {
     if (ctx.gpu_oom_fallbacks > 0) {
       result.devices += "; out of GPU memory: " + std::to_string(ctx.gpu_oom_fallbacks) +
                         " part(s) of the plan ran again on the CPU (EXPLAIN ANALYZE shows which)";
+    }
+    if (ctx.gpu_chunked_parts > 0) {
+      result.devices +=
+          "; GPU input in slices: " + std::to_string(ctx.gpu_chunked_parts) + " part(s)";
+      if (ctx.gpu_split_retries > 0) {
+        result.devices +=
+            ", " + std::to_string(ctx.gpu_split_retries) + " after running out of GPU memory whole";
+      }
     }
     if (!ctx.cached_tables_moved.empty()) {
       result.devices += "; moved cached tables to host memory to make room on the GPU:";

@@ -175,6 +175,31 @@ Table SplitLargeBatches(Table table, int64_t max_rows) {
   return table;
 }
 
+std::vector<Table> RowChunks(const Table& table, int count) {
+  const int64_t total = table.num_rows();
+  const int64_t per = std::max<int64_t>(1, (total + std::max(count, 1) - 1) / std::max(count, 1));
+  std::vector<Table> out;
+  Table cur;
+  cur.schema = table.schema;
+  int64_t cur_rows = 0;
+  for (const BatchPtr& b : table.batches) {
+    for (int64_t off = 0; off < b->num_rows;) {
+      const int64_t take = std::min(b->num_rows - off, per - cur_rows);
+      cur.batches.push_back(SliceBatchView(*b, off, take));
+      off += take;
+      cur_rows += take;
+      if (cur_rows == per) {
+        out.push_back(std::move(cur));
+        cur = Table();
+        cur.schema = table.schema;
+        cur_rows = 0;
+      }
+    }
+  }
+  if (cur_rows > 0 || out.empty()) out.push_back(std::move(cur));
+  return out;
+}
+
 std::vector<BatchPtr> Morsels(const Table& table, int workers, int64_t morsel_rows) {
   std::vector<BatchPtr> out;
   const bool split = static_cast<int64_t>(table.batches.size()) < 4 * workers;

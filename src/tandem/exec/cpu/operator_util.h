@@ -48,6 +48,10 @@ constexpr int64_t kTargetBatchRows = int64_t{1} << 17;
 // The table with batches over `max_rows` rows cut (zero-copy) into pieces of max_rows.
 Table SplitLargeBatches(Table table, int64_t max_rows = kTargetBatchRows);
 
+// The rows of `table` in `count` consecutive pieces of about equal rows (views of its batches;
+// at least one piece, empty for an empty table).
+std::vector<Table> RowChunks(const Table& table, int count);
+
 // The batches of `table`, with batches much larger than `morsel_rows` cut into pieces when that
 // gives the threads more to share (keeps row order).
 std::vector<BatchPtr> Morsels(const Table& table, int workers, int64_t morsel_rows = 1 << 17);

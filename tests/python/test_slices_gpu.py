@@ -1,0 +1,148 @@
+"""GPU parts over slices of their input (ctest label gpu; without a usable CUDA device every case
+is skipped with "skipped: no CUDA device").
+
+A GPU part whose input comes from host memory (tables cached there, the CPU's rows) and is larger
+than tandem.exec.gpu.chunkBytes runs slice by slice: its aggregation partially per slice, merged
+at the end; a part with no aggregation hands each slice's rows to the host. A part that runs out
+of GPU memory whole splits its input (a table cached in GPU memory is sliced there) before it
+runs on the CPU. Every answer is DuckDB's; the Devices line and EXPLAIN ANALYZE say what was
+sliced.
+"""
+import os
+import re
+import subprocess
+import tempfile
+
+import pytest
+
+import test_tpch_queries as tpch
+from random_queries import (TandemError, compare_results, format_rows, run_duckdb, run_tandem,
+                            tandem_command)
+from test_tpch_gpu import gpu_usable
+
+DATA = "duckdb-sf0.1"
+
+
+def needs_gpu():
+    if not gpu_usable():
+        pytest.skip("skipped: no CUDA device")
+
+
+def run_script(prelude, sql, data_name=DATA, extra=()):
+    """Runs `prelude` then `sql` in one process; returns (names, rows, stderr)."""
+    tables, _ = tpch.dataset(data_name)
+    with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
+        f.write(prelude + sql)
+        path = f.name
+    try:
+        return run_tandem(None, tables, sql_file=path, extra_args=["--timing", *extra],
+                          timeout=300)
+    finally:
+        os.unlink(path)
+
+
+def cache(where, tables=tpch.TABLES):
+    """Statements caching `tables` in host or GPU memory, then device=gpu."""
+    device = "cpu" if where == "host" else "gpu"
+    return (f"SET tandem.sql.device = {device};\n" +
+            "".join(f"CACHE TABLE {t};\n" for t in tables) + "SET tandem.sql.device = gpu;\n")
+
+
+def check(sql, prelude, order_by=None, limit=None, data_name=DATA):
+    _, con = tpch.dataset(data_name)
+    expected = run_duckdb(con, sql)
+    try:
+        actual = run_script(prelude, sql, data_name)
+    except TandemError as e:
+        pytest.fail(f"tandem failed: {e}")
+    diff = compare_results(actual, expected, order_by, limit)
+    assert not diff, (f"{diff}\n-- tandem:\n{format_rows(actual[0], actual[1])}\n-- duckdb:\n"
+                      f"{format_rows(expected[0], expected[2])}")
+    return actual[2]
+
+
+def query(n):
+    with open(tpch.query_path(n)) as f:
+        return f.read()
+
+
+def devices_lines(stderr):
+    return [l for l in stderr.splitlines() if l.startswith("Devices:")]
+
+
+@pytest.mark.parametrize("n", range(1, 23), ids=lambda n: f"q{n:02d}")
+def test_tpch_over_tables_cached_in_host_memory_in_slices(n):
+    # 1 MiB slices: lineitem's columns at SF0.1 arrive in tens of slices.
+    needs_gpu()
+    prelude = cache("host") + "SET tandem.exec.gpu.chunkBytes = '1m';\n"
+    stderr = check(query(n), prelude, tpch.ORDER_BY[n], tpch.LIMIT.get(n))
+    if n in (1, 6, 12):
+        assert any("GPU input in slices" in l for l in devices_lines(stderr)), stderr
+
+
+def test_explain_analyze_names_the_slices():
+    needs_gpu()
+    prelude = cache("host", ["lineitem"]) + "SET tandem.exec.gpu.chunkBytes = '1m';\n"
+    tables, _ = tpch.dataset(DATA)
+    with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
+        f.write(prelude + "EXPLAIN ANALYZE " + query(1))
+        path = f.name
+    try:
+        cmd = tandem_command() + ["sql", "-f", path]
+        for t, p in tables.items():
+            cmd += ["--table", f"{t}={p}"]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    finally:
+        os.unlink(path)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"HostToDevice \(in \d+ slices\)", r.stdout), r.stdout
+    assert re.search(r"HashAggregate \(partial over \d+ slices of its input, \d+ partial rows "
+                     r"merged on the (GPU|CPU)", r.stdout), r.stdout
+
+
+def test_a_part_without_aggregation_hands_each_slice_to_the_host():
+    needs_gpu()
+    sql = ("SELECT l_orderkey, l_linenumber, o_orderdate, l_quantity FROM lineitem, orders "
+           "WHERE l_orderkey = o_orderkey AND l_quantity > 45 AND o_orderstatus = 'F'")
+    prelude = cache("host", ["lineitem", "orders"]) + "SET tandem.exec.gpu.chunkBytes = '1m';\n"
+    stderr = check(sql, prelude)
+    assert any("GPU input in slices" in l for l in devices_lines(stderr)), stderr
+
+
+def cached_gpu_bytes(tables):
+    """Bytes the tables take cached in GPU memory (from CACHE TABLE's message)."""
+    tables_map, _ = tpch.dataset(DATA)
+    cmd = tandem_command() + ["sql", "-f", "-"]
+    for t, p in tables_map.items():
+        cmd += ["--table", f"{t}={p}"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                       input="SET tandem.sql.device = gpu;\n" +
+                       "".join(f"CACHE TABLE {t};\n" for t in tables))
+    assert r.returncode == 0, r.stderr
+    units = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+    found = re.findall(r"([0-9.]+) (B|KiB|MiB|GiB) in GPU memory", r.stdout + r.stderr)
+    assert len(found) == len(tables), r.stdout + r.stderr
+    return sum(float(v) * units[u] for v, u in found)
+
+
+# Queries whose GPU part probes lineitem (its rows are what is sliced), and the tables they read.
+READS = {1: ["lineitem"], 6: ["lineitem"], 19: ["lineitem", "part"]}
+
+
+@pytest.mark.parametrize("n", sorted(READS))
+def test_tables_cached_on_the_gpu_split_when_a_query_runs_out_of_memory_whole(n):
+    # Only the tables the query reads are cached (no other table can move to host memory), and
+    # the limits sit just above what they hold: some leave too little room for the query over
+    # the whole of lineitem, not for its slices. Every limit gives DuckDB's answer; somewhere in
+    # the sweep the part is split rather than run on the CPU.
+    needs_gpu()
+    cached = READS[n]
+    base = cached_gpu_bytes(cached)
+    split_somewhere = False
+    for headroom_mib in (2, 4, 8, 16, 32):
+        limit = int(base) + (headroom_mib << 20)
+        prelude = cache("gpu", cached) + f"SET \"tandem.memory.gpu.limit\" = {limit};\n"
+        stderr = check(query(n), prelude, tpch.ORDER_BY[n], tpch.LIMIT.get(n))
+        lines = devices_lines(stderr)
+        split_somewhere |= any("after running out of GPU memory whole" in l for l in lines[-1:])
+    assert split_somewhere, "no limit made the query split its input"
