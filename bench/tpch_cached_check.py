@@ -22,12 +22,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 QUERIES = os.path.join(HERE, "..", "tests", "tpch", "queries")
 
 
-def script(cache_mode, run_mode):
+def script(cache_mode, run_mode, confs=()):
     parts = []
     if cache_mode:
         parts.append(f"SET tandem.sql.device = {cache_mode};")
         parts += [f"CACHE TABLE {t};" for t in TABLES]
     parts.append(f"SET tandem.sql.device = {run_mode};")
+    for kv in confs:
+        key, value = kv.split("=", 1)
+        parts.append(f"SET \"{key}\" = '{value}';")
     for n in range(1, 23):
         parts.append(f"SELECT 'Q{n:02d}' AS tpch_marker;")
         with open(os.path.join(QUERIES, f"q{n:02d}.sql")) as f:
@@ -112,8 +115,13 @@ def main():
     ap.add_argument("--mode", default="gpu")
     ap.add_argument("--out", required=True)
     ap.add_argument("--timeout", type=int, default=420)
+    ap.add_argument("--files", action="store_true",
+                    help="read the files under --mode instead of caching the tables")
+    ap.add_argument("--conf", action="append", default=[],
+                    help="KEY=VALUE set after caching, for the measured queries")
     a = ap.parse_args()
-    cached, cached_s = run(a.tandem, a.data, script(a.mode, a.mode), a.timeout)
+    cached, cached_s = run(a.tandem, a.data,
+                           script(None if a.files else a.mode, a.mode, a.conf), a.timeout)
     print(f"cached run ({a.mode}): exit {cached.returncode} in {cached_s:.1f} s", flush=True)
     sys.stdout.write(cached.stderr[-3000:] if cached.returncode else "")
     files, files_s = run(a.tandem, a.data, script(None, "cpu"), a.timeout)
@@ -122,11 +130,13 @@ def main():
     times, devices, peaks = per_query_stderr(cached.stderr)
     cache_lines = re.findall(r"cached table .*", cached.stdout + cached.stderr)
     # Statement order: SET, 8 CACHE, SET, then (marker, query) x 22 (Q15: view + query + drop).
-    lines = [f"# TPC-H cached under device={a.mode}, checked against cpu from files", "",
+    what = "from files" if a.files else "cached"
+    lines = [f"# TPC-H {what} under device={a.mode} {' '.join(a.conf)}, checked against cpu "
+             "from files", "",
              f"data: {a.data}; cached process {cached_s:.1f} s (exit {cached.returncode}), "
              f"files process {files_s:.1f} s (exit {files.returncode})", ""]
     lines += [f"- {c}" for c in cache_lines] + [""]
-    qt = query_times(times, 1 + len(TABLES) + 1)
+    qt = query_times(times, (0 if a.files else 1 + len(TABLES)) + 1 + len(a.conf))
     lines += ["| query | time (ms) | answer | devices | peak memory |", "|---|---|---|---|---|"]
     bad = 0
     for n in range(1, 23):

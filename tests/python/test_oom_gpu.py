@@ -2,9 +2,11 @@
 is skipped with "skipped: no CUDA device").
 
 tandem.test.injectOom makes device allocations fail on purpose: the Nth of a query, or one in
-eight at random; tandem.memory.gpu.limit bounds the pool far below the working set. Whatever fails, the GPU part of the plan it is in runs again on the CPU, so the
-answers stay DuckDB's; EXPLAIN ANALYZE marks the part; CACHE TABLE moves the least recently used
-cached tables to host memory, or keeps the new one there, instead of failing.
+eight at random; tandem.memory.gpu.limit bounds the pool far below the working set. Whatever
+fails, the GPU part of the plan it is in runs again, split into slices of its input where it
+can be (test_slices_gpu.py), else on the CPU, so the answers stay DuckDB's; EXPLAIN ANALYZE
+marks the part; CACHE TABLE moves the least recently used cached tables to host memory, or keeps
+the new one there, instead of failing.
 """
 import re
 import subprocess
@@ -61,23 +63,33 @@ def table_args():
 
 
 def test_explain_analyze_marks_the_part_that_ran_on_the_cpu():
+    # A GPU limit of 1 KiB: every attempt fails, whole and in slices; the part runs on the CPU.
     needs_gpu()
     sql = ("EXPLAIN ANALYZE SELECT l_returnflag, sum(l_quantity) AS q FROM lineitem "
            "WHERE l_discount > 0.02 GROUP BY l_returnflag")
-    r = tandem("sql", "--conf", "tandem.sql.device=gpu", "--conf", "tandem.test.injectOom=1",
+    r = tandem("sql", "--conf", "tandem.sql.device=gpu", "--conf", "tandem.memory.gpu.limit=1k",
                sql, *table_args())
     assert r.returncode == 0, r.stderr
     assert "ran on the CPU: GPU out of memory" in r.stdout, r.stdout
-    assert "injected by tandem.test.injectOom" in r.stdout, r.stdout
+    # One injected failure: the part runs again in slices of its row groups, on the GPU.
+    r = tandem("sql", "--conf", "tandem.sql.device=gpu", "--conf", "tandem.test.injectOom=1",
+               sql, *table_args())
+    assert r.returncode == 0, r.stderr
+    assert "ran on the CPU" not in r.stdout, r.stdout
+    assert re.search(r"HashAggregate \(partial over \d+ slices", r.stdout), r.stdout
     r = tandem("sql", "--conf", "tandem.sql.device=gpu", sql, *table_args())
     assert r.returncode == 0, r.stderr
     assert "ran on the CPU" not in r.stdout and " on gpu:" in r.stdout, r.stdout
     assert re.search(r"on gpu: .*, peak \+[0-9.]+ [KMG]?i?B GPU\]", r.stdout), r.stdout
     query = sql.replace("EXPLAIN ANALYZE ", "")
-    r = tandem("sql", "--conf", "tandem.sql.device=gpu", "--conf", "tandem.test.injectOom=1",
+    r = tandem("sql", "--conf", "tandem.sql.device=gpu", "--conf", "tandem.memory.gpu.limit=1k",
                "--timing", query, *table_args())
     assert r.returncode == 0, r.stderr
     assert "out of GPU memory: 1 part(s) of the plan ran again on the CPU" in r.stderr, r.stderr
+    r = tandem("sql", "--conf", "tandem.sql.device=gpu", "--conf", "tandem.test.injectOom=1",
+               "--timing", query, *table_args())
+    assert r.returncode == 0, r.stderr
+    assert "1 after running out of GPU memory whole" in r.stderr, r.stderr
 
 
 def test_cache_table_moves_the_least_recently_used_table_to_host_memory():

@@ -1,11 +1,12 @@
 """GPU parts over slices of their input (ctest label gpu; without a usable CUDA device every case
 is skipped with "skipped: no CUDA device").
 
-A GPU part whose input comes from host memory (tables cached there, the CPU's rows) and is larger
-than tandem.exec.gpu.chunkBytes runs slice by slice: its aggregation partially per slice, merged
-at the end; a part with no aggregation hands each slice's rows to the host. A part that runs out
-of GPU memory whole splits its input (a table cached in GPU memory is sliced there) before it
-runs on the CPU. Every answer is DuckDB's; the Devices line and EXPLAIN ANALYZE say what was
+A GPU part whose input comes from host memory (tables cached there, the CPU's rows), or from
+Parquet files estimated to decode to more, and is larger than tandem.exec.gpu.chunkBytes runs
+slice by slice (rows, or runs of row groups): its aggregation partially per slice, merged at the
+end; a part with no aggregation hands each slice's rows to the host. A part that runs out of GPU
+memory whole splits its input (a table cached in GPU memory is sliced there) before it runs on
+the CPU. Every answer is DuckDB's; the Devices line and EXPLAIN ANALYZE say what was
 sliced.
 """
 import os
@@ -142,6 +143,30 @@ def test_tables_cached_on_the_gpu_split_when_a_query_runs_out_of_memory_whole(n)
     for headroom_mib in (2, 4, 8, 16, 32):
         limit = int(base) + (headroom_mib << 20)
         prelude = cache("gpu", cached) + f"SET \"tandem.memory.gpu.limit\" = {limit};\n"
+        stderr = check(query(n), prelude, tpch.ORDER_BY[n], tpch.LIMIT.get(n))
+        lines = devices_lines(stderr)
+        split_somewhere |= any("after running out of GPU memory whole" in l for l in lines[-1:])
+    assert split_somewhere, "no limit made the query split its input"
+
+
+@pytest.mark.parametrize("n", range(1, 23), ids=lambda n: f"q{n:02d}")
+def test_tpch_from_files_in_slices_of_row_groups(n):
+    # Scans estimated to decode to more than 1 MiB read their row groups slice by slice.
+    needs_gpu()
+    prelude = "SET tandem.sql.device = gpu;\nSET tandem.exec.gpu.chunkBytes = '1m';\n"
+    stderr = check(query(n), prelude, tpch.ORDER_BY[n], tpch.LIMIT.get(n))
+    if n in (1, 6):
+        assert any("GPU input in slices" in l for l in devices_lines(stderr)), stderr
+
+
+@pytest.mark.parametrize("n", sorted(READS))
+def test_files_split_when_a_query_runs_out_of_gpu_memory_whole(n):
+    # From Parquet files under small GPU limits: the part over lineitem is split into slices of
+    # its row groups before it would run on the CPU, somewhere in the sweep; every answer right.
+    needs_gpu()
+    split_somewhere = False
+    for limit in ("4m", "8m", "16m", "32m"):
+        prelude = f"SET tandem.sql.device = gpu;\nSET \"tandem.memory.gpu.limit\" = '{limit}';\n"
         stderr = check(query(n), prelude, tpch.ORDER_BY[n], tpch.LIMIT.get(n))
         lines = devices_lines(stderr)
         split_somewhere |= any("after running out of GPU memory whole" in l for l in lines[-1:])

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -277,7 +278,8 @@ std::string ScanTimeSplit(const parquet::DeviceDecodeCounts& c) {
 // A GPU scan of Parquet files: pages read and decompressed by host threads, decoded on the GPU
 // (io/parquet/device_reader.h); columns come out in the node's order under its names.
 Result<gpu::DeviceBatchPtr> ScanParquetToDevice(const PlanNode& node, const gpu::Stream& stream,
-                                                std::string* name) {
+                                                std::string* name, int slice_index = 0,
+                                                int slice_count = 1) {
   const TableSource& source = *node.source;
   parquet::ReadOptions options;
   for (int c : node.scan_columns) options.columns.push_back(source.schema.field(c).name);
@@ -295,6 +297,8 @@ Result<gpu::DeviceBatchPtr> ScanParquetToDevice(const PlanNode& node, const gpu:
   options.predicates = node.scan_predicates;
   options.split_start = source.split_start;
   options.split_length = source.split_length;
+  options.slice_index = slice_index;
+  options.slice_count = slice_count;
   parquet::ReadStats stats;
   parquet::DeviceDecodeCounts counts;
   TANDEM_ASSIGN_OR_RAISE(
@@ -492,6 +496,9 @@ class QueryRun {
   // The node whose input a part that ran out of GPU memory whole may split, or null.
   const PlanNode* SplitRetryTop(const PlanNode& part) const;
   int64_t SliceBytes();
+  // Whether a part slices its input before running out of memory: rows from host memory, or
+  // Parquet files estimated to decode to more than a slice (a cached GPU table: only after).
+  bool SlicesAhead(const SlicePlan& plan);
   // Runs `each(i, count)` with slice i of the plan's source standing in for it; count is at
   // least min_count, more when the input from host memory is larger than SliceBytes().
   Result<int> ForEachSlice(const SlicePlan& plan, int min_count,
@@ -697,8 +704,10 @@ bool QueryRun::TraceSpine(const PlanNode& node, SlicePlan* plan) const {
   switch (node.kind) {
     case PlanKind::kScan: {
       const CachedTable* cached = CacheOf(node);
-      if (!cached || !cached->device) return false;  // Parquet files: not yet
-      plan->source = &node;
+      const bool parquet =
+          !cached && node.source && node.source->kind == TableSource::Kind::kParquet;
+      if (!parquet && !(cached && cached->device)) return false;
+      plan->source = &node;  // slices: row groups of the files, or rows of the cached table
       return true;
     }
     case PlanKind::kFilter:
@@ -765,8 +774,16 @@ const PlanNode* QueryRun::SplitRetryTop(const PlanNode& part) const {
   return nullptr;
 }
 
+bool QueryRun::SlicesAhead(const SlicePlan& plan) {
+  const PlanNode& src = *plan.source;
+  if (!(src.kind == PlanKind::kScan && OnGpuHere(src))) return true;  // rows from the host
+  if (CacheOf(src)) return false;
+  return src.placement.est_bytes > static_cast<double>(SliceBytes());
+}
+
 int64_t QueryRun::SliceBytes() {
   if (ctx_.gpu_chunk_bytes > 0) return ctx_.gpu_chunk_bytes;
+  if (!stream_) (void)Gpu();  // the pool's size
   int64_t limit = gpu::GetPoolStats().pool_limit_bytes;
   if (gpu::DeviceLimit() > 0 && (limit <= 0 || gpu::DeviceLimit() < limit)) {
     limit = gpu::DeviceLimit();
@@ -793,7 +810,30 @@ Result<int> QueryRun::ForEachSlice(const SlicePlan& plan, int min_count,
   const PlanNode& src = *plan.source;
   restore.keys.push_back(&src);
   int count = std::max(1, min_count);
-  if (src.kind == PlanKind::kScan && OnGpuHere(src)) {
+  if (src.kind == PlanKind::kScan && OnGpuHere(src) && !CacheOf(src)) {
+    // Parquet files: slices of their row groups, each read and decoded on its own.
+    const OperatorStart start = StartOperator();
+    if (min_count <= 1) {
+      const double est = src.placement.est_bytes;
+      const double slice = static_cast<double>(SliceBytes());
+      if (est > slice) count = static_cast<int>(std::min(4096.0, std::ceil(est / slice)));
+    }
+    OperatorMetrics total;
+    std::string name;
+    for (int i = 0; i < count; ++i) {
+      const auto t = Clock::now();
+      TANDEM_ASSIGN_OR_RAISE(device_overrides_[&src],
+                             ScanParquetToDevice(src, *g->stream, &name, i, count));
+      total.rows += device_overrides_[&src]->num_rows;
+      total.bytes += gpu::DeviceBytes(*device_overrides_[&src]);
+      total.millis += MillisSince(t);
+      TANDEM_RETURN_NOT_OK(each(i, count));
+      device_overrides_[&src].reset();
+    }
+    if (count > 1) name += " (in " + std::to_string(count) + " slices; the last one's counts)";
+    RecordDeviceMetrics(src, name, "gpu", total.rows, total.bytes, total.millis, ctx_);
+    RecordPeaks(src, start, ctx_);
+  } else if (src.kind == PlanKind::kScan && OnGpuHere(src)) {
     // A table cached in GPU memory: slices copied out of it.
     const CachedTable* cached = CacheOf(src);
     if (!cached || !cached->device) return Status::Internal("sliced scan of an uncached table");
@@ -870,8 +910,7 @@ std::optional<Result<gpu::DeviceBatchPtr>> QueryRun::AggregateInSlices(const Pla
   std::optional<SlicePlan> plan = SlicePlanFor(node);
   if (!plan) return std::nullopt;
   const bool forced = forced_slice_top_ == &node;
-  const PlanNode& src = *plan->source;
-  if (!forced && src.kind == PlanKind::kScan && OnGpuHere(src)) return std::nullopt;
+  if (!forced && !SlicesAhead(*plan)) return std::nullopt;
   std::string why;
   std::optional<SplitAggregate> split = SplitForChunks(node, &why);
   if (!split) return std::nullopt;
@@ -955,8 +994,7 @@ std::optional<Result<Table>> QueryRun::PartInSlices(const PlanNode& node, const 
   std::optional<SlicePlan> plan = SlicePlanFor(source);
   if (!plan || plan->spine.empty()) return std::nullopt;
   const bool forced = forced_slice_top_ == &source;
-  const PlanNode& src = *plan->source;
-  if (!forced && src.kind == PlanKind::kScan && OnGpuHere(src)) return std::nullopt;
+  if (!forced && !SlicesAhead(*plan)) return std::nullopt;
   auto run = [&]() -> Result<Table> {
     const OperatorStart start = StartOperator();
     Table out;
@@ -1000,8 +1038,7 @@ std::optional<Result<gpu::DeviceBatchPtr>> QueryRun::StreamInSlices(const PlanNo
     return std::nullopt;
   }
   std::optional<SlicePlan> plan = SlicePlanFor(node);
-  if (!plan || !plan->builds.empty()) return std::nullopt;
-  if (plan->source->kind == PlanKind::kScan && OnGpuHere(*plan->source)) return std::nullopt;
+  if (!plan || !plan->builds.empty() || !SlicesAhead(*plan)) return std::nullopt;
   auto run = [&]() -> Result<gpu::DeviceBatchPtr> {
     std::vector<gpu::DeviceBatchPtr> outs;
     std::map<const PlanNode*, OperatorMetrics> sums;

@@ -280,6 +280,15 @@ Result<ParquetReadPlan> PlanParquetRead(const std::string& path, const ReadOptio
       }
     }
   }
+  if (options.slice_count > 1) {
+    const size_t n = row_groups.size();
+    const size_t count = static_cast<size_t>(options.slice_count);
+    const size_t index = static_cast<size_t>(std::max(0, options.slice_index));
+    const size_t begin = std::min(n, n * index / count);
+    const size_t end = std::min(n, n * (index + 1) / count);
+    row_groups = std::vector<KeptRowGroup>(row_groups.begin() + static_cast<std::ptrdiff_t>(begin),
+                                           row_groups.begin() + static_cast<std::ptrdiff_t>(end));
+  }
   return plan;
 }
 

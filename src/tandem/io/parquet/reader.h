@@ -28,6 +28,10 @@ struct ReadOptions {
   // ranges is read exactly once. split_length < 0: the whole file.
   int64_t split_start = 0;
   int64_t split_length = -1;
+  // One of slice_count consecutive runs of the row groups left after the split and pruning
+  // (about equal counts): a GPU scan's slices (docs/gpu.md, GPU slices). 1: all of them.
+  int slice_index = 0;
+  int slice_count = 1;
   // Optional: called once per row group, on the worker thread that decoded its last column, with
   // the assembled batch (projected columns, partition columns included); what it returns takes
   // the row group's place in the result (any number of batches, in order). A scan passes its
