@@ -66,9 +66,11 @@ CASES = {
     "inner_join_then_aggregate": (
         "SELECT d.grp, count(*) AS n, sum(f.v) AS s, sum(f.amt) AS a "
         "FROM fact f JOIN dim d ON f.k = d.id GROUP BY d.grp", "grace"),
+    # The whole fact table on the left, so that the join is not built on it (see the test of
+    # the flipped join); the output aggregated, as it cannot spill.
     "left_join_collected": (
-        "SELECT f.k, f.v, d.name FROM fact f LEFT JOIN dim d ON f.k = d.id WHERE f.v > 985",
-        "grace"),
+        "SELECT count(*) AS n, sum(f.v) AS s, count(d.name) AS named, max(d.name) AS mx "
+        "FROM fact f LEFT JOIN dim d ON f.k = d.id", "grace"),
     "semi_join": (
         "SELECT count(*) AS n, sum(v) AS s FROM fact WHERE k IN (SELECT id FROM dim WHERE grp < 9)",
         "grace"),
@@ -89,6 +91,18 @@ CASES = {
         "count(*) AS c, max(v) AS hi, sum(amt) AS sa FROM fact WHERE v <> 0 GROUP BY s) x",
         "partitioned on disk"),
 }
+
+
+@pytest.mark.parametrize("limited_run", [False, True])
+def test_left_join_built_on_its_small_left_side(tables, tmp_path, limited_run):
+    # A LEFT join whose left side is far smaller than its right is built on the left (the RIGHT
+    # join with the roles swapped): left rows with NULL keys or no match come out with NULLs.
+    sql = ("SELECT f.k, f.v, d.name, d.grp FROM fact f LEFT JOIN dim d ON f.k = d.id "
+           "AND d.grp <> 4 WHERE f.v > 985")
+    expected = run_duckdb(duck(tables), sql)
+    args = limited(tmp_path) if limited_run else []
+    actual = run_tandem(sql, tables, args)
+    assert compare_results(actual[:2], expected) is None
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

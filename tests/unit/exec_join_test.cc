@@ -299,6 +299,24 @@ TEST(ExecJoin, SemiAntiSmallLeftBuildsLeft) {
   }
 }
 
+// A LEFT join whose left side is far smaller than its right runs as the RIGHT join with the
+// roles swapped (built on the left): unmatched and NULL-key left rows come out with NULLs.
+TEST(ExecJoin, LeftSmallLeftBuildsLeft) {
+  std::mt19937_64 rng(8);
+  Rows small = RandomSide(rng, 120, 40, 0.1);
+  Rows dup_small = RandomSide(rng, 200, 8, 0.05);
+  Rows large = RandomSide(rng, 3000, 60, 0.1);
+  Rows empty = RandomSide(rng, 0, 10, 0.1);
+  for (bool cond : {false, true}) {
+    CheckJoin(small, large, JoinType::kLeft, {0}, cond, false, 3, 5);
+    CheckJoin(dup_small, large, JoinType::kLeft, {0}, cond, false, 2, 4);
+    CheckJoin(small, large, JoinType::kLeft, {1}, cond, false, 1, 3);
+    CheckJoin(small, large, JoinType::kLeft, {0, 1}, cond, false, 2, 2);
+    CheckJoin(small, large, JoinType::kLeft, {3, 0, 2}, cond, false, 1, 6);
+    CheckJoin(empty, large, JoinType::kLeft, {0}, cond, false, 1, 3);
+  }
+}
+
 // Mark joins: every left row once plus its mark. The oracle follows SQL: the other keys and the
 // condition select right rows (their NULLs select nothing); with null_aware, key 0 is the IN
 // comparison: TRUE on an equal value, else NULL when a selected right row or the left row has a

@@ -1294,12 +1294,13 @@ bool QueryRun::Streams(const PlanNode& node) const {
     case PlanKind::kJoin: {
       if (!cpu::JoinProbe::StreamsProbeSide(node)) return false;
       if (force_stream_.count(&node)) return true;
-      // A SEMI or ANTI join whose left side looks far smaller than its right one is better
-      // built on the left (cpu::HashJoin flips it): it runs as a whole-table operator.
+      // A SEMI, ANTI or LEFT join whose left side looks far smaller than its right one is
+      // better built on the left (cpu::HashJoin flips it): it runs as a whole-table operator.
       const double left = node.children[0]->estimated_rows;
       const double right = node.children[1]->estimated_rows;
-      const bool semi_anti = node.join_type == JoinType::kSemi || node.join_type == JoinType::kAnti;
-      return !(semi_anti && !node.null_aware && left >= 0 && right >= 0 && left * 4 < right);
+      const bool flips = node.join_type == JoinType::kSemi || node.join_type == JoinType::kAnti ||
+                         node.join_type == JoinType::kLeft;
+      return !(flips && !node.null_aware && left >= 0 && right >= 0 && left * 4 < right);
     }
     default:
       return false;

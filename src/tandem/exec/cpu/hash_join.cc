@@ -5,7 +5,8 @@
 // ANTI join whose left input is much smaller than its right flips the roles
 // (FlippedSemiAntiJoin): the small left side is built and the large right side probes, setting
 // a matched flag per left row (after the residual condition, when there is one, holds for the
-// pair). Output order is not specified.
+// pair). A LEFT join so shaped runs as the RIGHT join with the roles swapped (FlippedLeftJoin).
+// Output order is not specified.
 #include <algorithm>
 #include <atomic>
 #include <memory>
@@ -199,6 +200,38 @@ Result<Table> FlippedSemiAntiJoin(const PlanNode& node, const Table& left, const
   return CollectOutput(node.schema, outputs);
 }
 
+bool ShouldFlipLeft(const PlanNode& node, const Table& left, const Table& right) {
+  if (node.join_type != JoinType::kLeft || node.left_keys.empty()) return false;
+  return left.num_rows() * kFlipRatio < right.num_rows();
+}
+
+// LEFT join with the hash table on the (small) left input: the RIGHT join of right and left,
+// whose unmatched build rows (left rows no right row matched) come last with NULLs, then the
+// columns put back in the left ++ right order.
+Result<Table> FlippedLeftJoin(const PlanNode& node, const Table& left, const Table& right,
+                              ExecContext& ctx) {
+  const int nl = left.schema.num_fields(), nr = right.schema.num_fields();
+  PlanNode swapped = SwappedForFlip(node, nl, nr);
+  swapped.join_type = JoinType::kRight;
+  swapped.left_keys = node.right_keys;
+  swapped.right_keys = node.left_keys;
+  swapped.schema.fields.clear();
+  for (int c = 0; c < nr; ++c) swapped.schema.fields.push_back(node.schema.field(nl + c));
+  for (int c = 0; c < nl; ++c) swapped.schema.fields.push_back(node.schema.field(c));
+  TANDEM_ASSIGN_OR_RAISE(Table joined, EquiJoin(swapped, right, left, ctx));
+  Table out;
+  out.schema = node.schema;
+  for (const BatchPtr& b : joined.batches) {
+    auto reordered = std::make_shared<Batch>();
+    reordered->schema = node.schema;
+    reordered->num_rows = b->num_rows;
+    for (int c = 0; c < nl; ++c) reordered->columns.push_back(b->columns[nr + c]);
+    for (int c = 0; c < nr; ++c) reordered->columns.push_back(b->columns[c]);
+    out.batches.push_back(std::move(reordered));
+  }
+  return out;
+}
+
 Result<Table> NestedLoopJoin(const PlanNode& node, const Table& left, const Table& right,
                              ExecContext& ctx) {
   std::vector<int64_t> build_refs;
@@ -250,6 +283,7 @@ Result<Table> HashJoin(const PlanNode& node, const Table& left, const Table& rig
   if (node.join_type == JoinType::kMark) return MarkJoin(node, left, right, ctx);
   if (node.left_keys.empty()) return NestedLoopJoin(node, left, right, ctx);
   if (ShouldFlipSemiAnti(node, left, right)) return FlippedSemiAntiJoin(node, left, right, ctx);
+  if (ShouldFlipLeft(node, left, right)) return FlippedLeftJoin(node, left, right, ctx);
   return EquiJoin(node, left, right, ctx);
 }
 
