@@ -239,16 +239,7 @@ bool IsFilteredAggregate(const PlanNode& node) {
 
 // The columns of a cached table that a scan reads, as a host table (zero-copy).
 Table SelectHostColumns(const PlanNode& scan, const Table& table) {
-  Table out;
-  out.schema = scan.schema;
-  for (const BatchPtr& b : table.batches) {
-    auto batch = std::make_shared<Batch>();
-    batch->schema = scan.schema;
-    batch->num_rows = b->num_rows;
-    for (int c : scan.scan_columns) batch->columns.push_back(b->columns[c]);
-    out.batches.push_back(std::move(batch));
-  }
-  return out;
+  return cpu::opx::SelectColumns(table, scan.scan_columns, scan.schema);
 }
 
 gpu::DeviceBatchPtr SelectDeviceColumns(const PlanNode& scan, const gpu::DeviceBatch& table) {

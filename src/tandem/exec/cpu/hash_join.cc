@@ -18,6 +18,7 @@
 #include "tandem/exec/cpu/join_keys.h"
 #include "tandem/exec/cpu/join_mark.h"
 #include "tandem/exec/cpu/join_probe.h"
+#include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/cpu/row_gather.h"
 
@@ -219,17 +220,10 @@ Result<Table> FlippedLeftJoin(const PlanNode& node, const Table& left, const Tab
   for (int c = 0; c < nr; ++c) swapped.schema.fields.push_back(node.schema.field(nl + c));
   for (int c = 0; c < nl; ++c) swapped.schema.fields.push_back(node.schema.field(c));
   TANDEM_ASSIGN_OR_RAISE(Table joined, EquiJoin(swapped, right, left, ctx));
-  Table out;
-  out.schema = node.schema;
-  for (const BatchPtr& b : joined.batches) {
-    auto reordered = std::make_shared<Batch>();
-    reordered->schema = node.schema;
-    reordered->num_rows = b->num_rows;
-    for (int c = 0; c < nl; ++c) reordered->columns.push_back(b->columns[nr + c]);
-    for (int c = 0; c < nr; ++c) reordered->columns.push_back(b->columns[c]);
-    out.batches.push_back(std::move(reordered));
-  }
-  return out;
+  std::vector<int> order;
+  for (int c = 0; c < nl; ++c) order.push_back(nr + c);
+  for (int c = 0; c < nr; ++c) order.push_back(c);
+  return opx::SelectColumns(joined, order, node.schema);
 }
 
 Result<Table> NestedLoopJoin(const PlanNode& node, const Table& left, const Table& right,

@@ -175,6 +175,19 @@ Table SplitLargeBatches(Table table, int64_t max_rows) {
   return table;
 }
 
+Table SelectColumns(const Table& table, const std::vector<int>& columns, const Schema& schema) {
+  Table out;
+  out.schema = schema;
+  for (const BatchPtr& b : table.batches) {
+    auto batch = std::make_shared<Batch>();
+    batch->schema = schema;
+    batch->num_rows = b->num_rows;
+    for (int c : columns) batch->columns.push_back(b->columns[c]);
+    out.batches.push_back(std::move(batch));
+  }
+  return out;
+}
+
 std::vector<Table> RowChunks(const Table& table, int count) {
   const int64_t total = table.num_rows();
   const int64_t per = std::max<int64_t>(1, (total + std::max(count, 1) - 1) / std::max(count, 1));

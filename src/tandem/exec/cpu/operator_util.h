@@ -48,6 +48,9 @@ constexpr int64_t kTargetBatchRows = int64_t{1} << 17;
 // The table with batches over `max_rows` rows cut (zero-copy) into pieces of max_rows.
 Table SplitLargeBatches(Table table, int64_t max_rows = kTargetBatchRows);
 
+// The columns `columns` of every batch of `table`, in that order, under `schema` (zero-copy).
+Table SelectColumns(const Table& table, const std::vector<int>& columns, const Schema& schema);
+
 // The rows of `table` in `count` consecutive pieces of about equal rows (views of its batches;
 // at least one piece, empty for an empty table).
 std::vector<Table> RowChunks(const Table& table, int count);
