@@ -179,3 +179,40 @@ def test_probe_filters_of_narrow_integer_keys(keyed, query):
     expected = run_duckdb(duck(keyed), sql)
     diff = compare_results(run_tandem(sql, keyed), expected)
     assert diff is None, f"{sql}: {diff}"
+
+
+@pytest.fixture(scope="module")
+def wide(tmp_path_factory):
+    # Build keys spread thinly over a range wider than 2^24 (at most 128 values per key, so a
+    # bitmap still filters the probe): probe keys that mostly miss, and keys that all hit (the
+    # bitmap then stops being tried after 16 batches).
+    d = tmp_path_factory.mktemp("wide")
+    rng = np.random.default_rng(9)
+    n, m = 1_000_000, 300_000
+    ids = rng.permutation(np.arange(m, dtype=np.int64) * 100 + 7)
+    dim = pa.table({"id": pa.array(ids, mask=np.arange(m) == 11), "g": ids % 17})
+    fact = pa.table({
+        "sparse": pa.array(rng.integers(-500, 30_000_500, n), mask=rng.random(n) < 0.02),
+        "dense": rng.choice(ids, n),
+        "v": rng.integers(0, 1000, n),
+    })
+    paths = {"fact": str(d / "fact.parquet"), "dim": str(d / "dim.parquet")}
+    pq.write_table(fact, paths["fact"], row_group_size=50_000)
+    pq.write_table(dim, paths["dim"])
+    return paths
+
+
+WIDE_QUERIES = [
+    "SELECT count(*) AS n, sum(f.v + d.g) AS t FROM fact f JOIN dim d ON f.sparse = d.id",
+    "SELECT count(*) AS n, sum(v) AS t FROM fact f WHERE f.sparse IN (SELECT id FROM dim)",
+    "SELECT count(*) AS n, sum(f.v * d.g) AS t FROM fact f JOIN dim d ON f.dense = d.id",
+    "SELECT d.g, count(*) AS n FROM fact f JOIN dim d ON f.sparse = d.id + 1 GROUP BY d.g",
+]
+
+
+@pytest.mark.parametrize("query", range(len(WIDE_QUERIES)))
+def test_probe_filters_of_wide_sparse_integer_keys(wide, query):
+    sql = WIDE_QUERIES[query]
+    expected = run_duckdb(duck(wide), sql)
+    diff = compare_results(run_tandem(sql, wide), expected)
+    assert diff is None, f"{sql}: {diff}"

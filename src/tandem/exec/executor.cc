@@ -458,6 +458,8 @@ class QueryRun {
   // Pipelines (exec/cpu/pipeline.h): whether a CPU node streams batch by batch, and the run of
   // the pipeline that ends at `node` (null when `node` is not worth one).
   bool Streams(const PlanNode& node) const;
+  // A join that runs whole, built on its small left side, rather than stream (Streams).
+  bool BuiltOnItsLeft(const PlanNode& join) const;
   std::optional<Result<Table>> TryPipeline(const PlanNode& node);
   // into: a sink for a pipeline that would collect its output (a spilled build side).
   Result<Table> RunPipelineAt(const PlanNode& node, cpu::PipelineSink* into = nullptr);
@@ -1203,6 +1205,21 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
     RecordPeaks(node, start, ctx_);
     return out;
   }
+  // An aggregation over a join built whole on its small left side: when that runs out of host
+  // memory (the join's output is a whole table), the join streams after all, into the
+  // aggregation as its pipeline's sink (spilling if need be).
+  if (node.kind == PlanKind::kAggregate && ctx_.pipelines && !OnGpuHere(node) &&
+      !node.children.empty() && node.children[0] && BuiltOnItsLeft(*node.children[0]) &&
+      !OnGpuHere(*node.children[0]) && cpu::CanGraceJoin(*node.children[0]) &&
+      whole_join_running_.insert(&node).second) {
+    Result<Table> whole = cpu::opx::CatchOutOfMemory([&] { return RunCpuOperator(node); });
+    whole_join_running_.erase(&node);
+    if (whole.ok() || whole.status().code() != StatusCode::kOutOfMemory || ctx_.Cancelled()) {
+      return whole;
+    }
+    ForgetMetrics(node, ctx_);
+    force_stream_.insert(node.children[0].get());
+  }
   if (std::optional<Result<Table>> piped = TryPipeline(node)) return std::move(*piped);
   // A SEMI or ANTI join built on its small left side collects its large right side whole; when
   // that does not fit, it streams like the others (right side built, spilled if need be).
@@ -1272,6 +1289,20 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
   return result;
 }
 
+bool QueryRun::BuiltOnItsLeft(const PlanNode& join) const {
+  // A SEMI, ANTI or LEFT join whose left side looks far smaller than its right one is better
+  // built on the left (cpu::HashJoin flips it): it runs as a whole-table operator.
+  if (join.kind != PlanKind::kJoin || join.children.size() != 2 || !join.children[0] ||
+      !join.children[1] || force_stream_.count(&join)) {
+    return false;
+  }
+  const double left = join.children[0]->estimated_rows;
+  const double right = join.children[1]->estimated_rows;
+  const bool flips = join.join_type == JoinType::kSemi || join.join_type == JoinType::kAnti ||
+                     join.join_type == JoinType::kLeft;
+  return flips && !join.null_aware && left >= 0 && right >= 0 && left * 4 < right;
+}
+
 bool QueryRun::Streams(const PlanNode& node) const {
   if (OnGpuHere(node) || !ShapeIsValid(node)) return false;
   for (const auto& c : node.children) {
@@ -1285,13 +1316,7 @@ bool QueryRun::Streams(const PlanNode& node) const {
     case PlanKind::kJoin: {
       if (!cpu::JoinProbe::StreamsProbeSide(node)) return false;
       if (force_stream_.count(&node)) return true;
-      // A SEMI, ANTI or LEFT join whose left side looks far smaller than its right one is
-      // better built on the left (cpu::HashJoin flips it): it runs as a whole-table operator.
-      const double left = node.children[0]->estimated_rows;
-      const double right = node.children[1]->estimated_rows;
-      const bool flips = node.join_type == JoinType::kSemi || node.join_type == JoinType::kAnti ||
-                         node.join_type == JoinType::kLeft;
-      return !(flips && !node.null_aware && left >= 0 && right >= 0 && left * 4 < right);
+      return !BuiltOnItsLeft(node);
     }
     default:
       return false;

@@ -54,13 +54,16 @@ Result<std::unique_ptr<JoinProbe>> JoinProbe::Build(const PlanNode& node, Table 
 }
 
 void JoinProbe::BuildKeyBitmap(const std::vector<std::vector<ColumnPtr>>& right_keys) {
-  constexpr uint64_t kMaxSpan = uint64_t{1} << 24;  // a 2 MiB bitmap
+  constexpr uint64_t kAlwaysSpan = uint64_t{1} << 24;  // a 2 MiB bitmap
+  constexpr uint64_t kSpanPerRow = 128;                // 16 bytes of bitmap per build row
+  constexpr uint64_t kMaxSpan = uint64_t{1} << 33;     // 1 GiB
   if (node_.left_keys.size() != 1) return;
   if (node_.join_type != JoinType::kInner && node_.join_type != JoinType::kSemi) return;
   const DataType& type = layout_.types()[0];
   if (!type.is_integer() && type.id != TypeId::kDate32) return;
   if (type.id == TypeId::kUInt64) return;  // values past INT64_MAX
   int64_t lo = INT64_MAX, hi = INT64_MIN;
+  uint64_t valid = 0;
   auto each_value = [&](auto&& fn) {
     for (const auto& cols : right_keys) {
       const Column& c = *cols[0];
@@ -80,13 +83,20 @@ void JoinProbe::BuildKeyBitmap(const std::vector<std::vector<ColumnPtr>>& right_
   each_value([&](int64_t v) {
     lo = std::min(lo, v);
     hi = std::max(hi, v);
+    ++valid;
   });
   if (lo > hi) return;  // no non-NULL build key: the hash table alone answers quickly
   const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
-  if (span == 0 || span > kMaxSpan) return;
+  const uint64_t allowed = std::min(kMaxSpan, std::max(kAlwaysSpan, valid * kSpanPerRow));
+  if (span == 0 || span > allowed) return;
   KeyBitmap b;
   b.lo = lo;
   b.span = span;
+  try {
+    b.charge.Set(static_cast<int64_t>((span + 63) / 64 * sizeof(uint64_t)));
+  } catch (const MemoryLimitExceeded&) {
+    return;  // the budget has no room: the hash table alone
+  }
   b.bits.assign((span + 63) / 64, 0);
   each_value([&](int64_t v) {
     const uint64_t d = static_cast<uint64_t>(v) - static_cast<uint64_t>(lo);
@@ -193,10 +203,17 @@ Status JoinProbe::ProbeBatch(const BatchPtr& batch, OutputBudget& budget, EvalCo
   TANDEM_ASSIGN_OR_RAISE(auto left_keys,
                          EvaluateColumnsPerBatch(node_.left_keys, left.batches, eval));
   TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(left_keys, layout_.types(), "hash join"));
-  if (bitmap_ && batch->num_rows <= INT32_MAX) {
+  // After 16 batches of which nine in ten kept more than half their rows, the bitmap is no
+  // longer worth a pass over the keys (the probe side's keys are mostly in the table).
+  const int64_t tried = bitmap_batches_.load(std::memory_order_relaxed);
+  const bool bitmap_pays =
+      tried < 16 || bitmap_unselective_.load(std::memory_order_relaxed) * 10 < tried * 9;
+  if (bitmap_ && bitmap_pays && batch->num_rows <= INT32_MAX) {
     // Only the rows whose key may be in the table go on (when that is at most half of them).
     const std::vector<int32_t> rows = RowsThatMayMatch(*left_keys[0][0]);
     const int64_t m = static_cast<int64_t>(rows.size());
+    bitmap_batches_.fetch_add(1, std::memory_order_relaxed);
+    if (2 * m > batch->num_rows) bitmap_unselective_.fetch_add(1, std::memory_order_relaxed);
     if (m == 0) return Status::OK();
     if (2 * m <= batch->num_rows) {
       BatchPtr compact = TakeBatch(*batch, rows.data(), m);
