@@ -171,16 +171,6 @@ KEYED_QUERIES = [
 ]
 
 
-@pytest.mark.parametrize("query", range(len(KEYED_QUERIES)))
-def test_probe_filters_of_narrow_integer_keys(keyed, query):
-    """Joins whose build side is a small set of integer keys (the probe drops rows outside the
-    build keys' bitmap before hashing): signed, 8-bit and date keys, NULLs on both sides."""
-    sql = KEYED_QUERIES[query]
-    expected = run_duckdb(duck(keyed), sql)
-    diff = compare_results(run_tandem(sql, keyed), expected)
-    assert diff is None, f"{sql}: {diff}"
-
-
 @pytest.fixture(scope="module")
 def wide(tmp_path_factory):
     # Build keys spread thinly over a range wider than 2^24 (at most 128 values per key, so a
@@ -210,9 +200,14 @@ WIDE_QUERIES = [
 ]
 
 
-@pytest.mark.parametrize("query", range(len(WIDE_QUERIES)))
-def test_probe_filters_of_wide_sparse_integer_keys(wide, query):
-    sql = WIDE_QUERIES[query]
-    expected = run_duckdb(duck(wide), sql)
-    diff = compare_results(run_tandem(sql, wide), expected)
+@pytest.mark.parametrize("data, query", [("keyed", q) for q in range(len(KEYED_QUERIES))] +
+                         [("wide", q) for q in range(len(WIDE_QUERIES))])
+def test_probe_filters_of_integer_keys(request, data, query):
+    """Joins whose build side is a set of integer keys (the probe drops rows outside the build
+    keys' bitmap before hashing): signed, 8-bit and date keys, NULLs on both sides (keyed); keys
+    spread thinly over a range wider than 2^24 (wide)."""
+    tables = request.getfixturevalue(data)
+    sql = (KEYED_QUERIES if data == "keyed" else WIDE_QUERIES)[query]
+    expected = run_duckdb(duck(tables), sql)
+    diff = compare_results(run_tandem(sql, tables), expected)
     assert diff is None, f"{sql}: {diff}"
