@@ -380,6 +380,21 @@ void RecordPipelineMetrics(const cpu::Pipeline& p, bool aggregate, const cpu::Pi
   }
 }
 
+// Sets a variable for a scope and puts its old value back however the scope ends (a Status
+// return, or a std::bad_alloc from a host budget that an enclosing retry catches).
+template <typename T>
+class ScopedValue {
+ public:
+  ScopedValue(T* var, T value) : var_(var), old_(*var) { *var = value; }
+  ~ScopedValue() { *var_ = old_; }
+  ScopedValue(const ScopedValue&) = delete;
+  ScopedValue& operator=(const ScopedValue&) = delete;
+
+ private:
+  T* var_;
+  T old_;
+};
+
 // Adds the metrics a node recorded for one slice of its input to its sums over the slices.
 void AddSliceMetrics(const OperatorMetrics* slice, OperatorMetrics* sum) {
   if (!slice) return;
@@ -502,8 +517,9 @@ class QueryRun {
   // Filters and projections over rows from host memory larger than a slice: their outputs
   // concatenated on the GPU (the build side of a join over a table cached in host memory).
   std::optional<Result<gpu::DeviceBatchPtr>> StreamInSlices(const PlanNode& node);
-  Result<gpu::DeviceBatchPtr> MergePartials(const SplitAggregate& split, const Table& partials,
-                                            bool* on_gpu);
+  // The merge of an aggregation's partial rows (`node`: the aggregation split).
+  Result<gpu::DeviceBatchPtr> MergePartials(const PlanNode& node, const SplitAggregate& split,
+                                            const Table& partials, bool* on_gpu);
   Result<Table> ScanCached(const PlanNode& node, const CachedTable& cached);
   Result<Table> ToHost(const gpu::DeviceBatch& batch);
 
@@ -596,10 +612,10 @@ bool QueryRun::MoveUnusedCachedTableToHost() {
 Result<Table> QueryRun::RerunOnCpu(const PlanNode& root, const Status& oom) {
   ForgetMetrics(root, ctx_);
   ++ctx_.gpu_oom_fallbacks;
-  const bool was_cpu_only = cpu_only_;
-  cpu_only_ = true;
-  Result<Table> out = RunHost(root);
-  cpu_only_ = was_cpu_only;
+  Result<Table> out = [&] {
+    const ScopedValue<bool> cpu_only(&cpu_only_, true);
+    return RunHost(root);
+  }();
   if (!out.ok()) return out;
   if (const OperatorMetrics* m = ctx_.Find(&root)) {
     OperatorMetrics marked = *m;
@@ -669,13 +685,11 @@ Result<Table> QueryRun::RunGpuPart(const PlanNode& node, const PlanNode& source)
   if (out_of_memory(out)) {
     if (const PlanNode* top = SplitRetryTop(source)) {
       for (int slices = 4; slices <= 64 && out_of_memory(out) && !ctx_.Cancelled(); slices *= 4) {
-        forced_slice_top_ = top;
-        forced_slices_ = slices;
+        const ScopedValue<const PlanNode*> forced_top(&forced_slice_top_, top);
+        const ScopedValue<int> forced_count(&forced_slices_, slices);
         ForgetMetrics(source, ctx_);
         out = attempt();
       }
-      forced_slice_top_ = nullptr;
-      forced_slices_ = 0;
       if (out.ok()) ++ctx_.gpu_split_retries;
     }
   }
@@ -814,6 +828,7 @@ Result<int> QueryRun::ForEachSlice(const SlicePlan& plan, int min_count,
     OperatorMetrics total;
     std::string name;
     for (int i = 0; i < count; ++i) {
+      TANDEM_RETURN_NOT_OK(CheckCancelled());
       const auto t = Clock::now();
       TANDEM_ASSIGN_OR_RAISE(device_overrides_[&src],
                              ScanParquetToDevice(src, *g->stream, &name, i, count));
@@ -837,6 +852,7 @@ Result<int> QueryRun::ForEachSlice(const SlicePlan& plan, int min_count,
     const int64_t per = (rows + count - 1) / count;
     double own_ms = 0;
     for (int i = 0; i < count; ++i) {
+      TANDEM_RETURN_NOT_OK(CheckCancelled());
       const auto t = Clock::now();
       const int64_t begin = std::min(rows, per * i);
       if (count == 1) {
@@ -869,6 +885,7 @@ Result<int> QueryRun::ForEachSlice(const SlicePlan& plan, int min_count,
     double upload_ms = 0;
     int64_t uploaded = 0;
     for (int i = 0; i < count; ++i) {
+      TANDEM_RETURN_NOT_OK(CheckCancelled());
       const auto t = Clock::now();
       TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr dev, gpu::ToDevice(slices[i], *g->stream));
       TANDEM_RETURN_NOT_OK(FinishGpuOperator());
@@ -906,7 +923,7 @@ std::optional<Result<gpu::DeviceBatchPtr>> QueryRun::AggregateInSlices(const Pla
   if (!forced && !SlicesAhead(*plan)) return std::nullopt;
   std::string why;
   std::optional<SplitAggregate> split = SplitForChunks(node, &why);
-  if (!split) return std::nullopt;
+  if (!split || !gpu::AggregateUnsupported(*split->partial).empty()) return std::nullopt;
   auto run = [&]() -> Result<gpu::DeviceBatchPtr> {
     const OperatorStart start = StartOperator();
     Table partials;
@@ -916,9 +933,10 @@ std::optional<Result<gpu::DeviceBatchPtr>> QueryRun::AggregateInSlices(const Pla
     OperatorMetrics partial_sum;
     TANDEM_ASSIGN_OR_RAISE(
         int count, ForEachSlice(*plan, forced ? forced_slices_ : 1, [&](int, int count) -> Status {
-          in_slice_ = true;
-          Result<gpu::DeviceBatchPtr> part = RunGpuOperator(count == 1 ? node : *split->partial);
-          in_slice_ = false;
+          Result<gpu::DeviceBatchPtr> part = [&] {
+            const ScopedValue<bool> slicing(&in_slice_, true);
+            return RunGpuOperator(count == 1 ? node : *split->partial);
+          }();
           TANDEM_RETURN_NOT_OK(part.status());
           if (count == 1) {
             whole = std::move(part).value();
@@ -936,7 +954,7 @@ std::optional<Result<gpu::DeviceBatchPtr>> QueryRun::AggregateInSlices(const Pla
     for (auto& [n, m] : sums) ctx_.Record(n, m);
     const auto merge_start = Clock::now();
     bool on_gpu = false;
-    TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr out, MergePartials(*split, partials, &on_gpu));
+    TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr out, MergePartials(node, *split, partials, &on_gpu));
     TANDEM_RETURN_NOT_OK(FinishGpuOperator());
     TANDEM_RETURN_NOT_OK(CheckDeviceOutput(node, out.get()));
     char text[160];
@@ -954,7 +972,8 @@ std::optional<Result<gpu::DeviceBatchPtr>> QueryRun::AggregateInSlices(const Pla
   return run();
 }
 
-Result<gpu::DeviceBatchPtr> QueryRun::MergePartials(const SplitAggregate& split,
+Result<gpu::DeviceBatchPtr> QueryRun::MergePartials(const PlanNode& node,
+                                                    const SplitAggregate& split,
                                                     const Table& partials, bool* on_gpu) {
   TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
   if (gpu::AggregateUnsupported(*split.merge).empty() &&
@@ -973,7 +992,7 @@ Result<gpu::DeviceBatchPtr> QueryRun::MergePartials(const SplitAggregate& split,
   }
   // Unsupported on the GPU, or no room there: the CPU merges.
   *on_gpu = false;
-  TANDEM_ASSIGN_OR_RAISE(Table merged, WithHostRetry(*split.merge, [&] {
+  TANDEM_ASSIGN_OR_RAISE(Table merged, WithHostRetry(node, [&] {
                            return cpu::HashAggregate(*split.merge, partials, ctx_);
                          }));
   TANDEM_ASSIGN_OR_RAISE(Table finished, cpu::Project(*split.finish, merged, ctx_));
@@ -997,9 +1016,10 @@ std::optional<Result<Table>> QueryRun::PartInSlices(const PlanNode& node, const 
     int64_t downloaded = 0;
     TANDEM_ASSIGN_OR_RAISE(
         int count, ForEachSlice(*plan, forced ? forced_slices_ : 1, [&](int, int) -> Status {
-          in_slice_ = true;
-          Result<gpu::DeviceBatchPtr> part = RunDevice(source);
-          in_slice_ = false;
+          Result<gpu::DeviceBatchPtr> part = [&] {
+            const ScopedValue<bool> slicing(&in_slice_, true);
+            return RunDevice(source);
+          }();
           TANDEM_RETURN_NOT_OK(part.status());
           AddSpineMetrics(*plan, &sums);
           const auto t = Clock::now();
@@ -1036,9 +1056,10 @@ std::optional<Result<gpu::DeviceBatchPtr>> QueryRun::StreamInSlices(const PlanNo
     std::vector<gpu::DeviceBatchPtr> outs;
     std::map<const PlanNode*, OperatorMetrics> sums;
     TANDEM_ASSIGN_OR_RAISE(int count, ForEachSlice(*plan, 1, [&](int, int) -> Status {
-                             in_slice_ = true;
-                             Result<gpu::DeviceBatchPtr> part = RunDevice(node);
-                             in_slice_ = false;
+                             Result<gpu::DeviceBatchPtr> part = [&] {
+                               const ScopedValue<bool> slicing(&in_slice_, true);
+                               return RunDevice(node);
+                             }();
                              TANDEM_RETURN_NOT_OK(part.status());
                              AddSpineMetrics(*plan, &sums);
                              outs.push_back(std::move(part).value());

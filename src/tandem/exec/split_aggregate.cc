@@ -33,9 +33,16 @@ bool Combines(const AggregateCall& call, std::string* why) {
     return false;
   }
   switch (call.kind) {
+    case AggregateKind::kSum:
+      // Partial sums are checked at 38 digits: a sum whose own result type is capped there
+      // could fail in one slice where the whole does not.
+      if (call.arg->type.is_decimal() && call.arg->type.precision + 10 > 38) {
+        *why = "sum of " + call.arg->type.ToString();
+        return false;
+      }
+      return true;
     case AggregateKind::kCountStar:
     case AggregateKind::kCount:
-    case AggregateKind::kSum:
     case AggregateKind::kMin:
     case AggregateKind::kMax:
     case AggregateKind::kBoolAnd:
@@ -47,7 +54,11 @@ bool Combines(const AggregateCall& call, std::string* why) {
       const DataType& out = call.type;
       // A decimal average divides its exact sum at the result scale (never below the
       // argument's); numbers averaged as doubles divide an exact sum too.
-      if (arg.is_decimal() && out.is_decimal() && out.scale >= arg.scale) return true;
+      // Only where the result type is not capped at 38 digits: an average then always fits it.
+      if (arg.is_decimal() && out.is_decimal() && out.scale >= arg.scale &&
+          arg.precision + 4 <= 38) {
+        return true;
+      }
       if ((arg.is_integer() && arg.id != TypeId::kUInt64) || arg.is_floating()) {
         return out.id == TypeId::kFloat64;
       }
@@ -86,19 +97,22 @@ std::optional<SplitAggregate> SplitForChunks(const PlanNode& aggregate, std::str
   for (size_t i = 0; i < aggregate.aggregates.size(); ++i) {
     const AggregateCall& a = aggregate.aggregates[i];
     const std::string name = "p" + std::to_string(i);
-    const bool integer_sum = a.kind == AggregateKind::kSum && a.arg->type.is_integer() &&
-                             a.arg->type.id != TypeId::kUInt64;
-    if (a.kind != AggregateKind::kAvg && !integer_sum) {
+    const DataType& arg_type = a.arg ? a.arg->type : DataType::Int64();
+    const bool exact_sum =
+        a.kind == AggregateKind::kSum &&
+        ((arg_type.is_integer() && arg_type.id != TypeId::kUInt64) || arg_type.is_decimal());
+    if (a.kind != AggregateKind::kAvg && !exact_sum) {
       AggregateCall c = a;
       c.name = name;
       partial_calls.push_back(std::move(c));
       continue;
     }
-    if (integer_sum) {
-      // Summed as decimal(38, 0) and cast back at the end (an error if the total does not fit):
-      // one slice's sum may overflow where the whole's does not, as the one-pass 128-bit sum.
-      partial_calls.push_back(
-          Call(AggregateKind::kSum, MakeCast(a.arg, DataType::Decimal(38, 0)), a.filter, name));
+    if (exact_sum) {
+      // Summed as decimal(38, scale) and cast back at the end (an error if the total does not
+      // fit, as the one-pass sum's): one slice's sum may pass the result's precision where the
+      // whole's does not (values of both signs).
+      const DataType wide = DataType::Decimal(38, arg_type.is_decimal() ? arg_type.scale : 0);
+      partial_calls.push_back(Call(AggregateKind::kSum, MakeCast(a.arg, wide), a.filter, name));
       continue;
     }
     // avg(x): sum and count. An integer x is summed as decimal(38, 0): exact, as the one-pass

@@ -443,6 +443,11 @@ TEST(SplitAggregate, WhatDoesNotCombineIsNotSplit) {
       Agg(AggregateKind::kSum, Col(*t, kVInt), DataType::Int64(), "sum_distinct", true),
       Agg(AggregateKind::kVarSamp, Col(*t, kVDbl), DataType::Float64(), "var_samp"),
       Agg(AggregateKind::kStddevPop, Col(*t, kVDbl), DataType::Float64(), "stddev_pop"),
+      // Wide decimals: a sum whose type is capped at 38 digits, an average past 34 digits.
+      Agg(AggregateKind::kSum, MakeCast(Col(*t, kVDec), DataType::Decimal(30, 2)),
+          DataType::Decimal(38, 2), "sum_wide"),
+      Agg(AggregateKind::kAvg, MakeCast(Col(*t, kVDec), DataType::Decimal(36, 2)),
+          DataType::Decimal(38, 6), "avg_wide"),
   };
   for (const AggregateCall& bad : offenders) {
     for (const std::vector<int>& keys : {std::vector<int>{}, std::vector<int>{kKInt}}) {
