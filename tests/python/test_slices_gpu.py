@@ -171,3 +171,34 @@ def test_files_split_when_a_query_runs_out_of_gpu_memory_whole(n):
         lines = devices_lines(stderr)
         split_somewhere |= any("after running out of GPU memory whole" in l for l in lines[-1:])
     assert split_somewhere, "no limit made the query split its input"
+
+
+# Shapes TPC-H leaves out, over tables cached in host memory in 1 MiB slices: joins whose output
+# is the union over slices of their left side (LEFT, ANTI, NOT IN, a mark join under CASE),
+# aggregations over no rows, FILTER clauses, strings, booleans and decimal averages.
+SHAPES = [
+    "SELECT c_custkey % 7 AS k, count(o_orderkey) AS n, count(*) AS c FROM customer "
+    "LEFT JOIN orders ON c_custkey = o_custkey AND o_totalprice > 100000 GROUP BY 1",
+    "SELECT count(*) AS n, sum(c_acctbal) AS s FROM customer WHERE NOT EXISTS "
+    "(SELECT 1 FROM orders WHERE o_custkey = c_custkey)",
+    "SELECT count(*) AS n FROM part WHERE p_partkey NOT IN "
+    "(SELECT ps_partkey FROM partsupp WHERE ps_availqty < 100)",
+    "SELECT sum(neg) AS neg, count(*) AS n FROM (SELECT CASE WHEN o_custkey IN "
+    "(SELECT c_custkey FROM customer WHERE c_acctbal < 0) THEN 1 ELSE 0 END AS neg "
+    "FROM orders) x",
+    "SELECT count(*) AS n, sum(l_quantity) AS q, avg(l_discount) AS d, min(l_comment) AS c "
+    "FROM lineitem WHERE l_quantity < 0",
+    "SELECT l_returnflag, count(*) FILTER (WHERE l_discount > 0.05) AS n, "
+    "sum(l_quantity) FILTER (WHERE l_shipmode = 'AIR') AS q, avg(l_extendedprice) AS p, "
+    "min(l_shipinstruct) AS lo, max(l_comment) AS hi, bool_and(l_tax < 0.08) AS t "
+    "FROM lineitem GROUP BY l_returnflag",
+    "SELECT l_linenumber, avg(l_quantity) AS q, avg(l_linenumber) AS n, sum(l_orderkey) AS s "
+    "FROM lineitem GROUP BY l_linenumber",
+]
+
+
+@pytest.mark.parametrize("shape", range(len(SHAPES)))
+def test_shapes_in_slices(shape):
+    needs_gpu()
+    prelude = cache("host") + "SET tandem.exec.gpu.chunkBytes = '1m';\n"
+    check(SHAPES[shape], prelude)
