@@ -117,7 +117,12 @@ def main():
     ap.add_argument("--timeout", type=int, default=420)
     ap.add_argument("--files", action="store_true",
                     help="read the files under --mode instead of caching the tables")
-    ap.add_argument("--conf", action="append", default=[],
+    def key_value(text):
+        if "=" not in text or not text.split("=", 1)[0]:
+            raise argparse.ArgumentTypeError(f"--conf takes KEY=VALUE, got {text!r}")
+        return text
+
+    ap.add_argument("--conf", action="append", default=[], type=key_value,
                     help="KEY=VALUE set after caching, for the measured queries")
     a = ap.parse_args()
     cached, cached_s = run(a.tandem, a.data,

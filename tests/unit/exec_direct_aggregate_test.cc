@@ -12,6 +12,7 @@
 #include <optional>
 #include <random>
 
+#include "aggregate_test_util.h"
 #include "tandem/column/column_builder.h"
 #include "tandem/column/take.h"
 #include "tandem/exec/cpu/group_table.h"
@@ -19,6 +20,9 @@
 
 namespace tandem {
 namespace {
+
+using test::Agg;
+using test::Col;
 
 using Key = std::optional<int64_t>;
 
@@ -103,16 +107,6 @@ std::shared_ptr<Table> MakeTable(const DataType& key_type, const std::vector<Key
     t->batches.push_back(b);
   }
   return t;
-}
-
-AggregateCall Agg(AggregateKind kind, ExprPtr arg, DataType type, std::string name) {
-  AggregateCall a;
-  a.kind = kind;
-  a.arg = std::move(arg);
-  a.type = type;
-  a.nullable = kind != AggregateKind::kCount && kind != AggregateKind::kCountStar;
-  a.name = std::move(name);
-  return a;
 }
 
 Result<Table> RunAggregate(const std::shared_ptr<Table>& t, int threads) {

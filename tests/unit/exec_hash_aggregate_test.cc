@@ -9,6 +9,7 @@
 #include <random>
 #include <set>
 
+#include "aggregate_test_util.h"
 #include "tandem/column/column_builder.h"
 #include "tandem/column/take.h"
 #include "tandem/exec/cpu/operators.h"
@@ -16,6 +17,9 @@
 
 namespace tandem {
 namespace {
+
+using test::Agg;
+using test::Col;
 
 struct RandomData {
   std::shared_ptr<Table> table;
@@ -78,23 +82,6 @@ std::shared_ptr<Table> MakeRandomTable(int batches, int rows, int key_range, uin
     t->batches.push_back(batch);
   }
   return t;
-}
-
-ExprPtr Col(const Table& t, int i) {
-  return MakeColumnRef(i, t.schema.field(i).type, true, t.schema.field(i).name);
-}
-
-AggregateCall Agg(AggregateKind kind, ExprPtr arg, DataType type, std::string name,
-                  bool distinct = false, ExprPtr filter = nullptr) {
-  AggregateCall a;
-  a.kind = kind;
-  a.arg = std::move(arg);
-  a.type = type;
-  a.nullable = kind != AggregateKind::kCount && kind != AggregateKind::kCountStar;
-  a.name = std::move(name);
-  a.distinct = distinct;
-  a.filter = std::move(filter);
-  return a;
 }
 
 std::string KeyString(const std::vector<Value>& key) {

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "../aggregate_test_util.h"
 #include "tandem/column/column_builder.h"
 #include "tandem/column/take.h"
 #include "tandem/exec/cpu/operator_util.h"
@@ -31,6 +32,9 @@
 
 namespace tandem {
 namespace {
+
+using test::Agg;
+using test::Col;
 
 // Columns of the random table.
 enum RandomColumn { kKInt, kKStr, kVInt, kVDec, kVDbl, kFlag, kVStr };
@@ -107,23 +111,6 @@ std::shared_ptr<Table> OneBatchTable(std::vector<Field> fields, std::vector<Colu
   b->columns = std::move(columns);
   t->batches = {b};
   return t;
-}
-
-ExprPtr Col(const Table& t, int i) {
-  return MakeColumnRef(i, t.schema.field(i).type, true, t.schema.field(i).name);
-}
-
-AggregateCall Agg(AggregateKind kind, ExprPtr arg, DataType type, std::string name,
-                  bool distinct = false, ExprPtr filter = nullptr) {
-  AggregateCall a;
-  a.kind = kind;
-  a.arg = std::move(arg);
-  a.type = type;
-  a.nullable = kind != AggregateKind::kCount && kind != AggregateKind::kCountStar;
-  a.name = std::move(name);
-  a.distinct = distinct;
-  a.filter = std::move(filter);
-  return a;
 }
 
 // An aggregation list; `approx` names the output columns (of the aggregates, from 0) whose
@@ -379,6 +366,15 @@ TEST(SplitAggregate, MostlyNullValuesMatchOnePass) {
 
 // ---- 2. empty input ----------------------------------------------------------------------
 
+// The split aggregation of `node` run over `t` as one slice (an error when it does not split).
+Result<Table> SplitOverOneSlice(const PlanNode& node, const Table& t) {
+  std::string why;
+  std::optional<SplitAggregate> split = SplitForChunks(node, &why);
+  if (!split) return Status::Internal("not split: " + why);
+  ExecContext ctx;
+  return RunSplit(*split, cpu::opx::RowChunks(t, 1), ctx);
+}
+
 TEST(SplitAggregate, EmptyInputWithoutKeysGivesOneRow) {
   auto no_batches = MakeRandomTable({}, 9, 13);
   auto empty_batch = MakeRandomTable({0}, 9, 13);
@@ -388,11 +384,7 @@ TEST(SplitAggregate, EmptyInputWithoutKeysGivesOneRow) {
     ASSERT_EQ(cpu::opx::RowChunks(*t, 1).size(), 1u);
     CheckSplitMatchesOnePass(*node, *t, list.approx, "empty, no keys", {1});
     // And what that one row holds.
-    std::string why;
-    auto split = SplitForChunks(*node, &why);
-    ASSERT_TRUE(split.has_value()) << why;
-    ExecContext ctx;
-    Result<Table> got = RunSplit(*split, cpu::opx::RowChunks(*t, 1), ctx);
+    Result<Table> got = SplitOverOneSlice(*node, *t);
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     ASSERT_EQ(got->num_rows(), 1);
     const auto rows = RowsByKey(*got, 0);
@@ -416,11 +408,7 @@ TEST(SplitAggregate, EmptyInputWithKeysGivesNoRows) {
     for (const std::vector<int>& keys : {std::vector<int>{kKInt}, std::vector<int>{kKInt, kKStr}}) {
       auto node = AggregateOver(t, keys, list.calls);
       CheckSplitMatchesOnePass(*node, *t, list.approx, "empty, keys", {1});
-      std::string why;
-      auto split = SplitForChunks(*node, &why);
-      ASSERT_TRUE(split.has_value()) << why;
-      ExecContext ctx;
-      Result<Table> got = RunSplit(*split, cpu::opx::RowChunks(*t, 1), ctx);
+      Result<Table> got = SplitOverOneSlice(*node, *t);
       ASSERT_TRUE(got.ok()) << got.status().ToString();
       EXPECT_EQ(got->num_rows(), 0);
     }
