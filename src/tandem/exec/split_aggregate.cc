@@ -34,13 +34,6 @@ bool Combines(const AggregateCall& call, std::string* why) {
   }
   switch (call.kind) {
     case AggregateKind::kSum:
-      // Partial sums are checked at 38 digits: a sum whose own result type is capped there
-      // could fail in one slice where the whole does not.
-      if (call.arg->type.is_decimal() && call.arg->type.precision + 10 > 38) {
-        *why = "sum of " + call.arg->type.ToString();
-        return false;
-      }
-      return true;
     case AggregateKind::kCountStar:
     case AggregateKind::kCount:
     case AggregateKind::kMin:
@@ -111,8 +104,12 @@ std::optional<SplitAggregate> SplitForChunks(const PlanNode& aggregate, std::str
       // Summed as decimal(38, scale) and cast back at the end (an error if the total does not
       // fit, as the one-pass sum's): one slice's sum may pass the result's precision where the
       // whole's does not (values of both signs).
+      // The partial sums are checked against 128 bits only, the merge against 38 digits: one
+      // slice's sum may pass them where the whole's does not.
       const DataType wide = DataType::Decimal(38, arg_type.is_decimal() ? arg_type.scale : 0);
-      partial_calls.push_back(Call(AggregateKind::kSum, MakeCast(a.arg, wide), a.filter, name));
+      AggregateCall sum = Call(AggregateKind::kSum, MakeCast(a.arg, wide), a.filter, name);
+      sum.check_precision = false;
+      partial_calls.push_back(std::move(sum));
       continue;
     }
     // avg(x): sum and count. An integer x is summed as decimal(38, 0): exact, as the one-pass

@@ -36,6 +36,10 @@ struct AggregateCall {
   DataType type;          // result type
   bool nullable = true;   // false for counts
   std::string name;       // output column name ("sum(l_quantity)")
+  // False for the partial sums of an aggregation cut into slices (exec/split_aggregate.h): such
+  // a sum is checked against 128 bits only, not against its precision; the merge checks the
+  // total (one slice's sum may pass 38 digits where the whole's does not).
+  bool check_precision = true;
 };
 
 // Looks an aggregate up by SQL name ("count", "sum", "avg", "min", "max", "stddev",

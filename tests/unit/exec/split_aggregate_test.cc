@@ -29,6 +29,7 @@
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/exec_context.h"
+#include "tandem/types/decimal.h"
 
 namespace tandem {
 namespace {
@@ -431,9 +432,7 @@ TEST(SplitAggregate, WhatDoesNotCombineIsNotSplit) {
       Agg(AggregateKind::kSum, Col(*t, kVInt), DataType::Int64(), "sum_distinct", true),
       Agg(AggregateKind::kVarSamp, Col(*t, kVDbl), DataType::Float64(), "var_samp"),
       Agg(AggregateKind::kStddevPop, Col(*t, kVDbl), DataType::Float64(), "stddev_pop"),
-      // Wide decimals: a sum whose type is capped at 38 digits, an average past 34 digits.
-      Agg(AggregateKind::kSum, MakeCast(Col(*t, kVDec), DataType::Decimal(30, 2)),
-          DataType::Decimal(38, 2), "sum_wide"),
+      // An average of decimals past 34 digits (its result type is capped at 38).
       Agg(AggregateKind::kAvg, MakeCast(Col(*t, kVDec), DataType::Decimal(36, 2)),
           DataType::Decimal(38, 6), "avg_wide"),
   };
@@ -558,6 +557,31 @@ TEST(SplitAggregate, SumOfInt64OverflowingOnlyInASliceMatchesOnePass) {
   ASSERT_EQ(one_pass->num_rows(), 1);
   EXPECT_TRUE(GetValue(*one_pass->batches[0]->columns[0], 0) == Value::Int64(0));
   CheckSplitMatchesOnePass(*node, *t, {false}, "sum(int64) overflowing in a slice", {1, 2, 4});
+}
+
+// The same for a sum of decimal(38, 2), whose result type is capped at 38 digits: 6e37 twice
+// passes 38 digits in the first of two slices (not 128 bits); the total, 0, fits. A total past
+// 38 digits is the one-pass overflow error either way.
+TEST(SplitAggregate, SumOfWideDecimalsPastPrecisionOnlyInASliceMatchesOnePass) {
+  const DataType dec = DataType::Decimal(38, 2);
+  const int128_t big = static_cast<int128_t>(6) * decimal::MaxUnscaled(37);
+  for (const bool total_fits : {true, false}) {
+    ColumnBuilder v(dec);
+    for (int128_t x : {big, big, -big, total_fits ? -big : big}) v.Append<int128_t>(x);
+    auto t = OneBatchTable({{"v", dec}}, {v.Finish()});
+    auto node = AggregateOver(t, {}, {Agg(AggregateKind::kSum, Col(*t, 0), dec, "s")});
+    ExecContext ctx;
+    Result<Table> one_pass = cpu::HashAggregate(*node, *t, ctx);
+    if (!total_fits) {
+      EXPECT_FALSE(one_pass.ok()) << "6e37 * 3 fits decimal(38, 2)";
+      Result<Table> split = SplitOverOneSlice(*node, *t);
+      EXPECT_FALSE(split.ok()) << "the split sum of 6e37 * 3 fits decimal(38, 2)";
+      continue;
+    }
+    ASSERT_TRUE(one_pass.ok()) << one_pass.status().ToString();
+    CheckSplitMatchesOnePass(*node, *t, {false}, "sum(decimal(38,2)) past 38 digits in a slice",
+                             {1, 2, 4});
+  }
 }
 
 }  // namespace

@@ -79,14 +79,16 @@ ColumnPtr BuildBool(int64_t n, F&& get) {
   return std::make_shared<Column>(DataType::Bool(), n, nulls, validity, values);
 }
 
-// Writes an exact 128-bit result into a column of `type` (int64, or decimal of its storage).
+// Writes an exact 128-bit result into a column of `type` (int64, or decimal of its storage);
+// decimals are checked against their precision where `check_precision`.
 template <typename F>
-Result<ColumnPtr> BuildExact(const DataType& type, int64_t n, const std::string& name, F&& get) {
+Result<ColumnPtr> BuildExact(const DataType& type, int64_t n, const std::string& name,
+                             bool check_precision, F&& get) {
   bool overflow = false;
   ColumnPtr col;
   if (type.is_decimal()) {
     auto fits = [&](int128_t v) {
-      if (!decimal::FitsPrecision(v, type.precision)) overflow = true;
+      if (check_precision && !decimal::FitsPrecision(v, type.precision)) overflow = true;
     };
     if (type.is_wide_decimal()) {
       col = BuildFixed<int128_t>(type, n, [&](int64_t g, int128_t* v) {
@@ -174,7 +176,8 @@ class ExactSumState final : public AggState {
       : avg_(call.kind == AggregateKind::kAvg),
         result_(call.type),
         arg_scale_(arg_type.is_decimal() ? arg_type.scale : 0),
-        name_(call.name) {}
+        name_(call.name),
+        check_precision_(call.check_precision) {}
   void Resize(int64_t groups) override {
     sums_.resize(groups, 0);
     counts_.resize(groups, 0);
@@ -214,7 +217,7 @@ class ExactSumState final : public AggState {
     if (!avg_) {
       const int up = result_.is_decimal() ? result_.scale - arg_scale_ : 0;
       bool overflow = false;
-      auto col = BuildExact(result_, groups, name_, [&](int64_t g, int128_t* v) {
+      auto col = BuildExact(result_, groups, name_, check_precision_, [&](int64_t g, int128_t* v) {
         if (counts_[g] == 0) return false;
         if (!decimal::Rescale(sums_[g], 0, up, v)) overflow = true;
         return true;
@@ -225,7 +228,7 @@ class ExactSumState final : public AggState {
     if (result_.is_decimal()) {
       const int up = result_.scale - arg_scale_;
       bool overflow = false;
-      auto col = BuildExact(result_, groups, name_, [&](int64_t g, int128_t* v) {
+      auto col = BuildExact(result_, groups, name_, check_precision_, [&](int64_t g, int128_t* v) {
         if (counts_[g] == 0) return false;
         if (up >= 0) {
           if (!decimal::DivideScaled(sums_[g], up, counts_[g], v)) overflow = true;
@@ -253,6 +256,7 @@ class ExactSumState final : public AggState {
   DataType result_;
   int arg_scale_;
   std::string name_;
+  bool check_precision_;
   bool overflow_ = false;
   std::vector<int128_t> sums_;
   std::vector<int64_t> counts_;

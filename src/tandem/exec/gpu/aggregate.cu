@@ -181,7 +181,7 @@ struct ExactFinalize {
   bool avg = false;
   ExactOut out = ExactOut::kInt64;
   bool wide = false;   // 192-bit accumulators
-  int precision = 0;   // decimal results
+  int precision = 0;   // decimal results (0: not checked, AggregateCall.check_precision)
   int up = 0;          // result scale - argument scale
   double divisor = 1;  // 10^argument scale, for double results
 };
@@ -215,7 +215,7 @@ __global__ void FinalizeExact(ExactFinalize f, const u64* lo, const u64* mid, co
       if (!ok || v < lo64 || v > hi64) ok = false;
       static_cast<int64_t*>(out)[g] = static_cast<int64_t>(v);
     } else {
-      if (ok && !dec::FitsPrecision(v, f.precision)) ok = false;
+      if (ok && f.precision > 0 && !dec::FitsPrecision(v, f.precision)) ok = false;
       if (f.out == ExactOut::kDecimal64) {
         static_cast<int64_t*>(out)[g] = static_cast<int64_t>(v);
       } else {
@@ -653,7 +653,7 @@ class Aggregation {
     } else if (rt.is_decimal()) {
       f.out = rt.is_wide_decimal() ? ExactOut::kDecimal128 : ExactOut::kDecimal64;
       width = rt.is_wide_decimal() ? 16 : 8;
-      f.precision = rt.precision;
+      f.precision = a.check_precision ? rt.precision : 0;
       f.up = rt.scale - arg_scale;
       if (f.up < 0 || f.up > 19) {
         return Status::Internal("unexpected result scale of " + a.name + " on the GPU");
