@@ -1,9 +1,11 @@
 // Several queries at once in one process share one GPU: each of several threads runs TPC-H
 // queries in its own session with tandem.sql.device=gpu, in a different order, and every answer
 // equals the one the query gives alone. Again under a GPU limit small enough that parts of the
-// plans run out of memory and run again on the CPU while other threads use the device.
+// plans run out of memory and run again on the CPU while other threads use the device, and
+// under one that admits only some of them at once (the others wait their turn).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -68,6 +70,7 @@ class GpuConcurrentQueries : public ::testing::Test {
 
   Result<std::string> Answer(sql::Session& s, int q) {
     TANDEM_ASSIGN_OR_RAISE(sql::StatementResult r, s.Execute(QueryText(q)));
+    if (r.devices.find("for the GPU (est. peak") != std::string::npos) ++waited_;
     return TableText(r.table);
   }
 
@@ -109,6 +112,7 @@ class GpuConcurrentQueries : public ::testing::Test {
   void TearDown() override { gpu::SetDeviceLimit(0); }
 
   std::map<std::string, std::shared_ptr<Table>> tables_;
+  std::atomic<int> waited_{0};  // answers that waited for their turn on the GPU
 };
 
 TEST_F(GpuConcurrentQueries, AnswersEqualTheirAnswersAlone) {
@@ -119,6 +123,16 @@ TEST_F(GpuConcurrentQueries, AnswersEqualTheirAnswersAlone) {
 TEST_F(GpuConcurrentQueries, AnswersHoldWhenTheGpuRunsOutOfMemory) {
   TANDEM_REQUIRE_GPU();
   RunConcurrently({"tandem.sql.device=gpu", "tandem.memory.gpu.limit=24m"});
+}
+
+// Bound by bytes only: under a limit that holds the estimated peaks of a few queries at once,
+// the others wait for their turn (memory/gpu_admission.h), and every answer is still the one
+// the query gives alone.
+TEST_F(GpuConcurrentQueries, QueriesThatDoNotFitTogetherWaitTheirTurn) {
+  TANDEM_REQUIRE_GPU();
+  RunConcurrently(
+      {"tandem.sql.device=gpu", "tandem.memory.gpu.limit=64m", "tandem.sql.concurrentGpuTasks=64"});
+  EXPECT_GT(waited_.load(), 0) << "no query waited for the GPU";
 }
 
 }  // namespace

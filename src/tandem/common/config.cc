@@ -77,8 +77,9 @@ std::vector<ConfigKey> MakeKeys() {
              "aggregations partially per slice (bytes; 0: a quarter of the GPU memory the "
              "process may use)"),
       Number(kConcurrentGpuTasks, ConfigType::kInt, "2", 1, 1024,
-             "Spark plan fragments (tasks) of one process that may use the GPU at once; more "
-             "wait, so that tasks together never need more device memory than one GPU has"),
+             "queries and Spark plan fragments (tasks) of one process that may use the GPU at "
+             "once; each is also admitted against its estimated peak of GPU memory, so that "
+             "those running together fit the GPU; others wait their turn"),
       Number(kMaxExpressionDepth, ConfigType::kInt, "1000", 1, 20000,
              "deepest nesting of expressions and subqueries a statement may have (an error "
              "past it; AND/OR lists, IN lists and UNION chains count as one level)"),

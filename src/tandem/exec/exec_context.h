@@ -112,7 +112,8 @@ class ExecContext {
   // tandem.exec.pipelines: CPU operators run as pipelines (exec/cpu/pipeline.h), else one at a
   // time over whole tables.
   bool pipelines = true;
-  // tandem.spill.dir: where sinks that outgrow tandem.memory.host.limit spill (memory/spill_file.h).
+  // tandem.spill.dir: where sinks that outgrow tandem.memory.host.limit spill
+  // (memory/spill_file.h).
   std::string spill_dir;
   // What this query spilled (bytes written), for --timing and EXPLAIN ANALYZE.
   int64_t spilled_bytes = 0;
@@ -121,6 +122,15 @@ class ExecContext {
   // tandem.exec.gpu.chunkBytes (0: a quarter of what the GPU may hold): the slice of a GPU
   // part's input from host memory when that input is larger (docs/gpu.md, GPU chunks).
   int64_t gpu_chunk_bytes = 0;
+  // tandem.sql.concurrentGpuTasks: queries (and Spark tasks) of the process on the GPU at once.
+  // Each is admitted before its first GPU operator against its estimated peak of GPU memory
+  // (memory/gpu_admission.h, exec/gpu_peak_estimate.h); 0: no bound by count.
+  int64_t gpu_max_queries = 0;
+  // The query's admission (-1: it did not use the GPU): the bytes it reserved, how long it
+  // waited and how many queries were on the GPU when it entered.
+  int64_t gpu_admitted_bytes = -1;
+  double gpu_admission_wait_ms = 0;
+  int gpu_admission_others = 0;
   int gpu_chunked_parts = 0;  // GPU parts or aggregations that ran in slices of their input
   int gpu_split_retries = 0;  // ... of them after running out of GPU memory whole
   // tandem.test.injectOom and tandem.test.injectHostOom, armed when the query starts.

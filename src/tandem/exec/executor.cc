@@ -39,11 +39,13 @@
 #include "tandem/exec/cpu/pipeline.h"
 #include "tandem/exec/cpu/spilling_pipeline.h"
 #include "tandem/exec/gpu/gpu_operators_more.h"
+#include "tandem/exec/gpu_peak_estimate.h"
 #include "tandem/exec/shared_subplans.h"
 #include "tandem/exec/split_aggregate.h"
 #include "tandem/gpu/device_column.h"
 #include "tandem/gpu/device_limit.h"
 #include "tandem/io/parquet/device_reader.h"
+#include "tandem/memory/gpu_admission.h"
 #include "tandem/memory/host_memory.h"
 
 namespace tandem {
@@ -422,7 +424,7 @@ void CollectScannedSources(const PlanNode& node, std::set<const TableSource*>* o
 // One query's run: the executor state that lives as long as the query (its GPU stream).
 class QueryRun {
  public:
-  QueryRun(const PlanNode& root, ExecContext& ctx) : ctx_(ctx), shared_(root, ctx) {
+  QueryRun(const PlanNode& root, ExecContext& ctx) : ctx_(ctx), root_(root), shared_(root, ctx) {
     CollectScannedSources(root, &scanned_sources_);
   }
   ~QueryRun() {
@@ -464,7 +466,10 @@ class QueryRun {
            scan->source->kind == TableSource::Kind::kParquet && !OnGpuHere(*scan) &&
            !CacheOf(*scan);
   }
+  // The GPU for this query: its stream, started the first time, after its admission.
   Result<gpu::GpuContext*> Gpu();
+  // Waits for the query's turn on the GPU (memory/gpu_admission.h), held until the run ends.
+  Status AdmitToGpu();
   Status FinishGpuOperator();
   Result<Table> RunCpuOperator(const PlanNode& node);
   Result<Table> ApplyCpuOperator(const PlanNode& node, const std::vector<Table>& inputs,
@@ -526,9 +531,11 @@ class QueryRun {
   Result<Table> RunHostOnce(const PlanNode& node);
 
   ExecContext& ctx_;
-  SharedSubplans shared_;                         // identical subplans of the query, run once
-  std::set<const TableSource*> scanned_sources_;  // what the query's scans read
-  bool cpu_only_ = false;                         // inside RerunOnCpu
+  const PlanNode& root_;
+  std::optional<gpu_admission::Ticket> gpu_turn_;  // released after the stream, below, is done
+  SharedSubplans shared_;                          // identical subplans of the query, run once
+  std::set<const TableSource*> scanned_sources_;   // what the query's scans read
+  bool cpu_only_ = false;                          // inside RerunOnCpu
   // Joins that stream although built on their small left side would be better (that ran out of
   // host memory collecting the right side whole), and the joins whose whole-table run is on.
   std::set<const PlanNode*> force_stream_, whole_join_running_;
@@ -561,12 +568,34 @@ Result<gpu::GpuContext*> QueryRun::Gpu() {
                              (why.empty() ? std::string("no CUDA device") : why) + ")");
     }
     TANDEM_RETURN_NOT_OK(gpu::InitRuntime(ctx_.gpu_memory));
+    TANDEM_RETURN_NOT_OK(AdmitToGpu());
     TANDEM_ASSIGN_OR_RAISE(gpu::Stream stream, gpu::Stream::Create());
     stream_.emplace(std::move(stream));
     gpu_ctx_.stream = &*stream_;
     gpu_ctx_.eval = ctx_.eval;
   }
   return &gpu_ctx_;
+}
+
+Status QueryRun::AdmitToGpu() {
+  gpu_admission::Request request;
+  request.estimated_bytes = EstimatedGpuPeakBytes(root_, [this](const PlanNode& scan) {
+    const CachedTable* c = CacheOf(scan);
+    return c && c->device;
+  });
+  request.capacity_bytes = gpu::GetPoolStats().pool_limit_bytes;
+  if (gpu::DeviceLimit() > 0 &&
+      (request.capacity_bytes <= 0 || gpu::DeviceLimit() < request.capacity_bytes)) {
+    request.capacity_bytes = gpu::DeviceLimit();
+  }
+  request.max_queries = ctx_.gpu_max_queries;
+  request.cancelled = ctx_.cancelled;
+  TANDEM_ASSIGN_OR_RAISE(gpu_admission::Ticket ticket, gpu_admission::Admit(request));
+  ctx_.gpu_admitted_bytes = ticket.reserved_bytes();
+  ctx_.gpu_admission_wait_ms = ticket.waited_ms();
+  ctx_.gpu_admission_others = ticket.others_at_entry();
+  gpu_turn_.emplace(std::move(ticket));
+  return Status::OK();
 }
 
 Status QueryRun::FinishGpuOperator() {
@@ -1726,6 +1755,15 @@ std::string PlanToStringWithMetrics(const PlanNode& root, const ExecContext& ctx
                   "Time by device: cpu %.2f ms, gpu %.2f ms, transfers %.2f ms (%s moved)\n",
                   totals.cpu_ms, totals.gpu_ms, totals.pcie_ms,
                   FormatByteSize(totals.pcie_bytes).c_str());
+    out += line;
+  }
+  if (ctx.gpu_admitted_bytes >= 0) {
+    char line[200];
+    std::snprintf(line, sizeof(line),
+                  "GPU admission: est. peak %s reserved, waited %.1f ms, %d other quer%s on "
+                  "the GPU at entry\n",
+                  FormatByteSize(ctx.gpu_admitted_bytes).c_str(), ctx.gpu_admission_wait_ms,
+                  ctx.gpu_admission_others, ctx.gpu_admission_others == 1 ? "y" : "ies");
     out += line;
   }
   return out;

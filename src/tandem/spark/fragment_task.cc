@@ -1,10 +1,6 @@
 // One task's run of a fragment (see fragment_task.h).
 #include "tandem/spark/fragment_task.h"
 
-#include <condition_variable>
-#include <mutex>
-#include <optional>
-
 #include "tandem/exec/executor.h"
 #include "tandem/gpu/memory_config.h"
 #include "tandem/memory/host_memory.h"
@@ -18,41 +14,6 @@
 
 namespace tandem::spark {
 namespace {
-
-// At most tandem.sql.concurrentGpuTasks tasks place work on the GPU at once in this process
-// (RAPIDS users know the idea as spark.rapids.sql.concurrentGpuTasks); others wait their turn.
-class GpuTaskGate {
- public:
-  void Enter(int64_t limit) {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return running_ < limit; });
-    ++running_;
-  }
-  void Leave() {
-    std::lock_guard<std::mutex> lock(mu_);
-    --running_;
-    cv_.notify_one();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int64_t running_ = 0;
-};
-
-GpuTaskGate& Gate() {
-  static GpuTaskGate gate;
-  return gate;
-}
-
-// A task's turn on the GPU, for as long as it lives.
-class GpuTurn {
- public:
-  explicit GpuTurn(int64_t limit) { Gate().Enter(limit); }
-  ~GpuTurn() { Gate().Leave(); }
-  GpuTurn(const GpuTurn&) = delete;
-  GpuTurn& operator=(const GpuTurn&) = delete;
-};
 
 std::atomic<int64_t> g_open_tasks{0};
 
@@ -127,12 +88,12 @@ Status FragmentTask::Execute() {
   ctx_.gpu_memory = gpu::DeviceMemoryConfigFrom(config_);
   ctx_.gpu_limit_bytes = config_.GetInt(config_keys::kGpuLimit);
   ctx_.gpu_chunk_bytes = config_.GetInt(config_keys::kGpuChunkBytes);
+  // At most tandem.sql.concurrentGpuTasks tasks use the GPU at once, admitted against their
+  // estimated peak of GPU memory (RAPIDS users know the count as
+  // spark.rapids.sql.concurrentGpuTasks); others wait their turn in the executor.
+  ctx_.gpu_max_queries = config_.GetInt(config_keys::kConcurrentGpuTasks);
   ctx_.cancelled = &cancelled_;
-  {
-    std::optional<GpuTurn> turn;
-    if (placed.uses_gpu) turn.emplace(config_.GetInt(config_keys::kConcurrentGpuTasks));
-    TANDEM_ASSIGN_OR_RAISE(result_, ::tandem::Execute(*placed.plan, ctx_));
-  }
+  TANDEM_ASSIGN_OR_RAISE(result_, ::tandem::Execute(*placed.plan, ctx_));
   plan_text_ = PlanToStringWithMetrics(*placed.plan, ctx_);
   output_rows_ = result_.num_rows();
   output_batches_ = static_cast<int64_t>(result_.batches.size());

@@ -417,6 +417,7 @@ class StatementRunner {
     ctx.gpu_memory = gpu::DeviceMemoryConfigFrom(config);
     ctx.gpu_limit_bytes = config.GetInt(config_keys::kGpuLimit);
     ctx.gpu_chunk_bytes = config.GetInt(config_keys::kGpuChunkBytes);
+    ctx.gpu_max_queries = config.GetInt(config_keys::kConcurrentGpuTasks);
     ctx.table_cache = &session_.cache_;
     // Validated when it was set.
     Result<OomInjection> injection = ParseOomInjection(config.Get(config_keys::kInjectOom));
@@ -491,6 +492,12 @@ class StatementRunner {
         result.devices +=
             ", " + std::to_string(ctx.gpu_split_retries) + " after running out of GPU memory whole";
       }
+    }
+    if (ctx.gpu_admission_wait_ms >= 1) {
+      char waited[32];
+      std::snprintf(waited, sizeof(waited), "%.0f ms", ctx.gpu_admission_wait_ms);
+      result.devices += std::string("; waited ") + waited + " for the GPU (est. peak " +
+                        FormatByteSize(ctx.gpu_admitted_bytes) + ")";
     }
     if (!ctx.cached_tables_moved.empty()) {
       result.devices += "; moved cached tables to host memory to make room on the GPU:";

@@ -1,0 +1,22 @@
+// The estimated peak of GPU memory a placed plan's run allocates, from the placement's estimated
+// output bytes of each node: what a query reserves to be admitted to the GPU
+// (memory/gpu_admission.h). GPU operators run one at a time over whole device batches
+// (executor.h), so at a GPU node its inputs (children that ran before it, in order) live with
+// its output and its working memory: a hash join's table over its build side, an aggregation's
+// group table, a sort's permutation and gathered copy, a Parquet scan's compressed pages.
+// Parts of the plan separated by the CPU run one after another and do not add up. Scans of tables
+// cached in GPU memory allocate nothing (`resident` says which). Slices (docs/gpu.md) are not
+// modelled: a query estimated above what the GPU holds is admitted alone and slices itself.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "tandem/plan/logical_plan.h"
+
+namespace tandem {
+
+int64_t EstimatedGpuPeakBytes(const PlanNode& plan,
+                              const std::function<bool(const PlanNode& scan)>& resident);
+
+}  // namespace tandem

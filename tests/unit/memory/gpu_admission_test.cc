@@ -1,0 +1,226 @@
+// The GPU admission gate (memory/gpu_admission.h) with threads standing in for queries, and the
+// peak estimate it admits against (exec/gpu_peak_estimate.h) over hand-made placed plans. No GPU
+// is needed: the gate only counts bytes.
+#include "tandem/memory/gpu_admission.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "tandem/exec/gpu_peak_estimate.h"
+
+namespace tandem {
+namespace {
+
+using gpu_admission::Admit;
+using gpu_admission::Request;
+using gpu_admission::Ticket;
+
+constexpr int64_t kMiB = int64_t{1} << 20;
+
+Request Ask(int64_t estimated, int64_t capacity, int64_t max_queries = 0,
+            const std::atomic<bool>* cancelled = nullptr) {
+  Request r;
+  r.estimated_bytes = estimated;
+  r.capacity_bytes = capacity;
+  r.max_queries = max_queries;
+  r.cancelled = cancelled;
+  return r;
+}
+
+Ticket MustAdmit(const Request& r) {
+  Result<Ticket> t = Admit(r);
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  return t.ok() ? std::move(*t) : Ticket();
+}
+
+// Waits until `n` queries wait at the gate (or a second passes).
+void UntilWaiting(int n) {
+  for (int i = 0; i < 1000 && gpu_admission::Now().waiting < n; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(gpu_admission::Now().waiting, n);
+}
+
+// A query admitted on another thread; `admitted` turns true when it is.
+struct Waiter {
+  std::atomic<bool> admitted{false};
+  std::optional<Ticket> ticket;
+  std::thread thread;
+  void Start(const Request& r) {
+    thread = std::thread([this, r] {
+      Result<Ticket> t = Admit(r);
+      if (t.ok()) ticket.emplace(std::move(*t));
+      admitted = t.ok();
+    });
+  }
+  void Join() {
+    if (thread.joinable()) thread.join();
+  }
+};
+
+TEST(GpuAdmission, QueriesThatFitTogetherEnterAtOnce) {
+  Ticket a = MustAdmit(Ask(40 * kMiB, 100 * kMiB));
+  Ticket b = MustAdmit(Ask(60 * kMiB, 100 * kMiB));
+  EXPECT_EQ(gpu_admission::Now().running, 2);
+  EXPECT_EQ(gpu_admission::Now().reserved_bytes, 100 * kMiB);
+  EXPECT_EQ(b.others_at_entry(), 1);
+}
+
+TEST(GpuAdmission, AQueryThatDoesNotFitWaitsForOneToLeave) {
+  std::optional<Ticket> a = MustAdmit(Ask(70 * kMiB, 100 * kMiB));
+  Waiter b;
+  b.Start(Ask(50 * kMiB, 100 * kMiB));
+  UntilWaiting(1);
+  EXPECT_FALSE(b.admitted);
+  a.reset();
+  b.Join();
+  EXPECT_TRUE(b.admitted);
+  EXPECT_EQ(b.ticket->others_at_entry(), 0);
+  EXPECT_GT(b.ticket->waited_ms(), 0);
+  b.ticket.reset();
+  EXPECT_EQ(gpu_admission::Now().reserved_bytes, 0);
+  EXPECT_EQ(gpu_admission::Now().running, 0);
+}
+
+TEST(GpuAdmission, WaitersEnterInTheOrderTheyCame) {
+  // A large query waits behind a running one; a small one that came after it, and would fit,
+  // does not pass it.
+  std::optional<Ticket> running = MustAdmit(Ask(60 * kMiB, 100 * kMiB));
+  Waiter large, small;
+  large.Start(Ask(90 * kMiB, 100 * kMiB));
+  UntilWaiting(1);
+  small.Start(Ask(10 * kMiB, 100 * kMiB));
+  UntilWaiting(2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(120));
+  EXPECT_FALSE(large.admitted);
+  EXPECT_FALSE(small.admitted);
+  running.reset();
+  large.Join();
+  small.Join();  // 90 + 10 fit together
+  EXPECT_TRUE(large.admitted);
+  EXPECT_TRUE(small.admitted);
+}
+
+TEST(GpuAdmission, AnEstimateAboveTheGpuRunsAlone) {
+  Ticket huge = MustAdmit(Ask(500 * kMiB, 100 * kMiB));
+  EXPECT_EQ(huge.reserved_bytes(), 100 * kMiB);
+  Waiter tiny;
+  tiny.Start(Ask(1, 100 * kMiB));
+  UntilWaiting(1);
+  EXPECT_FALSE(tiny.admitted);
+  huge = Ticket();  // gives its place back
+  tiny.Join();
+  EXPECT_TRUE(tiny.admitted);
+}
+
+TEST(GpuAdmission, TheCountOfQueriesIsBounded) {
+  Ticket a = MustAdmit(Ask(1, 0, 2));
+  Ticket b = MustAdmit(Ask(1, 0, 2));
+  Waiter c;
+  c.Start(Ask(1, 0, 2));
+  UntilWaiting(1);
+  EXPECT_FALSE(c.admitted);
+  a = Ticket();
+  c.Join();
+  EXPECT_TRUE(c.admitted);
+}
+
+TEST(GpuAdmission, ACancelledWaiterLeavesAndThoseAfterItGoOn) {
+  std::optional<Ticket> running = MustAdmit(Ask(80 * kMiB, 100 * kMiB));
+  std::atomic<bool> cancel{false};
+  Waiter cancelled, after;
+  cancelled.Start(Ask(50 * kMiB, 100 * kMiB, 0, &cancel));
+  UntilWaiting(1);
+  after.Start(Ask(50 * kMiB, 100 * kMiB));
+  UntilWaiting(2);
+  cancel = true;
+  cancelled.Join();
+  EXPECT_FALSE(cancelled.admitted);
+  running.reset();
+  after.Join();
+  EXPECT_TRUE(after.admitted);
+  after.ticket.reset();
+  EXPECT_EQ(gpu_admission::Now().waiting, 0);
+  EXPECT_EQ(gpu_admission::Now().running, 0);
+}
+
+TEST(GpuAdmission, ManyThreadsNeverReserveMoreThanTheGpu) {
+  constexpr int64_t kCapacity = 100 * kMiB;
+  std::atomic<int64_t> in_use{0}, most{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 16; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        const int64_t want = (10 + 7 * ((t + i) % 9)) * kMiB;
+        Ticket ticket = MustAdmit(Ask(want, kCapacity));
+        const int64_t now = in_use += want;
+        int64_t seen = most.load();
+        while (now > seen && !most.compare_exchange_weak(seen, now)) {
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        in_use -= want;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_LE(most.load(), kCapacity);
+  EXPECT_GT(most.load(), 0);
+  EXPECT_EQ(gpu_admission::Now().running, 0);
+}
+
+// ---- the estimate ------------------------------------------------------------------------
+
+PlanPtr Node(PlanKind kind, Device device, double bytes, std::vector<PlanPtr> children = {}) {
+  auto n = std::make_shared<PlanNode>();
+  n->kind = kind;
+  n->device = device;
+  n->placement.est_bytes = bytes;
+  n->children = std::move(children);
+  return n;
+}
+
+TEST(GpuPeakEstimate, OperatorsHoldTheirInputsOutputAndWork) {
+  // GPU scan 100 (+50 of pages) -> filter 40 -> aggregate 10 (+10 of groups) -> to the host.
+  PlanPtr scan = Node(PlanKind::kScan, Device::kGpu, 100);
+  PlanPtr filter = Node(PlanKind::kFilter, Device::kGpu, 40, {scan});
+  PlanPtr agg = Node(PlanKind::kAggregate, Device::kGpu, 10, {filter});
+  PlanPtr down = Node(PlanKind::kTransition, Device::kCpu, 10, {agg});
+  const auto none = [](const PlanNode&) { return false; };
+  EXPECT_EQ(EstimatedGpuPeakBytes(*down, none), 150);
+  // The same scan of a table cached on the GPU allocates nothing (its output is the cache's
+  // own memory): the aggregation's 40 of input, 10 of output and 10 of groups are the peak.
+  const auto cached = [&](const PlanNode& s) { return &s == scan.get(); };
+  EXPECT_EQ(EstimatedGpuPeakBytes(*down, cached), 60);
+}
+
+TEST(GpuPeakEstimate, AJoinHoldsItsProbeSideWhileItsBuildSideRuns) {
+  // probe: rows from the host (300); build: a GPU scan (100 + 50); join output 200 with a
+  // hash table over the build side's 100.
+  PlanPtr host = Node(PlanKind::kScan, Device::kCpu, 300);
+  PlanPtr up = Node(PlanKind::kTransition, Device::kGpu, 300, {host});
+  PlanPtr build = Node(PlanKind::kScan, Device::kGpu, 100);
+  PlanPtr join = Node(PlanKind::kJoin, Device::kGpu, 200, {up, build});
+  const auto none = [](const PlanNode&) { return false; };
+  // Build scan while the probe side is held: 300 + 150; the join: 300 + 100 + 200 + 100.
+  EXPECT_EQ(EstimatedGpuPeakBytes(*join, none), 700);
+}
+
+TEST(GpuPeakEstimate, PartsSeparatedByTheCpuDoNotAddUp) {
+  PlanPtr a = Node(PlanKind::kScan, Device::kGpu, 100);
+  PlanPtr a_down = Node(PlanKind::kTransition, Device::kCpu, 100, {a});
+  PlanPtr b = Node(PlanKind::kScan, Device::kGpu, 60);
+  PlanPtr b_down = Node(PlanKind::kTransition, Device::kCpu, 60, {b});
+  PlanPtr cpu_join = Node(PlanKind::kJoin, Device::kCpu, 10, {a_down, b_down});
+  const auto none = [](const PlanNode&) { return false; };
+  EXPECT_EQ(EstimatedGpuPeakBytes(*cpu_join, none), 150);
+  PlanPtr cpu_only = Node(PlanKind::kScan, Device::kCpu, 1000);
+  EXPECT_EQ(EstimatedGpuPeakBytes(*cpu_only, none), 0);
+}
+
+}  // namespace
+}  // namespace tandem
