@@ -19,17 +19,17 @@
 #include <cmath>
 #include <type_traits>
 
-#include "tandem/exec/gpu/aggregate_decimal.cuh"
 #include "tandem/exec/gpu/aggregate_few_groups.cuh"
 #include "tandem/exec/gpu/aggregate_group_table.cuh"
 #include "tandem/exec/gpu/aggregate_tuning.h"
 #include "tandem/exec/gpu/gpu_operators.h"
+#include "tandem/types/decimal_core.h"
 
 namespace tandem::gpu {
 namespace {
 
 using namespace keys;  // NOLINT: this file is the aggregate operator
-using dec::i128;
+using decimal::i128;
 
 using few::Pick;
 using few::RowSel;
@@ -206,16 +206,16 @@ __global__ void FinalizeExact(ExactFinalize f, const u64* lo, const u64* mid, co
       continue;
     }
     if (f.avg) {
-      ok = dec::DivideScaled(sum, f.up, count, &v);
+      ok = decimal::DivideScaled(sum, f.up, count, &v);
     } else {
-      ok = dec::ScaleUp(sum, f.up, &v);
+      ok = decimal::Rescale(sum, 0, f.up, &v);
     }
     if (f.out == ExactOut::kInt64) {
       const i128 lo64 = static_cast<i128>(INT64_MIN), hi64 = static_cast<i128>(INT64_MAX);
       if (!ok || v < lo64 || v > hi64) ok = false;
       static_cast<int64_t*>(out)[g] = static_cast<int64_t>(v);
     } else {
-      if (ok && f.precision > 0 && !dec::FitsPrecision(v, f.precision)) ok = false;
+      if (ok && f.precision > 0 && !decimal::FitsPrecision(v, f.precision)) ok = false;
       if (f.out == ExactOut::kDecimal64) {
         static_cast<int64_t*>(out)[g] = static_cast<int64_t>(v);
       } else {

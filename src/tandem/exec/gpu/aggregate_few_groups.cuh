@@ -19,14 +19,14 @@
 #include <cstdint>
 #include <cstring>
 
-#include "tandem/exec/gpu/aggregate_decimal.cuh"
 #include "tandem/exec/gpu/row_keys.cuh"
+#include "tandem/types/decimal_core.h"
 
 namespace tandem::gpu::few {
 
 using u64 = unsigned long long;
-using dec::i128;
-using dec::u128;
+using decimal::i128;
+using decimal::u128;
 
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
 // Dynamic shared memory one block may use without opting in to more.

@@ -21,10 +21,10 @@
 #include <new>
 #include <stdexcept>
 
-#include "tandem/exec/gpu/aggregate_decimal.cuh"
 #include "tandem/exec/gpu/row_keys.cuh"
 #include "tandem/exec/gpu/window_layout.cuh"
 #include "tandem/gpu/cuda_util.cuh"
+#include "tandem/types/decimal_core.h"
 
 namespace tandem::gpu::window {
 namespace {
@@ -232,7 +232,7 @@ __global__ void ExactFinishKernel(ExactFinish f, const int64_t* cnt, const i128*
         as_double[i] = d;
         continue;
       }
-      v = DivideRounded(s * dec::Pow10(f.shift), c);
+      v = DivideRounded(s * decimal::Pow10(f.shift), c);
     }
     if (f.out == ExactOut::kFloat64) {
       as_double[i] = static_cast<double>(v);

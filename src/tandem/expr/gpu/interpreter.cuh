@@ -142,7 +142,7 @@ __device__ inline int64_t FromInt128(i128 v) {
 // Correctly rounded int128 -> double (the CPU's conversion rounds to nearest as well).
 __device__ inline double I128ToDouble(i128 v) {
   if (v >= INT64_MIN && v <= INT64_MAX) return static_cast<double>(static_cast<int64_t>(v));
-  const u128 m = Magnitude(v);
+  const u128 m = decimal::Magnitude(v);
   const uint64_t hi = static_cast<uint64_t>(m >> 64);
   const int shift = 64 - __clzll(static_cast<long long>(hi));
   uint64_t top = static_cast<uint64_t>(m >> shift);
@@ -152,7 +152,7 @@ __device__ inline double I128ToDouble(i128 v) {
 }
 
 __device__ inline double DecToDouble(i128 unscaled, int scale) {
-  const i128 p = DPow10(scale);
+  const i128 p = decimal::Pow10(scale);
   const i128 ip = unscaled / p, fp = unscaled % p;
   return I128ToDouble(ip) + I128ToDouble(fp) / I128ToDouble(p);
 }
@@ -190,7 +190,8 @@ __device__ inline bool CastNum(Val& v, int from, int to, int64_t meta) {
   }
   if (t == TypeId::kDecimal) {
     i128 out;
-    if (!DRescale(iv, scale, to_scale, &out) || !DFits(out, to_precision)) return false;
+    if (!decimal::Rescale(iv, scale, to_scale, &out) || !decimal::FitsPrecision(out, to_precision))
+      return false;
     v.d = out;
     return true;
   }
@@ -201,7 +202,7 @@ __device__ inline bool CastNum(Val& v, int from, int to, int64_t meta) {
     x = tr >= 0 ? static_cast<i128>(static_cast<uint64_t>(tr))
                 : -static_cast<i128>(static_cast<uint64_t>(-tr));
   } else {
-    x = scale > 0 ? iv / DPow10(scale) : iv;
+    x = scale > 0 ? iv / decimal::Pow10(scale) : iv;
   }
   i128 lo, hi;
   IntRange(to, &lo, &hi);
@@ -422,7 +423,7 @@ __device__ inline bool RunRow(const InterpParams& P, int64_t row, Val* st) {
         }
         const int sa = static_cast<int>(in.imm & 0xFF), sb = static_cast<int>((in.imm >> 8) & 0xFF);
         const int sr = static_cast<int>((in.imm >> 16) & 0xFF);
-        const i128 max = DMaxUnscaled(in.c);
+        const i128 max = decimal::MaxUnscaled(in.c);
         const i128 a = x.d, b = y.d;
         i128 r = 0;
         bool bad = false;
@@ -430,21 +431,22 @@ __device__ inline bool RunRow(const InterpParams& P, int64_t row, Val* st) {
           case kAdd:
           case kSub: {
             if (sr < (sa > sb ? sa : sb)) {  // precision loss: exact sum rounded to sr
-              bad = !DAddRescaled(a, sa, b, sb, in.a == kSub, sr, &r);
+              bad = !decimal::AddRescaled(a, sa, b, sb, in.a == kSub, sr, &r);
               break;
             }
             i128 xa, xb;
-            bad |= MulOverflow128(a, DPow10(sr - sa), &xa);
-            bad |= MulOverflow128(b, DPow10(sr - sb), &xb);
-            bad |= in.a == kSub ? SubOverflow128(xa, xb, &r) : AddOverflow128(xa, xb, &r);
+            bad |= decimal::MulOverflow(a, decimal::Pow10(sr - sa), &xa);
+            bad |= decimal::MulOverflow(b, decimal::Pow10(sr - sb), &xb);
+            bad |=
+                in.a == kSub ? decimal::SubOverflow(xa, xb, &r) : decimal::AddOverflow(xa, xb, &r);
             break;
           }
           case kMul: {
             const int drop = sa + sb - sr;
             if (drop == 0) {
-              bad = MulOverflow128(a, b, &r);
+              bad = decimal::MulOverflow(a, b, &r);
             } else {
-              bad = !DMultiplyRescaled(a, b, drop, &r);
+              bad = !decimal::MultiplyRescaled(a, b, drop, &r);
             }
             break;
           }
@@ -454,7 +456,7 @@ __device__ inline bool RunRow(const InterpParams& P, int64_t row, Val* st) {
               x.null = 1;
               continue;
             }
-            bad = !DDivideScaled(a, sr - sa + sb, b, &r);
+            bad = !decimal::DivideScaled(a, sr - sa + sb, b, &r);
             break;
           }
           default: {  // modulo
@@ -465,10 +467,10 @@ __device__ inline bool RunRow(const InterpParams& P, int64_t row, Val* st) {
             }
             const int s = sa > sb ? sa : sb;
             i128 xa, xb;
-            bool o = MulOverflow128(a, DPow10(s - sa), &xa);
-            o |= MulOverflow128(b, DPow10(s - sb), &xb);
+            bool o = decimal::MulOverflow(a, decimal::Pow10(s - sa), &xa);
+            o |= decimal::MulOverflow(b, decimal::Pow10(s - sb), &xb);
             const i128 m = o ? 0 : xa % xb;
-            o |= !DRescale(m, s, sr, &r);
+            o |= !decimal::Rescale(m, s, sr, &r);
             if (o) return fail(pc);
             x.d = r;
             continue;
@@ -914,7 +916,7 @@ __device__ inline bool RunRow(const InterpParams& P, int64_t row, Val* st) {
         if (static_cast<VClass>(in.b) == VClass::kFlt) {
           x.f = in.a ? ceil(x.f) : floor(x.f);
         } else {
-          const i128 p = DPow10(static_cast<int>(in.imm));
+          const i128 p = decimal::Pow10(static_cast<int>(in.imm));
           i128 q = x.d / p;
           const i128 r = x.d % p;
           if (in.a && r > 0) ++q;
@@ -961,18 +963,18 @@ __device__ inline bool RunRow(const InterpParams& P, int64_t row, Val* st) {
         i128 r = a;
         int at_scale = s;
         if (d < s) {
-          r = DDivPow10Round(a, static_cast<int>(s - d));
+          r = decimal::DivPow10Round(a, static_cast<int>(s - d));
           at_scale = static_cast<int>(d);
         }
         i128 out;
         const int up = out_dec ? rs - at_scale : -at_scale;
         if (up >= 0) {
-          if (!DRescale(r, 0, up, &out)) return fail(pc);
+          if (!decimal::Rescale(r, 0, up, &out)) return fail(pc);
         } else {
-          out = DDivPow10Round(r, -up);
+          out = decimal::DivPow10Round(r, -up);
         }
         if (out_dec) {
-          if (!DFits(out, rp)) return fail(pc);
+          if (!decimal::FitsPrecision(out, rp)) return fail(pc);
           args[0].d = out;
         } else {
           i128 lo, hi;
