@@ -8,6 +8,8 @@ compares the answers (same rows in any order; numbers to 1e-9 relative). Prints 
 time from `--timing` and its Devices line, and writes a markdown summary.
 
 usage: python3 bench/tpch_cached_check.py --tandem BIN --data DIR --mode gpu --out FILE.md
+       --mode gpu,auto,cpu runs each mode in its own process against one CPU reference run and
+       writes FILE_<mode>.md for each.
 """
 import argparse
 import json
@@ -125,18 +127,30 @@ def main():
     ap.add_argument("--conf", action="append", default=[], type=key_value,
                     help="KEY=VALUE set after caching, for the measured queries")
     a = ap.parse_args()
-    cached, cached_s = run(a.tandem, a.data,
-                           script(None if a.files else a.mode, a.mode, a.conf), a.timeout)
-    print(f"cached run ({a.mode}): exit {cached.returncode} in {cached_s:.1f} s", flush=True)
-    sys.stdout.write(cached.stderr[-3000:] if cached.returncode else "")
+    modes = [m for m in a.mode.split(",") if m]
     files, files_s = run(a.tandem, a.data, script(None, "cpu"), a.timeout)
     print(f"cpu from files: exit {files.returncode} in {files_s:.1f} s", flush=True)
-    got, ref = split_answers(cached.stdout), split_answers(files.stdout)
+    ref = split_answers(files.stdout)
+    bad = 0
+    for mode in modes:
+        out = a.out if len(modes) == 1 else f"{os.path.splitext(a.out)[0]}_{mode}.md"
+        bad += check_mode(a, mode, ref, files, files_s, out)
+    return 1 if bad else 0
+
+
+def check_mode(a, mode, ref, files, files_s, out):
+    """Runs the 22 under `mode` (cached unless --files), compares with `ref`, writes `out`;
+    returns the number of queries whose answers differ or are missing."""
+    cached, cached_s = run(a.tandem, a.data,
+                           script(None if a.files else mode, mode, a.conf), a.timeout)
+    print(f"cached run ({mode}): exit {cached.returncode} in {cached_s:.1f} s", flush=True)
+    sys.stdout.write(cached.stderr[-3000:] if cached.returncode else "")
+    got = split_answers(cached.stdout)
     times, devices, peaks = per_query_stderr(cached.stderr)
     cache_lines = re.findall(r"cached table .*", cached.stdout + cached.stderr)
     # Statement order: SET, 8 CACHE, SET, then (marker, query) x 22 (Q15: view + query + drop).
     what = "from files" if a.files else "cached"
-    lines = [f"# TPC-H {what} under device={a.mode} {' '.join(a.conf)}, checked against cpu "
+    lines = [f"# TPC-H {what} under device={mode} {' '.join(a.conf)}, checked against cpu "
              "from files", "",
              f"data: {a.data}; cached process {cached_s:.1f} s (exit {cached.returncode}), "
              f"files process {files_s:.1f} s (exit {files.returncode})", ""]
@@ -158,10 +172,10 @@ def main():
                      f"{peaks[i] if i < len(peaks) else ''} |")
     lines += ["", "Time lines of the cached process (ms, in statement order):",
               " ".join(f"{t:.0f}" for t in times)]
-    with open(a.out, "w") as f:
+    with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
-    return 1 if bad else 0
+    print("\n".join(lines), flush=True)
+    return bad
 
 
 if __name__ == "__main__":
