@@ -371,12 +371,16 @@ int RunSql(const std::vector<std::string>& argv) {
       double millis;
       std::string devices;  // queries: where the plan ran
       int64_t peak_host, peak_device, spilled;
+      int64_t gpu_admitted;  // the estimated peak the query reserved on the GPU; -1: none
       ~TimingLine() {
         std::fflush(stdout);
         if (on && !devices.empty()) std::fprintf(stderr, "Devices: %s\n", devices.c_str());
         if (on && peak_host >= 0) {
-          std::fprintf(stderr, "Peak memory: host %s, GPU %s\n", FormatByteSize(peak_host).c_str(),
-                       FormatByteSize(std::max<int64_t>(0, peak_device)).c_str());
+          std::string admitted;
+          if (gpu_admitted >= 0) admitted = " (est. " + FormatByteSize(gpu_admitted) + ")";
+          std::fprintf(stderr, "Peak memory: host %s, GPU %s%s\n",
+                       FormatByteSize(peak_host).c_str(),
+                       FormatByteSize(std::max<int64_t>(0, peak_device)).c_str(), admitted.c_str());
         }
         if (on && spilled > 0) {
           std::fprintf(stderr, "Spilled: %s to tandem.spill.dir\n",
@@ -389,7 +393,8 @@ int RunSql(const std::vector<std::string>& argv) {
                   result->devices,
                   result->peak_host_bytes,
                   result->peak_device_bytes,
-                  result->spilled_bytes};
+                  result->spilled_bytes,
+                  result->gpu_admitted_bytes};
     if (last && !args.output.empty()) {
       if (result->kind != sql::StatementResult::Kind::kRows) {
         std::fflush(stdout);

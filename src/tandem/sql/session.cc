@@ -508,6 +508,7 @@ class StatementRunner {
     result.peak_host_bytes = ctx.peak_host_bytes;
     result.spilled_bytes = ctx.spilled_bytes;
     result.peak_device_bytes = ctx.peak_device_bytes;
+    result.gpu_admitted_bytes = ctx.gpu_admitted_bytes;
     return result;
   }
 
