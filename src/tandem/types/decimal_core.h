@@ -139,8 +139,9 @@ TANDEM_HD inline i128 DivPow10Round(i128 v, int k) {
   const i128 p = Pow10(k);
   i128 q = v / p;
   const i128 r = v % p;
-  // |r| >= p/2 rounds away from zero (|r| < 10^38, so 2|r| fits).
-  if (r >= 0 ? r * 2 >= p : -r * 2 >= p) q += (v < 0 ? -1 : 1);
+  // |r| >= p/2 rounds away from zero; compared as |r| >= p - |r| (2|r| may pass 128 bits).
+  const i128 m = r >= 0 ? r : -r;
+  if (m >= p - m) q += (v < 0 ? -1 : 1);
   return q;
 }
 
