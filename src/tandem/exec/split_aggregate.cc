@@ -64,6 +64,14 @@ bool Combines(const AggregateCall& call, std::string* why) {
   }
 }
 
+// sum(arg) into decimal(38, scale of arg), checked against 128 bits only (a partial sum).
+AggregateCall WideSum(const ExprPtr& arg, const ExprPtr& filter, const std::string& name) {
+  AggregateCall c = Call(AggregateKind::kSum, arg, filter, name);
+  c.type = DataType::Decimal(38, arg->type.is_decimal() ? arg->type.scale : 0);
+  c.check_precision = false;
+  return c;
+}
+
 // A placeholder input with `schema` (the merge's rows come from the chunks, not from it).
 PlanPtr Placeholder(const Schema& schema) { return MakeValues(schema, {}); }
 
@@ -101,22 +109,23 @@ std::optional<SplitAggregate> SplitForChunks(const PlanNode& aggregate, std::str
       continue;
     }
     if (exact_sum) {
-      // Summed as decimal(38, scale) and cast back at the end (an error if the total does not
-      // fit, as the one-pass sum's): one slice's sum may pass the result's precision where the
-      // whole's does not (values of both signs).
-      // The partial sums are checked against 128 bits only, the merge against 38 digits: one
-      // slice's sum may pass them where the whole's does not.
-      const DataType wide = DataType::Decimal(38, arg_type.is_decimal() ? arg_type.scale : 0);
-      AggregateCall sum = Call(AggregateKind::kSum, MakeCast(a.arg, wide), a.filter, name);
-      sum.check_precision = false;
-      partial_calls.push_back(std::move(sum));
+      // Summed into decimal(38, scale), the argument as it is (the devices' sums of narrow
+      // values apply; a cast to decimal(38) would make every value 16 bytes), and cast back at
+      // the end (an error if the total does not fit, as the one-pass sum's). The partial sums
+      // are checked against 128 bits only, the merge against 38 digits: one slice's sum may
+      // pass them where the whole's does not (values of both signs).
+      partial_calls.push_back(WideSum(a.arg, a.filter, name));
       continue;
     }
     // avg(x): sum and count. An integer x is summed as decimal(38, 0): exact, as the one-pass
     // average's 128-bit sum is, so no chunk's sum overflows where the whole would not.
-    ExprPtr arg = a.arg;
-    if (arg->type.is_integer()) arg = MakeCast(arg, DataType::Decimal(38, 0));
-    partial_calls.push_back(Call(AggregateKind::kSum, arg, a.filter, name + "_sum"));
+    if (a.arg->type.is_integer()) {
+      partial_calls.push_back(WideSum(a.arg, a.filter, name + "_sum"));
+    } else {
+      AggregateCall sum = Call(AggregateKind::kSum, a.arg, a.filter, name + "_sum");
+      sum.check_precision = false;  // the one-pass average checks only the average
+      partial_calls.push_back(std::move(sum));
+    }
     partial_calls.push_back(Call(AggregateKind::kCount, a.arg, a.filter, name + "_n"));
   }
   PlanPtr partial = std::make_shared<PlanNode>(aggregate);
@@ -145,6 +154,7 @@ std::optional<SplitAggregate> SplitForChunks(const PlanNode& aggregate, std::str
         break;
       case AggregateKind::kAvg:
         merge_calls.push_back(Call(AggregateKind::kSum, Col(ps, c++), nullptr, name + "_sum"));
+        merge_calls.back().check_precision = false;  // as in the partial
         merge_calls.push_back(Call(AggregateKind::kSum, Col(ps, c++), nullptr, name + "_n"));
         break;
       default:
