@@ -117,12 +117,13 @@ class GpuConcurrentQueries : public ::testing::Test {
 
 TEST_F(GpuConcurrentQueries, AnswersEqualTheirAnswersAlone) {
   TANDEM_REQUIRE_GPU();
-  RunConcurrently({"tandem.sql.device=gpu"});
+  RunConcurrently({"tandem.sql.device=gpu", "tandem.sql.concurrentGpuTasks=64"});
 }
 
 TEST_F(GpuConcurrentQueries, AnswersHoldWhenTheGpuRunsOutOfMemory) {
   TANDEM_REQUIRE_GPU();
-  RunConcurrently({"tandem.sql.device=gpu", "tandem.memory.gpu.limit=24m"});
+  RunConcurrently(
+      {"tandem.sql.device=gpu", "tandem.memory.gpu.limit=24m", "tandem.sql.concurrentGpuTasks=64"});
 }
 
 // Bound by bytes only: under a limit that holds the estimated peaks of a few queries at once,

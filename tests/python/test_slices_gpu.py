@@ -98,7 +98,7 @@ def test_explain_analyze_names_the_slices():
     assert r.returncode == 0, r.stderr
     assert re.search(r"HostToDevice \(in \d+ slices\)", r.stdout), r.stdout
     # The query was admitted to the GPU against its estimated peak (memory/gpu_admission.h).
-    assert re.search(r"GPU admission: est\. peak \S+ \S+ reserved", r.stdout), r.stdout
+    assert re.search(r"GPU admission: est\. peak \S+ \S+, \S+ \S+ reserved", r.stdout), r.stdout
     assert re.search(r"HashAggregate \(partial over \d+ slices of its input, \d+ partial rows "
                      r"merged on the (GPU|CPU)", r.stdout), r.stdout
 

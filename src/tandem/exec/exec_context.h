@@ -128,6 +128,7 @@ class ExecContext {
   int64_t gpu_max_queries = 0;
   // The query's admission (-1: it did not use the GPU): the bytes it reserved, how long it
   // waited and how many queries were on the GPU when it entered.
+  int64_t gpu_estimated_bytes = -1;  // its estimated peak (the reservation is capped)
   int64_t gpu_admitted_bytes = -1;
   double gpu_admission_wait_ms = 0;
   int gpu_admission_others = 0;

@@ -470,6 +470,10 @@ class QueryRun {
   Result<gpu::GpuContext*> Gpu();
   // Waits for the query's turn on the GPU (memory/gpu_admission.h), held until the run ends.
   Status AdmitToGpu();
+  // What the query's GPU may hold: the pool, or tandem.memory.gpu.limit when lower (after the
+  // runtime started); the slice of a GPU part's input for that capacity.
+  int64_t GpuCapacity() const;
+  int64_t SliceBytesOf(int64_t capacity) const;
   Status FinishGpuOperator();
   Result<Table> RunCpuOperator(const PlanNode& node);
   Result<Table> ApplyCpuOperator(const PlanNode& node, const std::vector<Table>& inputs,
@@ -568,7 +572,7 @@ Result<gpu::GpuContext*> QueryRun::Gpu() {
                              (why.empty() ? std::string("no CUDA device") : why) + ")");
     }
     TANDEM_RETURN_NOT_OK(gpu::InitRuntime(ctx_.gpu_memory));
-    TANDEM_RETURN_NOT_OK(AdmitToGpu());
+    if (!gpu_turn_) TANDEM_RETURN_NOT_OK(AdmitToGpu());  // once, even if the stream failed
     TANDEM_ASSIGN_OR_RAISE(gpu::Stream stream, gpu::Stream::Create());
     stream_.emplace(std::move(stream));
     gpu_ctx_.stream = &*stream_;
@@ -578,19 +582,26 @@ Result<gpu::GpuContext*> QueryRun::Gpu() {
 }
 
 Status QueryRun::AdmitToGpu() {
+  const int64_t capacity = GpuCapacity();
   gpu_admission::Request request;
-  request.estimated_bytes = EstimatedGpuPeakBytes(root_, [this](const PlanNode& scan) {
-    const CachedTable* c = CacheOf(scan);
-    return c && c->device;
-  });
-  request.capacity_bytes = gpu::GetPoolStats().pool_limit_bytes;
-  if (gpu::DeviceLimit() > 0 &&
-      (request.capacity_bytes <= 0 || gpu::DeviceLimit() < request.capacity_bytes)) {
-    request.capacity_bytes = gpu::DeviceLimit();
+  request.estimated_bytes = EstimatedGpuPeakBytes(
+      root_,
+      [this](const PlanNode& scan) {
+        const CachedTable* c = CacheOf(scan);
+        return c && c->device;
+      },
+      SliceBytesOf(capacity));
+  // Tables cached on the GPU hold their part of it (they move to host memory only when a
+  // query runs out): admission shares what is left.
+  int64_t cached = 0;
+  if (ctx_.table_cache) {
+    for (const auto& [source, t] : ctx_.table_cache->tables()) cached += t.device ? t.bytes : 0;
   }
+  request.capacity_bytes = capacity <= 0 ? 0 : std::max<int64_t>(1, capacity - cached);
   request.max_queries = ctx_.gpu_max_queries;
   request.cancelled = ctx_.cancelled;
   TANDEM_ASSIGN_OR_RAISE(gpu_admission::Ticket ticket, gpu_admission::Admit(request));
+  ctx_.gpu_estimated_bytes = request.estimated_bytes;
   ctx_.gpu_admitted_bytes = ticket.reserved_bytes();
   ctx_.gpu_admission_wait_ms = ticket.waited_ms();
   ctx_.gpu_admission_others = ticket.others_at_entry();
@@ -820,11 +831,19 @@ bool QueryRun::SlicesAhead(const SlicePlan& plan) {
 int64_t QueryRun::SliceBytes() {
   if (ctx_.gpu_chunk_bytes > 0) return ctx_.gpu_chunk_bytes;
   if (!stream_) (void)Gpu();  // the pool's size
+  return SliceBytesOf(GpuCapacity());
+}
+
+int64_t QueryRun::SliceBytesOf(int64_t capacity) const {
+  if (ctx_.gpu_chunk_bytes > 0) return ctx_.gpu_chunk_bytes;
+  return std::max<int64_t>(int64_t{256} << 20, capacity / 4);
+}
+
+int64_t QueryRun::GpuCapacity() const {
   int64_t limit = gpu::GetPoolStats().pool_limit_bytes;
-  if (gpu::DeviceLimit() > 0 && (limit <= 0 || gpu::DeviceLimit() < limit)) {
-    limit = gpu::DeviceLimit();
-  }
-  return std::max<int64_t>(int64_t{256} << 20, limit / 4);
+  const int64_t mine = ctx_.gpu_limit_bytes;  // the process-wide limit is the last query's
+  if (mine > 0 && (limit <= 0 || mine < limit)) limit = mine;
+  return limit;
 }
 
 Result<int> QueryRun::ForEachSlice(const SlicePlan& plan, int min_count,
@@ -1760,8 +1779,9 @@ std::string PlanToStringWithMetrics(const PlanNode& root, const ExecContext& ctx
   if (ctx.gpu_admitted_bytes >= 0) {
     char line[200];
     std::snprintf(line, sizeof(line),
-                  "GPU admission: est. peak %s reserved, waited %.1f ms, %d other quer%s on "
-                  "the GPU at entry\n",
+                  "GPU admission: est. peak %s, %s reserved, waited %.1f ms, %d other quer%s "
+                  "on the GPU at entry\n",
+                  FormatByteSize(ctx.gpu_estimated_bytes).c_str(),
                   FormatByteSize(ctx.gpu_admitted_bytes).c_str(), ctx.gpu_admission_wait_ms,
                   ctx.gpu_admission_others, ctx.gpu_admission_others == 1 ? "y" : "ies");
     out += line;

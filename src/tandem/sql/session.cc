@@ -497,7 +497,7 @@ class StatementRunner {
       char waited[32];
       std::snprintf(waited, sizeof(waited), "%.0f ms", ctx.gpu_admission_wait_ms);
       result.devices += std::string("; waited ") + waited + " for the GPU (est. peak " +
-                        FormatByteSize(ctx.gpu_admitted_bytes) + ")";
+                        FormatByteSize(ctx.gpu_estimated_bytes) + ")";
     }
     if (!ctx.cached_tables_moved.empty()) {
       result.devices += "; moved cached tables to host memory to make room on the GPU:";
@@ -508,7 +508,7 @@ class StatementRunner {
     result.peak_host_bytes = ctx.peak_host_bytes;
     result.spilled_bytes = ctx.spilled_bytes;
     result.peak_device_bytes = ctx.peak_device_bytes;
-    result.gpu_admitted_bytes = ctx.gpu_admitted_bytes;
+    result.gpu_admitted_bytes = ctx.gpu_estimated_bytes;
     return result;
   }
 

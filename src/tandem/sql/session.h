@@ -55,8 +55,9 @@ struct StatementResult {
   int64_t peak_host_bytes = -1;
   int64_t spilled_bytes = 0;  // written to tandem.spill.dir by the query's operators
   int64_t peak_device_bytes = -1;
-  // Queries that used the GPU: the estimated peak of GPU memory they reserved to be admitted
-  // (memory/gpu_admission.h); -1 otherwise.
+  // Queries that used the GPU: their estimated peak of GPU memory, against which they were
+  // admitted (memory/gpu_admission.h; the reservation is capped at what the GPU holds); -1
+  // otherwise.
   int64_t gpu_admitted_bytes = -1;
 };
 

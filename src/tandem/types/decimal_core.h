@@ -11,10 +11,12 @@
 
 #include <cstdint>
 
+#ifndef TANDEM_HD
 #if defined(__CUDACC__)
 #define TANDEM_HD __host__ __device__
 #else
 #define TANDEM_HD
+#endif
 #endif
 
 namespace tandem::decimal {
@@ -126,8 +128,12 @@ TANDEM_HD inline bool DivRoundToInt128(U256 n, u128 d, bool negative, i128* out)
   const U256 q = DivMod(n, d, &rem);
   if (q.hi != 0) return false;
   u128 qm = q.lo;
-  if (rem >= d - rem) ++qm;  // rem >= d / 2, without overflowing 2 * rem
-  if (qm > static_cast<u128>(kI128Max) + (negative ? 1 : 0)) return false;
+  const u128 limit = static_cast<u128>(kI128Max) + (negative ? 1 : 0);
+  if (qm > limit) return false;
+  if (rem >= d - rem) {  // rem >= d / 2, without overflowing 2 * rem
+    if (qm == limit) return false;
+    ++qm;
+  }
   *out = negative ? static_cast<i128>(u128{0} - qm) : static_cast<i128>(qm);
   return true;
 }
@@ -171,7 +177,8 @@ TANDEM_HD inline bool Rescale(i128 v, int from, int to, i128* out) {
 TANDEM_HD inline bool AddRescaled(i128 a, int sa, i128 b, int sb, bool subtract, int rs,
                                   i128* out) {
   const int s = sa > sb ? sa : sb;
-  const int k = s - rs;  // Spark keeps at least min(s, 6) digits, so k <= 32
+  const int k = s - rs;      // Spark keeps at least min(s, 6) digits, so k <= 32
+  if (k > 37) return false;  // the remainders' sum below could pass 128 bits
   if (k <= 0) {
     i128 xa, xb;
     if (!Rescale(a, sa, rs, &xa) || !Rescale(b, sb, rs, &xb)) return false;

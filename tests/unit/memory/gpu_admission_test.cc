@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -38,9 +40,9 @@ Ticket MustAdmit(const Request& r) {
   return t.ok() ? std::move(*t) : Ticket();
 }
 
-// Waits until `n` queries wait at the gate (or a second passes).
+// Waits until `n` queries wait at the gate (or ten seconds pass: slow sanitizer builds).
 void UntilWaiting(int n) {
-  for (int i = 0; i < 1000 && gpu_admission::Now().waiting < n; ++i) {
+  for (int i = 0; i < 10000 && gpu_admission::Now().waiting < n; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ASSERT_EQ(gpu_admission::Now().waiting, n);
@@ -149,6 +151,30 @@ TEST(GpuAdmission, ACancelledWaiterLeavesAndThoseAfterItGoOn) {
   EXPECT_EQ(gpu_admission::Now().running, 0);
 }
 
+TEST(GpuAdmission, AWaiterCancelledBehindAnotherIsSkipped) {
+  // Three in line behind a running query; the middle one is cancelled. When the GPU frees,
+  // the first and then the third enter (the cancelled number must not block the line).
+  std::optional<Ticket> running = MustAdmit(Ask(100 * kMiB, 100 * kMiB));
+  std::atomic<bool> cancel{false};
+  Waiter first, middle, last;
+  first.Start(Ask(40 * kMiB, 100 * kMiB));
+  UntilWaiting(1);
+  middle.Start(Ask(40 * kMiB, 100 * kMiB, 0, &cancel));
+  UntilWaiting(2);
+  last.Start(Ask(40 * kMiB, 100 * kMiB));
+  UntilWaiting(3);
+  cancel = true;
+  middle.Join();
+  EXPECT_FALSE(middle.admitted);
+  UntilWaiting(2);
+  running.reset();
+  first.Join();
+  last.Join();
+  EXPECT_TRUE(first.admitted);
+  EXPECT_TRUE(last.admitted);
+  EXPECT_EQ(gpu_admission::Now().reserved_bytes, 80 * kMiB);
+}
+
 TEST(GpuAdmission, ManyThreadsNeverReserveMoreThanTheGpu) {
   constexpr int64_t kCapacity = 100 * kMiB;
   std::atomic<int64_t> in_use{0}, most{0};
@@ -191,11 +217,11 @@ TEST(GpuPeakEstimate, OperatorsHoldTheirInputsOutputAndWork) {
   PlanPtr agg = Node(PlanKind::kAggregate, Device::kGpu, 10, {filter});
   PlanPtr down = Node(PlanKind::kTransition, Device::kCpu, 10, {agg});
   const auto none = [](const PlanNode&) { return false; };
-  EXPECT_EQ(EstimatedGpuPeakBytes(*down, none), 150);
+  EXPECT_EQ(EstimatedGpuPeakBytes(*down, none, 0), 150);
   // The same scan of a table cached on the GPU allocates nothing (its output is the cache's
   // own memory): the aggregation's 40 of input, 10 of output and 10 of groups are the peak.
   const auto cached = [&](const PlanNode& s) { return &s == scan.get(); };
-  EXPECT_EQ(EstimatedGpuPeakBytes(*down, cached), 60);
+  EXPECT_EQ(EstimatedGpuPeakBytes(*down, cached, 0), 60);
 }
 
 TEST(GpuPeakEstimate, AJoinHoldsItsProbeSideWhileItsBuildSideRuns) {
@@ -207,7 +233,32 @@ TEST(GpuPeakEstimate, AJoinHoldsItsProbeSideWhileItsBuildSideRuns) {
   PlanPtr join = Node(PlanKind::kJoin, Device::kGpu, 200, {up, build});
   const auto none = [](const PlanNode&) { return false; };
   // Build scan while the probe side is held: 300 + 150; the join: 300 + 100 + 200 + 100.
-  EXPECT_EQ(EstimatedGpuPeakBytes(*join, none), 700);
+  EXPECT_EQ(EstimatedGpuPeakBytes(*join, none, 0), 700);
+}
+
+TEST(GpuPeakEstimate, ASlicedSourceCountsOneSlice) {
+  // A 1000-byte GPU scan on the spine with 100-byte slices: the scan and the filter over it
+  // count a tenth (100 + 50 of pages; the filter's 40 of 400), the aggregation its own.
+  PlanPtr scan = Node(PlanKind::kScan, Device::kGpu, 1000);
+  PlanPtr filter = Node(PlanKind::kFilter, Device::kGpu, 400, {scan});
+  PlanPtr agg = Node(PlanKind::kAggregate, Device::kGpu, 30, {filter});
+  const auto none = [](const PlanNode&) { return false; };
+  EXPECT_EQ(EstimatedGpuPeakBytes(*agg, none, 100), 150);
+  EXPECT_EQ(EstimatedGpuPeakBytes(*agg, none, 0), 1500);  // not sliced
+  // A build side is not sliced: the same scan as a join's right side counts whole (the probe's
+  // 10, the build side's 1000, the join's 10 and its hash table of 1000).
+  PlanPtr probe = Node(PlanKind::kScan, Device::kGpu, 10);
+  PlanPtr join = Node(PlanKind::kJoin, Device::kGpu, 10, {probe, scan});
+  EXPECT_EQ(EstimatedGpuPeakBytes(*join, none, 100), 10 + 1000 + 10 + 1000);
+}
+
+TEST(GpuPeakEstimate, UnknownSizesCountNothing) {
+  PlanPtr scan = Node(PlanKind::kScan, Device::kGpu, -1);
+  PlanPtr sort = Node(PlanKind::kSort, Device::kGpu, std::nan(""), {scan});
+  const auto none = [](const PlanNode&) { return false; };
+  EXPECT_EQ(EstimatedGpuPeakBytes(*sort, none, 0), 0);
+  PlanPtr big = Node(PlanKind::kScan, Device::kGpu, 1e30);
+  EXPECT_EQ(EstimatedGpuPeakBytes(*big, none, 0), INT64_MAX);
 }
 
 TEST(GpuPeakEstimate, PartsSeparatedByTheCpuDoNotAddUp) {
@@ -217,9 +268,9 @@ TEST(GpuPeakEstimate, PartsSeparatedByTheCpuDoNotAddUp) {
   PlanPtr b_down = Node(PlanKind::kTransition, Device::kCpu, 60, {b});
   PlanPtr cpu_join = Node(PlanKind::kJoin, Device::kCpu, 10, {a_down, b_down});
   const auto none = [](const PlanNode&) { return false; };
-  EXPECT_EQ(EstimatedGpuPeakBytes(*cpu_join, none), 150);
+  EXPECT_EQ(EstimatedGpuPeakBytes(*cpu_join, none, 0), 150);
   PlanPtr cpu_only = Node(PlanKind::kScan, Device::kCpu, 1000);
-  EXPECT_EQ(EstimatedGpuPeakBytes(*cpu_only, none), 0);
+  EXPECT_EQ(EstimatedGpuPeakBytes(*cpu_only, none, 0), 0);
 }
 
 }  // namespace

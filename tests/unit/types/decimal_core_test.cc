@@ -151,6 +151,42 @@ TEST(DecimalCore, DivideScaledThrough256BitsMatchesPython) {
   EXPECT_FALSE(DivideScaled(Pow10(38), 1, 1, &out));  // 10^39
 }
 
+// Quotients that round up past 2^127 - 1 (2^128 - 1 plus a half once wrapped to 0 and passed).
+TEST(DecimalCore, RoundingPast128BitsIsAnOverflow) {
+  i128 out = 0;
+  EXPECT_FALSE(MultiplyRescaled(107, I128("31802090366442847052651832470258711351"), 1, &out))
+      << Text(out);
+  EXPECT_FALSE(DivideScaled(I128("30625413022884461711703714668859139031"), 2, 9, &out))
+      << Text(out);
+  // The largest magnitudes that fit, and no more.
+  ASSERT_TRUE(DivideScaled(kI128Max, 0, 1, &out));
+  EXPECT_EQ(out, kI128Max);
+  ASSERT_TRUE(MultiplyRescaled(kI128Min, 1, 0, &out));
+  EXPECT_EQ(out, kI128Min);
+}
+
+TEST(DecimalCore, ExactTiesRoundAwayFromZero) {
+  i128 out = 0;
+  ASSERT_TRUE(DivideScaled(-25, 0, 10, &out));
+  EXPECT_EQ(out, -3);
+  ASSERT_TRUE(DivideScaled(25, 0, -10, &out));
+  EXPECT_EQ(out, -3);
+  ASSERT_TRUE(DivideScaled(25, 0, 10, &out));
+  EXPECT_EQ(out, 3);
+  ASSERT_TRUE(MultiplyRescaled(-5, 5, 1, &out));
+  EXPECT_EQ(out, -3);
+  ASSERT_TRUE(MultiplyRescaled(5, 5, 1, &out));
+  EXPECT_EQ(out, 3);
+  ASSERT_TRUE(AddRescaled(-20, 1, -5, 1, false, 0, &out));  // -2.0 + -0.5
+  EXPECT_EQ(out, -3);
+  ASSERT_TRUE(AddRescaled(20, 1, -5, 1, true, 0, &out));  // 2.0 - -0.5
+  EXPECT_EQ(out, 3);
+  ASSERT_TRUE(AddRescaled(-30, 1, -5, 1, true, 0, &out));  // -3.0 - -0.5
+  EXPECT_EQ(out, -3);
+  // Dropping more than 37 digits is refused (the remainders could pass 128 bits).
+  EXPECT_FALSE(AddRescaled(Pow10(37) * 9, 38, Pow10(37) * 9, 38, false, 0, &out));
+}
+
 TEST(DecimalCore, OverflowCheckedArithmeticAgreesWithTheBuiltins) {
   const i128 values[] = {
       0,         1,          -1,        kI128Max,      kI128Min, kI128Max / 2, kI128Min / 2,
