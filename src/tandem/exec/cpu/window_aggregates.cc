@@ -14,16 +14,11 @@
 #include "tandem/column/column_builder.h"
 #include "tandem/column/take.h"
 #include "tandem/exec/cpu/window_functions.h"
+#include "tandem/types/decimal_core.h"
 #include "tandem/types/type_dispatch.h"
 
 namespace tandem::cpu {
 namespace {
-
-int128_t Pow10(int e) {
-  int128_t p = 1;
-  for (int i = 0; i < e; ++i) p *= 10;
-  return p;
-}
 
 // Integer, unscaled decimal, date (days) or timestamp (microseconds) value of row i as int128;
 // 0 for floats and strings.
@@ -115,13 +110,6 @@ std::vector<long double> FloatFrameSums(const Column& arg, const WindowLayout& L
     }
   }
   return out;
-}
-
-// Divides rounding half away from zero.
-int128_t DivideRounded(int128_t num, int128_t den) {
-  int128_t q = num / den, r = num % den;
-  if (2 * (r < 0 ? -r : r) >= den) q += (num < 0) ? -1 : 1;
-  return q;
 }
 
 // Best (min or max) row index per frame. Better(a, b): a's value is strictly better than b's.
@@ -252,12 +240,16 @@ Result<ColumnPtr> ComputeWindowAggregate(const WindowCall& call, const WindowLay
     if (kind == AggregateKind::kAvg) {
       if (rt.id == TypeId::kFloat64) {
         double d = static_cast<double>(s) / static_cast<double>(c);
-        if (t.is_decimal()) d /= static_cast<double>(Pow10(t.scale));
+        if (t.is_decimal()) d /= static_cast<double>(decimal::Pow10(t.scale));
         b.Append<double>(d);
         continue;
       }
       const int shift = rt.is_decimal() && t.is_decimal() ? rt.scale - t.scale : 0;
-      v = DivideRounded(s * Pow10(std::max(shift, 0)), c);
+      // Exact through 256 bits (types/decimal_core.h), rounded half away from zero.
+      if (!decimal::DivideScaled(s, std::max(shift, 0), c, &v)) {
+        return Status::Invalid(call.name + ": integer overflow in window " +
+                               AggregateKindName(kind));
+      }
     }
     if (rt.id == TypeId::kFloat64) {
       b.Append<double>(static_cast<double>(v));

@@ -200,14 +200,6 @@ struct ExactFinish {
   int shift;         // AVG: result scale - argument scale (>= 0)
 };
 
-// The CPU's DivideRounded: half away from zero.
-__device__ inline i128 DivideRounded(i128 num, i128 den) {
-  i128 q = num / den;
-  const i128 r = num % den;
-  if (2 * (r < 0 ? -r : r) >= den) q += num < 0 ? -1 : 1;
-  return q;
-}
-
 __global__ void ExactFinishKernel(ExactFinish f, const int64_t* cnt, const i128* sum,
                                   const int64_t* fs, const int64_t* fe, int64_t n, void* out,
                                   uint8_t* valid, int* overflow) {
@@ -232,7 +224,11 @@ __global__ void ExactFinishKernel(ExactFinish f, const int64_t* cnt, const i128*
         as_double[i] = d;
         continue;
       }
-      v = DivideRounded(s * decimal::Pow10(f.shift), c);
+      // As the CPU: exact through 256 bits, an overflow where the quotient passes 128 bits.
+      if (!decimal::DivideScaled(s, f.shift, c, &v)) {
+        atomicExch(overflow, 1);
+        v = 0;
+      }
     }
     if (f.out == ExactOut::kFloat64) {
       as_double[i] = static_cast<double>(v);
