@@ -37,6 +37,7 @@
 #include "tandem/gpu/runtime.h"
 #include "tandem/io/csv/csv.h"
 #include "tandem/io/parquet/writer.h"
+#include "tandem/memory/host_memory.h"
 #include "tandem/sql/parser.h"
 #include "tandem/sql/session.h"
 
@@ -356,6 +357,8 @@ int RunSql(const std::vector<std::string>& argv) {
   for (size_t i = 0; i < statements->size(); ++i) {
     const sql::ParsedStatement& stmt = (*statements)[i];
     const std::string text = StatementOnly(script, stmt);
+    // --timing reports what the process held at most during each statement.
+    if (args.timing) host_memory::ResetResidentPeak();
     Result<sql::StatementResult> result = RunWithIndicator(
         session, text,
         StatementLabel(script.substr(std::min<size_t>(std::max(stmt.location, 0), script.size()))));
@@ -372,15 +375,19 @@ int RunSql(const std::vector<std::string>& argv) {
       std::string devices;  // queries: where the plan ran
       int64_t peak_host, peak_device, spilled;
       int64_t gpu_admitted;  // the estimated peak the query reserved on the GPU; -1: none
+      int64_t resident;      // the process's resident set at most (all its memory, counted or not)
       ~TimingLine() {
         std::fflush(stdout);
         if (on && !devices.empty()) std::fprintf(stderr, "Devices: %s\n", devices.c_str());
         if (on && peak_host >= 0) {
           std::string admitted;
           if (gpu_admitted >= 0) admitted = " (est. " + FormatByteSize(gpu_admitted) + ")";
-          std::fprintf(stderr, "Peak memory: host %s, GPU %s%s\n",
+          std::string process;
+          if (resident > 0) process = ", process resident " + FormatByteSize(resident);
+          std::fprintf(stderr, "Peak memory: host %s, GPU %s%s%s\n",
                        FormatByteSize(peak_host).c_str(),
-                       FormatByteSize(std::max<int64_t>(0, peak_device)).c_str(), admitted.c_str());
+                       FormatByteSize(std::max<int64_t>(0, peak_device)).c_str(), admitted.c_str(),
+                       process.c_str());
         }
         if (on && spilled > 0) {
           std::fprintf(stderr, "Spilled: %s to tandem.spill.dir\n",
@@ -394,7 +401,8 @@ int RunSql(const std::vector<std::string>& argv) {
                   result->peak_host_bytes,
                   result->peak_device_bytes,
                   result->spilled_bytes,
-                  result->gpu_admitted_bytes};
+                  result->gpu_admitted_bytes,
+                  args.timing ? host_memory::ResidentPeak() : 0};
     if (last && !args.output.empty()) {
       if (result->kind != sql::StatementResult::Kind::kRows) {
         std::fflush(stdout);

@@ -1,6 +1,7 @@
 // The host memory budget (see host_memory.h).
 #include "tandem/memory/host_memory.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -31,16 +32,74 @@ int64_t CgroupLimit() {
   return 0;
 }
 
-int64_t DefaultLimit() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long page = ::sysconf(_SC_PAGE_SIZE);
-  int64_t machine = pages > 0 && page > 0 ? int64_t{pages} * page : int64_t{8} << 30;
-  const int64_t cgroup = CgroupLimit();
-  if (cgroup > 0 && cgroup < machine) machine = cgroup;
-  return machine / 10 * 8;
+int64_t DefaultLimit() { return MachineBytes() / 10 * 8; }
+
+// Reservations since the resident set was last read.
+std::atomic<int64_t> g_since_resident_check{0};
+constexpr int64_t kResidentCheckEvery = int64_t{256} << 20;
+
+// A value in kB from /proc/self/status ("VmHWM:   123 kB"), in bytes; 0 if absent.
+int64_t StatusKiloBytes(const char* field) {
+  std::ifstream in("/proc/self/status");
+  std::string key;
+  const std::string wanted = std::string(field) + ":";
+  while (in >> key) {
+    if (key == wanted) {
+      long long kb = 0;
+      in >> kb;
+      return kb * 1024;
+    }
+    in.ignore(1 << 12, '\n');
+  }
+  return 0;
+}
+
+// Throws when `bytes` more would take the resident set past 90 % of the machine, after the
+// allocator returned its free memory to the kernel. Checked every kResidentCheckEvery bytes of
+// reservations (reading /proc costs microseconds; most reservations are small).
+void CheckResident(int64_t bytes) {
+  if (g_since_resident_check.fetch_add(bytes) + bytes < kResidentCheckEvery) return;
+  g_since_resident_check = 0;
+  const int64_t ceiling = MachineBytes() / 10 * 9;
+  int64_t resident = ResidentBytes();
+  if (resident == 0 || resident + bytes <= ceiling) return;
+  ::malloc_trim(0);
+  resident = ResidentBytes();
+  if (resident + bytes <= ceiling) return;
+  throw MemoryLimitExceeded("host memory nearly exhausted: the process holds " +
+                            FormatByteSize(resident) + " (" + FormatByteSize(g_in_use.load()) +
+                            " of it counted by tandem.memory.host.limit), and " +
+                            FormatByteSize(bytes) + " more would pass 90 % of the machine's " +
+                            FormatByteSize(MachineBytes()));
 }
 
 }  // namespace
+
+int64_t MachineBytes() {
+  static const int64_t machine = [] {
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page = ::sysconf(_SC_PAGE_SIZE);
+    int64_t bytes = pages > 0 && page > 0 ? int64_t{pages} * page : int64_t{8} << 30;
+    const int64_t cgroup = CgroupLimit();
+    if (cgroup > 0 && cgroup < bytes) bytes = cgroup;
+    return bytes;
+  }();
+  return machine;
+}
+
+int64_t ResidentBytes() {
+  std::ifstream in("/proc/self/statm");
+  long long size = 0, resident = 0;
+  if (!(in >> size >> resident)) return 0;
+  return resident * ::sysconf(_SC_PAGE_SIZE);
+}
+
+int64_t ResidentPeak() { return StatusKiloBytes("VmHWM"); }
+
+void ResetResidentPeak() {
+  std::ofstream out("/proc/self/clear_refs");
+  out << "5";
+}
 
 void SetLimit(int64_t bytes) { g_limit = bytes > 0 ? bytes : DefaultLimit(); }
 
@@ -64,6 +123,7 @@ void Reserve(int64_t bytes) {
                               " (injected by tandem.test.injectHostOom)");
   }
   const int64_t limit = Limit();
+  CheckResident(bytes);
   const int64_t before = g_in_use.fetch_add(bytes);
   if (before + bytes > limit) {
     g_in_use.fetch_sub(bytes);
