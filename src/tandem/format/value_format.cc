@@ -4,6 +4,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
+
+#include "tandem/types/type_dispatch.h"
 
 namespace tandem::format {
 namespace {
@@ -300,60 +303,29 @@ bool IsNumeric(const DataType& type) {
 
 void AppendText(const Column& column, int64_t row, std::string* out) {
   const DataType& type = column.type();
-  switch (type.id) {
-    case TypeId::kBool:
-      out->append(column.GetBool(row) ? "true" : "false");
-      return;
-    case TypeId::kInt8:
-      AppendInteger(column.Value<int8_t>(row), out);
-      return;
-    case TypeId::kInt16:
-      AppendInteger(column.Value<int16_t>(row), out);
-      return;
-    case TypeId::kInt32:
-      AppendInteger(column.Value<int32_t>(row), out);
-      return;
-    case TypeId::kInt64:
-      AppendInteger(column.Value<int64_t>(row), out);
-      return;
-    case TypeId::kUInt8:
-      AppendInteger(column.Value<uint8_t>(row), out);
-      return;
-    case TypeId::kUInt16:
-      AppendInteger(column.Value<uint16_t>(row), out);
-      return;
-    case TypeId::kUInt32:
-      AppendInteger(column.Value<uint32_t>(row), out);
-      return;
-    case TypeId::kUInt64:
-      AppendInteger(column.Value<uint64_t>(row), out);
-      return;
-    case TypeId::kFloat32:
-      AppendFloating(column.Value<float>(row), false, out);
-      return;
-    case TypeId::kFloat64:
-      AppendFloating(column.Value<double>(row), false, out);
-      return;
-    case TypeId::kDecimal:
-      if (type.is_wide_decimal()) {
-        AppendDecimal(column.Value<int128_t>(row), type.scale, out);
-      } else {
-        AppendDecimal(column.Value<int64_t>(row), type.scale, out);
-      }
-      return;
+  switch (type.id) {  // the types whose text is not their storage type's
     case TypeId::kDate32:
-      AppendDate(column.Value<int32_t>(row), out);
-      return;
+      return AppendDate(column.Value<int32_t>(row), out);
     case TypeId::kTimestamp:
-      AppendTimestamp(column.Value<int64_t>(row), type.utc, out);
-      return;
-    case TypeId::kString:
-      out->append(column.GetString(row));
-      return;
+      return AppendTimestamp(column.Value<int64_t>(row), type.utc, out);
     case TypeId::kBinary:
-      AppendBase64(column.GetString(row), out);
-      return;
+      return AppendBase64(column.GetString(row), out);
+    default:
+      break;
   }
+  VisitStorage(type,
+               Overloaded{[&](BoolTag) { out->append(column.GetBool(row) ? "true" : "false"); },
+                          [&](StringTag) { out->append(column.GetString(row)); },
+                          [&]<typename T>(Tag<T>) {
+                            const T value = column.Value<T>(row);
+                            if constexpr (std::is_floating_point_v<T>) {
+                              AppendFloating(value, false, out);
+                            } else if (type.is_decimal()) {
+                              AppendDecimal(value, type.scale, out);
+                            } else if constexpr (!std::is_same_v<T, int128_t>) {
+                              AppendInteger(value, out);
+                            }
+                          }});
 }
 
 void AppendJson(const Column& column, int64_t row, std::string* out) {

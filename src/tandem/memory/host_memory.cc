@@ -75,6 +75,10 @@ void CheckResident(int64_t bytes) {
 
 }  // namespace
 
+void GuardResident(int64_t bytes) {
+  if (bytes > 0) CheckResident(bytes);
+}
+
 int64_t MachineBytes() {
   static const int64_t machine = [] {
     const long pages = ::sysconf(_SC_PHYS_PAGES);

@@ -26,6 +26,10 @@ int64_t Peak();
 void Reserve(int64_t bytes);
 void Release(int64_t bytes);
 
+// For memory the budget does not count (the Parquet decoders' buffers): throws
+// MemoryLimitExceeded when `bytes` more would take the resident set past 90 % of the machine.
+void GuardResident(int64_t bytes);
+
 // What the process holds in memory now (the resident set), and the most it held since the last
 // ResetResidentPeak (the kernel's high-water mark; both 0 where /proc cannot be read).
 int64_t ResidentBytes();

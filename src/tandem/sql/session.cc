@@ -639,7 +639,13 @@ class StatementRunner {
     ExecContext ctx;
     Configure(ctx);
     ctx.table_cache = nullptr;
-    TANDEM_ASSIGN_OR_RAISE(Table table, ::tandem::Execute(*scan, ctx));
+    Result<Table> read = ::tandem::Execute(*scan, ctx);
+    if (!read.ok() && read.status().code() == StatusCode::kOutOfMemory && !ctx.Cancelled()) {
+      // Caching is an optimisation: a table that host memory cannot hold stays in its files.
+      return Message("table " + name +
+                     " not cached (queries read it from its files): " + read.status().message());
+    }
+    TANDEM_ASSIGN_OR_RAISE(Table table, std::move(read));
     CachedTable entry;
     entry.name = name;
     entry.source = source;

@@ -297,19 +297,8 @@ void GroupTable::FindOrInsert(const KeyView& keys, const uint64_t* hashes,
 }
 
 bool GroupTable::DirectIndexable(const DataType& type) {
-  switch (type.id) {
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kInt64:
-    case TypeId::kUInt8:
-    case TypeId::kUInt16:
-    case TypeId::kUInt32:
-    case TypeId::kDate32:
-      return true;
-    default:
-      return false;
-  }
+  // Integers whose values all fit an int64 offset from the minimum, and dates (days).
+  return (type.is_integer() && type.id != TypeId::kUInt64) || type.id == TypeId::kDate32;
 }
 
 void GroupTable::UseDirectIndex(int64_t lo, int64_t span) {

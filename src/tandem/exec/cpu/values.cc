@@ -6,6 +6,7 @@
 #include "tandem/column/column_builder.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/types/decimal.h"
+#include "tandem/types/type_dispatch.h"
 
 namespace tandem::cpu {
 namespace {
@@ -25,32 +26,16 @@ Status AppendValue(const Value& v, const Field& field, ColumnBuilder* b) {
     return Status::Internal("VALUES column " + field.name + " is " + t.ToString() + " but got " +
                             v.type.ToString() + " value " + v.ToString());
   };
+  if (t.is_integer() || t.id == TypeId::kDate32 || t.id == TypeId::kTimestamp) {
+    if (!IsIntegerLike(v.type)) return mismatch();
+    VisitStorage(t, Overloaded{[&]<typename T>(Tag<T>) { b->Append<T>(static_cast<T>(v.i64)); },
+                               [](auto) {}});
+    return Status::OK();
+  }
   switch (t.id) {
     case TypeId::kBool:
       if (v.type.id != TypeId::kBool) return mismatch();
       b->AppendBool(v.i64 != 0);
-      return Status::OK();
-    case TypeId::kInt8:
-    case TypeId::kUInt8:
-      if (!IsIntegerLike(v.type)) return mismatch();
-      b->Append<int8_t>(static_cast<int8_t>(v.i64));
-      return Status::OK();
-    case TypeId::kInt16:
-    case TypeId::kUInt16:
-      if (!IsIntegerLike(v.type)) return mismatch();
-      b->Append<int16_t>(static_cast<int16_t>(v.i64));
-      return Status::OK();
-    case TypeId::kInt32:
-    case TypeId::kUInt32:
-    case TypeId::kDate32:
-      if (!IsIntegerLike(v.type)) return mismatch();
-      b->Append<int32_t>(static_cast<int32_t>(v.i64));
-      return Status::OK();
-    case TypeId::kInt64:
-    case TypeId::kUInt64:
-    case TypeId::kTimestamp:
-      if (!IsIntegerLike(v.type)) return mismatch();
-      b->Append<int64_t>(v.i64);
       return Status::OK();
     case TypeId::kFloat32:
     case TypeId::kFloat64: {
@@ -101,6 +86,8 @@ Status AppendValue(const Value& v, const Field& field, ColumnBuilder* b) {
       if (!v.type.is_string_like()) return mismatch();
       b->AppendString(v.str);
       return Status::OK();
+    default:  // integers, dates and timestamps: above
+      break;
   }
   return mismatch();
 }

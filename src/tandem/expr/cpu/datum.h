@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tandem/column/column.h"
 #include "tandem/exec/exec_context.h"
 #include "tandem/expr/expr.h"
+#include "tandem/types/type_dispatch.h"
 #include "tandem/types/value.h"
 
 namespace tandem::cpu::internal {
@@ -126,35 +128,17 @@ inline T ScalarAs(const Value& v) {
 // Puts a storage-typed scalar into a Value of `type`.
 Value MakeScalar(const DataType& type, int128_t int_value, double float_value);
 
-// Calls body.template operator()<T>() with T the storage type of a fixed-width, non-bool type.
+// Calls body.template operator()<T>() with T the storage type of a fixed-width, non-bool type
+// (types/type_dispatch.h); bool, string and binary, which callers do not pass, get int64_t.
 template <typename Body>
 inline auto DispatchFixed(const DataType& t, Body&& body) {
-  switch (t.id) {
-    case TypeId::kInt8:
-      return body.template operator()<int8_t>();
-    case TypeId::kInt16:
-      return body.template operator()<int16_t>();
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-      return body.template operator()<int32_t>();
-    case TypeId::kUInt8:
-      return body.template operator()<uint8_t>();
-    case TypeId::kUInt16:
-      return body.template operator()<uint16_t>();
-    case TypeId::kUInt32:
-      return body.template operator()<uint32_t>();
-    case TypeId::kUInt64:
-      return body.template operator()<uint64_t>();
-    case TypeId::kFloat32:
-      return body.template operator()<float>();
-    case TypeId::kFloat64:
-      return body.template operator()<double>();
-    case TypeId::kDecimal:
-      if (t.is_wide_decimal()) return body.template operator()<int128_t>();
+  return VisitStorage(t, [&]<typename StorageTag>(StorageTag) {
+    if constexpr (std::is_same_v<StorageTag, BoolTag> || std::is_same_v<StorageTag, StringTag>) {
       return body.template operator()<int64_t>();
-    default:
-      return body.template operator()<int64_t>();  // int64, timestamp
-  }
+    } else {
+      return body.template operator()<typename StorageTag::type>();
+    }
+  });
 }
 
 // Indexes of set bits of (values AND validity) over n rows.

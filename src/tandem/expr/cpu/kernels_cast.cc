@@ -5,12 +5,14 @@
 // timestamps 'YYYY-MM-DD HH:MM:SS[.ffffff]', floats shortest round-trip digits.
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "tandem/column/column_builder.h"
 #include "tandem/expr/cpu/kernels.h"
 #include "tandem/format/value_format.h"
 #include "tandem/io/csv/csv_value_parse.h"
 #include "tandem/types/decimal.h"
+#include "tandem/types/type_dispatch.h"
 
 namespace tandem::cpu::internal {
 namespace {
@@ -28,49 +30,17 @@ struct Num {
 inline Num ReadNum(const Column& c, int64_t i) {
   const DataType& t = c.type();
   Num n;
-  switch (t.id) {
-    case TypeId::kBool:
-      n.v = c.GetBool(i);
-      break;
-    case TypeId::kInt8:
-      n.v = c.Value<int8_t>(i);
-      break;
-    case TypeId::kInt16:
-      n.v = c.Value<int16_t>(i);
-      break;
-    case TypeId::kInt32:
-      n.v = c.Value<int32_t>(i);
-      break;
-    case TypeId::kInt64:
-      n.v = c.Value<int64_t>(i);
-      break;
-    case TypeId::kUInt8:
-      n.v = c.Value<uint8_t>(i);
-      break;
-    case TypeId::kUInt16:
-      n.v = c.Value<uint16_t>(i);
-      break;
-    case TypeId::kUInt32:
-      n.v = c.Value<uint32_t>(i);
-      break;
-    case TypeId::kUInt64:
-      n.v = c.Value<uint64_t>(i);
-      break;
-    case TypeId::kFloat32:
-      n.is_float = true;
-      n.f = c.Value<float>(i);
-      break;
-    case TypeId::kFloat64:
-      n.is_float = true;
-      n.f = c.Value<double>(i);
-      break;
-    case TypeId::kDecimal:
-      n.v = t.is_wide_decimal() ? c.Value<int128_t>(i) : int128_t{c.Value<int64_t>(i)};
-      n.scale = t.scale;
-      break;
-    default:
-      break;
-  }
+  if (t.is_decimal()) n.scale = t.scale;
+  VisitStorage(t, Overloaded{[&](BoolTag) { n.v = c.GetBool(i); },
+                             [&]<typename T>(Tag<T>) {
+                               if constexpr (std::is_floating_point_v<T>) {
+                                 n.is_float = true;
+                                 n.f = c.Value<T>(i);
+                               } else {
+                                 n.v = c.Value<T>(i);
+                               }
+                             },
+                             [](StringTag) {}});
   return n;
 }
 

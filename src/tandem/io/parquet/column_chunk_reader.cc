@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tandem/common/bit_util.h"
+#include "tandem/common/out_of_memory.h"
 #include "tandem/io/parquet/codec.h"
 #include "tandem/io/parquet/decode/bit_unpack.h"
 #include "tandem/io/parquet/decode/convert.h"
@@ -117,9 +118,9 @@ class ChunkDecoder {
         data_.Reserve(
             std::clamp<int64_t>(meta_.total_uncompressed_size, 64, std::max<int64_t>(bound, 64)));
       }
-    } catch (const std::bad_alloc&) {
+    } catch (const std::bad_alloc& e) {
       return Status::OutOfMemory("cannot allocate the column for " + std::to_string(num_rows_) +
-                                 " rows");
+                                 " rows: " + OutOfMemoryText(e));
     }
     return Status::OK();
   }

@@ -7,6 +7,7 @@
 #include <new>
 #include <string>
 
+#include "tandem/common/out_of_memory.h"
 #include "tandem/io/parquet/byte_source.h"
 #include "tandem/io/parquet/column_chunk_reader.h"
 #include "tandem/io/parquet/decode/raw_buffer.h"
@@ -148,8 +149,9 @@ Result<ColumnPtr> ParquetFileImpl::ReadColumn(int row_group, int column) const {
   bytes.Clear();
   try {
     bytes.Resize(length);
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory(context + ": cannot allocate " + std::to_string(length) + " bytes");
+  } catch (const std::bad_alloc& e) {
+    return Status::OutOfMemory(context + ": cannot allocate " + std::to_string(length) +
+                               " bytes: " + OutOfMemoryText(e));
   }
   TANDEM_RETURN_NOT_OK(source_->ReadAt(start, length, bytes.data()));
   return DecodeColumnChunk(bytes.data(), length, md, leaf, rg.num_rows, context);

@@ -1,6 +1,7 @@
 // RawBuffer: a growable, 64-byte aligned byte array that is NOT zero-filled, for decoders that
 // overwrite every byte they reserve. Finish() hands the memory to an immutable tandem::Buffer
-// without a copy.
+// without a copy. Not counted by the host budget (yet), but watched by its check of the
+// resident set, so that decoding more than the machine holds fails instead of being killed.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <utility>
 
 #include "tandem/memory/buffer.h"
+#include "tandem/memory/host_memory.h"
 
 namespace tandem::parquet::decode {
 
@@ -32,6 +34,7 @@ class RawBuffer {
     int64_t grown = capacity_ + capacity_ / 2;
     if (grown < capacity) grown = capacity;
     const size_t rounded = static_cast<size_t>((grown + 63) / 64 * 64 + 64);  // +64: load slack
+    host_memory::GuardResident(static_cast<int64_t>(rounded));
     void* fresh = std::aligned_alloc(64, rounded);
     if (fresh == nullptr) throw std::bad_alloc();
     if (size_ > 0) std::memcpy(fresh, data_, static_cast<size_t>(size_));
