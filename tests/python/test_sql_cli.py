@@ -169,3 +169,18 @@ def test_sql_test_files_hold_duckdb_answers():
     r = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "sql", "generate_expected.py"),
                         "--check"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_cache_table_that_host_memory_cannot_hold_stays_in_its_files(tmp_path):
+    # CACHE TABLE is an optimisation: where the host budget refuses the table, the statement
+    # says so and succeeds, and later queries read the file (answers checked against DuckDB).
+    path = tmp_path / "t.csv"
+    path.write_text("a,b\n" + "".join(f"{i},x{i}\n" for i in range(20000)))
+    proc = tandem("sql", "SET tandem.sql.device = cpu; SET \"tandem.memory.host.limit\" = '4k'; "
+                  "CACHE TABLE t; SET \"tandem.memory.host.limit\" = '0'; "
+                  "SELECT count(*) AS n, sum(a) AS s FROM t", "--table", f"t={path}")
+    assert proc.returncode == 0, proc.stderr
+    assert "table t not cached (queries read it from its files): host memory limit" in proc.stdout
+    expected = duckdb.sql(f"SELECT count(*), sum(a) FROM read_csv('{path}')").fetchone()
+    row = proc.stdout.strip().splitlines()[-2]  # the table printer's last row, above "(1 row)"
+    assert [c.strip() for c in row.split("|")] == [str(v) for v in expected], proc.stdout
