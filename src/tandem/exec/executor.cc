@@ -1645,19 +1645,25 @@ Result<Table> QueryRun::ApplyCpuOperator(const PlanNode& node, const std::vector
 }
 
 // Runs a CPU operator over inputs it does not consume. One that runs out of host memory (the
-// host budget, or an injected failure) runs again: at once, then on one thread (parallel
+// host budget, or an injected failure) runs again: with its Parquet scans reading row groups in
+// pieces (a row group can be larger than the whole budget), then also on one thread (parallel
 // partial states are the largest transient memory), before the error reaches the user.
 Result<Table> QueryRun::WithHostRetry(const PlanNode& node,
                                       const std::function<Result<Table>()>& op) {
+  // Rows of a scan's piece on a retry: a few MiB for the widest TPC-H scans.
+  constexpr int64_t kRetryPieceRows = 16 * 1024;
   auto attempt = [&]() -> Result<Table> { return cpu::opx::CatchOutOfMemory(op); };
   Result<Table> result = attempt();
   for (int retry = 1; retry <= 2 && !result.ok() &&
                       result.status().code() == StatusCode::kOutOfMemory && !ctx_.Cancelled();
        ++retry) {
     const int threads = ctx_.num_threads;
+    const int64_t pieces = ctx_.scan_piece_rows;
     if (retry == 2) ctx_.num_threads = 1;
+    ctx_.scan_piece_rows = kRetryPieceRows;
     result = attempt();
     ctx_.num_threads = threads;
+    ctx_.scan_piece_rows = pieces;
     if (result.ok()) {
       ++ctx_.host_oom_retries;
       ctx_.MarkRetried(&node);

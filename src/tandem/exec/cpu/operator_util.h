@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tandem/column/batch.h"
+#include "tandem/column/slice.h"
 #include "tandem/column/table.h"
 #include "tandem/exec/exec_context.h"
 #include "tandem/expr/expr.h"
@@ -31,15 +32,10 @@ Result<std::vector<int32_t>> SelectTrueRows(const Expr& predicate, const Batch& 
 Result<BatchPtr> FilterBatch(const Expr& predicate, const Batch& batch, const Schema& schema,
                              EvalContext& ctx);
 
-// Rows [begin, begin + length) of a batch as a new batch (copies).
-BatchPtr SliceBatch(const Batch& batch, int64_t begin, int64_t length);
-
-// Rows [begin, begin + length) of a column without copying values: the slice's buffers point
-// into the source's (keeping them alive). Needs begin % 8 == 0 (bitmaps stay byte-aligned);
-// string offsets are rebased into a fresh buffer (columns start at offset 0). Other begins copy.
-ColumnPtr SliceColumnView(const ColumnPtr& column, int64_t begin, int64_t length);
-// The same for every column of a batch.
-BatchPtr SliceBatchView(const Batch& batch, int64_t begin, int64_t length);
+// Slices of batches and columns (column/slice.h).
+using tandem::SliceBatch;
+using tandem::SliceBatchView;
+using tandem::SliceColumnView;
 
 // Default batch size operators aim for: big enough to amortize per-batch work, small enough that
 // a batch's columns and the intermediate results of expressions stay in cache.

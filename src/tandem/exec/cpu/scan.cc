@@ -110,6 +110,7 @@ Result<Table> ScanImpl(const PlanNode& node, const ScanPieceFn* each, ExecContex
       options.split_length = source.split_length;
       if (each) {
         streamed = true;
+        options.piece_rows = ctx.scan_piece_rows;
         options.per_row_group = [&](BatchPtr row_group) -> Result<std::vector<BatchPtr>> {
           Table one;
           one.schema = row_group->schema;

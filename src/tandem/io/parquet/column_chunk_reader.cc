@@ -10,8 +10,10 @@
 #include <limits>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "tandem/column/slice.h"
 #include "tandem/common/bit_util.h"
 #include "tandem/common/out_of_memory.h"
 #include "tandem/io/parquet/codec.h"
@@ -107,16 +109,23 @@ class ChunkDecoder {
   // byte: only extremely compressible chunks grow later); pages then grow the column to the
   // values they hold. Uncompressed string bytes are bounded by the chunk; compressed ones start
   // with at most 1 GiB of room and grow.
-  Status Init(int64_t chunk_size) {
+  // `rows_wanted`: the rows the first piece needs (the whole row group when read at once), which
+  // bounds the first allocation too.
+  Status Init(int64_t chunk_size, int64_t rows_wanted) {
     try {
       constexpr int64_t kMinRows = 64 * 1024, kRowsPerByte = 64;
-      GrowRows(std::min(num_rows_, std::max(kMinRows, chunk_size * kRowsPerByte)));
+      const int64_t first = std::min(num_rows_, rows_wanted);
+      GrowRows(std::min(first, std::max(kMinRows, chunk_size * kRowsPerByte)));
       if (kind_ == OutKind::kBytes) {
         offsets()[0] = 0;
         const int64_t bound =
             meta_.codec == CompressionCodec::UNCOMPRESSED ? chunk_size : int64_t{1} << 30;
-        data_.Reserve(
-            std::clamp<int64_t>(meta_.total_uncompressed_size, 64, std::max<int64_t>(bound, 64)));
+        // A piece of the row group reserves its share of the chunk's uncompressed bytes.
+        const double share =
+            num_rows_ > 0 ? static_cast<double>(first) / static_cast<double>(num_rows_) : 1.0;
+        const auto bytes = static_cast<int64_t>(static_cast<double>(meta_.total_uncompressed_size) *
+                                                std::min(1.0, share));
+        data_.Reserve(std::clamp<int64_t>(bytes, 64, std::max<int64_t>(bound, 64)));
       }
     } catch (const std::bad_alloc& e) {
       return Status::OutOfMemory("cannot allocate the column for " + std::to_string(num_rows_) +
@@ -128,13 +137,23 @@ class ChunkDecoder {
   Status DecodeDictionaryPage(const Page& page);
   Status DecodeDataPage(const Page& page);
   Result<ColumnPtr> Finish();
+  // The rows decoded so far as a column (a block that pieces are cut from); decoding then goes
+  // on into fresh buffers. Throws std::bad_alloc.
+  ColumnPtr FinishBlock();
+  // Takes rows [from, end) of a finished block back into the (empty) buffers, in front of the
+  // pages still to come: the part of a block too short for the next piece. Throws bad_alloc.
+  void CarryOver(const Column& block, int64_t from);
+  // Rows finished into blocks (and not carried over) so far.
+  int64_t done() const { return done_; }
 
  private:
   int32_t* offsets() { return reinterpret_cast<int32_t*>(values_.data()); }
   // Makes the output buffers hold `rows` rows (at most the row group's), growing geometrically;
   // bitmaps are zero-filled. Throws std::bad_alloc.
   void EnsureRows(int64_t rows) {
-    if (rows > capacity_rows_) GrowRows(std::min(num_rows_, std::max(rows, capacity_rows_ * 2)));
+    if (rows > capacity_rows_) {
+      GrowRows(std::min(num_rows_ - done_, std::max(rows, capacity_rows_ * 2)));
+    }
   }
   void GrowRows(int64_t rows) {
     if (kind_ == OutKind::kFixed) {
@@ -230,7 +249,8 @@ class ChunkDecoder {
   OutKind kind_;
   int width_;
   int phys_width_;
-  int64_t rows_ = 0;
+  int64_t rows_ = 0;           // rows decoded into the buffers (of the current piece)
+  int64_t done_ = 0;           // rows of earlier pieces
   int64_t capacity_rows_ = 0;  // rows the output buffers hold room for
   int64_t null_count_ = 0;
   RawBuffer values_, data_, validity_;
@@ -628,7 +648,7 @@ Status ChunkDecoder::DecodeDataPage(const Page& page) {
     if (levels_present && def_size == 0 && d.num_nulls == 0) levels_present = false;
   }
   if (n < 0) return Status::Invalid("negative value count");
-  if (n > num_rows_ - rows_) {
+  if (n > num_rows_ - done_ - rows_) {
     return Status::Invalid("pages hold more values than the row group's " +
                            std::to_string(num_rows_) + " rows");
   }
@@ -684,6 +704,85 @@ Result<ColumnPtr> ChunkDecoder::Finish() {
                                   values_.Finish());
 }
 
+ColumnPtr ChunkDecoder::FinishBlock() {
+  // The buffers hold room for capacity_rows_; the block is rows_ long.
+  if (leaf_.max_definition_level > 0) validity_.Resize(bit_util::BytesForBits(rows_));
+  if (kind_ == OutKind::kFixed) {
+    values_.Resize(rows_ * width_);
+  } else if (kind_ == OutKind::kBool) {
+    values_.Resize(bit_util::BytesForBits(rows_));
+  } else {
+    values_.Resize((rows_ + 1) * (large_ ? 8 : 4));
+  }
+  std::shared_ptr<Buffer> validity = null_count_ > 0 ? validity_.Finish() : nullptr;
+  validity_.Clear();
+  ColumnPtr column;
+  if (kind_ == OutKind::kBytes) {
+    auto offsets_buffer = values_.Finish();
+    column = std::make_shared<Column>(leaf_.type, rows_, null_count_, std::move(validity),
+                                      std::move(offsets_buffer), data_.Finish(), large_);
+  } else {
+    column = std::make_shared<Column>(leaf_.type, rows_, null_count_, std::move(validity),
+                                      values_.Finish());
+  }
+  done_ += rows_;
+  rows_ = capacity_rows_ = null_count_ = 0;
+  CarryOver(*column, column->length());  // empty buffers ready for the next pages
+  return column;
+}
+
+void ChunkDecoder::CarryOver(const Column& block, int64_t from) {
+  const int64_t extra = block.length() - from;
+  done_ -= extra;
+  rows_ = capacity_rows_ = extra;
+  null_count_ = 0;
+  if (leaf_.max_definition_level > 0) {
+    validity_.Clear();
+    GrowZeroed(&validity_, bit_util::BytesForBits(extra));
+    if (extra > 0 && block.null_count() > 0 && block.validity()) {
+      std::memcpy(validity_.data(), block.validity()->data() + from / 8,
+                  static_cast<size_t>(bit_util::BytesForBits(extra)));
+      null_count_ = extra - bit_util::CountSetBits(validity_.data(), 0, extra);
+    } else {
+      bit_util::SetBitsTo(validity_.data(), 0, extra, true);
+    }
+  }
+  if (kind_ == OutKind::kFixed) {
+    values_.Resize(extra * width_);
+    if (extra > 0) {
+      std::memcpy(values_.data(), block.values()->data() + from * width_,
+                  static_cast<size_t>(extra * width_));
+    }
+  } else if (kind_ == OutKind::kBool) {
+    values_.Clear();
+    GrowZeroed(&values_, bit_util::BytesForBits(extra));
+    if (extra > 0) {
+      std::memcpy(values_.data(), block.values()->data() + from / 8,
+                  static_cast<size_t>(bit_util::BytesForBits(extra)));
+    }
+  } else {
+    large_ = block.large_offsets();
+    auto carry = [&](const auto* off) {
+      using Off = std::remove_const_t<std::remove_pointer_t<decltype(off)>>;
+      const Off base = off[from];
+      values_.Resize((extra + 1) * static_cast<int64_t>(sizeof(Off)));
+      Off* out = reinterpret_cast<Off*>(values_.data());
+      for (int64_t i = 0; i <= extra; ++i) out[i] = off[from + i] - base;
+      const auto tail = static_cast<int64_t>(off[from + extra] - base);
+      data_.Clear();
+      data_.Reserve(tail + 64);
+      data_.Resize(tail);
+      if (tail > 0)
+        std::memcpy(data_.data(), block.data()->data() + base, static_cast<size_t>(tail));
+    };
+    if (large_) {
+      carry(block.values_as<int64_t>());
+    } else {
+      carry(block.values_as<int32_t>());
+    }
+  }
+}
+
 }  // namespace
 
 int64_t SetLargeOffsetThresholdForTesting(int64_t bytes) {
@@ -699,7 +798,7 @@ Result<ColumnPtr> DecodeColumnChunk(const uint8_t* chunk, int64_t size, const Co
   }
   if (num_rows < 0) return Status::Invalid("negative row count").WithContext(context);
   ChunkDecoder decoder(meta, leaf, num_rows);
-  TANDEM_RETURN_NOT_OK(decoder.Init(size).WithContext(context));
+  TANDEM_RETURN_NOT_OK(decoder.Init(size, num_rows).WithContext(context));
   PageReader reader(chunk, size, meta.codec);
   Page page;
   while (decoder.rows() < num_rows || reader.pages_read() == 0) {
@@ -725,6 +824,93 @@ Result<ColumnPtr> DecodeColumnChunk(const uint8_t* chunk, int64_t size, const Co
   auto column = decoder.Finish();
   if (!column.ok()) return column.status().WithContext(context);
   return column;
+}
+
+struct ColumnChunkPieces::State {
+  State(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta, const LeafColumn& leaf,
+        int64_t num_rows, std::string where)
+      : decoder(meta, leaf, num_rows),
+        reader(chunk, size, meta.codec),
+        chunk_size(size),
+        num_rows(num_rows),
+        codec(meta.codec),
+        context(std::move(where)) {}
+  ChunkDecoder decoder;
+  PageReader reader;
+  int64_t chunk_size;
+  int64_t num_rows;
+  CompressionCodec codec;
+  std::string context;
+  bool started = false;
+  bool ended = false;  // no page left
+  ColumnPtr block;     // decoded rows that pieces are cut from (views), from `cursor` on
+  int64_t cursor = 0;
+};
+
+ColumnChunkPieces::ColumnChunkPieces(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
+                                     const LeafColumn& leaf, int64_t num_rows, std::string context)
+    : state_(std::make_unique<State>(chunk, size, meta, leaf, num_rows, std::move(context))) {}
+
+ColumnChunkPieces::~ColumnChunkPieces() = default;
+
+Result<ColumnPtr> ColumnChunkPieces::Next(int64_t rows) {
+  State& s = *state_;
+  ChunkDecoder& decoder = s.decoder;
+  const int64_t in_block = s.block ? s.block->length() - s.cursor : 0;
+  rows = std::min(rows, s.num_rows - (decoder.done() - in_block) - decoder.rows());
+  // A page holds far more rows than a piece, often: its block serves several pieces as views.
+  if (in_block >= rows) {
+    ColumnPtr piece = SliceColumnView(s.block, s.cursor, rows);
+    s.cursor += rows;
+    return piece;
+  }
+  if (!s.started) {
+    if (!CodecSupported(s.codec)) {
+      return Status::Unsupported(std::string("compression codec ") + CodecName(s.codec))
+          .WithContext(s.context);
+    }
+    if (s.num_rows < 0) return Status::Invalid("negative row count").WithContext(s.context);
+    TANDEM_RETURN_NOT_OK(decoder.Init(s.chunk_size, rows).WithContext(s.context));
+    s.started = true;
+  }
+  try {
+    if (s.block) decoder.CarryOver(*s.block, s.cursor);  // fewer rows than the piece
+    s.block.reset();
+    s.cursor = 0;
+    Page page;
+    while (decoder.rows() < rows && !s.ended) {
+      auto more = s.reader.Next(&page);
+      if (!more.ok()) {
+        return more.status().WithContext(s.context + ", page " +
+                                         std::to_string(s.reader.pages_read() - 1));
+      }
+      if (!*more) {
+        s.ended = true;
+        break;
+      }
+      Status st;
+      if (page.header.type == PageType::DICTIONARY_PAGE) {
+        st = decoder.DecodeDictionaryPage(page);
+      } else if (page.header.type == PageType::DATA_PAGE ||
+                 page.header.type == PageType::DATA_PAGE_V2) {
+        st = decoder.DecodeDataPage(page);
+      }
+      if (!st.ok()) return st.WithContext(s.context + ", page " + std::to_string(page.index));
+    }
+    if (decoder.rows() < rows) {
+      return Status::Invalid("column chunk holds " +
+                             std::to_string(decoder.done() + decoder.rows()) +
+                             " values, its row group has " + std::to_string(s.num_rows) + " rows")
+          .WithContext(s.context);
+    }
+    s.block = decoder.FinishBlock();
+  } catch (const std::bad_alloc& e) {
+    return Status::OutOfMemory("out of memory decoding a piece of " + std::to_string(rows) +
+                               " rows: " + OutOfMemoryText(e))
+        .WithContext(s.context);
+  }
+  s.cursor = rows;
+  return SliceColumnView(s.block, 0, rows);
 }
 
 }  // namespace tandem::parquet

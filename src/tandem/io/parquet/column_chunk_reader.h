@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "tandem/column/column.h"
@@ -17,6 +18,27 @@ namespace tandem::parquet {
 Result<ColumnPtr> DecodeColumnChunk(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
                                     const LeafColumn& leaf, int64_t num_rows,
                                     const std::string& context);
+
+// Decodes one column chunk a piece at a time, for row groups larger than memory allows at once:
+// Next(rows) decodes pages until it holds `rows` rows and hands out exactly those (the rows of the
+// last page past them wait for the next piece). Pieces of every column of a row group then line
+// up, so that each set of pieces forms a batch. The chunk's bytes must outlive the object.
+class ColumnChunkPieces {
+ public:
+  ColumnChunkPieces(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
+                    const LeafColumn& leaf, int64_t num_rows, std::string context);
+  ~ColumnChunkPieces();
+  ColumnChunkPieces(const ColumnChunkPieces&) = delete;
+  ColumnChunkPieces& operator=(const ColumnChunkPieces&) = delete;
+
+  // The next `rows` rows (a multiple of 8, or all that are left); the last piece also checks
+  // that the chunk holds exactly the row group's rows.
+  Result<ColumnPtr> Next(int64_t rows);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // Test hook: string/binary columns switch from int32 to int64 offsets once their bytes could pass
 // `bytes` (default INT32_MAX, the most int32 offsets can address). Returns the previous value.

@@ -83,7 +83,7 @@ Result<bool> PageReader::Next(Page* page) {
     return true;
   }
   // One decompression buffer per thread, reused across pages and chunks.
-  thread_local decode::RawBuffer scratch_;
+  thread_local decode::RawBuffer scratch_(decode::RawBuffer::Use::kScratch);
   try {
     scratch_.Clear();
     scratch_.Resize(raw_size);

@@ -4,6 +4,7 @@
 // Open, so ReadRowGroup may run on several threads at once.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <new>
 #include <string>
 
@@ -29,8 +30,19 @@ class ParquetFileImpl final : public ParquetFile {
   const Schema& schema() const override { return schema_; }
   int num_row_groups() const override { return static_cast<int>(meta_.row_groups.size()); }
   Result<BatchPtr> ReadRowGroup(int row_group, const std::vector<int>& columns) const override;
+  Status ReadRowGroupPieces(int row_group, const std::vector<int>& columns, int64_t piece_rows,
+                            const std::function<Status(BatchPtr)>& each) const override;
 
  private:
+  // Where one column chunk's bytes lie, checked against the footer and the file.
+  struct ChunkPlace {
+    const ColumnMetaData* meta = nullptr;
+    const LeafColumn* leaf = nullptr;
+    std::string context;  // "file f, row group r, column c"
+    int64_t start = 0;
+    int64_t length = 0;  // 0 for an empty row group
+  };
+  Result<ChunkPlace> PlaceChunk(int row_group, int column) const;
   Result<ColumnPtr> ReadColumn(int row_group, int column) const;
 
   std::string path_;
@@ -92,7 +104,7 @@ Status ParquetFileImpl::Init() {
   return Status::OK();
 }
 
-Result<ColumnPtr> ParquetFileImpl::ReadColumn(int row_group, int column) const {
+Result<ParquetFileImpl::ChunkPlace> ParquetFileImpl::PlaceChunk(int row_group, int column) const {
   const LeafColumn& leaf = leaves_[column];
   const std::string column_context = "file " + path_ + ", column " + leaf.name;
   if (!leaf.unsupported.empty()) {
@@ -118,9 +130,8 @@ Result<ColumnPtr> ParquetFileImpl::ReadColumn(int row_group, int column) const {
     return Status::Invalid(context + ": column chunk has " + std::to_string(md.num_values) +
                            " values, row group has " + std::to_string(rg.num_rows) + " rows");
   }
-  if (rg.num_rows == 0) {
-    return DecodeColumnChunk(nullptr, 0, md, leaf, 0, context);  // nothing to read
-  }
+  ChunkPlace place{&md, &leaf, context, 0, 0};
+  if (rg.num_rows == 0) return place;  // nothing to read
   // The chunk starts at its first page: the dictionary page when there is one. Some writers
   // store dictionary_page_offset 0 (meaning "none") or a data_page_offset of 0.
   int64_t start = md.data_page_offset;
@@ -138,12 +149,25 @@ Result<ColumnPtr> ParquetFileImpl::ReadColumn(int row_group, int column) const {
   // once the row group's rows are complete, so the padding is never taken for pages.
   constexpr int64_t kChunkPadding = 100;
   length += std::min(kChunkPadding, footer_start_ - start - length);
+  place.start = start;
+  place.length = length;
+  return place;
+}
+
+Result<ColumnPtr> ParquetFileImpl::ReadColumn(int row_group, int column) const {
+  TANDEM_ASSIGN_OR_RAISE(ChunkPlace place, PlaceChunk(row_group, column));
+  const ColumnMetaData& md = *place.meta;
+  const LeafColumn& leaf = *place.leaf;
+  const std::string& context = place.context;
+  const int64_t start = place.start, length = place.length;
+  const RowGroup& rg = meta_.row_groups[row_group];
+  if (rg.num_rows == 0) return DecodeColumnChunk(nullptr, 0, md, leaf, 0, context);
   if (const uint8_t* in_place = source_->View(start, length)) {
     return DecodeColumnChunk(in_place, length, md, leaf, rg.num_rows, context);
   }
   // Chunks up to kReusedBytes reuse one per-thread buffer: no fresh pages to fault in per chunk.
   constexpr int64_t kReusedBytes = int64_t{64} << 20;
-  thread_local decode::RawBuffer reused;
+  thread_local decode::RawBuffer reused(decode::RawBuffer::Use::kScratch);
   decode::RawBuffer large;
   decode::RawBuffer& bytes = length <= kReusedBytes ? reused : large;
   bytes.Clear();
@@ -176,6 +200,58 @@ Result<BatchPtr> ParquetFileImpl::ReadRowGroup(int row_group,
     batch->columns.push_back(std::move(column));
   }
   return batch;
+}
+
+Status ParquetFileImpl::ReadRowGroupPieces(int row_group, const std::vector<int>& columns,
+                                           int64_t piece_rows,
+                                           const std::function<Status(BatchPtr)>& each) const {
+  if (row_group < 0 || row_group >= num_row_groups()) {
+    return Status::Invalid("file " + path_ + ": row group " + std::to_string(row_group) +
+                           " does not exist (the file has " + std::to_string(num_row_groups()) +
+                           ")");
+  }
+  const int64_t num_rows = meta_.row_groups[row_group].num_rows;
+  // Pieces of a multiple of 8 rows, so that bitmaps split on byte boundaries.
+  piece_rows = std::max<int64_t>(8, (piece_rows + 7) / 8 * 8);
+  // Every column's chunk is held (compressed) while its pieces are decoded in turn.
+  std::vector<decode::RawBuffer> held(columns.size());
+  std::vector<std::unique_ptr<ColumnChunkPieces>> pieces;
+  Schema schema;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const int c = columns[i];
+    if (c < 0 || c >= schema_.num_fields()) {
+      return Status::Invalid("file " + path_ + ": column index " + std::to_string(c) +
+                             " out of range");
+    }
+    TANDEM_ASSIGN_OR_RAISE(ChunkPlace place, PlaceChunk(row_group, c));
+    const uint8_t* bytes = place.length > 0 ? source_->View(place.start, place.length) : nullptr;
+    if (bytes == nullptr && place.length > 0) {
+      try {
+        held[i].Resize(place.length);
+      } catch (const std::bad_alloc& e) {
+        return Status::OutOfMemory(place.context + ": cannot allocate " +
+                                   std::to_string(place.length) + " bytes: " + OutOfMemoryText(e));
+      }
+      TANDEM_RETURN_NOT_OK(source_->ReadAt(place.start, place.length, held[i].data()));
+      bytes = held[i].data();
+    }
+    pieces.push_back(std::make_unique<ColumnChunkPieces>(bytes, place.length, *place.meta,
+                                                         *place.leaf, num_rows, place.context));
+    schema.fields.push_back(schema_.fields[c]);
+  }
+  for (int64_t done = 0; done < num_rows;) {
+    const int64_t rows = std::min(piece_rows, num_rows - done);
+    auto batch = std::make_shared<Batch>();
+    batch->schema = schema;
+    batch->num_rows = rows;
+    for (auto& column : pieces) {
+      TANDEM_ASSIGN_OR_RAISE(ColumnPtr piece, column->Next(rows));
+      batch->columns.push_back(std::move(piece));
+    }
+    done += rows;
+    TANDEM_RETURN_NOT_OK(each(std::move(batch)));
+  }
+  return Status::OK();
 }
 
 }  // namespace

@@ -104,33 +104,80 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
     for (size_t r = 0; r < row_groups.size(); ++r) TANDEM_RETURN_NOT_OK(finish_row_group(r));
   }
 
-  Status decode_status = pool.ParallelFor(
-      static_cast<int64_t>(order.size()),
-      [&](int64_t i) -> Status {
-        const size_t t = order[i];
-        const KeptRowGroup& rg = row_groups[t / ncols];
-        const int column = file_columns[t % ncols];
-        const ParquetFile& file = *files[rg.file];
-        auto batch = file.ReadRowGroup(rg.row_group, {column});
-        if (!batch.ok()) {
-          slot_status[t] = batch.status();
-        } else if (!*batch || (*batch)->num_columns() != 1 ||
-                   (*batch)->column(0)->length() != rg.rows) {
-          slot_status[t] = Status::Invalid(
-              file.path() + ": row group " + std::to_string(rg.row_group) + ", column " +
-              file_schema.field(column).name +
-              ": decoded length differs from the row group's row count " + std::to_string(rg.rows));
-        } else {
-          decoded[t] = (*batch)->column(0);
-        }
-        if (!slot_status[t].ok()) return slot_status[t];
-        query_progress::AddDone(rg.rows);
-        if (streaming && columns_left[t / ncols].fetch_sub(1) == 1) {
-          return finish_row_group(t / ncols);
-        }
-        return Status::OK();
-      },
-      options.num_threads);
+  // Row groups in pieces: one row group per task, its pieces transformed as they come.
+  if (streaming && options.piece_rows > 0 && ncols > 0) {
+    Status piece_status = pool.ParallelFor(
+        static_cast<int64_t>(row_groups.size()),
+        [&](int64_t r) -> Status {
+          const KeptRowGroup& rg = row_groups[r];
+          const ParquetFile& file = *files[rg.file];
+          Status st = file.ReadRowGroupPieces(
+              rg.row_group, file_columns, options.piece_rows, [&](BatchPtr piece) -> Status {
+                auto batch = std::make_shared<Batch>();
+                batch->schema = out_schema;
+                batch->num_rows = piece->num_rows;
+                for (int index : projection) {
+                  if (index < file_schema.num_fields()) {
+                    const size_t slot = std::find(file_columns.begin(), file_columns.end(), index) -
+                                        file_columns.begin();
+                    batch->columns.push_back(piece->columns[slot]);
+                  } else {
+                    const size_t k = static_cast<size_t>(index - file_schema.num_fields());
+                    batch->columns.push_back(PartitionColumnValues(
+                        partitions[k].type, plan.PartitionValue(r, k), piece->num_rows));
+                  }
+                }
+                const int64_t rows = piece->num_rows;
+                piece.reset();
+                TANDEM_ASSIGN_OR_RAISE(std::vector<BatchPtr> out,
+                                       options.per_row_group(std::move(batch)));
+                for (auto& b : out) transformed[r].push_back(std::move(b));
+                query_progress::AddDone(rows * static_cast<int64_t>(ncols));
+                return Status::OK();
+              });
+          transform_status[r] = st;
+          return st;
+        },
+        options.num_threads);
+    if (!piece_status.ok()) {
+      for (const Status& s : transform_status) {
+        if (!s.ok()) return s;
+      }
+      return piece_status;
+    }
+  }
+
+  Status decode_status =
+      streaming && options.piece_rows > 0 && ncols > 0
+          ? Status::OK()
+          : pool.ParallelFor(
+                static_cast<int64_t>(order.size()),
+                [&](int64_t i) -> Status {
+                  const size_t t = order[i];
+                  const KeptRowGroup& rg = row_groups[t / ncols];
+                  const int column = file_columns[t % ncols];
+                  const ParquetFile& file = *files[rg.file];
+                  auto batch = file.ReadRowGroup(rg.row_group, {column});
+                  if (!batch.ok()) {
+                    slot_status[t] = batch.status();
+                  } else if (!*batch || (*batch)->num_columns() != 1 ||
+                             (*batch)->column(0)->length() != rg.rows) {
+                    slot_status[t] = Status::Invalid(
+                        file.path() + ": row group " + std::to_string(rg.row_group) + ", column " +
+                        file_schema.field(column).name +
+                        ": decoded length differs from the row group's row count " +
+                        std::to_string(rg.rows));
+                  } else {
+                    decoded[t] = (*batch)->column(0);
+                  }
+                  if (!slot_status[t].ok()) return slot_status[t];
+                  query_progress::AddDone(rg.rows);
+                  if (streaming && columns_left[t / ncols].fetch_sub(1) == 1) {
+                    return finish_row_group(t / ncols);
+                  }
+                  return Status::OK();
+                },
+                options.num_threads);
   if (!decode_status.ok()) {
     // Report the failure that comes first in file / row-group / column order.
     for (const Status& s : slot_status) {

@@ -38,6 +38,11 @@ struct ReadOptions {
   // filter here so that unfiltered row groups are freed while still in the caches, never all
   // held at once. Row groups are then decoded one after another (columns in parallel).
   std::function<Result<std::vector<std::shared_ptr<Batch>>>(std::shared_ptr<Batch>)> per_row_group;
+  // With per_row_group: > 0 decodes each row group in pieces of about this many rows, each
+  // handed to per_row_group as soon as it is decoded (row groups then run in parallel, one per
+  // thread), so that a scan holds a piece per thread instead of whole row groups: for queries
+  // that run out of memory otherwise. 0: whole row groups.
+  int64_t piece_rows = 0;
 };
 
 // One open Parquet file: footer parsed, schema converted, column chunks readable.
@@ -61,6 +66,12 @@ class ParquetFile {
   virtual int num_row_groups() const = 0;
   // Reads the given columns (indexes into schema()) of one row group into a batch.
   virtual Result<BatchPtr> ReadRowGroup(int row_group, const std::vector<int>& columns) const = 0;
+  // The same in pieces of `piece_rows` rows (rounded up to a multiple of 8; the last piece holds
+  // the rest), each handed to `each` in order as soon as it is decoded: a row group then never
+  // needs to be in memory whole (only its compressed chunks and one piece of each column).
+  virtual Status ReadRowGroupPieces(int row_group, const std::vector<int>& columns,
+                                    int64_t piece_rows,
+                                    const std::function<Status(BatchPtr)>& each) const = 0;
 };
 
 // Reads a file, directory, glob or hive-partitioned tree as one table. Batches come in file

@@ -1,7 +1,11 @@
 // RawBuffer: a growable, 64-byte aligned byte array that is NOT zero-filled, for decoders that
 // overwrite every byte they reserve. Finish() hands the memory to an immutable tandem::Buffer
-// without a copy. Not counted by the host budget (yet), but watched by its check of the
-// resident set, so that decoding more than the machine holds fails instead of being killed.
+// without a copy. Its bytes count against the host budget (tandem.memory.host.limit) from the
+// allocation until the last Buffer over them dies, so that decoded scan outputs and tables cached
+// in host memory are seen by the budget; a decode past it throws MemoryLimitExceeded. A
+// per-thread scratch buffer (compressed chunk bytes, decompressed pages: bounded, reused, never
+// part of an output) is not counted, like the allocator's free lists, but watched by the budget's
+// check of the resident set, so that it cannot take the machine either.
 #pragma once
 
 #include <cstdint>
@@ -18,10 +22,16 @@ namespace tandem::parquet::decode {
 
 class RawBuffer {
  public:
+  // kCounted: an output's bytes, held against the budget; kScratch: per-thread scratch.
+  enum class Use { kCounted, kScratch };
   RawBuffer() = default;
+  explicit RawBuffer(Use use) : counted_use_(use == Use::kCounted) {}
   RawBuffer(const RawBuffer&) = delete;
   RawBuffer& operator=(const RawBuffer&) = delete;
-  ~RawBuffer() { std::free(data_); }
+  ~RawBuffer() {
+    std::free(data_);
+    host_memory::Release(counted_);
+  }
 
   uint8_t* data() { return data_; }
   const uint8_t* data() const { return data_; }
@@ -34,11 +44,23 @@ class RawBuffer {
     int64_t grown = capacity_ + capacity_ / 2;
     if (grown < capacity) grown = capacity;
     const size_t rounded = static_cast<size_t>((grown + 63) / 64 * 64 + 64);  // +64: load slack
-    host_memory::GuardResident(static_cast<int64_t>(rounded));
+    // The new block is counted before it exists and the old one released after the copy: a
+    // growth holds both for a moment.
+    const int64_t count = counted_use_ ? static_cast<int64_t>(rounded) : 0;
+    if (counted_use_) {
+      host_memory::Reserve(count);
+    } else {
+      host_memory::GuardResident(static_cast<int64_t>(rounded));
+    }
     void* fresh = std::aligned_alloc(64, rounded);
-    if (fresh == nullptr) throw std::bad_alloc();
+    if (fresh == nullptr) {
+      host_memory::Release(count);
+      throw std::bad_alloc();
+    }
     if (size_ > 0) std::memcpy(fresh, data_, static_cast<size_t>(size_));
     std::free(data_);
+    host_memory::Release(counted_);
+    counted_ = count;
     data_ = static_cast<uint8_t*>(fresh);
     capacity_ = grown;
   }
@@ -51,15 +73,20 @@ class RawBuffer {
     std::swap(data_, other.data_);
     std::swap(size_, other.size_);
     std::swap(capacity_, other.capacity_);
+    std::swap(counted_, other.counted_);
   }
 
   // Moves the bytes into a tandem::Buffer of size() bytes; this RawBuffer becomes empty.
   std::shared_ptr<Buffer> Finish() {
     if (data_ == nullptr) Reserve(1);
     uint8_t* p = data_;
-    auto buffer = Buffer::Wrap(p, size_, [p] { std::free(p); });
+    const int64_t counted = counted_;
+    auto buffer = Buffer::Wrap(p, size_, [p, counted] {
+      std::free(p);
+      host_memory::Release(counted);
+    });
     data_ = nullptr;
-    size_ = capacity_ = 0;
+    size_ = capacity_ = counted_ = 0;
     return buffer;
   }
 
@@ -67,6 +94,8 @@ class RawBuffer {
   uint8_t* data_ = nullptr;
   int64_t size_ = 0;
   int64_t capacity_ = 0;
+  int64_t counted_ = 0;  // bytes held against the host budget
+  bool counted_use_ = true;
 };
 
 }  // namespace tandem::parquet::decode

@@ -91,7 +91,7 @@ void TryStage(const FileAccess& access, const FileMetaData& meta, int row_group,
   constexpr int64_t kChunkPadding = 100;  // as ParquetFile: PARQUET-816 dictionary headers
   length += std::min(kChunkPadding, limit - start - length);
   const uint8_t* bytes = access.source->View(start, length);
-  thread_local decode::RawBuffer buffer;
+  thread_local decode::RawBuffer buffer(decode::RawBuffer::Use::kScratch);
   if (bytes == nullptr) {
     buffer.Clear();
     buffer.Resize(length);
