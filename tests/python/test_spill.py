@@ -44,8 +44,8 @@ def tables(tmp_path_factory):
     ids = rng.permutation(DIM_ROWS)
     dim = pa.table({"id": ids, "name": [f"dim-{i:07d}-padding" for i in ids], "grp": ids % 13})
     paths = {"fact": str(d / "fact.parquet"), "dim": str(d / "dim.parquet")}
-    pq.write_table(fact, paths["fact"], row_group_size=50_000)
-    pq.write_table(dim, paths["dim"], row_group_size=20_000)
+    pq.write_table(fact, paths["fact"], row_group_size=10_000)
+    pq.write_table(dim, paths["dim"], row_group_size=5_000)
     return paths
 
 

@@ -83,6 +83,31 @@ void GatherFixed(const uint8_t* dict, const uint32_t* idx, int64_t n, uint8_t* d
     std::memcpy(dst + i * W, dict + static_cast<int64_t>(idx[i]) * W, W);
 }
 
+// Dictionary values of `width` bytes gathered by index.
+Status GatherFixedWidth(int width, const uint8_t* dict, const uint32_t* idx, int64_t n,
+                        uint8_t* dst) {
+  switch (width) {
+    case 1:
+      GatherFixed<1>(dict, idx, n, dst);
+      break;
+    case 2:
+      GatherFixed<2>(dict, idx, n, dst);
+      break;
+    case 4:
+      GatherFixed<4>(dict, idx, n, dst);
+      break;
+    case 8:
+      GatherFixed<8>(dict, idx, n, dst);
+      break;
+    case 16:
+      GatherFixed<16>(dict, idx, n, dst);
+      break;
+    default:
+      return Status::Internal("unexpected value width");
+  }
+  return Status::OK();
+}
+
 class ChunkDecoder {
  public:
   ChunkDecoder(const ColumnMetaData& meta, const LeafColumn& leaf, int64_t num_rows)
@@ -128,14 +153,21 @@ class ChunkDecoder {
         data_.Reserve(std::clamp<int64_t>(bytes, 64, std::max<int64_t>(bound, 64)));
       }
     } catch (const std::bad_alloc& e) {
-      return Status::OutOfMemory("cannot allocate the column for " + std::to_string(num_rows_) +
+      return Status::OutOfMemory("cannot allocate the column for " +
+                                 std::to_string(std::min(num_rows_, rows_wanted)) +
                                  " rows: " + OutOfMemoryText(e));
     }
     return Status::OK();
   }
 
   Status DecodeDictionaryPage(const Page& page);
-  Status DecodeDataPage(const Page& page);
+  // Decodes a data page; with max_rows below its row count, only its first max_rows rows where
+  // the encoding allows (PLAIN and dictionary values), the rest waiting for DecodePending.
+  Status DecodeDataPage(const Page& page, int64_t max_rows = INT64_MAX);
+  // Whether part of a page waits, and decodes up to `rows` more of its rows.
+  bool pending() const { return pending_.rows > 0; }
+  int64_t pending_rows() const { return pending_.rows; }
+  Status DecodePending(int64_t rows);
   Result<ColumnPtr> Finish();
   // The rows decoded so far as a column (a block that pieces are cut from); decoding then goes
   // on into fresh buffers. Throws std::bad_alloc.
@@ -233,13 +265,34 @@ class ChunkDecoder {
   template <typename Off>
   Status AppendPlainByteArrays(const uint8_t* p, int64_t size, int64_t n, const uint8_t* valid);
   template <typename Off>
-  void AppendDictionaryStrings(int64_t n, const uint8_t* valid);
+  void AppendDictionaryStrings(int64_t n, const uint8_t* valid, const uint32_t* idx);
   Status AppendFixedAsBinary(const uint8_t* src, int64_t n, const uint8_t* valid, int64_t n_valid) {
     const int64_t w = leaf_.type_length;
     TANDEM_RETURN_NOT_OK(ReserveData(n_valid * w));
     AppendStrings(n, valid, [&](int64_t j) { return std::pair(src + j * w, w); });
     return Status::OK();
   }
+
+  // Whether a page of this encoding can be decoded a part at a time: PLAIN fixed-width values
+  // and byte arrays, and dictionary indices (the values are gathered per part).
+  bool SplitsPages(Encoding enc) const;
+  // Keeps what decoding the rest of a page needs: its levels, its dictionary indices, or a copy
+  // of its PLAIN values (the page's bytes are reused by the next page read on the thread).
+  Status HoldPage(Encoding enc, const uint8_t* p, int64_t size, int64_t n, int64_t n_valid,
+                  const uint8_t* valid);
+
+  // The part of a data page not yet decoded (HoldPage, DecodePending).
+  struct PendingPage {
+    int64_t rows = 0;               // rows left
+    int64_t row = 0;                // rows of the page decoded so far
+    int64_t value = 0;              // valid values decoded so far
+    bool dictionary = false;        // indices hold the values; else plain holds them
+    std::vector<uint8_t> valid;     // per row, when the page has nulls
+    std::vector<uint32_t> indices;  // dictionary indices of the valid values
+    RawBuffer plain;                // PLAIN values
+    int64_t plain_pos = 0;          // byte arrays: where the next value's length is
+  };
+  PendingPage pending_;
 
   const ColumnMetaData& meta_;
   const LeafColumn& leaf_;
@@ -370,27 +423,7 @@ Status ChunkDecoder::DecodeFixed(Encoding enc, const uint8_t* p, int64_t size, i
     case Encoding::PLAIN_DICTIONARY:
     case Encoding::RLE_DICTIONARY: {
       TANDEM_RETURN_NOT_OK(DecodeIndices(p, size, n));
-      const uint8_t* dict = dict_fixed_.data();
-      switch (width_) {
-        case 1:
-          GatherFixed<1>(dict, indices_.data(), n, dst);
-          break;
-        case 2:
-          GatherFixed<2>(dict, indices_.data(), n, dst);
-          break;
-        case 4:
-          GatherFixed<4>(dict, indices_.data(), n, dst);
-          break;
-        case 8:
-          GatherFixed<8>(dict, indices_.data(), n, dst);
-          break;
-        case 16:
-          GatherFixed<16>(dict, indices_.data(), n, dst);
-          break;
-        default:
-          return Status::Internal("unexpected value width");
-      }
-      return Status::OK();
+      return GatherFixedWidth(width_, dict_fixed_.data(), indices_.data(), n, dst);
     }
     case Encoding::DELTA_BINARY_PACKED: {
       if (leaf_.physical != PhysicalType::INT32 && leaf_.physical != PhysicalType::INT64) break;
@@ -499,9 +532,9 @@ Status ChunkDecoder::DecodeBytes(Encoding enc, const uint8_t* p, int64_t size, i
       for (int64_t j = 0; j < n_valid; ++j) total += doff[idx[j] + 1] - doff[idx[j]];
       TANDEM_RETURN_NOT_OK(ReserveData(total, 32));
       if (large_) {
-        AppendDictionaryStrings<int64_t>(n, valid);
+        AppendDictionaryStrings<int64_t>(n, valid, indices_.data());
       } else {
-        AppendDictionaryStrings<int32_t>(n, valid);
+        AppendDictionaryStrings<int32_t>(n, valid, indices_.data());
       }
       return Status::OK();
     }
@@ -567,9 +600,8 @@ Status ChunkDecoder::AppendPlainByteArrays(const uint8_t* p, int64_t size, int64
 
 // Gathers dictionary strings by the indices in indices_ (already checked against the dictionary).
 template <typename Off>
-void ChunkDecoder::AppendDictionaryStrings(int64_t n, const uint8_t* valid) {
+void ChunkDecoder::AppendDictionaryStrings(int64_t n, const uint8_t* valid, const uint32_t* idx) {
   const int64_t* doff = dict_bytes_.offsets.data();
-  const uint32_t* idx = indices_.data();
   const uint8_t* base = dict_bytes_.base;
   Off* off = offsets_from<Off>(rows_);
   uint8_t* d = data_.data();
@@ -594,7 +626,7 @@ void ChunkDecoder::AppendDictionaryStrings(int64_t n, const uint8_t* valid) {
   data_.Resize(pos);
 }
 
-Status ChunkDecoder::DecodeDataPage(const Page& page) {
+Status ChunkDecoder::DecodeDataPage(const Page& page, int64_t max_rows) {
   const PageHeader& h = page.header;
   const uint8_t* p = page.data;
   int64_t size = page.size;
@@ -652,12 +684,16 @@ Status ChunkDecoder::DecodeDataPage(const Page& page) {
     return Status::Invalid("pages hold more values than the row group's " +
                            std::to_string(num_rows_) + " rows");
   }
-  EnsureRows(rows_ + n);
   int64_t n_valid = n;
   if (levels_present) {
     TANDEM_RETURN_NOT_OK(DecodeLevels(def_data, def_size, n, levels_bit_packed, &n_valid));
   }
   const uint8_t* valid = n_valid == n ? nullptr : valid_.data();
+  if (max_rows < n && SplitsPages(enc)) {
+    TANDEM_RETURN_NOT_OK(HoldPage(enc, p, size, n, n_valid, valid));
+    return DecodePending(max_rows);
+  }
+  EnsureRows(rows_ + n);
   if (leaf_.max_definition_level > 0) {
     if (valid == nullptr) {
       bit_util::SetBitsTo(validity_.data(), rows_, n, true);
@@ -702,6 +738,121 @@ Result<ColumnPtr> ChunkDecoder::Finish() {
   }
   return std::make_shared<Column>(leaf_.type, num_rows_, null_count_, std::move(validity),
                                   values_.Finish());
+}
+
+bool ChunkDecoder::SplitsPages(Encoding enc) const {
+  const bool dictionary = enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY;
+  if (kind_ == OutKind::kFixed) {
+    return dictionary ||
+           (enc == Encoding::PLAIN && leaf_.conversion != Conversion::kByteArrayDecimal);
+  }
+  if (kind_ == OutKind::kBytes) {
+    return dictionary || (enc == Encoding::PLAIN && leaf_.physical == PhysicalType::BYTE_ARRAY);
+  }
+  return false;
+}
+
+Status ChunkDecoder::HoldPage(Encoding enc, const uint8_t* p, int64_t size, int64_t n,
+                              int64_t n_valid, const uint8_t* valid) {
+  PendingPage& h = pending_;
+  h.rows = n;
+  h.row = h.value = h.plain_pos = 0;
+  h.dictionary = enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY;
+  h.valid.clear();
+  if (valid != nullptr) h.valid.assign(valid, valid + n);
+  if (h.dictionary) {
+    TANDEM_RETURN_NOT_OK(DecodeIndices(p, size, n_valid));
+    h.indices.swap(indices_);
+    return Status::OK();
+  }
+  if (kind_ == OutKind::kFixed && n_valid > size / phys_width_) {
+    return Status::Invalid("PLAIN data of " + std::to_string(size) + " bytes holds fewer than " +
+                           std::to_string(n_valid) + " values");
+  }
+  h.plain.Clear();
+  h.plain.Resize(size);
+  if (size > 0) std::memcpy(h.plain.data(), p, static_cast<size_t>(size));
+  return Status::OK();
+}
+
+Status ChunkDecoder::DecodePending(int64_t rows) {
+  PendingPage& h = pending_;
+  const int64_t k = std::min(rows, h.rows);
+  const uint8_t* valid = h.valid.empty() ? nullptr : h.valid.data() + h.row;
+  int64_t nv = k;
+  if (valid != nullptr) nv = std::count(valid, valid + k, uint8_t{1});
+  EnsureRows(rows_ + k);
+  if (leaf_.max_definition_level > 0) {
+    if (valid == nullptr) {
+      bit_util::SetBitsTo(validity_.data(), rows_, k, true);
+    } else {
+      for (int64_t i = 0; i < k; ++i) {
+        if (valid[i]) bit_util::SetBit(validity_.data(), rows_ + i);
+      }
+    }
+  }
+  if (kind_ == OutKind::kFixed) {
+    uint8_t* out = values_.data() + rows_ * width_;
+    uint8_t* dst = out;
+    if (valid != nullptr) {
+      dense_.Resize(nv * width_);
+      dst = dense_.data();
+    }
+    if (h.dictionary) {
+      TANDEM_RETURN_NOT_OK(
+          GatherFixedWidth(width_, dict_fixed_.data(), h.indices.data() + h.value, nv, dst));
+    } else {
+      TANDEM_RETURN_NOT_OK(decode::ConvertFixed(leaf_.conversion,
+                                                h.plain.data() + h.value * phys_width_, nv,
+                                                leaf_.type_length, width_, dst));
+    }
+    if (valid != nullptr) decode::ScatterFixed(dense_.data(), valid, k, width_, out);
+  } else if (h.dictionary) {
+    const int64_t* doff = dict_bytes_.offsets.data();
+    const uint32_t* idx = h.indices.data() + h.value;
+    int64_t total = 0;
+    for (int64_t j = 0; j < nv; ++j) total += doff[idx[j] + 1] - doff[idx[j]];
+    TANDEM_RETURN_NOT_OK(ReserveData(total, 32));
+    if (large_) {
+      AppendDictionaryStrings<int64_t>(k, valid, idx);
+    } else {
+      AppendDictionaryStrings<int32_t>(k, valid, idx);
+    }
+  } else {
+    // The part's byte arrays: their lengths first (checked), then the copy.
+    const uint8_t* begin = h.plain.data() + h.plain_pos;
+    const uint8_t* end = h.plain.data() + h.plain.size();
+    const uint8_t* q = begin;
+    int64_t total = 0;
+    for (int64_t j = 0; j < nv; ++j) {
+      if (end - q < 4) return Status::Invalid("PLAIN byte array data ends early");
+      const uint32_t len = LoadLE32(q);
+      q += 4;
+      if (len > static_cast<uint64_t>(end - q)) {
+        return Status::Invalid("PLAIN byte array length " + std::to_string(len) +
+                               " runs past the page");
+      }
+      q += len;
+      total += len;
+    }
+    TANDEM_RETURN_NOT_OK(ReserveData(total));
+    const Status st = large_ ? AppendPlainByteArrays<int64_t>(begin, q - begin, k, valid)
+                             : AppendPlainByteArrays<int32_t>(begin, q - begin, k, valid);
+    TANDEM_RETURN_NOT_OK(st);
+    h.plain_pos += q - begin;
+  }
+  null_count_ += k - nv;
+  rows_ += k;
+  h.row += k;
+  h.value += nv;
+  h.rows -= k;
+  if (h.rows == 0) {  // the page is done: give its memory back
+    std::vector<uint32_t>().swap(h.indices);
+    std::vector<uint8_t>().swap(h.valid);
+    RawBuffer none;
+    h.plain.Swap(none);
+  }
+  return Status::OK();
 }
 
 ColumnPtr ChunkDecoder::FinishBlock() {
@@ -816,8 +967,8 @@ Result<ColumnPtr> DecodeColumnChunk(const uint8_t* chunk, int64_t size, const Co
                  page.header.type == PageType::DATA_PAGE_V2) {
         st = decoder.DecodeDataPage(page);
       }
-    } catch (const std::bad_alloc&) {
-      st = Status::OutOfMemory("out of memory decoding the page");
+    } catch (const std::bad_alloc& e) {
+      st = Status::OutOfMemory("out of memory decoding the page: " + OutOfMemoryText(e));
     }
     if (!st.ok()) return st.WithContext(context + ", page " + std::to_string(page.index));
   }
@@ -845,11 +996,16 @@ struct ColumnChunkPieces::State {
   bool ended = false;  // no page left
   ColumnPtr block;     // decoded rows that pieces are cut from (views), from `cursor` on
   int64_t cursor = 0;
+  int64_t page = 0;  // the page read last, for error messages
+  RawBuffer owned;   // the chunk's bytes when they were read from a file (not viewed in place)
 };
 
 ColumnChunkPieces::ColumnChunkPieces(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
-                                     const LeafColumn& leaf, int64_t num_rows, std::string context)
-    : state_(std::make_unique<State>(chunk, size, meta, leaf, num_rows, std::move(context))) {}
+                                     const LeafColumn& leaf, int64_t num_rows, std::string context,
+                                     decode::RawBuffer* owned)
+    : state_(std::make_unique<State>(chunk, size, meta, leaf, num_rows, std::move(context))) {
+  if (owned != nullptr) state_->owned.Swap(*owned);
+}
 
 ColumnChunkPieces::~ColumnChunkPieces() = default;
 
@@ -878,7 +1034,12 @@ Result<ColumnPtr> ColumnChunkPieces::Next(int64_t rows) {
     s.block.reset();
     s.cursor = 0;
     Page page;
-    while (decoder.rows() < rows && !s.ended) {
+    while (decoder.rows() < rows && (decoder.pending() || !s.ended)) {
+      if (decoder.pending()) {
+        const Status st = decoder.DecodePending(rows - decoder.rows());
+        if (!st.ok()) return st.WithContext(s.context + ", page " + std::to_string(s.page));
+        continue;
+      }
       auto more = s.reader.Next(&page);
       if (!more.ok()) {
         return more.status().WithContext(s.context + ", page " +
@@ -888,14 +1049,23 @@ Result<ColumnPtr> ColumnChunkPieces::Next(int64_t rows) {
         s.ended = true;
         break;
       }
+      s.page = page.index;
       Status st;
       if (page.header.type == PageType::DICTIONARY_PAGE) {
         st = decoder.DecodeDictionaryPage(page);
       } else if (page.header.type == PageType::DATA_PAGE ||
                  page.header.type == PageType::DATA_PAGE_V2) {
-        st = decoder.DecodeDataPage(page);
+        st = decoder.DecodeDataPage(page, rows - decoder.rows());
       }
       if (!st.ok()) return st.WithContext(s.context + ", page " + std::to_string(page.index));
+      // Every row of the chunk decoded or held: its compressed bytes can go (a writer that puts
+      // the whole chunk in one page would otherwise have it in memory twice).
+      if (s.owned.capacity() > 0 &&
+          decoder.done() + decoder.rows() + decoder.pending_rows() >= s.num_rows) {
+        RawBuffer none;
+        s.owned.Swap(none);
+        s.ended = true;
+      }
     }
     if (decoder.rows() < rows) {
       return Status::Invalid("column chunk holds " +

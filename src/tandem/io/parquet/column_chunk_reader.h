@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tandem/column/column.h"
+#include "tandem/io/parquet/decode/raw_buffer.h"
 #include "tandem/io/parquet/metadata.h"
 #include "tandem/io/parquet/type_mapping.h"
 
@@ -22,11 +23,13 @@ Result<ColumnPtr> DecodeColumnChunk(const uint8_t* chunk, int64_t size, const Co
 // Decodes one column chunk a piece at a time, for row groups larger than memory allows at once:
 // Next(rows) decodes pages until it holds `rows` rows and hands out exactly those (the rows of the
 // last page past them wait for the next piece). Pieces of every column of a row group then line
-// up, so that each set of pieces forms a batch. The chunk's bytes must outlive the object.
+// up, so that each set of pieces forms a batch. The chunk's bytes must outlive the object, or be
+// handed to it (`owned`, which then holds them): it frees them once every page has been read.
 class ColumnChunkPieces {
  public:
   ColumnChunkPieces(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
-                    const LeafColumn& leaf, int64_t num_rows, std::string context);
+                    const LeafColumn& leaf, int64_t num_rows, std::string context,
+                    decode::RawBuffer* owned = nullptr);
   ~ColumnChunkPieces();
   ColumnChunkPieces(const ColumnChunkPieces&) = delete;
   ColumnChunkPieces& operator=(const ColumnChunkPieces&) = delete;

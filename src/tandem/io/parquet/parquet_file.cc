@@ -213,7 +213,8 @@ Status ParquetFileImpl::ReadRowGroupPieces(int row_group, const std::vector<int>
   const int64_t num_rows = meta_.row_groups[row_group].num_rows;
   // Pieces of a multiple of 8 rows, so that bitmaps split on byte boundaries.
   piece_rows = std::max<int64_t>(8, (piece_rows + 7) / 8 * 8);
-  // Every column's chunk is held (compressed) while its pieces are decoded in turn.
+  // Every column's chunk is held (compressed) while its pieces are decoded in turn, by its
+  // ColumnChunkPieces, which frees it once its last page is read.
   std::vector<decode::RawBuffer> held(columns.size());
   std::vector<std::unique_ptr<ColumnChunkPieces>> pieces;
   Schema schema;
@@ -235,8 +236,8 @@ Status ParquetFileImpl::ReadRowGroupPieces(int row_group, const std::vector<int>
       TANDEM_RETURN_NOT_OK(source_->ReadAt(place.start, place.length, held[i].data()));
       bytes = held[i].data();
     }
-    pieces.push_back(std::make_unique<ColumnChunkPieces>(bytes, place.length, *place.meta,
-                                                         *place.leaf, num_rows, place.context));
+    pieces.push_back(std::make_unique<ColumnChunkPieces>(
+        bytes, place.length, *place.meta, *place.leaf, num_rows, place.context, &held[i]));
     schema.fields.push_back(schema_.fields[c]);
   }
   for (int64_t done = 0; done < num_rows;) {
