@@ -3,9 +3,11 @@
 #include "tandem/io/csv/csv_convert.h"
 
 #include <limits>
+#include <type_traits>
 
 #include "tandem/column/column_builder.h"
 #include "tandem/io/csv/csv_value_parse.h"
+#include "tandem/types/type_dispatch.h"
 
 namespace tandem::csv::internal {
 namespace {
@@ -142,77 +144,68 @@ Status ConvertString(const RowChunk& chunk, const OutputColumn& column, const Co
 Status ConvertColumn(const RowChunk& chunk, const OutputColumn& column, const ConvertContext& ctx,
                      ColumnBuilder* b) {
   const DataType type = column.field.type;
-  auto integer = [](auto tag) {
-    using T = decltype(tag);
-    return [](std::string_view s, T* out, const char**) { return ParseIntegerAs<T>(s, out); };
-  };
-  switch (type.id) {
-    case TypeId::kBool:
-      return ConvertBool(chunk, column, ctx, b);
-    case TypeId::kInt8:
-      return ConvertFixed<int8_t>(chunk, column, ctx, b, integer(int8_t{}));
-    case TypeId::kInt16:
-      return ConvertFixed<int16_t>(chunk, column, ctx, b, integer(int16_t{}));
-    case TypeId::kInt32:
-      return ConvertFixed<int32_t>(chunk, column, ctx, b, integer(int32_t{}));
-    case TypeId::kInt64:
-      return ConvertFixed<int64_t>(chunk, column, ctx, b, integer(int64_t{}));
-    case TypeId::kUInt8:
-      return ConvertFixed<uint8_t>(chunk, column, ctx, b, integer(uint8_t{}));
-    case TypeId::kUInt16:
-      return ConvertFixed<uint16_t>(chunk, column, ctx, b, integer(uint16_t{}));
-    case TypeId::kUInt32:
-      return ConvertFixed<uint32_t>(chunk, column, ctx, b, integer(uint32_t{}));
-    case TypeId::kUInt64:
-      return ConvertFixed<uint64_t>(chunk, column, ctx, b, integer(uint64_t{}));
-    case TypeId::kFloat32:
-      return ConvertFixed<float>(
-          chunk, column, ctx, b,
-          [](std::string_view s, float* out, const char**) { return ParseFloat(s, out); });
-    case TypeId::kFloat64:
-      return ConvertFixed<double>(
-          chunk, column, ctx, b,
-          [](std::string_view s, double* out, const char**) { return ParseDouble(s, out); });
-    case TypeId::kDecimal: {
-      const int precision = type.precision;
-      const int scale = type.scale;
-      if (type.is_wide_decimal()) {
-        return ConvertFixed<int128_t>(chunk, column, ctx, b,
-                                      [=](std::string_view s, int128_t* out, const char** detail) {
-                                        *detail = ParseDecimal(s, precision, scale, out);
-                                        return *detail == nullptr;
-                                      });
-      }
-      return ConvertFixed<int64_t>(chunk, column, ctx, b,
-                                   [=](std::string_view s, int64_t* out, const char** detail) {
-                                     int128_t v = 0;
-                                     *detail = ParseDecimal(s, precision, scale, &v);
-                                     *out = static_cast<int64_t>(v);
-                                     return *detail == nullptr;
-                                   });
+  if (type.id == TypeId::kDecimal) {
+    const int precision = type.precision;
+    const int scale = type.scale;
+    if (type.is_wide_decimal()) {
+      return ConvertFixed<int128_t>(chunk, column, ctx, b,
+                                    [=](std::string_view s, int128_t* out, const char** detail) {
+                                      *detail = ParseDecimal(s, precision, scale, out);
+                                      return *detail == nullptr;
+                                    });
     }
-    case TypeId::kDate32:
-      return ConvertFixed<int32_t>(
-          chunk, column, ctx, b,
-          [](std::string_view s, int32_t* out, const char**) { return ParseDate(s, out); });
-    case TypeId::kTimestamp: {
-      const bool utc = type.utc;
-      return ConvertFixed<int64_t>(chunk, column, ctx, b,
-                                   [=](std::string_view s, int64_t* out, const char** detail) {
-                                     bool has_zone = false;
-                                     if (!ParseTimestamp(s, out, &has_zone)) return false;
-                                     if (has_zone && !utc) {
-                                       *detail = "a time zone in a column without one";
-                                       return false;
-                                     }
-                                     return true;
-                                   });
-    }
-    case TypeId::kString:
-    case TypeId::kBinary:
-      return ConvertString(chunk, column, ctx, b);
+    return ConvertFixed<int64_t>(chunk, column, ctx, b,
+                                 [=](std::string_view s, int64_t* out, const char** detail) {
+                                   int128_t v = 0;
+                                   *detail = ParseDecimal(s, precision, scale, &v);
+                                   *out = static_cast<int64_t>(v);
+                                   return *detail == nullptr;
+                                 });
   }
-  return Status::Internal("CSV conversion: unknown type " + type.ToString());
+  if (type.id == TypeId::kDate32) {
+    return ConvertFixed<int32_t>(
+        chunk, column, ctx, b,
+        [](std::string_view s, int32_t* out, const char**) { return ParseDate(s, out); });
+  }
+  if (type.id == TypeId::kTimestamp) {
+    const bool utc = type.utc;
+    return ConvertFixed<int64_t>(chunk, column, ctx, b,
+                                 [=](std::string_view s, int64_t* out, const char** detail) {
+                                   bool has_zone = false;
+                                   if (!ParseTimestamp(s, out, &has_zone)) return false;
+                                   if (has_zone && !utc) {
+                                     *detail = "a time zone in a column without one";
+                                     return false;
+                                   }
+                                   return true;
+                                 });
+  }
+  // The other types by how their values are stored: integers, floats, booleans, strings.
+  return VisitStorage(
+      type,
+      Overloaded{[&](BoolTag) { return ConvertBool(chunk, column, ctx, b); },
+                 [&](StringTag) { return ConvertString(chunk, column, ctx, b); },
+                 [&](auto tag) -> Status {
+                   using T = typename decltype(tag)::type;
+                   if constexpr (std::is_same_v<T, float>) {
+                     return ConvertFixed<float>(chunk, column, ctx, b,
+                                                [](std::string_view s, float* out, const char**) {
+                                                  return ParseFloat(s, out);
+                                                });
+                   } else if constexpr (std::is_same_v<T, double>) {
+                     return ConvertFixed<double>(chunk, column, ctx, b,
+                                                 [](std::string_view s, double* out, const char**) {
+                                                   return ParseDouble(s, out);
+                                                 });
+                   } else if constexpr (std::is_integral_v<T>) {
+                     return ConvertFixed<T>(chunk, column, ctx, b,
+                                            [](std::string_view s, T* out, const char**) {
+                                              return ParseIntegerAs<T>(s, out);
+                                            });
+                   } else {
+                     return Status::Internal("CSV conversion: unknown type " + type.ToString());
+                   }
+                 }});
 }
 
 enum Candidate : unsigned {
