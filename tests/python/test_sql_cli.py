@@ -184,3 +184,41 @@ def test_cache_table_that_host_memory_cannot_hold_stays_in_its_files(tmp_path):
     expected = duckdb.sql(f"SELECT count(*), sum(a) FROM read_csv('{path}')").fetchone()
     row = proc.stdout.strip().splitlines()[-2]  # the table printer's last row, above "(1 row)"
     assert [c.strip() for c in row.split("|")] == [str(v) for v in expected], proc.stdout
+
+
+def _mib(text, pattern):
+    value, unit = re.search(pattern, text).groups()
+    return float(value) * {"B": 1 / 2**20, "KiB": 1 / 1024, "MiB": 1, "GiB": 1024}[unit]
+
+
+def test_a_query_out_of_host_memory_drops_cached_tables_it_does_not_read(tmp_path):
+    # Tables cached in host memory count against tandem.memory.host.limit. A query that runs out
+    # of it drops the cached tables it does not read (least recently used first) back to their
+    # files and runs again, instead of failing; later queries read them from the files.
+    t, u = tmp_path / "t.csv", tmp_path / "u.csv"
+    t.write_text("a,b\n" + "".join(f"{i},xxxxxxxxxxxxxxxxxxxx{i}\n" for i in range(400000)))
+    u.write_text("a,b\n" + "".join(f"{i},yy{(i * 7919) % 100000}\n" for i in range(100000)))
+    window = ("SELECT count(*) AS n, sum(x) AS s "
+              "FROM (SELECT a * row_number() OVER (ORDER BY b) AS x FROM u) q")
+    tables = ["--table", f"t={t}", "--table", f"u={u}", "--timing"]
+    alone = tandem("sql", "SET tandem.sql.device = cpu; " + window, *tables)
+    assert alone.returncode == 0, alone.stderr
+    needs = _mib(alone.stderr, r"Peak memory: host ([0-9.]+) (B|KiB|MiB|GiB)")
+    cached = tandem("sql", "SET tandem.sql.device = cpu; CACHE TABLE t", *tables)
+    holds = _mib(cached.stdout, r"cached table t \(400000 rows, ([0-9.]+) (B|KiB|MiB|GiB) in host")
+    # Room for the cached table and a quarter of what the query needs: it cannot run beside it.
+    limit = int((holds + needs / 4) * 2**20)
+    proc = tandem("sql", f"SET tandem.sql.device = cpu; CACHE TABLE t; "
+                  f"SET \"tandem.memory.host.limit\" = '{limit}'; {window}; "
+                  "SELECT count(*) AS n, sum(a) AS s FROM t", *tables)
+    assert proc.returncode == 0, proc.stderr
+    assert ("out of host memory: dropped cached tables t from host memory (read from their files "
+            "again) and ran again") in proc.stderr, proc.stderr
+    con = duckdb.connect()
+    con.execute(f"CREATE VIEW u AS SELECT * FROM read_csv('{u}')")
+    con.execute(f"CREATE VIEW t AS SELECT * FROM read_csv('{t}')")
+    rows = [line for line in proc.stdout.splitlines()
+            if re.match(r"^ *[0-9]+ *\| *-?[0-9]+ *$", line)]
+    got = [[int(c) for c in line.split("|")] for line in rows]
+    assert got == [list(con.sql(window).fetchone()),
+                   list(con.sql("SELECT count(*), sum(a) FROM t").fetchone())], proc.stdout

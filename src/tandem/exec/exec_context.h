@@ -11,6 +11,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "tandem/column/table.h"
 #include "tandem/common/oom_injection.h"
@@ -61,6 +62,25 @@ class TableCache {
       if (t.device && (!oldest || t.last_used < oldest->last_used)) oldest = &t;
     }
     return oldest;
+  }
+  // Drops tables cached in host memory only (leaving out those of `keep`), least recently used
+  // first, until they held at least `bytes`; their queries read the files again. Returns the
+  // names dropped, in the order they went.
+  std::vector<std::string> DropFromHost(const std::set<const TableSource*>& keep, int64_t bytes) {
+    std::vector<std::string> dropped;
+    for (int64_t freed = 0; freed < bytes;) {
+      auto oldest = tables_.end();
+      for (auto it = tables_.begin(); it != tables_.end(); ++it) {
+        const CachedTable& t = it->second;
+        if (keep.count(it->first) || !t.host || t.device) continue;
+        if (oldest == tables_.end() || t.last_used < oldest->second.last_used) oldest = it;
+      }
+      if (oldest == tables_.end()) break;
+      freed += oldest->second.bytes;
+      dropped.push_back(oldest->second.name);
+      tables_.erase(oldest);
+    }
+    return dropped;
   }
   // Removes the entry of `source`; false if there is none.
   bool Remove(const TableSource* source) { return tables_.erase(source) > 0; }

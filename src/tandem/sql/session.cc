@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 
@@ -472,11 +473,33 @@ class StatementRunner {
   Result<StatementResult> Query(const Json& select) {
     TANDEM_ASSIGN_OR_RAISE(PlanPtr plan, Plan(select));
     TANDEM_ASSIGN_OR_RAISE(Placed placed, Place(plan, placement::PlanPurpose::kExecute));
-    ExecContext ctx;
-    Configure(ctx);
+    auto context = std::make_unique<ExecContext>();
+    Configure(*context);
+    Result<Table> run = ::tandem::Execute(*placed.result.plan, *context);
+    // Out of host memory with tables cached in host memory that the query does not read: those
+    // used longest ago go back to their files (as much as the query held when it failed, each
+    // time) and the query runs again.
+    std::vector<std::string> dropped;
+    while (!run.ok() && run.status().code() == StatusCode::kOutOfMemory && !context->Cancelled()) {
+      std::set<const TableSource*> scanned;
+      CollectScans(*placed.result.plan, &scanned);
+      const std::vector<std::string> names =
+          session_.cache_.DropFromHost(scanned, std::max<int64_t>(context->peak_host_bytes, 1));
+      if (names.empty()) break;
+      dropped.insert(dropped.end(), names.begin(), names.end());
+      context = std::make_unique<ExecContext>();
+      Configure(*context);
+      run = ::tandem::Execute(*placed.result.plan, *context);
+    }
+    ExecContext& ctx = *context;
     StatementResult result;
-    TANDEM_ASSIGN_OR_RAISE(result.table, ::tandem::Execute(*placed.result.plan, ctx));
+    TANDEM_ASSIGN_OR_RAISE(result.table, std::move(run));
     result.devices = DevicesLine(*placed.result.plan);
+    if (!dropped.empty()) {
+      result.devices += "; out of host memory: dropped cached tables";
+      for (size_t i = 0; i < dropped.size(); ++i) result.devices += (i ? ", " : " ") + dropped[i];
+      result.devices += " from host memory (read from their files again) and ran again";
+    }
     if (ctx.host_oom_retries > 0) {
       result.devices += "; out of host memory: " + std::to_string(ctx.host_oom_retries) +
                         " operator(s) ran again";
@@ -510,6 +533,13 @@ class StatementRunner {
     result.peak_device_bytes = ctx.peak_device_bytes;
     result.gpu_admitted_bytes = ctx.gpu_estimated_bytes;
     return result;
+  }
+
+  static void CollectScans(const PlanNode& n, std::set<const TableSource*>* out) {
+    if (n.kind == PlanKind::kScan && n.source) out->insert(n.source.get());
+    for (const auto& c : n.children) {
+      if (c) CollectScans(*c, out);
+    }
   }
 
   static void CountDevices(const PlanNode& n, int* gpu, int* cpu, int* transitions) {
