@@ -365,24 +365,37 @@ Status ChunkDecoder::DecodeDictionaryPage(const Page& page) {
 
 Status ChunkDecoder::DecodeLevels(const uint8_t* data, int64_t size, int64_t n, bool bit_packed,
                                   int64_t* n_valid) {
-  valid_.resize(static_cast<size_t>(n));
   const int max_def = leaf_.max_definition_level;
   if (bit_packed) {
+    valid_.resize(static_cast<size_t>(n));
     TANDEM_RETURN_NOT_OK(decode::UnpackMsbFirst(data, size, BitWidthOf(max_def), n, valid_.data()));
   } else {
     decode::RleBitPackedDecoder dec(data, size, BitWidthOf(max_def));
+    // A page without nulls: its levels are one run of the maximum, and valid_ is not needed (the
+    // caller reads n_valid == n as "no nulls").
+    if (n > 0) {
+      TANDEM_ASSIGN_OR_RAISE(const bool all_defined,
+                             dec.SkipRepeats(n, static_cast<uint64_t>(max_def)));
+      if (all_defined) {
+        *n_valid = n;
+        return Status::OK();
+      }
+    }
+    valid_.resize(static_cast<size_t>(n));
     TANDEM_RETURN_NOT_OK(dec.GetBatch(valid_.data(), n));
   }
-  uint8_t too_big = 0;
+  // Two simple loops the compiler vectorizes: the largest level, then the flags and their count.
+  uint8_t* levels = valid_.data();
+  uint8_t highest = 0;
+  for (int64_t i = 0; i < n; ++i) highest = std::max(highest, levels[i]);
+  if (highest > max_def) return Status::Invalid("definition level above the column's maximum");
+  const auto defined = static_cast<uint8_t>(max_def);
   int64_t count = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const uint8_t level = valid_[i];
-    too_big |= static_cast<uint8_t>(level > max_def);
-    const uint8_t v = level == max_def;
-    valid_[i] = v;
+    const uint8_t v = levels[i] == defined;
+    levels[i] = v;
     count += v;
   }
-  if (too_big) return Status::Invalid("definition level above the column's maximum");
   *n_valid = count;
   return Status::OK();
 }

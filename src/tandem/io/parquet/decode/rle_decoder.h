@@ -17,6 +17,14 @@ class RleBitPackedDecoder {
   RleBitPackedDecoder(const uint8_t* data, int64_t size, int bit_width)
       : pos_(data), end_(data + size), bit_width_(bit_width) {}
 
+  // Whether the next n values (n > 0) are one run of repeats of `value`: if so they are
+  // consumed, else nothing is (GetBatch reads them). Invalid if the runs end first.
+  Result<bool> SkipRepeats(int64_t n, uint64_t value) {
+    if (repeat_left_ == 0 && packed_left_ == 0) TANDEM_RETURN_NOT_OK(NextRun());
+    if (repeat_left_ < n || repeat_value_ != value) return false;
+    repeat_left_ -= n;
+    return true;
+  }
   // Decodes exactly n values into out; Invalid if the runs end first.
   template <typename T>
   Status GetBatch(T* out, int64_t n) {
