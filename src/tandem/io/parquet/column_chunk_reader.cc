@@ -164,6 +164,18 @@ class ChunkDecoder {
   // Decodes a data page; with max_rows below its row count, only its first max_rows rows where
   // the encoding allows (PLAIN and dictionary values), the rest waiting for DecodePending.
   Status DecodeDataPage(const Page& page, int64_t max_rows = INT64_MAX);
+  // A dictionary or data page (DecodeDataPage's max_rows); other pages (index pages) are skipped.
+  Status DecodePage(const Page& page, int64_t max_rows = INT64_MAX) {
+    switch (page.header.type) {
+      case PageType::DICTIONARY_PAGE:
+        return DecodeDictionaryPage(page);
+      case PageType::DATA_PAGE:
+      case PageType::DATA_PAGE_V2:
+        return DecodeDataPage(page, max_rows);
+      default:
+        return Status::OK();
+    }
+  }
   // Whether part of a page waits, and decodes up to `rows` more of its rows.
   bool pending() const { return pending_.rows > 0; }
   int64_t pending_rows() const { return pending_.rows; }
@@ -974,12 +986,7 @@ Result<ColumnPtr> DecodeColumnChunk(const uint8_t* chunk, int64_t size, const Co
     if (!*more) break;
     Status st;
     try {
-      if (page.header.type == PageType::DICTIONARY_PAGE) {
-        st = decoder.DecodeDictionaryPage(page);
-      } else if (page.header.type == PageType::DATA_PAGE ||
-                 page.header.type == PageType::DATA_PAGE_V2) {
-        st = decoder.DecodeDataPage(page);
-      }
+      st = decoder.DecodePage(page);
     } catch (const std::bad_alloc& e) {
       st = Status::OutOfMemory("out of memory decoding the page: " + OutOfMemoryText(e));
     }
@@ -1063,13 +1070,7 @@ Result<ColumnPtr> ColumnChunkPieces::Next(int64_t rows) {
         break;
       }
       s.page = page.index;
-      Status st;
-      if (page.header.type == PageType::DICTIONARY_PAGE) {
-        st = decoder.DecodeDictionaryPage(page);
-      } else if (page.header.type == PageType::DATA_PAGE ||
-                 page.header.type == PageType::DATA_PAGE_V2) {
-        st = decoder.DecodeDataPage(page, rows - decoder.rows());
-      }
+      const Status st = decoder.DecodePage(page, rows - decoder.rows());
       if (!st.ok()) return st.WithContext(s.context + ", page " + std::to_string(page.index));
       // Every row of the chunk decoded or held: its compressed bytes can go (a writer that puts
       // the whole chunk in one page would otherwise have it in memory twice).
