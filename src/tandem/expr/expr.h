@@ -81,6 +81,9 @@ ExprPtr MakeCast(ExprPtr arg, DataType type, bool try_cast = false);
 // Whether the expression (without subqueries) reads no column and calls no non-deterministic
 // UDF: it can be folded to a constant.
 bool IsConstant(const Expr& e);
+// Structural equality of bound expressions: the same computation over the same input columns
+// (column positions, not display names). A subquery equals only itself.
+bool SameExpr(const Expr& a, const Expr& b);
 // Whether the expression calls a non-deterministic UDF anywhere: such an expression must be
 // evaluated exactly where the query puts it (never folded, duplicated or moved across rows).
 bool HasNonDeterministicCall(const Expr& e);

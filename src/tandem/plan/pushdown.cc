@@ -63,24 +63,6 @@ Side SideOf(const Expr& e, int left_width) {
 
 PlanPtr PushDown(const PlanPtr& node, std::vector<ExprPtr> preds);
 
-// Structural equality (column positions, not display names).
-bool SameExpr(const Expr& a, const Expr& b) {
-  if (a.kind != b.kind || a.type != b.type || a.name != b.name || a.negated != b.negated ||
-      a.try_cast != b.try_cast || a.has_else != b.has_else || a.args.size() != b.args.size()) {
-    return false;
-  }
-  if (a.kind == ExprKind::kColumnRef &&
-      (a.column_index != b.column_index || a.outer_depth != b.outer_depth)) {
-    return false;
-  }
-  if (a.kind == ExprKind::kLiteral && !(a.literal == b.literal)) return false;
-  if (a.kind == ExprKind::kSubquery) return false;
-  for (size_t i = 0; i < a.args.size(); ++i) {
-    if (!SameExpr(*a.args[i], *b.args[i])) return false;
-  }
-  return true;
-}
-
 std::vector<ExprPtr> Disjuncts(const ExprPtr& e) {
   if (e->kind == ExprKind::kCall && e->name == "or" && e->args.size() == 2) {
     auto out = Disjuncts(e->args[0]);

@@ -234,9 +234,6 @@ Result<ExprPtr> ResolveColumn(const Binder& b, const Scope& scope, const std::st
 // A catalog view: its SQL parsed and bound as a subquery (errors name the view).
 Result<PlanPtr> BindView(Binder& b, const std::string& name, const std::string& sql, int loc);
 
-// Structural equality of bound expressions (for GROUP BY matching and de-duplication).
-bool SameExpr(const Expr& a, const Expr& b);
-
 // ASC/DESC and NULLS FIRST/LAST of a SortBy node (SQL defaults: NULLS LAST for ASC).
 Status BindSortDirection(const Binder& b, const Json& sort_by, SortKey* key);
 

@@ -68,36 +68,6 @@ Result<ExprPtr> ResolveColumn(const Binder& b, const Scope& scope, const std::st
       location);
 }
 
-bool SameExpr(const Expr& a, const Expr& b) {
-  if (a.kind != b.kind || a.type != b.type || a.args.size() != b.args.size()) return false;
-  switch (a.kind) {
-    case ExprKind::kColumnRef:
-      if (a.column_index != b.column_index || a.outer_depth != b.outer_depth) return false;
-      break;
-    case ExprKind::kLiteral:
-      if (!(a.literal == b.literal) || a.name != b.name) return false;
-      break;
-    case ExprKind::kCall:
-      if (a.name != b.name) return false;
-      break;
-    case ExprKind::kCast:
-      if (a.try_cast != b.try_cast) return false;
-      break;
-    case ExprKind::kCase:
-      if (a.has_else != b.has_else) return false;
-      break;
-    case ExprKind::kInList:
-      if (a.negated != b.negated) return false;
-      break;
-    case ExprKind::kSubquery:
-      return &a == &b;
-  }
-  for (size_t i = 0; i < a.args.size(); ++i) {
-    if (!SameExpr(*a.args[i], *b.args[i])) return false;
-  }
-  return true;
-}
-
 bool IsUntypedNull(const Expr& e) {
   return e.kind == ExprKind::kLiteral && e.literal.is_null && e.name == "__untyped_null";
 }

@@ -26,6 +26,7 @@
 #include "tandem/exec/cpu/group_table.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/cpu/shared_subexpressions.h"
 #include "tandem/memory/host_memory.h"
 #include "tandem/types/type_dispatch.h"
 
@@ -107,7 +108,10 @@ bool DirectIndexRangeOf(const Table& input, int column, int workers, int64_t* lo
 class Aggregation {
  public:
   Aggregation(const PlanNode& node, const Expr* predicate, ExecContext& ctx)
-      : node_(node), predicate_(predicate), ctx_(ctx) {}
+      : node_(node),
+        predicate_(predicate),
+        ctx_(ctx),
+        shared_(Arguments(node), InputColumns(node)) {}
 
   int64_t selected_rows() const { return selected_rows_.load(); }
 
@@ -270,12 +274,21 @@ class Aggregation {
       TANDEM_ASSIGN_OR_RAISE(auto col, EvaluateOrReference(*k, batch, eval));
       in->keys.push_back(std::move(col));
     }
+    // Subexpressions the arguments share, computed once (columns appended to the batch).
+    const bool share = shared_.any() && batch.num_columns() == InputColumns(node_);
+    Batch extended;
+    if (share) {
+      TANDEM_ASSIGN_OR_RAISE(extended, shared_.Extend(batch, eval));
+    }
     const size_t num_aggs = node_.aggregates.size();
     in->args.assign(num_aggs, nullptr);
     in->filter_rows.assign(num_aggs, {});
     for (size_t j = 0; j < num_aggs; ++j) {
       const AggregateCall& a = node_.aggregates[j];
-      if (a.arg) {
+      if (a.arg && share) {
+        TANDEM_ASSIGN_OR_RAISE(in->args[j],
+                               EvaluateOrReference(*shared_.rewritten()[j], extended, eval));
+      } else if (a.arg) {
         TANDEM_ASSIGN_OR_RAISE(in->args[j], EvaluateOrReference(*a.arg, batch, eval));
       }
       if (a.filter) {
@@ -556,9 +569,19 @@ class Aggregation {
     return batch;
   }
 
+  static std::vector<const Expr*> Arguments(const PlanNode& node) {
+    std::vector<const Expr*> args;
+    for (const AggregateCall& a : node.aggregates) args.push_back(a.arg.get());
+    return args;
+  }
+  static int InputColumns(const PlanNode& node) {
+    return node.children.empty() || !node.children[0] ? 0 : node.children[0]->schema.num_fields();
+  }
+
   const PlanNode& node_;
   const Expr* predicate_;  // a fused Filter's predicate, or null
   ExecContext& ctx_;
+  SharedSubexpressions shared_;  // of the aggregates' arguments
   std::atomic<int64_t> selected_rows_{0};
   bool has_distinct_ = false;
   std::vector<GroupingSet> sets_;
