@@ -1,5 +1,7 @@
 """With tandem.memory.host.limit at a quarter of the working set, the 22 TPC-H queries at SF1
 complete with answers equal to DuckDB's, and the peak host memory stays within the limit.
+The budget counts the scans' decoded buffers too: a query whose scans do not fit runs again with
+its row groups read in pieces (EXPLAIN ANALYZE: "row groups in pieces of N rows").
 
 The working set of a query: the decoded bytes of every table scan the query makes, as EXPLAIN
 ANALYZE reports them (the "bytes" of each Scan operator's "actual" in EXPLAIN (ANALYZE, FORMAT

@@ -140,7 +140,11 @@ Result<Table> ScanImpl(const PlanNode& node, const ScanPieceFn* each, ExecContex
                 std::to_string(stats.files) + " files, " +
                 std::to_string(stats.row_groups - stats.row_groups_skipped) + "/" +
                 std::to_string(stats.row_groups) + " row groups, " +
-                FormatByteSize(stats.bytes_read) + " read)";
+                FormatByteSize(stats.bytes_read) + " read" +
+                (options.per_row_group && options.piece_rows > 0
+                     ? ", row groups in pieces of " + std::to_string(options.piece_rows) + " rows"
+                     : std::string()) +
+                ")";
       m.rows = stats.rows;
       break;
     }
