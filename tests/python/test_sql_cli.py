@@ -222,3 +222,31 @@ def test_a_query_out_of_host_memory_drops_cached_tables_it_does_not_read(tmp_pat
     got = [[int(c) for c in line.split("|")] for line in rows]
     assert got == [list(con.sql(window).fetchone()),
                    list(con.sql("SELECT count(*), sum(a) FROM t").fetchone())], proc.stdout
+
+
+def test_cache_table_refuses_a_parquet_table_early_from_its_projected_size(tmp_path):
+    # Decoding stops once the rows read so far show that the table cannot fit: the message gives
+    # the projection, the statement succeeds, and queries read the file (DuckDB's answer).
+    path = tmp_path / "t.parquet"
+    n = 200_000
+    pq.write_table(pa.table({"a": list(range(n)), "s": [f"value-{i:08d}" for i in range(n)]}),
+                   path, row_group_size=5_000)
+    whole = tandem("sql", "SET tandem.sql.device = cpu; CACHE TABLE t", "--table", f"t={path}")
+    assert whole.returncode == 0 and "cached table t (200000 rows" in whole.stdout, whole.stdout
+    size = _mib(whole.stdout, r"cached table t \(200000 rows, ([0-9.]+) (B|KiB|MiB|GiB) in host")
+    limit = int(size / 3 * 2**20)
+    proc = tandem("sql", f"SET tandem.sql.device = cpu; SET \"tandem.memory.host.limit\" = "
+                  f"'{limit}'; CACHE TABLE t; SET \"tandem.memory.host.limit\" = '0'; "
+                  "SELECT count(*) AS n, sum(a) AS s FROM t", "--table", f"t={path}")
+    assert proc.returncode == 0, proc.stderr
+    m = re.search(r"table t not cached \(queries read it from its files\): it decodes to about "
+                  r"([0-9.]+) (B|KiB|MiB|GiB) \(projected from its first ([0-9]+) rows\)",
+                  proc.stdout)
+    assert m, proc.stdout
+    projected = float(m.group(1)) * {"B": 1 / 2**20, "KiB": 1 / 1024, "MiB": 1, "GiB": 1024}[
+        m.group(2)]
+    assert abs(projected - size) <= 0.1 * size, (projected, size)
+    assert int(m.group(3)) < n // 2, "it should stop well before reading the whole table"
+    expected = duckdb.sql(f"SELECT count(*), sum(a) FROM read_parquet('{path}')").fetchone()
+    row = proc.stdout.strip().splitlines()[-2]
+    assert [c.strip() for c in row.split("|")] == [str(v) for v in expected], proc.stdout

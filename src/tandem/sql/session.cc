@@ -5,6 +5,7 @@
 #include "tandem/sql/session.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -21,6 +22,7 @@
 #include "tandem/common/large_stack.h"
 #include "tandem/common/text.h"
 #include "tandem/exec/cpu/operator_util.h"
+#include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/executor.h"
 #include "tandem/gpu/device_column.h"
 #include "tandem/gpu/memory_config.h"
@@ -669,7 +671,7 @@ class StatementRunner {
     ExecContext ctx;
     Configure(ctx);
     ctx.table_cache = nullptr;
-    Result<Table> read = ::tandem::Execute(*scan, ctx);
+    Result<Table> read = ReadToCache(*scan, *source, ctx);
     if (!read.ok() && read.status().code() == StatusCode::kOutOfMemory && !ctx.Cancelled()) {
       // Caching is an optimisation: a table that host memory cannot hold stays in its files.
       return Message("table " + name +
@@ -709,6 +711,38 @@ class StatementRunner {
                           " memory" + note + ")";
     cache.Put(std::move(entry));
     return Message(message);
+  }
+
+  // Reads a table to cache. Parquet files are watched as they are decoded: once 2 % of the
+  // footers' rows are in, a table whose decoded size, projected from them, passes what the host
+  // budget has free by more than 10 % fails at once (out of memory) instead of after reading
+  // most of itself (TPC-H SF100's lineitem beside the seven other tables: 134 s).
+  Result<Table> ReadToCache(const PlanNode& scan, const TableSource& source, ExecContext& ctx) {
+    const int64_t expected_rows = source.estimated_rows;
+    if (source.kind != TableSource::Kind::kParquet || expected_rows <= 0) {
+      return ::tandem::Execute(scan, ctx);
+    }
+    const int64_t free = host_memory::Limit() - host_memory::InUse();
+    std::atomic<int64_t> rows{0}, bytes{0};
+    cpu::ScanPieceFn watch = [&](BatchPtr piece) -> Result<std::vector<BatchPtr>> {
+      Table one;
+      one.batches.push_back(piece);
+      const int64_t r = rows += piece->num_rows;
+      const int64_t b = bytes += cpu::opx::TableBytes(one);
+      if (r * 50 >= expected_rows) {
+        const double projected =
+            static_cast<double>(b) / static_cast<double>(r) * static_cast<double>(expected_rows);
+        if (projected > 1.1 * static_cast<double>(free)) {
+          return Status::OutOfMemory(
+              "it decodes to about " + FormatByteSize(static_cast<int64_t>(projected)) +
+              " (projected from its first " + std::to_string(r) + " rows), more than the " +
+              FormatByteSize(std::max<int64_t>(free, 0)) +
+              " host memory has free under tandem.memory.host.limit");
+        }
+      }
+      return std::vector<BatchPtr>{std::move(piece)};
+    };
+    return cpu::ScanStreaming(scan, ctx, watch);
   }
 
   // Copies a table to be cached into GPU memory. When the GPU is full, the cached tables used
