@@ -1,9 +1,9 @@
 // libFuzzer target for the Parquet reader: the input bytes are opened in place as a Parquet file
 // (ParquetFile::OpenBuffer, so AddressSanitizer sees any read past the input) and every column
 // of every row group decoded, one column at a time so that an unsupported column does not hide
-// the others. Any crash, sanitizer report, timeout or memory blow-up is a bug; error Statuses
-// are the expected outcome for most inputs. Decoded batches must be consistent.
-// Seeds: fuzz/seeds/parquet_reader_fuzz (small files from apache/parquet-testing).
+// the others, then again in pieces of 1000 rows. Any crash, sanitizer report, timeout or memory
+// blow-up is a bug; error Statuses are the expected outcome for most inputs. Decoded batches must
+// be consistent. Seeds: fuzz/seeds/parquet_reader_fuzz (small files from apache/parquet-testing).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +46,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!batch.ok()) continue;
       if (!(*batch)->Validate().ok()) {
         std::fprintf(stderr, "inconsistent batch: %s\n", (*batch)->Validate().message().c_str());
+        std::abort();
+      }
+      // The same column in pieces (what a scan reads after running out of memory): every piece
+      // consistent, and as many rows in all as the whole read.
+      int64_t rows = 0;
+      const tandem::Status pieces =
+          parquet_file.ReadRowGroupPieces(rg, {c}, 1000, [&](std::shared_ptr<tandem::Batch> piece) {
+            if (!piece->Validate().ok()) {
+              std::fprintf(stderr, "inconsistent piece: %s\n", piece->Validate().message().c_str());
+              std::abort();
+            }
+            rows += piece->num_rows;
+            return tandem::Status::OK();
+          });
+      if (pieces.ok() && rows != (*batch)->num_rows) {
+        std::fprintf(stderr, "pieces hold %lld rows, the whole read %lld\n",
+                     static_cast<long long>(rows), static_cast<long long>((*batch)->num_rows));
         std::abort();
       }
     }

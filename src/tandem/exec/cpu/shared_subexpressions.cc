@@ -8,6 +8,10 @@ namespace {
 
 // At most this many shared subtrees: each is one more column per batch.
 constexpr int kMaxShared = 8;
+// Arguments larger than this in all (expression nodes) are left as they are: the search compares
+// every pair of subtrees, and a generated query with thousands of terms would spend longer
+// searching than it could save.
+constexpr int kMaxNodes = 512;
 
 int Size(const Expr& e) {
   int n = 1;
@@ -70,9 +74,12 @@ ExprPtr Replace(const ExprPtr& e, const Expr& target, const ExprPtr& column) {
 
 SharedSubexpressions::SharedSubexpressions(const std::vector<const Expr*>& exprs, int input_columns)
     : input_columns_(input_columns) {
+  int nodes = 0;
   for (const Expr* e : exprs) {
     rewritten_.push_back(e ? std::make_shared<Expr>(*e) : nullptr);
+    if (e) nodes += Size(*e);
   }
+  if (nodes > kMaxNodes) return;
   while (static_cast<int>(shared_.size()) < kMaxShared) {
     // The largest subtree that occurs twice or more (in one expression or across them).
     std::vector<ExprPtr> candidates;
