@@ -205,3 +205,43 @@ def test_a_grace_partition_too_large_is_split_again(tables, tmp_path):
     sql = ("SELECT count(*) AS n, sum(d.grp) AS g FROM dim d JOIN dim e ON d.name = e.name "
            "WHERE e.grp <> 3")
     check_split_again(tables, tmp_path, sql, 1_000_000, "grace")
+
+
+# Breakers whose whole input fits but whose work beside it does not (the output must fit: it is
+# one table): (query, ORDER BY columns of the output, what EXPLAIN ANALYZE must show).
+BREAKERS = {
+    # The in-memory sort holds its input, a key item per row and its output at once; sorted runs
+    # on disk merged hold the output and a block per run.
+    "sort": ("SELECT k, v, s FROM fact WHERE v > 0 ORDER BY s DESC NULLS LAST, k NULLS FIRST, v",
+             ["s", "k", "v"], "external: "),
+    # Window calls sharing the PARTITION BY key s: partitions on disk by s, one at a time.
+    "window": ("SELECT k, v, s, row_number() OVER (PARTITION BY s ORDER BY v, k) AS rn, "
+               "sum(v) OVER (PARTITION BY s, k % 3 ORDER BY k) AS cs FROM fact WHERE v > 200",
+               None, "partitioned on disk"),
+}
+BREAKER_LIMIT = 14_000_000  # the unspilled runs hold 25-30 MB; the outputs are 9-11 MB
+
+
+@pytest.mark.parametrize("case", sorted(BREAKERS))
+def test_sorts_and_windows_spill(tables, case, tmp_path):
+    sql, order_by, spilled = BREAKERS[case]
+    expected = run_duckdb(duck(tables), sql)
+    actual = run_tandem(sql, tables, limited(tmp_path, BREAKER_LIMIT) + ["--timing"])
+    diff = compare_results(actual[:2], expected, order_by=order_by)
+    assert diff is None, f"{case}: {diff}"
+    assert re.search(r"^Spilled: [0-9.]+ (B|KiB|MiB|GiB) to tandem.spill.dir$", actual[2], re.M)
+    assert os.listdir(tmp_path) == []
+    plan = explain_analyze(sql, tables, limited(tmp_path, BREAKER_LIMIT))
+    assert spilled in plan and "spilled " in plan, plan
+    unlimited = explain_analyze(sql, tables, THREADS + ["--conf", f"tandem.spill.dir={tmp_path}"])
+    assert spilled not in unlimited and "spilled " not in unlimited, unlimited
+
+
+def test_a_window_without_a_shared_partition_key_fails_cleanly(tables, tmp_path):
+    # No PARTITION BY to split on: the limit is a one-line error, not a wrong answer.
+    sql = "SELECT k, v, s, sum(v) OVER (ORDER BY k, v) AS cs FROM fact WHERE v > 200"
+    cmd = tandem_command() + ["sql", sql, "--table", f"fact={tables['fact']}"]
+    proc = subprocess.run(cmd + limited(tmp_path, BREAKER_LIMIT), capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 1, proc.stdout[:500]
+    assert len(proc.stderr.strip().splitlines()) == 1 and "tandem.memory.host.limit" in proc.stderr

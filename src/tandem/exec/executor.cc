@@ -32,12 +32,14 @@
 #include "tandem/common/peak_window.h"
 #include "tandem/common/query_progress.h"
 #include "tandem/common/text.h"
+#include "tandem/exec/cpu/external_sort.h"
 #include "tandem/exec/cpu/hash_aggregate.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/cpu/partition_sink.h"
 #include "tandem/exec/cpu/pipeline.h"
 #include "tandem/exec/cpu/spilling_pipeline.h"
+#include "tandem/exec/cpu/window_spill.h"
 #include "tandem/exec/gpu/gpu_operators_more.h"
 #include "tandem/exec/gpu_peak_estimate.h"
 #include "tandem/exec/shared_subplans.h"
@@ -479,6 +481,19 @@ class QueryRun {
   Result<Table> ApplyCpuOperator(const PlanNode& node, const std::vector<Table>& inputs,
                                  std::string* name);
   Result<Table> WithHostRetry(const PlanNode& node, const std::function<Result<Table>()>& op);
+  // A CPU Sort or Window over its input whole; out of host memory (and when can_spill), again
+  // through disk: `spilled` takes the input (its batches released as they are taken) or, when
+  // collecting the input ran out, null (the pipeline below runs again into its sink, FeedSpill).
+  Result<Table> RunWholeOrSpilled(const PlanNode& node, bool can_spill,
+                                  const std::function<Result<Table>(const Table&)>& in_memory,
+                                  const std::function<Result<Table>(Table*)>& spilled);
+  Status FeedSpill(const PlanNode& node, Table* input, cpu::PipelineSink& sink);
+  void RecordSpilledOperator(const PlanNode& node, const std::string& name, const Table& out,
+                             int64_t spilled, const OperatorStart& start);
+  // Sorted runs on disk, merged (exec/cpu/external_sort.h).
+  Result<Table> ExternalSort(const PlanNode& node, Table* input);
+  // Partitions on disk by the shared PARTITION BY keys, one at a time (exec/cpu/window_spill.h).
+  Result<Table> WindowBySpilling(const PlanNode& node, Table* input);
   // Pipelines (exec/cpu/pipeline.h): whether a CPU node streams batch by batch, and the run of
   // the pipeline that ends at `node` (null when `node` is not worth one).
   bool Streams(const PlanNode& node) const;
@@ -1274,6 +1289,17 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
     RecordPeaks(node, start, ctx_);
     return out;
   }
+  if (node.kind == PlanKind::kSort && ctx_.pipelines) {
+    return RunWholeOrSpilled(
+        node, true, [&](const Table& in) { return cpu::Sort(node, in, ctx_); },
+        [&](Table* in) { return ExternalSort(node, in); });
+  }
+  if (node.kind == PlanKind::kWindow && ctx_.pipelines) {
+    return RunWholeOrSpilled(
+        node, !cpu::SharedPartitionKeys(node).empty(),
+        [&](const Table& in) { return cpu::Window(node, in, ctx_); },
+        [&](Table* in) { return WindowBySpilling(node, in); });
+  }
   // An aggregation over a join built whole on its small left side: when that runs out of host
   // memory (the join's output is a whole table), the join streams after all, into the
   // aggregation as its pipeline's sink (spilling if need be).
@@ -1642,6 +1668,106 @@ Result<Table> QueryRun::ApplyCpuOperator(const PlanNode& node, const std::vector
       return Status::Internal("transition run as a CPU operator");
   }
   return result;
+}
+
+Result<Table> QueryRun::RunWholeOrSpilled(
+    const PlanNode& node, bool can_spill,
+    const std::function<Result<Table>(const Table&)>& in_memory,
+    const std::function<Result<Table>(Table*)>& spilled) {
+  const PlanNode& child = *node.children[0];
+  auto out_of_memory = [&](const Status& st) {
+    return can_spill && st.code() == StatusCode::kOutOfMemory && !ctx_.Cancelled();
+  };
+  Result<Table> input = RunHost(child);
+  if (!input.ok()) {
+    // Collecting the input ran out: the pipeline below runs again straight into the spill.
+    const bool streams = (Streams(child) || StreamedScan(child)) && !shared_.IsShared(&child);
+    if (!streams || !out_of_memory(input.status())) return input.status();
+    ForgetMetrics(child, ctx_);
+    return spilled(nullptr);
+  }
+  const OperatorStart start = StartOperator();
+  Result<Table> out = cpu::opx::CatchOutOfMemory([&] { return in_memory(*input); });
+  if (!out.ok()) {
+    if (!out_of_memory(out.status())) return out.status();
+    return spilled(&*input);
+  }
+  input = Table();  // free the input before the parent runs
+  TANDEM_RETURN_NOT_OK(CheckOutput(node, *out));
+  RecordMetrics(node, OperatorName(node), *out, MillisSince(start), ctx_);
+  RecordPeaks(node, start, ctx_);
+  return out;
+}
+
+Status QueryRun::FeedSpill(const PlanNode& node, Table* input, cpu::PipelineSink& sink) {
+  if (!input) return RunPipelineAt(*node.children[0], &sink).status();
+  EvalContext eval = ctx_.eval;
+  for (BatchPtr& batch : input->batches) {
+    TANDEM_RETURN_NOT_OK(sink.Consume(*batch, eval));
+    batch.reset();
+  }
+  return sink.Finish().status();
+}
+
+void QueryRun::RecordSpilledOperator(const PlanNode& node, const std::string& name,
+                                     const Table& out, int64_t spilled,
+                                     const OperatorStart& start) {
+  RecordMetrics(node, name, out, MillisSince(start), ctx_);
+  OperatorMetrics m = *ctx_.Find(&node);
+  m.spilled_bytes = spilled;
+  ctx_.Record(&node, m);
+  ctx_.spilled_bytes += spilled;
+  RecordPeaks(node, start, ctx_);
+}
+
+Result<Table> QueryRun::ExternalSort(const PlanNode& node, Table* input) {
+  const OperatorStart start = StartOperator();
+  std::optional<cpu::SortRunSink> sink;
+  auto run = [&]() -> Result<Table> {
+    // A run and its sort's items and gathered blocks, with room for the rows still arriving.
+    sink.emplace(node, cpu::SpillBudget() / 4, ctx_);
+    TANDEM_RETURN_NOT_OK(FeedSpill(node, input, *sink));
+    return sink->Merge(cpu::SpillBudget());
+  };
+  // The input's batches go as they are taken: only a run of the pipeline can be tried again.
+  TANDEM_ASSIGN_OR_RAISE(Table out,
+                         input ? cpu::opx::CatchOutOfMemory(run) : WithHostRetry(node, run));
+  TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
+  const int passes = sink->merge_passes();
+  RecordSpilledOperator(node,
+                        "Sort (external: " + std::to_string(sink->runs_written()) +
+                            " sorted runs on disk, " + std::to_string(passes) +
+                            (passes == 1 ? " merge pass)" : " merge passes)"),
+                        out, sink->spilled_bytes(), start);
+  return out;
+}
+
+Result<Table> QueryRun::WindowBySpilling(const PlanNode& node, Table* input) {
+  const PlanNode& child = *node.children[0];
+  const OperatorStart start = StartOperator();
+  std::unique_ptr<SpillPartitions> parts;
+  auto partition = [&]() -> Result<Table> {
+    const int64_t bytes =
+        input ? 3 * cpu::opx::TableBytes(*input) : cpu::EstimatedSpillBytes(child);
+    TANDEM_ASSIGN_OR_RAISE(
+        parts, SpillPartitions::Create(cpu::SpillPartitionCount(bytes, cpu::SpillBudget()),
+                                       ctx_.spill_dir));
+    cpu::PartitionSink sink(cpu::SharedPartitionKeys(node), nullptr, child.schema, *parts);
+    TANDEM_RETURN_NOT_OK(FeedSpill(node, input, sink));
+    TANDEM_RETURN_NOT_OK(parts->FinishWriting());
+    return Table();
+  };
+  TANDEM_RETURN_NOT_OK(
+      (input ? cpu::opx::CatchOutOfMemory(partition) : WithHostRetry(node, partition)).status());
+  const cpu::HostRetry retry = [this](const PlanNode& n, const std::function<Result<Table>()>& op) {
+    return WithHostRetry(n, op);
+  };
+  TANDEM_ASSIGN_OR_RAISE(Table out, cpu::WindowOverPartitions(node, *parts, ctx_, retry));
+  TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
+  RecordSpilledOperator(
+      node, "Window (partitioned on disk: " + std::to_string(parts->count()) + " partitions)", out,
+      parts->bytes(), start);
+  return out;
 }
 
 // Runs a CPU operator over inputs it does not consume. One that runs out of host memory (the

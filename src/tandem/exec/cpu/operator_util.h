@@ -68,7 +68,8 @@ Status ForEachMorsel(int64_t n, int threads, const EvalContext& eval,
 // OutOfMemory status carrying the budget's message.
 Result<Table> CatchOutOfMemory(const std::function<Result<Table>()>& op);
 
-// Bytes held by a table's buffers (for metrics).
+// Bytes held by a batch's or a table's buffers (for metrics; a view counts its whole buffers).
+int64_t BatchBytes(const Batch& batch);
 int64_t TableBytes(const Table& table);
 
 }  // namespace tandem::cpu::opx

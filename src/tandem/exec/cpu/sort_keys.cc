@@ -189,24 +189,26 @@ void SortKeyEncoder::Encode(int batch, int64_t begin, int64_t end, uint64_t* out
   }
 }
 
-int SortKeyEncoder::CompareKeys(int64_t a, int64_t b, int from, int to) const {
-  const auto& cols_a = columns_[RefBatch(a)];
-  const auto& cols_b = columns_[RefBatch(b)];
-  const int64_t ra = RefRow(a);
-  const int64_t rb = RefRow(b);
+int CompareSortRows(const std::vector<ColumnPtr>& a, int64_t ra, const std::vector<ColumnPtr>& b,
+                    int64_t rb, const std::vector<SortOrder>& orders, int from, int to) {
   for (int k = from; k < to; ++k) {
-    const Column& ca = *cols_a[k];
-    const Column& cb = *cols_b[k];
+    const Column& ca = *a[k];
+    const Column& cb = *b[k];
     const bool na = ca.IsNull(ra);
     const bool nb = cb.IsNull(rb);
     if (na || nb) {
       if (na && nb) continue;
-      return (na == orders_[k].nulls_first) ? -1 : 1;
+      return (na == orders[k].nulls_first) ? -1 : 1;
     }
     int c = CompareValues(ca, ra, cb, rb);
-    if (c != 0) return orders_[k].ascending ? c : -c;
+    if (c != 0) return orders[k].ascending ? c : -c;
   }
   return 0;
+}
+
+int SortKeyEncoder::CompareKeys(int64_t a, int64_t b, int from, int to) const {
+  return CompareSortRows(columns_[RefBatch(a)], RefRow(a), columns_[RefBatch(b)], RefRow(b),
+                         orders_, from, to);
 }
 
 }  // namespace tandem::cpu

@@ -18,6 +18,12 @@ struct SortOrder {
   bool nulls_first = false;
 };
 
+// Compares the sort keys [from, to) of row ra of key columns `a` with row rb of key columns `b`
+// in the SQL order (< 0, 0 or > 0): the typed comparison behind CompareTail, and the merge of
+// sorted runs (external_sort.h).
+int CompareSortRows(const std::vector<ColumnPtr>& a, int64_t ra, const std::vector<ColumnPtr>& b,
+                    int64_t rb, const std::vector<SortOrder>& orders, int from, int to);
+
 class SortKeyEncoder {
  public:
   static constexpr int kMaxWords = 4;
