@@ -99,7 +99,7 @@ std::vector<Probe> Probes() {
       {OpClass::kFilter, "SELECT k, v, s FROM {f} WHERE v < 0.5"},
       {OpClass::kProject, "SELECT k * 2 + 1 AS a, v * 1.5 + 2 AS b, g + 1 AS c FROM {f}"},
       {OpClass::kAggregate, "SELECT k, sum(v) AS sv, count(*) AS n FROM {f} GROUP BY k"},
-      {OpClass::kAggregate, "SELECT g, sum(v) AS sv, min(d) AS md FROM {f} GROUP BY g"},
+      {OpClass::kAggregateFewGroups, "SELECT g, sum(v) AS sv, min(d) AS md FROM {f} GROUP BY g"},
       {OpClass::kJoin, "SELECT {f}.v, {d}.w FROM {f} JOIN {d} ON {f}.k = {d}.k"},
       {OpClass::kSort, "SELECT k, v FROM {f} ORDER BY v"},
       {OpClass::kTopN, "SELECT k, v FROM {f} ORDER BY v LIMIT 10"},
@@ -130,6 +130,9 @@ bool Matches(const PlanNode& n, OpClass op) {
   }
   if (op == OpClass::kLimit && n.kind == PlanKind::kLimit) {
     return n.children.empty() || !n.children[0] || n.children[0]->kind != PlanKind::kSort;
+  }
+  if (op == OpClass::kAggregate || op == OpClass::kAggregateFewGroups) {
+    return n.kind == PlanKind::kAggregate;  // the probe decides how many groups, not estimates
   }
   return n.kind != PlanKind::kTransition && ClassOf(n) == op;
 }
@@ -204,10 +207,15 @@ class Harness {
       if (const OperatorMetrics* m = ctx.Find(node)) {
         const PlanNode& bottom = op == OpClass::kTopN ? *node->children[0] : *node;
         double in = 0;
+        std::vector<double> bytes, rows;
         for (const PlanPtr& c : bottom.children) {
-          if (const OperatorMetrics* cm = c ? ctx.Find(c.get()) : nullptr) {
-            in += static_cast<double>(cm->bytes);
-          }
+          const OperatorMetrics* cm = c ? ctx.Find(c.get()) : nullptr;
+          bytes.push_back(cm ? static_cast<double>(cm->bytes) : 0);
+          rows.push_back(cm ? static_cast<double>(std::max<int64_t>(cm->rows, 0)) : 0);
+          in += bytes.back();
+        }
+        if (op == OpClass::kJoin && bytes.size() == 2) {
+          in = JoinInputBytes(bottom, bytes[0], bytes[1], rows[0], rows[1]);
         }
         Sample s;
         s.seconds = m->millis / 1e3;

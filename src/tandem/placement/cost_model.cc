@@ -45,6 +45,8 @@ const char* OpClassName(OpClass op) {
       return "window";
     case OpClass::kValues:
       return "values";
+    case OpClass::kAggregateFewGroups:
+      return "aggregate_few_groups";
   }
   return "?";
 }
@@ -55,7 +57,8 @@ DeviceProfile BuiltinGenericCpu() {
   SetThroughput(&p, OpClass::kFilter, 30 * kGB);
   SetThroughput(&p, OpClass::kProject, 40 * kGB);
   SetThroughput(&p, OpClass::kAggregate, 3 * kGB);
-  SetThroughput(&p, OpClass::kJoin, 8 * kGB);
+  SetThroughput(&p, OpClass::kAggregateFewGroups, 18 * kGB);
+  SetThroughput(&p, OpClass::kJoin, 6.2 * kGB);
   SetThroughput(&p, OpClass::kSort, 0.3 * kGB);
   SetThroughput(&p, OpClass::kTopN, 20 * kGB);
   SetThroughput(&p, OpClass::kLimit, 100 * kGB);
@@ -77,7 +80,8 @@ DeviceProfile BuiltinH200() {
   SetThroughput(&p, OpClass::kFilter, 200 * kGB);
   SetThroughput(&p, OpClass::kProject, 500 * kGB);
   SetThroughput(&p, OpClass::kAggregate, 100 * kGB);
-  SetThroughput(&p, OpClass::kJoin, 240 * kGB);
+  SetThroughput(&p, OpClass::kAggregateFewGroups, 170 * kGB);
+  SetThroughput(&p, OpClass::kJoin, 187 * kGB);
   SetThroughput(&p, OpClass::kSort, 115 * kGB);
   SetThroughput(&p, OpClass::kTopN, 140 * kGB);
   SetThroughput(&p, OpClass::kLimit, 200 * kGB);
@@ -138,7 +142,8 @@ OpClass ClassOf(const PlanNode& node) {
     case PlanKind::kExpand:
       return OpClass::kProject;
     case PlanKind::kAggregate:
-      return OpClass::kAggregate;
+      return EstimatedRows(node) <= kFewGroups ? OpClass::kAggregateFewGroups
+                                               : OpClass::kAggregate;
     case PlanKind::kJoin:
       return OpClass::kJoin;
     case PlanKind::kSort:
@@ -165,6 +170,7 @@ double WorkBytes(OpClass op, double in, double out, double rows) {
       return std::min(in, out);
     case OpClass::kProject:
     case OpClass::kAggregate:
+    case OpClass::kAggregateFewGroups:
     case OpClass::kJoin:
     case OpClass::kSetOp:
     case OpClass::kWindow:
@@ -178,11 +184,34 @@ double WorkBytes(OpClass op, double in, double out, double rows) {
   return in;
 }
 
+double JoinInputBytes(const PlanNode& join, double left_bytes, double right_bytes,
+                      double left_rows, double right_rows) {
+  if (join.left_keys.empty() || join.left_keys.size() != join.right_keys.size()) {
+    return left_bytes + right_bytes;
+  }
+  auto key_bytes = [](const std::vector<ExprPtr>& keys) {
+    double bytes = 0;
+    for (const ExprPtr& k : keys) {
+      bytes += k->type.is_string_like() ? 8 + kStringBytes : std::max(1, k->type.byte_width());
+    }
+    return bytes;
+  };
+  if (right_bytes <= left_bytes) {
+    return right_bytes + std::min(left_bytes, left_rows * key_bytes(join.left_keys));
+  }
+  return left_bytes + std::min(right_bytes, right_rows * key_bytes(join.right_keys));
+}
+
 double OperatorSeconds(const CostProfile& profile, Device device, OpClass op, const PlanNode& node,
                        const std::vector<double>& input_bytes) {
   const DeviceProfile& p = device == Device::kGpu ? profile.gpu : profile.cpu;
   double in = 0;
   for (double b : input_bytes) in += b;
+  if (op == OpClass::kJoin && input_bytes.size() == 2 && node.children.size() == 2 &&
+      node.children[0] && node.children[1]) {
+    in = JoinInputBytes(node, input_bytes[0], input_bytes[1], EstimatedRows(*node.children[0]),
+                        EstimatedRows(*node.children[1]));
+  }
   const double work = WorkBytes(op, in, EstimatedOutputBytes(node), EstimatedRows(node));
   const double throughput = p.Throughput(op);
   const double variable = throughput > 0 ? work / throughput : 0;

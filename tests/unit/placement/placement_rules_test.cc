@@ -6,6 +6,8 @@
 // device=gpu; explain notes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "placement_test_util.h"
 #include "tandem/placement/support.h"
 
@@ -14,10 +16,12 @@ namespace {
 
 using namespace test;
 
-// Filter -> Aggregate over a scan of `rows` rows.
-PlanPtr FilterAggregate(double rows) {
+// Filter -> Aggregate into `groups` groups (default: a hundredth of the rows, at most 1M) over a
+// scan of `rows` rows.
+PlanPtr FilterAggregate(double rows, double groups = 0) {
   PlanPtr scan = ScanOf("t", rows);
-  return SumBy(FilterOf(scan, rows / 2), 100);
+  if (groups <= 0) groups = std::clamp(rows / 100, 1.0, 1e6);
+  return SumBy(FilterOf(scan, rows / 2), groups);
 }
 
 TEST(PlacementRules, SupportTagsOfTheTestOperators) {
@@ -49,6 +53,22 @@ TEST(PlacementRules, SmallInputStaysOnTheCpuLargeInputGoesToTheGpu) {
   EXPECT_EQ(Count(*large->plan, IsTransition), 2);  // one up, one down at the root
   EXPECT_LT(large->estimated_ms, large->all_cpu_estimated_ms);
   EXPECT_TRUE(TransitionsConsistent(*large->plan));
+}
+
+TEST(PlacementRules, FewGroupsFromTheHostStayOnTheCpu) {
+  // Aggregating into a few groups runs on the CPU faster than the rows cross PCIe (TPC-H Q1
+  // from files: 59M rows, 4 groups, 0.25 s on 16 cores against 0.3 s of filter copy and upload).
+  CostProfile profile;
+  profile.has_gpu = true;
+  profile.cpu = BuiltinGenericCpu();
+  profile.gpu = BuiltinH200();
+  profile.transfer = BuiltinH200Transfer();
+  auto few = Place(FilterAggregate(1e9, 4), AutoOptions(profile));
+  ASSERT_TRUE(few.ok()) << few.status().ToString();
+  EXPECT_FALSE(few->uses_gpu) << PlanToString(*few->plan);
+  auto many = Place(FilterAggregate(1e9, 1e7), AutoOptions(profile));
+  ASSERT_TRUE(many.ok()) << many.status().ToString();
+  EXPECT_TRUE(many->uses_gpu) << PlanToString(*many->plan);
 }
 
 TEST(PlacementRules, ParquetScansCanDecodeOnTheGpu) {
