@@ -10,6 +10,7 @@
 #include "tandem/column/column_builder.h"
 #include "tandem/column/take.h"
 #include "tandem/exec/executor.h"
+#include "tandem/exec/plan_text.h"
 #include "tandem/io/parquet/writer.h"
 
 namespace tandem {

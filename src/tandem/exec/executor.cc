@@ -14,7 +14,7 @@
 // above a Filter as one filtered aggregation (either device); a Filter over a Parquet scan runs
 // inside the scan (CPU). Scans of tables cached by the session (CACHE TABLE) read the cache.
 // Every node's time (its own, children excluded), output rows, batches, bytes and device are
-// recorded in the context; PlanToStringWithMetrics prints them for EXPLAIN ANALYZE.
+// recorded in the context; PlanToStringWithMetrics (plan_text.h) prints them for EXPLAIN ANALYZE.
 #include "tandem/exec/executor.h"
 
 #include <algorithm>
@@ -49,6 +49,7 @@
 #include "tandem/io/parquet/device_reader.h"
 #include "tandem/memory/gpu_admission.h"
 #include "tandem/memory/host_memory.h"
+#include "tandem/plan/fusion.h"
 
 namespace tandem {
 namespace {
@@ -227,19 +228,8 @@ void NoteSpills(const std::vector<const PlanNode*>& chain, const cpu::SpillableS
   ctx.spilled_bytes += total;
 }
 
-// A Limit directly over a Sort on the same device: one TopN.
-bool IsTopN(const PlanNode& node) {
-  return node.kind == PlanKind::kLimit && node.limit >= 0 &&
-         node.children[0]->kind == PlanKind::kSort && node.children[0]->children.size() == 1 &&
-         node.children[0]->children[0] && node.children[0]->device == node.device;
-}
-
-// An Aggregate directly over a Filter on the same device.
-bool IsFilteredAggregate(const PlanNode& node) {
-  return node.kind == PlanKind::kAggregate && node.children[0]->kind == PlanKind::kFilter &&
-         node.children[0]->children.size() == 1 && node.children[0]->children[0] &&
-         node.children[0]->predicate && node.children[0]->device == node.device;
-}
+using plan::IsFilteredAggregate;
+using plan::IsTopN;
 
 // The columns of a cached table that a scan reads, as a host table (zero-copy).
 Table SelectHostColumns(const PlanNode& scan, const Table& table) {
@@ -460,13 +450,8 @@ class QueryRun {
   }
   // A filter directly over a scan of Parquet files that are not cached.
   bool FilterFusesIntoScan(const PlanNode& filter) const {
-    if (filter.kind != PlanKind::kFilter || !filter.predicate || filter.children.size() != 1) {
-      return false;
-    }
-    const PlanNode* scan = filter.children[0].get();
-    return scan && scan->kind == PlanKind::kScan && scan->source &&
-           scan->source->kind == TableSource::Kind::kParquet && !OnGpuHere(*scan) &&
-           !CacheOf(*scan);
+    return plan::IsFilterOverFileScan(
+        filter, [this](const PlanNode& scan) { return !OnGpuHere(scan) && !CacheOf(scan); });
   }
   // The GPU for this query: its stream, started the first time, after its admission.
   Result<gpu::GpuContext*> Gpu();
@@ -1798,48 +1783,6 @@ Result<Table> QueryRun::WithHostRetry(const PlanNode& node,
   return result;
 }
 
-struct DeviceTotals {
-  double cpu_ms = 0, gpu_ms = 0, pcie_ms = 0;
-  int64_t pcie_bytes = 0;
-  bool any_gpu = false;
-};
-
-void AppendTree(const PlanNode& node, const ExecContext& ctx, int depth, std::string* out,
-                DeviceTotals* totals) {
-  out->append(static_cast<size_t>(depth) * 2, ' ');
-  out->append(node.Describe());
-  if (const OperatorMetrics* m = ctx.Find(&node)) {
-    char time[32];
-    std::snprintf(time, sizeof(time), "%.2f ms", m->millis);
-    const std::string rows = m->rows >= 0 ? std::to_string(m->rows) : std::string("uncounted");
-    std::string peaks;
-    if (m->peak_host_bytes > 0) peaks += ", peak +" + FormatByteSize(m->peak_host_bytes) + " host";
-    if (m->spilled_bytes > 0) peaks += ", spilled " + FormatByteSize(m->spilled_bytes);
-    if (m->peak_device_bytes > 0) {
-      peaks += ", peak +" + FormatByteSize(m->peak_device_bytes) + " GPU";
-    }
-    out->append("  [" + m->name + " on " + m->device + ": " + rows + " rows, " +
-                std::to_string(m->batches) + " batches, " + FormatByteSize(m->bytes) + ", " + time +
-                peaks + "]");
-    if (m->device == "gpu") {
-      totals->gpu_ms += m->millis;
-      totals->any_gpu = true;
-    } else if (m->device == "pcie") {
-      totals->pcie_ms += m->millis;
-      totals->pcie_bytes += m->bytes;
-      totals->any_gpu = true;
-    } else {
-      totals->cpu_ms += m->millis;
-    }
-  } else {
-    out->append("  [not run]");
-  }
-  out->push_back('\n');
-  for (const auto& c : node.children) {
-    if (c) AppendTree(*c, ctx, depth + 1, out, totals);
-  }
-}
-
 // Progress units of a plan (common/query_progress.h): every scan's estimated rows times the
 // columns it decodes.
 // Counted in double and capped: a damaged footer may claim 2^62 rows.
@@ -1893,31 +1836,6 @@ Result<Table> Execute(const PlanNode& plan, ExecContext& ctx) {
   // Injected failures belong to the query's execution, not to what its caller does next.
   ArmOomInjection(OomInjection{});
   ArmOomInjection(OomInjection{}, OomTarget::kHost);
-  return out;
-}
-
-std::string PlanToStringWithMetrics(const PlanNode& root, const ExecContext& ctx) {
-  std::string out;
-  DeviceTotals totals;
-  AppendTree(root, ctx, 0, &out, &totals);
-  if (totals.any_gpu) {
-    char line[160];
-    std::snprintf(line, sizeof(line),
-                  "Time by device: cpu %.2f ms, gpu %.2f ms, transfers %.2f ms (%s moved)\n",
-                  totals.cpu_ms, totals.gpu_ms, totals.pcie_ms,
-                  FormatByteSize(totals.pcie_bytes).c_str());
-    out += line;
-  }
-  if (ctx.gpu_admitted_bytes >= 0) {
-    char line[200];
-    std::snprintf(line, sizeof(line),
-                  "GPU admission: est. peak %s, %s reserved, waited %.1f ms, %d other quer%s "
-                  "on the GPU at entry\n",
-                  FormatByteSize(ctx.gpu_estimated_bytes).c_str(),
-                  FormatByteSize(ctx.gpu_admitted_bytes).c_str(), ctx.gpu_admission_wait_ms,
-                  ctx.gpu_admission_others, ctx.gpu_admission_others == 1 ? "y" : "ies");
-    out += line;
-  }
   return out;
 }
 

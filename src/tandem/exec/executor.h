@@ -13,8 +13,4 @@ namespace tandem {
 
 Result<Table> Execute(const PlanNode& plan, ExecContext& ctx);
 
-// EXPLAIN ANALYZE: the plan tree with each node's recorded metrics, and time per device when the
-// GPU took part.
-std::string PlanToStringWithMetrics(const PlanNode& root, const ExecContext& ctx);
-
 }  // namespace tandem

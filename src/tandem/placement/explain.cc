@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "tandem/exec/plan_text.h"
+
 namespace tandem::placement {
 namespace {
 
@@ -12,54 +14,8 @@ const char* DeviceColumn(const PlanNode& n) {
   return DeviceName(n.device);
 }
 
-char Indicator(const PlanNode& n) {
-  switch (n.placement.kind) {
-    case PlacementNote::Kind::kOnGpu:
-      return '*';
-    case PlacementNote::Kind::kUnsupported:
-      return '!';
-    case PlacementNote::Kind::kCostModel:
-      return '$';
-    case PlacementNote::Kind::kTransition:
-      return '>';
-    case PlacementNote::Kind::kNone:
-      return ' ';
-  }
-  return ' ';
-}
-
 bool OnCpu(const PlanNode& n) {
   return n.kind != PlanKind::kTransition && n.device == Device::kCpu;
-}
-
-void AppendReport(const PlanNode& n, int depth, bool only_cpu, std::string* out) {
-  if (!only_cpu || OnCpu(n)) {
-    out->append(static_cast<size_t>(depth) * 2 + 2, ' ');
-    out->push_back(Indicator(n));
-    out->append(n.Describe());
-    const std::string note = n.placement.ToString();
-    if (n.kind != PlanKind::kTransition && !note.empty()) out->append(": " + note);
-    out->push_back('\n');
-  }
-  for (const PlanPtr& c : n.children) {
-    if (c) AppendReport(*c, depth + 1, only_cpu, out);
-  }
-}
-
-void AppendDevices(const PlanNode& n, int depth, bool reasons, std::string* out) {
-  char device[8];
-  std::snprintf(device, sizeof(device), "%-5s", DeviceColumn(n));
-  out->append(device);
-  out->append(static_cast<size_t>(depth) * 2, ' ');
-  out->append(n.Describe());
-  if (reasons && (n.placement.kind == PlacementNote::Kind::kUnsupported ||
-                  n.placement.kind == PlacementNote::Kind::kCostModel)) {
-    out->append("  -- " + n.placement.ToString());
-  }
-  out->push_back('\n');
-  for (const PlanPtr& c : n.children) {
-    if (c) AppendDevices(*c, depth + 1, reasons, out);
-  }
 }
 
 const char* NoteKindName(PlacementNote::Kind k) {
@@ -193,15 +149,22 @@ std::string PlacementReport(const PlacementResult& placed, const PlacementSetup&
                             const std::string& level) {
   const bool only_cpu = level == "NOT_ON_GPU";
   std::string body;
-  if (placed.plan) AppendReport(*placed.plan, 0, only_cpu, &body);
+  if (placed.plan) {
+    PlanTextOptions options;
+    options.report_marks = true;
+    options.only_cpu = only_cpu;
+    body = PlanText(*placed.plan, options);
+  }
   if (only_cpu && body.empty()) return "";
   return "tandem: " + PlacementHeader(placed, setup) + "\n" + body;
 }
 
 std::string PlanWithDevices(const PlanNode& placed, const PlacementSetup& setup) {
-  std::string out;
-  const bool reasons = setup.options.gpu_allowed && setup.options.mode != DeviceMode::kCpu;
-  AppendDevices(placed, 0, reasons, &out);
+  PlanTextOptions options;
+  options.device_column = true;
+  options.cpu_reasons = setup.options.gpu_allowed && setup.options.mode != DeviceMode::kCpu;
+  std::string out = PlanText(placed, options);
+  const bool reasons = options.cpu_reasons;
   if (reasons) out += IslandLines(placed);
   return out;
 }

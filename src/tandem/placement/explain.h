@@ -1,7 +1,8 @@
-// Explain output of placed plans: the planning-time report (tandem.sql.explain=ALL|NOT_ON_GPU,
-// printed on stderr, in the style RAPIDS users know: '*' on the GPU, '!' cannot run there, '$'
-// moved to the CPU by the cost model, '>' a transition), the EXPLAIN text with every node's
-// device, and a JSON form for tools (with each node's metrics after EXPLAIN ANALYZE).
+// Explain output of placed plans (the text through exec/plan_text.h): the planning-time report
+// (tandem.sql.explain=ALL|NOT_ON_GPU, printed on stderr, in the style RAPIDS users know: '*' on the
+// GPU, '!' cannot run there, '$' moved to the CPU by the cost model, '>' a transition), the EXPLAIN
+// text with every node's device, and a JSON form for tools (with each node's metrics after EXPLAIN
+// ANALYZE).
 #pragma once
 
 #include <nlohmann/json.hpp>

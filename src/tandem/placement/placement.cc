@@ -7,6 +7,8 @@
 #include <limits>
 #include <unordered_map>
 
+#include "tandem/plan/fusion.h"
+
 namespace tandem::placement {
 namespace {
 
@@ -15,12 +17,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // Output states of the dynamic program (see placement.h).
 enum State { kCleanCpu = 0, kAnyCpu = 1, kGpu = 2, kIslandCpu = 3 };
 constexpr int kNumStates = 4;
-
-bool IsTopN(const PlanNode& n) {
-  return n.kind == PlanKind::kLimit && n.limit >= 0 && n.children.size() == 1 && n.children[0] &&
-         n.children[0]->kind == PlanKind::kSort && n.children[0]->children.size() == 1 &&
-         n.children[0]->children[0];
-}
 
 Residency ResidencyOf(const PlacementOptions& options, const PlanNode& node) {
   if (node.kind != PlanKind::kScan || !options.residency || !node.source) return Residency::kFiles;
@@ -45,7 +41,7 @@ void CollectUnits(const PlanNode& n, const PlacementOptions& options, Units* uni
   u.top = &n;
   u.residency = ResidencyOf(options, n);
   const PlanNode* bottom = &n;
-  if (IsTopN(n)) {
+  if (plan::IsLimitOverSort(n)) {
     u.sort = n.children[0].get();
     bottom = u.sort;
     u.op = OpClass::kTopN;
@@ -79,11 +75,9 @@ bool ReadsStrings(const Expr& predicate, const Schema& schema) {
 
 // A filter directly over a scan of Parquet files (the CPU executor fuses the two).
 bool FusesIntoFileScan(const PlacementOptions& options, const Unit& u) {
-  if (u.op != OpClass::kFilter || u.inputs.size() != 1) return false;
-  const PlanNode& child = *u.inputs[0];
-  return child.kind == PlanKind::kScan && child.source &&
-         child.source->kind == TableSource::Kind::kParquet &&
-         ResidencyOf(options, child) == Residency::kFiles;
+  return u.op == OpClass::kFilter && plan::IsFilterOverFileScan(*u.top, [&](const PlanNode& scan) {
+           return ResidencyOf(options, scan) == Residency::kFiles;
+         });
 }
 
 // Seconds of a unit on a device given its inputs' bytes.
@@ -354,7 +348,7 @@ void CollectSeconds(const PlanNode& n, const PlacementOptions& options, double* 
   u.top = &n;
   u.residency = ResidencyOf(options, n);
   const PlanNode* bottom = &n;
-  if (IsTopN(n) && n.children[0]->device == n.device) {
+  if (plan::IsTopN(n)) {
     u.sort = n.children[0].get();
     bottom = u.sort;
     u.op = OpClass::kTopN;

@@ -2,6 +2,7 @@
 #include "tandem/spark/fragment_task.h"
 
 #include "tandem/exec/executor.h"
+#include "tandem/exec/plan_text.h"
 #include "tandem/gpu/memory_config.h"
 #include "tandem/memory/host_memory.h"
 #include "tandem/placement/explain.h"

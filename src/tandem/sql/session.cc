@@ -24,6 +24,7 @@
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/executor.h"
+#include "tandem/exec/plan_text.h"
 #include "tandem/gpu/device_column.h"
 #include "tandem/gpu/memory_config.h"
 #include "tandem/io/parquet/writer.h"
