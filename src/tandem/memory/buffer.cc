@@ -12,8 +12,12 @@
 namespace tandem {
 namespace {
 
+constexpr int64_t kHugePage = int64_t{2} << 20;
+
+// Capacity as allocated: large buffers in whole transparent huge pages, others in alignment units.
 int64_t RoundedCapacity(int64_t capacity) {
-  return (capacity + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+  const int64_t unit = capacity >= 2 * kHugePage ? kHugePage : kBufferAlignment;
+  return (capacity + unit - 1) / unit * unit;
 }
 
 // Owned memory counts against the host budget (host_memory.h) for as long as it is held.
@@ -27,11 +31,22 @@ void* CountedAlignedAlloc(size_t alignment, size_t bytes) {
   return p;
 }
 
+// Large buffers (fresh pages from the kernel each time: glibc maps them, and unmaps them when
+// freed) ask for transparent huge pages: a 64 MiB column then costs 32 page faults instead of
+// 16384. On a virtual machine each fault is dear (TPC-H Q18's 15M groups at SF10 spent a third
+// of the query faulting in its aggregation's output).
 uint8_t* AlignedAlloc(int64_t capacity) {
   if (capacity == 0) return nullptr;
-  const size_t rounded =
-      static_cast<size_t>((capacity + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment);
-  return static_cast<uint8_t*>(CountedAlignedAlloc(kBufferAlignment, rounded));
+  const int64_t rounded = RoundedCapacity(capacity);
+  if (rounded >= 2 * kHugePage) {
+    void* p = CountedAlignedAlloc(static_cast<size_t>(kHugePage), static_cast<size_t>(rounded));
+#ifdef MADV_HUGEPAGE
+    madvise(p, static_cast<size_t>(rounded), MADV_HUGEPAGE);  // a hint: failure only costs speed
+#endif
+    return static_cast<uint8_t*>(p);
+  }
+  return static_cast<uint8_t*>(
+      CountedAlignedAlloc(static_cast<size_t>(kBufferAlignment), static_cast<size_t>(rounded)));
 }
 
 }  // namespace
@@ -46,28 +61,15 @@ Buffer::~Buffer() {
 }
 
 std::shared_ptr<Buffer> Buffer::Allocate(int64_t size) {
-  std::shared_ptr<Buffer> b(new Buffer());
-  b->Resize(size);
+  std::shared_ptr<Buffer> b = AllocateUninitialized(size);
+  if (size > 0) std::memset(b->data_, 0, static_cast<size_t>(size));
   return b;
 }
 
 std::shared_ptr<Buffer> Buffer::AllocateUninitialized(int64_t size) {
   std::shared_ptr<Buffer> b(new Buffer());
-  // Large outputs (fresh pages from the kernel each time) ask for transparent huge pages: a 64 MiB
-  // column then costs 32 page faults instead of 16384, which otherwise dominate simple kernels.
-  constexpr int64_t kHugePage = int64_t{2} << 20;
-  if (size >= 2 * kHugePage) {
-    const size_t rounded = static_cast<size_t>((size + kHugePage - 1) / kHugePage * kHugePage);
-    void* p = CountedAlignedAlloc(static_cast<size_t>(kHugePage), rounded);
-#ifdef MADV_HUGEPAGE
-    madvise(p, rounded, MADV_HUGEPAGE);  // a hint: failure only costs speed
-#endif
-    b->data_ = static_cast<uint8_t*>(p);
-    b->counted_ = static_cast<int64_t>(rounded);
-  } else {
-    b->data_ = AlignedAlloc(size);
-    b->counted_ = RoundedCapacity(size);
-  }
+  b->data_ = AlignedAlloc(size);
+  b->counted_ = size > 0 ? RoundedCapacity(size) : 0;
   b->size_ = size;
   b->capacity_ = size;
   return b;
@@ -103,7 +105,7 @@ std::shared_ptr<Buffer> Buffer::Wrap(const void* data, int64_t size,
 }
 
 std::shared_ptr<Buffer> Buffer::CopyOf(const void* data, int64_t size) {
-  auto b = Allocate(size);
+  auto b = AllocateUninitialized(size);
   if (size > 0) std::memcpy(b->data_, data, static_cast<size_t>(size));
   return b;
 }

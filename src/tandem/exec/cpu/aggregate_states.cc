@@ -42,7 +42,7 @@ inline uint32_t SrcGroup(const uint32_t* src_groups, int64_t k) {
 // Builds a fixed-width column of `type` (storage T) from get(g, &value) -> valid.
 template <typename T, typename F>
 ColumnPtr BuildFixed(const DataType& type, int64_t n, F&& get) {
-  auto values = Buffer::Allocate(n * static_cast<int64_t>(sizeof(T)));
+  auto values = Buffer::AllocateUninitialized(n * static_cast<int64_t>(sizeof(T)));  // all written
   auto validity = Buffer::Allocate(bit_util::BytesForBits(n));
   T* out = values->mutable_data_as<T>();
   uint8_t* bits = validity->mutable_data();

@@ -1,0 +1,79 @@
+"""A/B of two tandem binaries on the CPU path: the 22 TPC-H queries (tests/tpch/queries) run
+once each in one `tandem sql -f` process per binary and round, the binaries interleaved round by
+round; each query's time is its `--timing` statement time, and the report gives per-query
+medians over the rounds, the ratio new/old, and whether the two ranges overlap (then the ratio is
+within this machine's noise).
+
+    python3 bench/ab_cpu.py --old OLD --new NEW --data DIR [--rounds 5] [--threads 2] [--out F]
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import tempfile
+
+TABLES = ["region", "nation", "part", "supplier", "partsupp", "customer", "orders", "lineitem"]
+QUERIES = os.path.join(os.path.dirname(__file__), "..", "tests", "tpch", "queries")
+
+
+def run(binary, script, data, threads):
+    cmd = [binary, "sql", "-f", script, "--timing", "--format", "csv",
+           "--conf", f"tandem.sql.threads={threads}"]
+    for t in TABLES:
+        cmd += ["--table", f"{t}={os.path.join(data, t)}"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+    if proc.returncode != 0:
+        raise SystemExit(f"{binary}: exit {proc.returncode}: {proc.stderr[-2000:]}")
+    return [float(m) for m in re.findall(r"^Time: ([0-9.]+) ms$", proc.stderr, re.M)]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--old", required=True)
+    ap.add_argument("--new", required=True)
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    # A query file with a view (Q15) keeps its statements; the timed one is its last SELECT.
+    statements, last = [], []
+    for q in range(1, 23):
+        lines = open(os.path.join(QUERIES, f"q{q:02d}.sql")).read().splitlines()
+        text = "\n".join(l for l in lines if not l.lstrip().startswith("--"))
+        parts = [p.strip() for p in text.split(";") if p.strip()]
+        timed = max(i for i, p in enumerate(parts) if p.lower().startswith(("select", "with")))
+        last.append(len(statements) + timed)
+        statements += parts
+    with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
+        f.write(";\n".join(statements) + ";\n")
+        script = f.name
+    times = {"old": [], "new": []}
+    for r in range(args.rounds):
+        for name in ("old", "new") if r % 2 == 0 else ("new", "old"):
+            t = run(getattr(args, name), script, args.data, args.threads)
+            times[name].append([t[i] for i in last])
+    lines = ["| query | old (ms) | new (ms) | new / old | ranges |", "|---|---:|---:|---:|---|"]
+    ratios = []
+    for q in range(22):
+        o = [r[q] for r in times["old"]]
+        n = [r[q] for r in times["new"]]
+        ratio = statistics.median(n) / statistics.median(o)
+        ratios.append(ratio)
+        overlap = max(min(o), min(n)) <= min(max(o), max(n))
+        lines.append(f"| Q{q + 1:02d} | {statistics.median(o):.0f} | {statistics.median(n):.0f} | "
+                     f"{ratio:.2f} | {'overlap' if overlap else 'apart'} |")
+    total = [sum(r) for r in times["old"]], [sum(r) for r in times["new"]]
+    geo = statistics.geometric_mean(ratios)
+    lines.append(f"\nSum of the 22 per round: old {sorted(round(x) for x in total[0])} ms, "
+                 f"new {sorted(round(x) for x in total[1])} ms; geomean of new/old {geo:.3f}")
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
