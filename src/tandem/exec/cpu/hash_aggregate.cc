@@ -481,7 +481,10 @@ class Aggregation {
       }));
     }
 
-    for (int p = 0; p < partitions; ++p) {
+    // The partitions' batches are built in parallel (15M groups of TPC-H Q18 at SF10 made this
+    // a serial phase) and appended in partition order; an error is the lowest partition's.
+    std::vector<BatchPtr> batches(static_cast<size_t>(partitions));
+    TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(partitions, [&](int64_t p) -> Status {
       SetState& f = finals[p];
       if (keyless && f.table->num_groups() == 0) {
         // No keys: one row even for empty input (count 0, other aggregates NULL).
@@ -490,10 +493,13 @@ class Aggregation {
         f.table->FindOrInsert(KeyView{}, &h, &h, nullptr, 1, &g);
       }
       const int64_t groups = f.table->num_groups();
-      if (groups == 0) continue;
+      if (groups == 0) return Status::OK();
       for (auto& state : f.states) state->Resize(groups);
-      TANDEM_ASSIGN_OR_RAISE(auto batch, EmitBatch(s, f));
-      out->batches.push_back(std::move(batch));
+      TANDEM_ASSIGN_OR_RAISE(batches[p], EmitBatch(s, f));
+      return Status::OK();
+    }));
+    for (BatchPtr& b : batches) {
+      if (b) out->batches.push_back(std::move(b));
     }
     return Status::OK();
   }
