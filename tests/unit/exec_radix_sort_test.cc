@@ -11,6 +11,7 @@
 #include <optional>
 #include <random>
 
+#include "sort_test_util.h"
 #include "tandem/column/column_builder.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/cpu/sort_keys.h"
@@ -86,14 +87,7 @@ std::vector<int64_t> OracleOrder(const Input& in, const std::vector<cpu::SortOrd
   return order;
 }
 
-std::vector<int64_t> RowNumbers(const Table& t) {
-  std::vector<int64_t> ids;
-  for (const auto& b : t.batches) {
-    const Column& c = *b->columns.back();
-    for (int64_t i = 0; i < b->num_rows; ++i) ids.push_back(c.Value<int64_t>(i));
-  }
-  return ids;
-}
+using test::RowNumbers;
 
 // Sorts `in` by all its keys under every ASC/DESC x NULLS FIRST/LAST combination of the first
 // key (the others ASC NULLS LAST, or reversed), cut into batches several ways.

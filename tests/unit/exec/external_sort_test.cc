@@ -13,6 +13,7 @@
 #include <cmath>
 #include <random>
 
+#include "../sort_test_util.h"
 #include "tandem/column/column_builder.h"
 #include "tandem/column/slice.h"
 #include "tandem/exec/cpu/operator_util.h"
@@ -86,14 +87,7 @@ PlanNode SortNode(int variant) {
   return node;
 }
 
-std::vector<int64_t> RowNumbers(const Table& t) {
-  std::vector<int64_t> ids;
-  for (const auto& b : t.batches) {
-    const Column& c = *b->columns.back();
-    for (int64_t i = 0; i < b->num_rows; ++i) ids.push_back(c.Value<int64_t>(i));
-  }
-  return ids;
-}
+using test::RowNumbers;
 
 struct Sorted {
   Table table;
