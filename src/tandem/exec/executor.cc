@@ -1,5 +1,5 @@
-// The executor: runs the plan bottom-up (children first), one operator at a time. CPU nodes call
-// the operators of exec/cpu/operators.h on host tables; GPU nodes (PlanNode::device, chosen by
+// The executor: runs the plan bottom-up (children first). CPU nodes that stream run as push-based
+// pipelines (cpu_pipelines.cc), the others one operator at a time over exec/cpu/operators.h; GPU nodes (PlanNode::device, chosen by
 // the placement planner) call exec/gpu/gpu_operators.h on device batches, all on one stream per
 // query, and kTransition nodes copy between the two (gpu::ToDevice / gpu::ToHost). A node whose
 // input lives on the other device without a transition in between gets an implicit copy, so any
@@ -15,6 +15,10 @@
 // inside the scan (CPU). Scans of tables cached by the session (CACHE TABLE) read the cache.
 // Every node's time (its own, children excluded), output rows, batches, bytes and device are
 // recorded in the context; PlanToStringWithMetrics (plan_text.h) prints them for EXPLAIN ANALYZE.
+//
+// One query's run is a QueryRun (query_run.h); this file has its core (nodes on either device,
+// host retries, GPU memory fallbacks) and the helpers its other files share: gpu_slices.cc,
+// cpu_pipelines.cc and breaker_spill.cc.
 #include "tandem/exec/executor.h"
 
 #include <algorithm>
@@ -42,6 +46,7 @@
 #include "tandem/exec/cpu/window_spill.h"
 #include "tandem/exec/gpu/gpu_operators_more.h"
 #include "tandem/exec/gpu_peak_estimate.h"
+#include "tandem/exec/query_run.h"
 #include "tandem/exec/shared_subplans.h"
 #include "tandem/exec/split_aggregate.h"
 #include "tandem/gpu/device_column.h"
@@ -52,9 +57,7 @@
 #include "tandem/plan/fusion.h"
 
 namespace tandem {
-namespace {
-
-using Clock = std::chrono::steady_clock;
+namespace exec_detail {
 
 const char* OperatorName(const PlanNode& node) {
   switch (node.kind) {
@@ -157,12 +160,6 @@ double MillisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// When an operator started, and the window of its peak memory (common/peak_window.h).
-struct OperatorStart {
-  Clock::time_point time;
-  peak_window::Window window;
-};
-
 OperatorStart StartOperator() {
   return {Clock::now(), peak_window::Open(host_memory::InUse(), gpu::GetPoolStats().used_bytes)};
 }
@@ -228,9 +225,6 @@ void NoteSpills(const std::vector<const PlanNode*>& chain, const cpu::SpillableS
   ctx.spilled_bytes += total;
 }
 
-using plan::IsFilteredAggregate;
-using plan::IsTopN;
-
 // The columns of a cached table that a scan reads, as a host table (zero-copy).
 Table SelectHostColumns(const PlanNode& scan, const Table& table) {
   return cpu::opx::SelectColumns(table, scan.scan_columns, scan.schema);
@@ -263,8 +257,8 @@ std::string ScanTimeSplit(const parquet::DeviceDecodeCounts& c) {
 // A GPU scan of Parquet files: pages read and decompressed by host threads, decoded on the GPU
 // (io/parquet/device_reader.h); columns come out in the node's order under its names.
 Result<gpu::DeviceBatchPtr> ScanParquetToDevice(const PlanNode& node, const gpu::Stream& stream,
-                                                std::string* name, int slice_index = 0,
-                                                int slice_count = 1) {
+                                                std::string* name, int slice_index,
+                                                int slice_count) {
   const TableSource& source = *node.source;
   parquet::ReadOptions options;
   for (int c : node.scan_columns) options.columns.push_back(source.schema.field(c).name);
@@ -374,21 +368,6 @@ void RecordPipelineMetrics(const cpu::Pipeline& p, bool aggregate, const cpu::Pi
   }
 }
 
-// Sets a variable for a scope and puts its old value back however the scope ends (a Status
-// return, or a std::bad_alloc from a host budget that an enclosing retry catches).
-template <typename T>
-class ScopedValue {
- public:
-  ScopedValue(T* var, T value) : var_(var), old_(*var) { *var = value; }
-  ~ScopedValue() { *var_ = old_; }
-  ScopedValue(const ScopedValue&) = delete;
-  ScopedValue& operator=(const ScopedValue&) = delete;
-
- private:
-  T* var_;
-  T old_;
-};
-
 // Adds the metrics a node recorded for one slice of its input to its sums over the slices.
 void AddSliceMetrics(const OperatorMetrics* slice, OperatorMetrics* sum) {
   if (!slice) return;
@@ -412,146 +391,6 @@ void CollectScannedSources(const PlanNode& node, std::set<const TableSource*>* o
     if (c) CollectScannedSources(*c, out);
   }
 }
-
-// One query's run: the executor state that lives as long as the query (its GPU stream).
-class QueryRun {
- public:
-  QueryRun(const PlanNode& root, ExecContext& ctx) : ctx_(ctx), root_(root), shared_(root, ctx) {
-    CollectScannedSources(root, &scanned_sources_);
-  }
-  ~QueryRun() {
-    // Device buffers are freed on the stream; wait so nothing outlives the query.
-    if (stream_) (void)stream_->Synchronize();
-  }
-
-  Result<Table> RunHost(const PlanNode& node);
-  Result<gpu::DeviceBatchPtr> RunDevice(const PlanNode& node);
-
- private:
-  // Moves the least recently used table cached in GPU memory that the query does not scan to
-  // host memory; false when there is none (or the move failed).
-  bool MoveUnusedCachedTableToHost();
-  // The part of the plan under `root` ran out of GPU memory: runs it again on the CPU.
-  Result<Table> RerunOnCpu(const PlanNode& root, const Status& oom);
-  // Whether the node runs on the GPU in this run (not while a part is rerun on the CPU).
-  bool OnGpuHere(const PlanNode& node) const { return OnGpu(node) && !cpu_only_; }
-  Status CheckShape(const PlanNode& node) const;
-  Status CheckCancelled() const {
-    return ctx_.Cancelled() ? ExecContext::CancelledError() : Status::OK();
-  }
-  const CachedTable* CacheOf(const PlanNode& scan) const {
-    if (scan.kind != PlanKind::kScan || !ctx_.table_cache || !scan.source) return nullptr;
-    return ctx_.table_cache->Find(scan.source.get());
-  }
-  // A CPU scan of Parquet files that are not cached (a pipeline reads it row group by row group).
-  bool StreamedScan(const PlanNode& scan) const {
-    return scan.kind == PlanKind::kScan && scan.source &&
-           scan.source->kind == TableSource::Kind::kParquet && !OnGpuHere(scan) && !CacheOf(scan);
-  }
-  // A filter directly over a scan of Parquet files that are not cached.
-  bool FilterFusesIntoScan(const PlanNode& filter) const {
-    return plan::IsFilterOverFileScan(
-        filter, [this](const PlanNode& scan) { return !OnGpuHere(scan) && !CacheOf(scan); });
-  }
-  // The GPU for this query: its stream, started the first time, after its admission.
-  Result<gpu::GpuContext*> Gpu();
-  // Waits for the query's turn on the GPU (memory/gpu_admission.h), held until the run ends.
-  Status AdmitToGpu();
-  // What the query's GPU may hold: the pool, or tandem.memory.gpu.limit when lower (after the
-  // runtime started); the slice of a GPU part's input for that capacity.
-  int64_t GpuCapacity() const;
-  int64_t SliceBytesOf(int64_t capacity) const;
-  Status FinishGpuOperator();
-  Result<Table> RunCpuOperator(const PlanNode& node);
-  Result<Table> ApplyCpuOperator(const PlanNode& node, const std::vector<Table>& inputs,
-                                 std::string* name);
-  Result<Table> WithHostRetry(const PlanNode& node, const std::function<Result<Table>()>& op);
-  // A CPU Sort or Window over its input whole; out of host memory (and when can_spill), again
-  // through disk: `spilled` takes the input (its batches released as they are taken) or, when
-  // collecting the input ran out, null (the pipeline below runs again into its sink, FeedSpill).
-  Result<Table> RunWholeOrSpilled(const PlanNode& node, bool can_spill,
-                                  const std::function<Result<Table>(const Table&)>& in_memory,
-                                  const std::function<Result<Table>(Table*)>& spilled);
-  Status FeedSpill(const PlanNode& node, Table* input, cpu::PipelineSink& sink);
-  void RecordSpilledOperator(const PlanNode& node, const std::string& name, const Table& out,
-                             int64_t spilled, const OperatorStart& start);
-  // Sorted runs on disk, merged (exec/cpu/external_sort.h).
-  Result<Table> ExternalSort(const PlanNode& node, Table* input);
-  // Partitions on disk by the shared PARTITION BY keys, one at a time (exec/cpu/window_spill.h).
-  Result<Table> WindowBySpilling(const PlanNode& node, Table* input);
-  // Pipelines (exec/cpu/pipeline.h): whether a CPU node streams batch by batch, and the run of
-  // the pipeline that ends at `node` (null when `node` is not worth one).
-  bool Streams(const PlanNode& node) const;
-  // A join that runs whole, built on its small left side, rather than stream (Streams).
-  bool BuiltOnItsLeft(const PlanNode& join) const;
-  std::optional<Result<Table>> TryPipeline(const PlanNode& node);
-  // into: a sink for a pipeline that would collect its output (a spilled build side).
-  Result<Table> RunPipelineAt(const PlanNode& node, cpu::PipelineSink* into = nullptr);
-  // The build side of a grace join run again into partitions on disk, when collecting it
-  // whole ran out of host memory (null: it cannot stream).
-  Result<std::shared_ptr<SpillPartitions>> SpillBuildPipeline(const PlanNode& join);
-  // The build side of a grace join, collected already, written to partitions on disk.
-  Result<std::shared_ptr<SpillPartitions>> SpillBuildSide(const PlanNode& join, const Table& right);
-  Result<gpu::DeviceBatchPtr> RunGpuOperator(const PlanNode& node);
-  // A GPU part that ends at `node` (a DeviceToHost transition, or a GPU node read on the host)
-  // whose top is `source`: its rows on the host. Out of GPU memory, it moves unused cached tables
-  // to host memory, then splits its input into slices, then runs on the CPU.
-  Result<Table> RunGpuPart(const PlanNode& node, const PlanNode& source);
-
-  // GPU slices (docs/gpu.md): a GPU part, or an aggregation in one, runs over slices of its
-  // input when that input comes from host memory and is larger than tandem.exec.gpu.chunkBytes,
-  // or when it ran out of GPU memory whole. The rows of the slice and the build sides of the
-  // joins on the way (run once) stand in for those nodes' outputs.
-  struct SlicePlan {
-    const PlanNode* top = nullptr;        // the aggregation (split), or the part's top
-    const PlanNode* source = nullptr;     // rows from the host, or a table cached on the GPU
-    std::vector<const PlanNode*> builds;  // build sides of the joins in between
-    std::vector<const PlanNode*> spine;   // what runs per slice, source excluded
-  };
-  bool TraceSpine(const PlanNode& node, SlicePlan* plan) const;
-  std::optional<SlicePlan> SlicePlanFor(const PlanNode& top) const;
-  // The node whose input a part that ran out of GPU memory whole may split, or null.
-  const PlanNode* SplitRetryTop(const PlanNode& part) const;
-  int64_t SliceBytes();
-  // Whether a part slices its input before running out of memory: rows from host memory, or
-  // Parquet files estimated to decode to more than a slice (a cached GPU table: only after).
-  bool SlicesAhead(const SlicePlan& plan);
-  // Runs `each(i, count)` with slice i of the plan's source standing in for it; count is at
-  // least min_count, more when the input from host memory is larger than SliceBytes().
-  Result<int> ForEachSlice(const SlicePlan& plan, int min_count,
-                           const std::function<Status(int, int)>& each);
-  void AddSpineMetrics(const SlicePlan& plan, std::map<const PlanNode*, OperatorMetrics>* sums);
-  std::optional<Result<gpu::DeviceBatchPtr>> AggregateInSlices(const PlanNode& node);
-  std::optional<Result<Table>> PartInSlices(const PlanNode& node, const PlanNode& source);
-  // Filters and projections over rows from host memory larger than a slice: their outputs
-  // concatenated on the GPU (the build side of a join over a table cached in host memory).
-  std::optional<Result<gpu::DeviceBatchPtr>> StreamInSlices(const PlanNode& node);
-  // The merge of an aggregation's partial rows (`node`: the aggregation split).
-  Result<gpu::DeviceBatchPtr> MergePartials(const PlanNode& node, const SplitAggregate& split,
-                                            const Table& partials, bool* on_gpu);
-  Result<Table> ScanCached(const PlanNode& node, const CachedTable& cached);
-  Result<Table> ToHost(const gpu::DeviceBatch& batch);
-
-  Result<Table> RunHostOnce(const PlanNode& node);
-
-  ExecContext& ctx_;
-  const PlanNode& root_;
-  std::optional<gpu_admission::Ticket> gpu_turn_;  // released after the stream, below, is done
-  SharedSubplans shared_;                          // identical subplans of the query, run once
-  std::set<const TableSource*> scanned_sources_;   // what the query's scans read
-  bool cpu_only_ = false;                          // inside RerunOnCpu
-  // Joins that stream although built on their small left side would be better (that ran out of
-  // host memory collecting the right side whole), and the joins whose whole-table run is on.
-  std::set<const PlanNode*> force_stream_, whole_join_running_;
-  // GPU slices: outputs standing in for nodes while a part runs over a slice; the node made to
-  // split its input after running out of GPU memory whole, into at least this many slices.
-  std::map<const PlanNode*, gpu::DeviceBatchPtr> device_overrides_;
-  const PlanNode* forced_slice_top_ = nullptr;
-  int forced_slices_ = 0;
-  bool in_slice_ = false;              // a slice is running: no slicing within it
-  std::optional<gpu::Stream> stream_;  // declared first among GPU state: destroyed last
-  gpu::GpuContext gpu_ctx_;
-};
 
 Status QueryRun::CheckShape(const PlanNode& node) const {
   if (!ShapeIsValid(node)) {
@@ -737,405 +576,6 @@ Result<Table> QueryRun::RunGpuPart(const PlanNode& node, const PlanNode& source)
   // (its device buffers are freed by now), and the query goes on.
   if (out_of_memory(out)) return RerunOnCpu(source, out.status());
   return out;
-}
-
-bool QueryRun::TraceSpine(const PlanNode& node, SlicePlan* plan) const {
-  if ((node.kind == PlanKind::kTransition && node.device == Device::kGpu) || !OnGpuHere(node)) {
-    plan->source = &node;  // HostToDevice, explicit or implicit
-    return true;
-  }
-  if (!ShapeIsValid(node)) return false;
-  for (const auto& c : node.children) {
-    if (!c) return false;
-  }
-  switch (node.kind) {
-    case PlanKind::kScan: {
-      const CachedTable* cached = CacheOf(node);
-      const bool parquet =
-          !cached && node.source && node.source->kind == TableSource::Kind::kParquet;
-      if (!parquet && !(cached && cached->device)) return false;
-      plan->source = &node;  // slices: row groups of the files, or rows of the cached table
-      return true;
-    }
-    case PlanKind::kFilter:
-    case PlanKind::kProject:
-    case PlanKind::kExpand:
-      plan->spine.push_back(&node);
-      return TraceSpine(*node.children[0], plan);
-    case PlanKind::kJoin:
-      // Joins whose output is the union of their outputs over slices of the left side.
-      switch (node.join_type) {
-        case JoinType::kInner:
-        case JoinType::kLeft:
-        case JoinType::kSemi:
-        case JoinType::kAnti:
-        case JoinType::kMark:
-          plan->spine.push_back(&node);
-          plan->builds.push_back(node.children[1].get());
-          return TraceSpine(*node.children[0], plan);
-        default:
-          return false;
-      }
-    default:
-      return false;
-  }
-}
-
-std::optional<QueryRun::SlicePlan> QueryRun::SlicePlanFor(const PlanNode& top) const {
-  SlicePlan plan;
-  plan.top = &top;
-  const PlanNode* below = &top;
-  if (top.kind == PlanKind::kAggregate) {
-    if (!ShapeIsValid(top) || !top.children[0]) return std::nullopt;
-    below = top.children[0].get();
-    if (IsFilteredAggregate(top)) {
-      plan.spine.push_back(below);
-      below = below->children[0].get();
-    }
-  }
-  if (!TraceSpine(*below, &plan)) return std::nullopt;
-  return plan;
-}
-
-const PlanNode* QueryRun::SplitRetryTop(const PlanNode& part) const {
-  if (part.kind != PlanKind::kAggregate && SlicePlanFor(part) && part.kind != PlanKind::kScan) {
-    return &part;
-  }
-  for (const PlanNode* n = &part; n && OnGpuHere(*n) && ShapeIsValid(*n);) {
-    if (n->kind == PlanKind::kAggregate) {
-      std::string why;
-      return SlicePlanFor(*n) && SplitForChunks(*n, &why) ? n : nullptr;
-    }
-    switch (n->kind) {
-      case PlanKind::kSort:
-      case PlanKind::kLimit:
-      case PlanKind::kProject:
-      case PlanKind::kFilter:
-      case PlanKind::kWindow:
-        n = n->children[0].get();
-        break;
-      default:
-        return nullptr;
-    }
-  }
-  return nullptr;
-}
-
-bool QueryRun::SlicesAhead(const SlicePlan& plan) {
-  const PlanNode& src = *plan.source;
-  if (!(src.kind == PlanKind::kScan && OnGpuHere(src))) return true;  // rows from the host
-  if (CacheOf(src)) return false;
-  return src.placement.est_bytes > static_cast<double>(SliceBytes());
-}
-
-int64_t QueryRun::SliceBytes() {
-  if (ctx_.gpu_chunk_bytes > 0) return ctx_.gpu_chunk_bytes;
-  if (!stream_) (void)Gpu();  // the pool's size
-  return SliceBytesOf(GpuCapacity());
-}
-
-int64_t QueryRun::SliceBytesOf(int64_t capacity) const {
-  if (ctx_.gpu_chunk_bytes > 0) return ctx_.gpu_chunk_bytes;
-  return std::max<int64_t>(int64_t{256} << 20, capacity / 4);
-}
-
-int64_t QueryRun::GpuCapacity() const {
-  int64_t limit = gpu::GetPoolStats().pool_limit_bytes;
-  const int64_t mine = ctx_.gpu_limit_bytes;  // the process-wide limit is the last query's
-  if (mine > 0 && (limit <= 0 || mine < limit)) limit = mine;
-  return limit;
-}
-
-Result<int> QueryRun::ForEachSlice(const SlicePlan& plan, int min_count,
-                                   const std::function<Status(int, int)>& each) {
-  // The stand-ins go when the run ends, however it ends.
-  struct Restore {
-    std::map<const PlanNode*, gpu::DeviceBatchPtr>* overrides;
-    std::vector<const PlanNode*> keys;
-    ~Restore() {
-      for (const PlanNode* k : keys) overrides->erase(k);
-    }
-  } restore{&device_overrides_, {}};
-  for (const PlanNode* b : plan.builds) {
-    TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr out, RunDevice(*b));
-    device_overrides_[b] = std::move(out);
-    restore.keys.push_back(b);
-  }
-  TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
-  const PlanNode& src = *plan.source;
-  restore.keys.push_back(&src);
-  int count = std::max(1, min_count);
-  if (src.kind == PlanKind::kScan && OnGpuHere(src) && !CacheOf(src)) {
-    // Parquet files: slices of their row groups, each read and decoded on its own.
-    const OperatorStart start = StartOperator();
-    if (min_count <= 1) {
-      const double est = src.placement.est_bytes;
-      const double slice = static_cast<double>(SliceBytes());
-      if (est > slice) count = static_cast<int>(std::min(4096.0, std::ceil(est / slice)));
-    }
-    OperatorMetrics total;
-    std::string name;
-    for (int i = 0; i < count; ++i) {
-      TANDEM_RETURN_NOT_OK(CheckCancelled());
-      const auto t = Clock::now();
-      TANDEM_ASSIGN_OR_RAISE(device_overrides_[&src],
-                             ScanParquetToDevice(src, *g->stream, &name, i, count));
-      total.rows += device_overrides_[&src]->num_rows;
-      total.bytes += gpu::DeviceBytes(*device_overrides_[&src]);
-      total.millis += MillisSince(t);
-      TANDEM_RETURN_NOT_OK(each(i, count));
-      device_overrides_[&src].reset();
-    }
-    if (count > 1) name += " (in " + std::to_string(count) + " slices; the last one's counts)";
-    RecordDeviceMetrics(src, name, "gpu", total.rows, total.bytes, total.millis, ctx_);
-    RecordPeaks(src, start, ctx_);
-  } else if (src.kind == PlanKind::kScan && OnGpuHere(src)) {
-    // A table cached in GPU memory: slices copied out of it.
-    const CachedTable* cached = CacheOf(src);
-    if (!cached || !cached->device) return Status::Internal("sliced scan of an uncached table");
-    const OperatorStart start = StartOperator();
-    const gpu::DeviceBatchPtr whole = SelectDeviceColumns(src, *cached->device);
-    const int64_t rows = whole->num_rows;
-    count = static_cast<int>(std::min<int64_t>(count, std::max<int64_t>(1, rows)));
-    const int64_t per = (rows + count - 1) / count;
-    double own_ms = 0;
-    for (int i = 0; i < count; ++i) {
-      TANDEM_RETURN_NOT_OK(CheckCancelled());
-      const auto t = Clock::now();
-      const int64_t begin = std::min(rows, per * i);
-      if (count == 1) {
-        device_overrides_[&src] = whole;
-      } else {
-        TANDEM_ASSIGN_OR_RAISE(
-            device_overrides_[&src],
-            gpu::SliceRows(*whole, begin, std::min(per, rows - begin), *g->stream));
-      }
-      own_ms += MillisSince(t);
-      TANDEM_RETURN_NOT_OK(each(i, count));
-      device_overrides_[&src].reset();
-    }
-    RecordDeviceMetrics(src,
-                        "Scan " + cached->name + " (cached in GPU memory" +
-                            (count > 1 ? ", in " + std::to_string(count) + " slices" : "") + ")",
-                        "gpu", rows, gpu::DeviceBytes(*whole), own_ms, ctx_);
-    RecordPeaks(src, start, ctx_);
-  } else {
-    // Rows from host memory: uploaded slice by slice.
-    const bool explicit_transition = src.kind == PlanKind::kTransition;
-    TANDEM_ASSIGN_OR_RAISE(Table host, RunHost(explicit_transition ? *src.children[0] : src));
-    const OperatorStart start = StartOperator();
-    const int64_t bytes = cpu::opx::TableBytes(host);
-    const int64_t slice = SliceBytes();
-    const int64_t by_size = (bytes + slice - 1) / slice;
-    count = static_cast<int>(std::min<int64_t>(std::max<int64_t>(count, by_size), 4096));
-    std::vector<Table> slices = cpu::opx::RowChunks(host, count);
-    count = static_cast<int>(slices.size());
-    double upload_ms = 0;
-    int64_t uploaded = 0;
-    for (int i = 0; i < count; ++i) {
-      TANDEM_RETURN_NOT_OK(CheckCancelled());
-      const auto t = Clock::now();
-      TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr dev, gpu::ToDevice(slices[i], *g->stream));
-      TANDEM_RETURN_NOT_OK(FinishGpuOperator());
-      upload_ms += MillisSince(t);
-      uploaded += gpu::DeviceBytes(*dev);
-      slices[i] = Table();
-      device_overrides_[&src] = std::move(dev);
-      TANDEM_RETURN_NOT_OK(each(i, count));
-      device_overrides_[&src].reset();
-    }
-    if (explicit_transition) {
-      RecordDeviceMetrics(src,
-                          std::string("HostToDevice") +
-                              (count > 1 ? " (in " + std::to_string(count) + " slices)" : ""),
-                          "pcie", host.num_rows(), uploaded, upload_ms, ctx_);
-      RecordPeaks(src, start, ctx_);
-    }
-  }
-  return count;
-}
-
-void QueryRun::AddSpineMetrics(const SlicePlan& plan,
-                               std::map<const PlanNode*, OperatorMetrics>* sums) {
-  for (const PlanNode* n : plan.spine) {
-    if (n == plan.top && n->kind == PlanKind::kAggregate) continue;
-    AddSliceMetrics(ctx_.Find(n), &(*sums)[n]);
-  }
-}
-
-std::optional<Result<gpu::DeviceBatchPtr>> QueryRun::AggregateInSlices(const PlanNode& node) {
-  if (in_slice_ || node.kind != PlanKind::kAggregate) return std::nullopt;
-  std::optional<SlicePlan> plan = SlicePlanFor(node);
-  if (!plan) return std::nullopt;
-  const bool forced = forced_slice_top_ == &node;
-  if (!forced && !SlicesAhead(*plan)) return std::nullopt;
-  std::string why;
-  std::optional<SplitAggregate> split = SplitForChunks(node, &why);
-  if (!split || !gpu::AggregateUnsupported(*split->partial).empty()) return std::nullopt;
-  auto run = [&]() -> Result<gpu::DeviceBatchPtr> {
-    const OperatorStart start = StartOperator();
-    Table partials;
-    partials.schema = split->partial->schema;
-    gpu::DeviceBatchPtr whole;  // one slice: the node's own output
-    std::map<const PlanNode*, OperatorMetrics> sums;
-    OperatorMetrics partial_sum;
-    TANDEM_ASSIGN_OR_RAISE(
-        int count, ForEachSlice(*plan, forced ? forced_slices_ : 1, [&](int, int count) -> Status {
-          Result<gpu::DeviceBatchPtr> part = [&] {
-            const ScopedValue<bool> slicing(&in_slice_, true);
-            return RunGpuOperator(count == 1 ? node : *split->partial);
-          }();
-          TANDEM_RETURN_NOT_OK(part.status());
-          if (count == 1) {
-            whole = std::move(part).value();
-            return Status::OK();
-          }
-          AddSpineMetrics(*plan, &sums);
-          AddSliceMetrics(ctx_.Find(split->partial.get()), &partial_sum);
-          ctx_.Forget(split->partial.get());
-          TANDEM_ASSIGN_OR_RAISE(Table host, ToHost(**part));
-          for (BatchPtr& b : host.batches) partials.batches.push_back(std::move(b));
-          return Status::OK();
-        }));
-    if (count == 1) return whole;
-    ++ctx_.gpu_chunked_parts;
-    for (auto& [n, m] : sums) ctx_.Record(n, m);
-    const auto merge_start = Clock::now();
-    bool on_gpu = false;
-    TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr out, MergePartials(node, *split, partials, &on_gpu));
-    TANDEM_RETURN_NOT_OK(FinishGpuOperator());
-    TANDEM_RETURN_NOT_OK(CheckDeviceOutput(node, out.get()));
-    char text[160];
-    std::snprintf(text, sizeof(text),
-                  " (partial over %d slices of its input, %lld partial rows merged on the %s in "
-                  "%.1f ms)",
-                  count, static_cast<long long>(partials.num_rows()), on_gpu ? "GPU" : "CPU",
-                  MillisSince(merge_start));
-    RecordDeviceMetrics(node, "HashAggregate" + std::string(text), "gpu", out->num_rows,
-                        gpu::DeviceBytes(*out), partial_sum.millis + MillisSince(merge_start),
-                        ctx_);
-    RecordPeaks(node, start, ctx_);
-    return out;
-  };
-  return run();
-}
-
-Result<gpu::DeviceBatchPtr> QueryRun::MergePartials(const PlanNode& node,
-                                                    const SplitAggregate& split,
-                                                    const Table& partials, bool* on_gpu) {
-  TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
-  if (gpu::AggregateUnsupported(*split.merge).empty() &&
-      gpu::ProjectUnsupported(*split.finish).empty()) {
-    Result<gpu::DeviceBatchPtr> merged = [&]() -> Result<gpu::DeviceBatchPtr> {
-      TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr in, gpu::ToDevice(partials, *g->stream));
-      TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr m,
-                             gpu::HashAggregate(*split.merge, nullptr, *in, *g));
-      in.reset();
-      return gpu::Project(*split.finish, *m, *g);
-    }();
-    if (merged.ok() || merged.status().code() != StatusCode::kOutOfMemory) {
-      *on_gpu = true;
-      return merged;
-    }
-  }
-  // Unsupported on the GPU, or no room there: the CPU merges.
-  *on_gpu = false;
-  TANDEM_ASSIGN_OR_RAISE(Table merged, WithHostRetry(node, [&] {
-                           return cpu::HashAggregate(*split.merge, partials, ctx_);
-                         }));
-  TANDEM_ASSIGN_OR_RAISE(Table finished, cpu::Project(*split.finish, merged, ctx_));
-  return gpu::ToDevice(finished, *g->stream);
-}
-
-std::optional<Result<Table>> QueryRun::PartInSlices(const PlanNode& node, const PlanNode& source) {
-  if (in_slice_ || source.kind == PlanKind::kAggregate || source.kind == PlanKind::kScan) {
-    return std::nullopt;
-  }
-  std::optional<SlicePlan> plan = SlicePlanFor(source);
-  if (!plan || plan->spine.empty()) return std::nullopt;
-  const bool forced = forced_slice_top_ == &source;
-  if (!forced && !SlicesAhead(*plan)) return std::nullopt;
-  auto run = [&]() -> Result<Table> {
-    const OperatorStart start = StartOperator();
-    Table out;
-    out.schema = source.schema;
-    std::map<const PlanNode*, OperatorMetrics> sums;
-    double download_ms = 0;
-    int64_t downloaded = 0;
-    TANDEM_ASSIGN_OR_RAISE(
-        int count, ForEachSlice(*plan, forced ? forced_slices_ : 1, [&](int, int) -> Status {
-          Result<gpu::DeviceBatchPtr> part = [&] {
-            const ScopedValue<bool> slicing(&in_slice_, true);
-            return RunDevice(source);
-          }();
-          TANDEM_RETURN_NOT_OK(part.status());
-          AddSpineMetrics(*plan, &sums);
-          const auto t = Clock::now();
-          TANDEM_ASSIGN_OR_RAISE(Table host, ToHost(**part));
-          download_ms += MillisSince(t);
-          downloaded += gpu::DeviceBytes(**part);
-          for (BatchPtr& b : host.batches) out.batches.push_back(std::move(b));
-          return Status::OK();
-        }));
-    for (auto& [n, m] : sums) ctx_.Record(n, m);
-    if (count > 1) ++ctx_.gpu_chunked_parts;
-    TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
-    if (node.kind == PlanKind::kTransition) {
-      RecordDeviceMetrics(node,
-                          "DeviceToHost" + (count > 1 ? " (in " + std::to_string(count) +
-                                                            " slices of the part's input)"
-                                                      : std::string()),
-                          "pcie", out.num_rows(), downloaded, download_ms, ctx_);
-      RecordPeaks(node, start, ctx_);
-    }
-    return out;
-  };
-  return run();
-}
-
-std::optional<Result<gpu::DeviceBatchPtr>> QueryRun::StreamInSlices(const PlanNode& node) {
-  if (in_slice_ || !OnGpuHere(node) ||
-      (node.kind != PlanKind::kFilter && node.kind != PlanKind::kProject)) {
-    return std::nullopt;
-  }
-  std::optional<SlicePlan> plan = SlicePlanFor(node);
-  if (!plan || !plan->builds.empty() || !SlicesAhead(*plan)) return std::nullopt;
-  auto run = [&]() -> Result<gpu::DeviceBatchPtr> {
-    std::vector<gpu::DeviceBatchPtr> outs;
-    std::map<const PlanNode*, OperatorMetrics> sums;
-    TANDEM_ASSIGN_OR_RAISE(int count, ForEachSlice(*plan, 1, [&](int, int) -> Status {
-                             Result<gpu::DeviceBatchPtr> part = [&] {
-                               const ScopedValue<bool> slicing(&in_slice_, true);
-                               return RunDevice(node);
-                             }();
-                             TANDEM_RETURN_NOT_OK(part.status());
-                             AddSpineMetrics(*plan, &sums);
-                             outs.push_back(std::move(part).value());
-                             return Status::OK();
-                           }));
-    if (count == 1) return outs[0];
-    ++ctx_.gpu_chunked_parts;
-    for (auto& [n, m] : sums) ctx_.Record(n, m);
-    // The slices' rows in one batch: UNION ALL, pairwise (each row copied log2(count) times).
-    TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
-    PlanPtr a = MakeValues(node.schema, {}), b = MakeValues(node.schema, {});
-    PlanPtr concat = MakeSetOp({a, b}, SetOpKind::kUnion, true);
-    concat->device = Device::kGpu;
-    while (outs.size() > 1) {
-      std::vector<gpu::DeviceBatchPtr> next;
-      for (size_t i = 0; i + 1 < outs.size(); i += 2) {
-        TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr both,
-                               gpu::SetOperation(*concat, *outs[i], *outs[i + 1], *g));
-        outs[i].reset();
-        outs[i + 1].reset();
-        next.push_back(std::move(both));
-      }
-      if (outs.size() % 2 == 1) next.push_back(std::move(outs.back()));
-      outs = std::move(next);
-    }
-    return outs[0];
-  };
-  return run();
 }
 
 Result<gpu::DeviceBatchPtr> QueryRun::RunDevice(const PlanNode& node) {
@@ -1369,243 +809,6 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
   return result;
 }
 
-bool QueryRun::BuiltOnItsLeft(const PlanNode& join) const {
-  // A SEMI, ANTI or LEFT join whose left side looks far smaller than its right one is better
-  // built on the left (cpu::HashJoin flips it): it runs as a whole-table operator.
-  if (join.kind != PlanKind::kJoin || join.children.size() != 2 || !join.children[0] ||
-      !join.children[1] || force_stream_.count(&join)) {
-    return false;
-  }
-  const double left = join.children[0]->estimated_rows;
-  const double right = join.children[1]->estimated_rows;
-  const bool flips = join.join_type == JoinType::kSemi || join.join_type == JoinType::kAnti ||
-                     join.join_type == JoinType::kLeft;
-  return flips && !join.null_aware && left >= 0 && right >= 0 && left * 4 < right;
-}
-
-bool QueryRun::Streams(const PlanNode& node) const {
-  if (OnGpuHere(node) || !ShapeIsValid(node)) return false;
-  for (const auto& c : node.children) {
-    if (!c) return false;
-  }
-  switch (node.kind) {
-    case PlanKind::kFilter:
-      return node.predicate != nullptr;
-    case PlanKind::kProject:
-      return true;
-    case PlanKind::kJoin: {
-      if (!cpu::JoinProbe::StreamsProbeSide(node)) return false;
-      if (force_stream_.count(&node)) return true;
-      return !BuiltOnItsLeft(node);
-    }
-    default:
-      return false;
-  }
-}
-
-std::optional<Result<Table>> QueryRun::TryPipeline(const PlanNode& node) {
-  if (!ctx_.pipelines || OnGpuHere(node)) return std::nullopt;
-  if (node.kind == PlanKind::kAggregate) {
-    // Worth a pipeline: something streams below, or the rows come from Parquet files.
-    const PlanNode* below = node.children.empty() ? nullptr : node.children[0].get();
-    if (!below || (!Streams(*below) && !StreamedScan(*below))) return std::nullopt;
-  } else if (!Streams(node)) {
-    return std::nullopt;
-  }
-  return RunPipelineAt(node);
-}
-
-Result<std::shared_ptr<SpillPartitions>> QueryRun::SpillBuildPipeline(const PlanNode& join) {
-  const PlanNode& side = *join.children[1];
-  if (side.kind == PlanKind::kAggregate || !(Streams(side) || StreamedScan(side)) ||
-      shared_.IsShared(&side)) {
-    return std::shared_ptr<SpillPartitions>();
-  }
-  std::vector<const Expr*> keys;
-  for (const ExprPtr& k : join.right_keys) keys.push_back(k.get());
-  // Each attempt writes fresh partitions (a failed one leaves its rows in its own).
-  std::shared_ptr<SpillPartitions> spilled;
-  TANDEM_RETURN_NOT_OK(WithHostRetry(side, [&]() -> Result<Table> {
-                         const int count = cpu::SpillPartitionCount(cpu::EstimatedSpillBytes(side),
-                                                                    cpu::SpillBudget());
-                         TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> parts,
-                                                SpillPartitions::Create(count, ctx_.spill_dir));
-                         cpu::PartitionSink sink(keys, nullptr, side.schema, *parts);
-                         TANDEM_RETURN_NOT_OK(RunPipelineAt(side, &sink).status());
-                         TANDEM_RETURN_NOT_OK(parts->FinishWriting());
-                         spilled = std::move(parts);
-                         return Table();
-                       }).status());
-  return spilled;
-}
-
-Result<std::shared_ptr<SpillPartitions>> QueryRun::SpillBuildSide(const PlanNode& join,
-                                                                  const Table& right) {
-  // Writing the partitions can run out of memory too (the rows of a morsel split by partition):
-  // again, then on one thread; each attempt writes fresh partitions.
-  std::shared_ptr<SpillPartitions> spilled;
-  TANDEM_RETURN_NOT_OK(WithHostRetry(join, [&]() -> Result<Table> {
-                         TANDEM_ASSIGN_OR_RAISE(spilled, cpu::SpillBuildSide(join, right, ctx_));
-                         return Table();
-                       }).status());
-  return spilled;
-}
-
-Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* into) {
-  const bool aggregate = node.kind == PlanKind::kAggregate;
-  // The streaming nodes from the top down; the build side of each join runs on the way. A build
-  // side whose hash table does not fit the host budget is spilled: that join goes grace.
-  std::vector<const PlanNode*> chain;
-  std::vector<std::shared_ptr<const cpu::JoinProbe>> probes;
-  std::vector<std::shared_ptr<SpillPartitions>> build_spills;
-  std::vector<double> build_ms;
-  const PlanNode* cur = aggregate ? node.children[0].get() : &node;
-  // A subplan that occurs more than once ends the chain: it runs (once) as the source.
-  while (Streams(*cur) && (cur == &node || !shared_.IsShared(cur))) {
-    TANDEM_RETURN_NOT_OK(CheckCancelled());
-    std::shared_ptr<const cpu::JoinProbe> probe;
-    std::shared_ptr<SpillPartitions> spilled;
-    double ms = 0;
-    Result<Table> collected = Table();
-    if (cur->kind == PlanKind::kJoin) {
-      collected = RunHost(*cur->children[1]);
-      if (!collected.ok() && collected.status().code() == StatusCode::kOutOfMemory &&
-          cpu::CanGraceJoin(*cur) && !ctx_.Cancelled()) {
-        TANDEM_ASSIGN_OR_RAISE(spilled, SpillBuildPipeline(*cur));
-        if (!spilled) return collected.status();
-      } else if (!collected.ok()) {
-        return collected.status();
-      }
-    }
-    if (cur->kind == PlanKind::kJoin && !spilled) {
-      Table right = std::move(*collected);
-      const OperatorStart start = StartOperator();
-      std::unique_ptr<cpu::JoinProbe> built;
-      auto build = [&]() -> Result<Table> {
-        TANDEM_ASSIGN_OR_RAISE(built, cpu::JoinProbe::Build(*cur, right, ctx_));
-        return Table();
-      };
-      const Status st = cpu::CanGraceJoin(*cur) ? cpu::opx::CatchOutOfMemory(build).status()
-                                                : WithHostRetry(*cur, build).status();
-      if (st.code() == StatusCode::kOutOfMemory && cpu::CanGraceJoin(*cur)) {
-        TANDEM_ASSIGN_OR_RAISE(spilled, SpillBuildSide(*cur, right));
-      } else {
-        TANDEM_RETURN_NOT_OK(st);
-      }
-      probe = std::move(built);
-      ms = MillisSince(start);
-    }
-    chain.push_back(cur);
-    probes.push_back(std::move(probe));
-    build_spills.push_back(std::move(spilled));
-    build_ms.push_back(ms);
-    cur = cur->children[0].get();
-  }
-  cpu::Pipeline p;
-  p.top = &node;
-  if (StreamedScan(*cur)) {
-    p.scan = cur;
-  } else {
-    TANDEM_ASSIGN_OR_RAISE(p.input, RunHost(*cur));
-  }
-  // A Filter right below the aggregation runs inside it (rows are aggregated where they lie).
-  const PlanNode* fused_filter = nullptr;
-  if (aggregate && !chain.empty() && chain.front()->kind == PlanKind::kFilter) {
-    fused_filter = chain.front();
-    chain.erase(chain.begin());
-    probes.erase(probes.begin());
-    build_spills.erase(build_spills.begin());
-    build_ms.erase(build_ms.begin());
-  }
-  const Expr* fused_predicate = fused_filter ? fused_filter->predicate.get() : nullptr;
-  cpu::SpillableSteps spill;
-  spill.build_spills.assign(build_spills.rbegin(), build_spills.rend());  // bottom-up, as steps
-  auto make_steps = [&]() {
-    p.steps.clear();
-    for (size_t i = chain.size(); i-- > 0;) {
-      const PlanNode& n = *chain[i];
-      if (n.kind == PlanKind::kFilter) {
-        p.steps.push_back(cpu::MakeFilterStep(n));
-      } else if (n.kind == PlanKind::kProject) {
-        p.steps.push_back(cpu::MakeProjectStep(n));
-      } else {
-        p.steps.push_back(cpu::MakeProbeStep(n, probes[i], ctx_));
-      }
-    }
-  };
-  const cpu::HostRetry retry = [this](const PlanNode& n, const std::function<Result<Table>()>& op) {
-    return WithHostRetry(n, op);
-  };
-  const OperatorStart start = StartOperator();
-  cpu::PipelineTimes times;
-  int64_t selected = 0;
-  auto run = [&]() -> Result<Table> {
-    make_steps();
-    std::optional<cpu::AggregateSink> sink;
-    p.sink = into;
-    if (aggregate) {
-      sink.emplace(node, fused_predicate, ctx_);
-      TANDEM_RETURN_NOT_OK(sink->Prepare());
-      UseKnownKeyRange(p, cpu::opx::OperatorThreads(ctx_), &*sink);
-      p.sink = &*sink;
-    }
-    Result<Table> out = cpu::RunPipelineSpilling(p, spill, ctx_, retry, &times);
-    p.sink = nullptr;
-    if (!out.ok() || !sink) return out;
-    selected = sink->selected_rows();
-    const auto finish = std::chrono::steady_clock::now();
-    out = sink->Finish();
-    times.sink_finish_ms = MillisSince(finish);
-    return out;
-  };
-  // Out of memory with the joins' hash tables in memory (the rows they make, say): the joins
-  // that can go grace give up their tables for partitions on disk.
-  auto joins_to_grace = [&]() -> Status {
-    p.steps.clear();  // the steps hold the hash tables too
-    for (size_t i = 0; i < chain.size(); ++i) {
-      if (!probes[i] || !cpu::CanGraceJoin(*chain[i])) continue;
-      // The build rows (their batches are shared), without the hash table over them.
-      const Table right = probes[i]->right();
-      probes[i].reset();
-      TANDEM_ASSIGN_OR_RAISE(spill.build_spills[chain.size() - 1 - i],
-                             SpillBuildSide(*chain[i], right));
-      build_spills[i] = spill.build_spills[chain.size() - 1 - i];
-    }
-    return Status::OK();
-  };
-  auto out_of_memory = [&](const Result<Table>& r) {
-    return !r.ok() && r.status().code() == StatusCode::kOutOfMemory && !ctx_.Cancelled();
-  };
-  Result<Table> result = cpu::opx::CatchOutOfMemory(run);
-  if (out_of_memory(result) && !into) {
-    TANDEM_RETURN_NOT_OK(joins_to_grace());
-    if (aggregate && cpu::CanSpillAggregate(node)) {
-      // Partial states that outgrow the budget: the input goes to disk by key, and each
-      // partition is aggregated on its own; again, then on one thread, as for any operator.
-      result = WithHostRetry(node, [&]() -> Result<Table> {
-        make_steps();
-        return cpu::AggregateBySpilling(p, spill, node, fused_predicate, ctx_, retry, &times,
-                                        &selected);
-      });
-    } else {
-      // Again (with the joins gone grace), then on one thread.
-      result = WithHostRetry(node, run);
-    }
-  }
-  if (!result.ok()) return result.status();
-  TANDEM_RETURN_NOT_OK(CheckOutput(node, *result));
-  RecordPipelineMetrics(p, aggregate, times, build_ms, *result, ctx_);
-  if (fused_filter) {
-    OperatorMetrics fm;
-    fm.name = "Filter (fused into HashAggregate)";
-    fm.rows = selected;
-    ctx_.Record(fused_filter, fm);
-  }
-  NoteSpills(chain, spill, node, ctx_);
-  RecordPeaks(node, start, ctx_);
-  return result;
-}
-
 Result<Table> QueryRun::ApplyCpuOperator(const PlanNode& node, const std::vector<Table>& inputs,
                                          std::string* name) {
   Result<Table> result = Status::Internal("unreachable");
@@ -1653,106 +856,6 @@ Result<Table> QueryRun::ApplyCpuOperator(const PlanNode& node, const std::vector
       return Status::Internal("transition run as a CPU operator");
   }
   return result;
-}
-
-Result<Table> QueryRun::RunWholeOrSpilled(
-    const PlanNode& node, bool can_spill,
-    const std::function<Result<Table>(const Table&)>& in_memory,
-    const std::function<Result<Table>(Table*)>& spilled) {
-  const PlanNode& child = *node.children[0];
-  auto out_of_memory = [&](const Status& st) {
-    return can_spill && st.code() == StatusCode::kOutOfMemory && !ctx_.Cancelled();
-  };
-  Result<Table> input = RunHost(child);
-  if (!input.ok()) {
-    // Collecting the input ran out: the pipeline below runs again straight into the spill.
-    const bool streams = (Streams(child) || StreamedScan(child)) && !shared_.IsShared(&child);
-    if (!streams || !out_of_memory(input.status())) return input.status();
-    ForgetMetrics(child, ctx_);
-    return spilled(nullptr);
-  }
-  const OperatorStart start = StartOperator();
-  Result<Table> out = cpu::opx::CatchOutOfMemory([&] { return in_memory(*input); });
-  if (!out.ok()) {
-    if (!out_of_memory(out.status())) return out.status();
-    return spilled(&*input);
-  }
-  input = Table();  // free the input before the parent runs
-  TANDEM_RETURN_NOT_OK(CheckOutput(node, *out));
-  RecordMetrics(node, OperatorName(node), *out, MillisSince(start), ctx_);
-  RecordPeaks(node, start, ctx_);
-  return out;
-}
-
-Status QueryRun::FeedSpill(const PlanNode& node, Table* input, cpu::PipelineSink& sink) {
-  if (!input) return RunPipelineAt(*node.children[0], &sink).status();
-  EvalContext eval = ctx_.eval;
-  for (BatchPtr& batch : input->batches) {
-    TANDEM_RETURN_NOT_OK(sink.Consume(*batch, eval));
-    batch.reset();
-  }
-  return sink.Finish().status();
-}
-
-void QueryRun::RecordSpilledOperator(const PlanNode& node, const std::string& name,
-                                     const Table& out, int64_t spilled,
-                                     const OperatorStart& start) {
-  RecordMetrics(node, name, out, MillisSince(start), ctx_);
-  OperatorMetrics m = *ctx_.Find(&node);
-  m.spilled_bytes = spilled;
-  ctx_.Record(&node, m);
-  ctx_.spilled_bytes += spilled;
-  RecordPeaks(node, start, ctx_);
-}
-
-Result<Table> QueryRun::ExternalSort(const PlanNode& node, Table* input) {
-  const OperatorStart start = StartOperator();
-  std::optional<cpu::SortRunSink> sink;
-  auto run = [&]() -> Result<Table> {
-    // A run and its sort's items and gathered blocks, with room for the rows still arriving.
-    sink.emplace(node, cpu::SpillBudget() / 4, ctx_);
-    TANDEM_RETURN_NOT_OK(FeedSpill(node, input, *sink));
-    return sink->Merge(cpu::SpillBudget());
-  };
-  // The input's batches go as they are taken: only a run of the pipeline can be tried again.
-  TANDEM_ASSIGN_OR_RAISE(Table out,
-                         input ? cpu::opx::CatchOutOfMemory(run) : WithHostRetry(node, run));
-  TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
-  const int passes = sink->merge_passes();
-  RecordSpilledOperator(node,
-                        "Sort (external: " + std::to_string(sink->runs_written()) +
-                            " sorted runs on disk, " + std::to_string(passes) +
-                            (passes == 1 ? " merge pass)" : " merge passes)"),
-                        out, sink->spilled_bytes(), start);
-  return out;
-}
-
-Result<Table> QueryRun::WindowBySpilling(const PlanNode& node, Table* input) {
-  const PlanNode& child = *node.children[0];
-  const OperatorStart start = StartOperator();
-  std::unique_ptr<SpillPartitions> parts;
-  auto partition = [&]() -> Result<Table> {
-    const int64_t bytes =
-        input ? 3 * cpu::opx::TableBytes(*input) : cpu::EstimatedSpillBytes(child);
-    TANDEM_ASSIGN_OR_RAISE(
-        parts, SpillPartitions::Create(cpu::SpillPartitionCount(bytes, cpu::SpillBudget()),
-                                       ctx_.spill_dir));
-    cpu::PartitionSink sink(cpu::SharedPartitionKeys(node), nullptr, child.schema, *parts);
-    TANDEM_RETURN_NOT_OK(FeedSpill(node, input, sink));
-    TANDEM_RETURN_NOT_OK(parts->FinishWriting());
-    return Table();
-  };
-  TANDEM_RETURN_NOT_OK(
-      (input ? cpu::opx::CatchOutOfMemory(partition) : WithHostRetry(node, partition)).status());
-  const cpu::HostRetry retry = [this](const PlanNode& n, const std::function<Result<Table>()>& op) {
-    return WithHostRetry(n, op);
-  };
-  TANDEM_ASSIGN_OR_RAISE(Table out, cpu::WindowOverPartitions(node, *parts, ctx_, retry));
-  TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
-  RecordSpilledOperator(
-      node, "Window (partitioned on disk: " + std::to_string(parts->count()) + " partitions)", out,
-      parts->bytes(), start);
-  return out;
 }
 
 // Runs a CPU operator over inputs it does not consume. One that runs out of host memory (the
@@ -1803,7 +906,10 @@ int64_t PlannedScanUnits(const PlanNode& node) {
   return static_cast<int64_t>(std::min(kCap, PlannedScanUnitsUncapped(node)));
 }
 
-}  // namespace
+}  // namespace exec_detail
+
+using exec_detail::PlannedScanUnits;
+using exec_detail::QueryRun;
 
 // Row budgets (ExecContext::RowBudget): a LIMIT that no sort orders hands its limit plus offset
 // down through the operators that pass rows on one for one (projections, UNION ALL) to the one

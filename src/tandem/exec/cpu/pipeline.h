@@ -8,7 +8,7 @@
 // The source is a Parquet scan read row group by row group on the reader's threads (each row
 // group decoded, then pushed through while the other threads decode), or a table already in
 // memory (a cached table, or the output of the pipeline below a breaker), cut into morsels that
-// the threads take in turn. The executor (exec/executor.cc) cuts the plan into pipelines at
+// the threads take in turn. The executor (exec/cpu_pipelines.cc) cuts the plan into pipelines at
 // breakers (aggregation, the build side of a join, sort, window, set operations, device
 // transitions).
 #pragma once

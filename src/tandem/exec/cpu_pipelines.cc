@@ -1,0 +1,247 @@
+// CPU pipelines (exec/cpu/pipeline.h): which CPU nodes stream, and the run of the pipeline that
+// ends at a node, its joins' build sides run on the way and spilled to disk when they do not fit
+// (grace joins, spilling_pipeline.h). QueryRun's methods for it.
+#include "tandem/exec/cpu/operator_util.h"
+#include "tandem/exec/cpu/partition_sink.h"
+#include "tandem/exec/query_run.h"
+
+namespace tandem::exec_detail {
+
+bool QueryRun::BuiltOnItsLeft(const PlanNode& join) const {
+  // A SEMI, ANTI or LEFT join whose left side looks far smaller than its right one is better
+  // built on the left (cpu::HashJoin flips it): it runs as a whole-table operator.
+  if (join.kind != PlanKind::kJoin || join.children.size() != 2 || !join.children[0] ||
+      !join.children[1] || force_stream_.count(&join)) {
+    return false;
+  }
+  const double left = join.children[0]->estimated_rows;
+  const double right = join.children[1]->estimated_rows;
+  const bool flips = join.join_type == JoinType::kSemi || join.join_type == JoinType::kAnti ||
+                     join.join_type == JoinType::kLeft;
+  return flips && !join.null_aware && left >= 0 && right >= 0 && left * 4 < right;
+}
+
+bool QueryRun::Streams(const PlanNode& node) const {
+  if (OnGpuHere(node) || !ShapeIsValid(node)) return false;
+  for (const auto& c : node.children) {
+    if (!c) return false;
+  }
+  switch (node.kind) {
+    case PlanKind::kFilter:
+      return node.predicate != nullptr;
+    case PlanKind::kProject:
+      return true;
+    case PlanKind::kJoin: {
+      if (!cpu::JoinProbe::StreamsProbeSide(node)) return false;
+      if (force_stream_.count(&node)) return true;
+      return !BuiltOnItsLeft(node);
+    }
+    default:
+      return false;
+  }
+}
+
+std::optional<Result<Table>> QueryRun::TryPipeline(const PlanNode& node) {
+  if (!ctx_.pipelines || OnGpuHere(node)) return std::nullopt;
+  if (node.kind == PlanKind::kAggregate) {
+    // Worth a pipeline: something streams below, or the rows come from Parquet files.
+    const PlanNode* below = node.children.empty() ? nullptr : node.children[0].get();
+    if (!below || (!Streams(*below) && !StreamedScan(*below))) return std::nullopt;
+  } else if (!Streams(node)) {
+    return std::nullopt;
+  }
+  return RunPipelineAt(node);
+}
+
+Result<std::shared_ptr<SpillPartitions>> QueryRun::SpillBuildPipeline(const PlanNode& join) {
+  const PlanNode& side = *join.children[1];
+  if (side.kind == PlanKind::kAggregate || !(Streams(side) || StreamedScan(side)) ||
+      shared_.IsShared(&side)) {
+    return std::shared_ptr<SpillPartitions>();
+  }
+  std::vector<const Expr*> keys;
+  for (const ExprPtr& k : join.right_keys) keys.push_back(k.get());
+  // Each attempt writes fresh partitions (a failed one leaves its rows in its own).
+  std::shared_ptr<SpillPartitions> spilled;
+  TANDEM_RETURN_NOT_OK(WithHostRetry(side, [&]() -> Result<Table> {
+                         const int count = cpu::SpillPartitionCount(cpu::EstimatedSpillBytes(side),
+                                                                    cpu::SpillBudget());
+                         TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> parts,
+                                                SpillPartitions::Create(count, ctx_.spill_dir));
+                         cpu::PartitionSink sink(keys, nullptr, side.schema, *parts);
+                         TANDEM_RETURN_NOT_OK(RunPipelineAt(side, &sink).status());
+                         TANDEM_RETURN_NOT_OK(parts->FinishWriting());
+                         spilled = std::move(parts);
+                         return Table();
+                       }).status());
+  return spilled;
+}
+
+Result<std::shared_ptr<SpillPartitions>> QueryRun::SpillBuildSide(const PlanNode& join,
+                                                                  const Table& right) {
+  // Writing the partitions can run out of memory too (the rows of a morsel split by partition):
+  // again, then on one thread; each attempt writes fresh partitions.
+  std::shared_ptr<SpillPartitions> spilled;
+  TANDEM_RETURN_NOT_OK(WithHostRetry(join, [&]() -> Result<Table> {
+                         TANDEM_ASSIGN_OR_RAISE(spilled, cpu::SpillBuildSide(join, right, ctx_));
+                         return Table();
+                       }).status());
+  return spilled;
+}
+
+Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* into) {
+  const bool aggregate = node.kind == PlanKind::kAggregate;
+  // The streaming nodes from the top down; the build side of each join runs on the way. A build
+  // side whose hash table does not fit the host budget is spilled: that join goes grace.
+  std::vector<const PlanNode*> chain;
+  std::vector<std::shared_ptr<const cpu::JoinProbe>> probes;
+  std::vector<std::shared_ptr<SpillPartitions>> build_spills;
+  std::vector<double> build_ms;
+  const PlanNode* cur = aggregate ? node.children[0].get() : &node;
+  // A subplan that occurs more than once ends the chain: it runs (once) as the source.
+  while (Streams(*cur) && (cur == &node || !shared_.IsShared(cur))) {
+    TANDEM_RETURN_NOT_OK(CheckCancelled());
+    std::shared_ptr<const cpu::JoinProbe> probe;
+    std::shared_ptr<SpillPartitions> spilled;
+    double ms = 0;
+    Result<Table> collected = Table();
+    if (cur->kind == PlanKind::kJoin) {
+      collected = RunHost(*cur->children[1]);
+      if (!collected.ok() && collected.status().code() == StatusCode::kOutOfMemory &&
+          cpu::CanGraceJoin(*cur) && !ctx_.Cancelled()) {
+        TANDEM_ASSIGN_OR_RAISE(spilled, SpillBuildPipeline(*cur));
+        if (!spilled) return collected.status();
+      } else if (!collected.ok()) {
+        return collected.status();
+      }
+    }
+    if (cur->kind == PlanKind::kJoin && !spilled) {
+      Table right = std::move(*collected);
+      const OperatorStart start = StartOperator();
+      std::unique_ptr<cpu::JoinProbe> built;
+      auto build = [&]() -> Result<Table> {
+        TANDEM_ASSIGN_OR_RAISE(built, cpu::JoinProbe::Build(*cur, right, ctx_));
+        return Table();
+      };
+      const Status st = cpu::CanGraceJoin(*cur) ? cpu::opx::CatchOutOfMemory(build).status()
+                                                : WithHostRetry(*cur, build).status();
+      if (st.code() == StatusCode::kOutOfMemory && cpu::CanGraceJoin(*cur)) {
+        TANDEM_ASSIGN_OR_RAISE(spilled, SpillBuildSide(*cur, right));
+      } else {
+        TANDEM_RETURN_NOT_OK(st);
+      }
+      probe = std::move(built);
+      ms = MillisSince(start);
+    }
+    chain.push_back(cur);
+    probes.push_back(std::move(probe));
+    build_spills.push_back(std::move(spilled));
+    build_ms.push_back(ms);
+    cur = cur->children[0].get();
+  }
+  cpu::Pipeline p;
+  p.top = &node;
+  if (StreamedScan(*cur)) {
+    p.scan = cur;
+  } else {
+    TANDEM_ASSIGN_OR_RAISE(p.input, RunHost(*cur));
+  }
+  // A Filter right below the aggregation runs inside it (rows are aggregated where they lie).
+  const PlanNode* fused_filter = nullptr;
+  if (aggregate && !chain.empty() && chain.front()->kind == PlanKind::kFilter) {
+    fused_filter = chain.front();
+    chain.erase(chain.begin());
+    probes.erase(probes.begin());
+    build_spills.erase(build_spills.begin());
+    build_ms.erase(build_ms.begin());
+  }
+  const Expr* fused_predicate = fused_filter ? fused_filter->predicate.get() : nullptr;
+  cpu::SpillableSteps spill;
+  spill.build_spills.assign(build_spills.rbegin(), build_spills.rend());  // bottom-up, as steps
+  auto make_steps = [&]() {
+    p.steps.clear();
+    for (size_t i = chain.size(); i-- > 0;) {
+      const PlanNode& n = *chain[i];
+      if (n.kind == PlanKind::kFilter) {
+        p.steps.push_back(cpu::MakeFilterStep(n));
+      } else if (n.kind == PlanKind::kProject) {
+        p.steps.push_back(cpu::MakeProjectStep(n));
+      } else {
+        p.steps.push_back(cpu::MakeProbeStep(n, probes[i], ctx_));
+      }
+    }
+  };
+  const cpu::HostRetry retry = [this](const PlanNode& n, const std::function<Result<Table>()>& op) {
+    return WithHostRetry(n, op);
+  };
+  const OperatorStart start = StartOperator();
+  cpu::PipelineTimes times;
+  int64_t selected = 0;
+  auto run = [&]() -> Result<Table> {
+    make_steps();
+    std::optional<cpu::AggregateSink> sink;
+    p.sink = into;
+    if (aggregate) {
+      sink.emplace(node, fused_predicate, ctx_);
+      TANDEM_RETURN_NOT_OK(sink->Prepare());
+      UseKnownKeyRange(p, cpu::opx::OperatorThreads(ctx_), &*sink);
+      p.sink = &*sink;
+    }
+    Result<Table> out = cpu::RunPipelineSpilling(p, spill, ctx_, retry, &times);
+    p.sink = nullptr;
+    if (!out.ok() || !sink) return out;
+    selected = sink->selected_rows();
+    const auto finish = std::chrono::steady_clock::now();
+    out = sink->Finish();
+    times.sink_finish_ms = MillisSince(finish);
+    return out;
+  };
+  // Out of memory with the joins' hash tables in memory (the rows they make, say): the joins
+  // that can go grace give up their tables for partitions on disk.
+  auto joins_to_grace = [&]() -> Status {
+    p.steps.clear();  // the steps hold the hash tables too
+    for (size_t i = 0; i < chain.size(); ++i) {
+      if (!probes[i] || !cpu::CanGraceJoin(*chain[i])) continue;
+      // The build rows (their batches are shared), without the hash table over them.
+      const Table right = probes[i]->right();
+      probes[i].reset();
+      TANDEM_ASSIGN_OR_RAISE(spill.build_spills[chain.size() - 1 - i],
+                             SpillBuildSide(*chain[i], right));
+      build_spills[i] = spill.build_spills[chain.size() - 1 - i];
+    }
+    return Status::OK();
+  };
+  auto out_of_memory = [&](const Result<Table>& r) {
+    return !r.ok() && r.status().code() == StatusCode::kOutOfMemory && !ctx_.Cancelled();
+  };
+  Result<Table> result = cpu::opx::CatchOutOfMemory(run);
+  if (out_of_memory(result) && !into) {
+    TANDEM_RETURN_NOT_OK(joins_to_grace());
+    if (aggregate && cpu::CanSpillAggregate(node)) {
+      // Partial states that outgrow the budget: the input goes to disk by key, and each
+      // partition is aggregated on its own; again, then on one thread, as for any operator.
+      result = WithHostRetry(node, [&]() -> Result<Table> {
+        make_steps();
+        return cpu::AggregateBySpilling(p, spill, node, fused_predicate, ctx_, retry, &times,
+                                        &selected);
+      });
+    } else {
+      // Again (with the joins gone grace), then on one thread.
+      result = WithHostRetry(node, run);
+    }
+  }
+  if (!result.ok()) return result.status();
+  TANDEM_RETURN_NOT_OK(CheckOutput(node, *result));
+  RecordPipelineMetrics(p, aggregate, times, build_ms, *result, ctx_);
+  if (fused_filter) {
+    OperatorMetrics fm;
+    fm.name = "Filter (fused into HashAggregate)";
+    fm.rows = selected;
+    ctx_.Record(fused_filter, fm);
+  }
+  NoteSpills(chain, spill, node, ctx_);
+  RecordPeaks(node, start, ctx_);
+  return result;
+}
+
+}  // namespace tandem::exec_detail

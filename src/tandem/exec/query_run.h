@@ -1,0 +1,234 @@
+// The executor's inside (exec/executor.h runs it): QueryRun, one query's run, whose methods live
+// in several files by idea: executor.cc (running nodes on either device, host retries, GPU
+// memory fallbacks), gpu_slices.cc (a GPU part over slices of its input), cpu_pipelines.cc (CPU
+// pipelines and their grace joins), breaker_spill.cc (sorts and windows through disk); and the
+// helpers they share for checking outputs and recording metrics. Not for use outside exec/.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tandem/catalog/table_source.h"
+#include "tandem/common/peak_window.h"
+#include "tandem/exec/cpu/hash_aggregate.h"
+#include "tandem/exec/cpu/pipeline.h"
+#include "tandem/exec/cpu/spilling_pipeline.h"
+#include "tandem/exec/exec_context.h"
+#include "tandem/exec/gpu/gpu_operators_more.h"
+#include "tandem/exec/shared_subplans.h"
+#include "tandem/exec/split_aggregate.h"
+#include "tandem/memory/gpu_admission.h"
+#include "tandem/plan/fusion.h"
+
+namespace tandem::exec_detail {
+
+using Clock = std::chrono::steady_clock;
+using plan::IsFilteredAggregate;
+using plan::IsTopN;
+
+// Operator names for metrics ("HashJoin", "Sort" ...), and the checks of a node's shape and of
+// what an operator produced (the schema's column count, on either device).
+const char* OperatorName(const PlanNode& node);
+bool ShapeIsValid(const PlanNode& node);
+Status CheckOutput(const PlanNode& node, const Table& out);
+Status CheckDeviceOutput(const PlanNode& node, const gpu::DeviceBatch* out);
+bool OnGpu(const PlanNode& node);
+
+// Metrics: records a node's output (keeping a name the operator recorded itself), a device
+// operator's, and forgets a subtree's (before it runs again).
+void RecordMetrics(const PlanNode& node, const std::string& default_name, const Table& out,
+                   double millis, ExecContext& ctx);
+void RecordDeviceMetrics(const PlanNode& node, const std::string& name, const char* device,
+                         int64_t rows, int64_t bytes, double millis, ExecContext& ctx);
+void ForgetMetrics(const PlanNode& node, ExecContext& ctx);
+double MillisSince(Clock::time_point start);
+
+// When an operator started, and the window of its peak memory (common/peak_window.h).
+struct OperatorStart {
+  Clock::time_point time;
+  peak_window::Window window;
+};
+
+OperatorStart StartOperator();
+double MillisSince(const OperatorStart& start);
+// Adds how far host and GPU memory rose while the operator ran to what it recorded.
+void RecordPeaks(const PlanNode& node, const OperatorStart& start, ExecContext& ctx);
+
+// Pipelines: names the operators that spilled, the pipeline's per-step metrics, and an
+// aggregation's direct-indexed key range when its source knows it.
+void NoteSpills(const std::vector<const PlanNode*>& chain, const cpu::SpillableSteps& spill,
+                const PlanNode& top, ExecContext& ctx);
+void RecordPipelineMetrics(const cpu::Pipeline& p, bool aggregate, const cpu::PipelineTimes& times,
+                           const std::vector<double>& build_ms, const Table& out, ExecContext& ctx);
+void UseKnownKeyRange(const cpu::Pipeline& p, int workers, cpu::AggregateSink* sink);
+
+// GPU: the columns of a cached device table a scan reads, a Parquet scan decoded onto the GPU
+// (slice `slice_index` of `slice_count` runs of row groups), and a slice's metrics summed.
+gpu::DeviceBatchPtr SelectDeviceColumns(const PlanNode& scan, const gpu::DeviceBatch& table);
+Result<gpu::DeviceBatchPtr> ScanParquetToDevice(const PlanNode& node, const gpu::Stream& stream,
+                                                std::string* name, int slice_index = 0,
+                                                int slice_count = 1);
+void AddSliceMetrics(const OperatorMetrics* slice, OperatorMetrics* sum);
+void CollectScannedSources(const PlanNode& node, std::set<const TableSource*>* out);
+
+// Sets a variable for a scope and puts its old value back however the scope ends (a Status
+// return, or a std::bad_alloc from a host budget that an enclosing retry catches).
+template <typename T>
+class ScopedValue {
+ public:
+  ScopedValue(T* var, T value) : var_(var), old_(*var) { *var = value; }
+  ~ScopedValue() { *var_ = old_; }
+  ScopedValue(const ScopedValue&) = delete;
+  ScopedValue& operator=(const ScopedValue&) = delete;
+
+ private:
+  T* var_;
+  T old_;
+};
+
+// One query's run: the executor state that lives as long as the query (its GPU stream).
+class QueryRun {
+ public:
+  QueryRun(const PlanNode& root, ExecContext& ctx) : ctx_(ctx), root_(root), shared_(root, ctx) {
+    CollectScannedSources(root, &scanned_sources_);
+  }
+  ~QueryRun() {
+    // Device buffers are freed on the stream; wait so nothing outlives the query.
+    if (stream_) (void)stream_->Synchronize();
+  }
+
+  Result<Table> RunHost(const PlanNode& node);
+  Result<gpu::DeviceBatchPtr> RunDevice(const PlanNode& node);
+
+ private:
+  // Moves the least recently used table cached in GPU memory that the query does not scan to
+  // host memory; false when there is none (or the move failed).
+  bool MoveUnusedCachedTableToHost();
+  // The part of the plan under `root` ran out of GPU memory: runs it again on the CPU.
+  Result<Table> RerunOnCpu(const PlanNode& root, const Status& oom);
+  // Whether the node runs on the GPU in this run (not while a part is rerun on the CPU).
+  bool OnGpuHere(const PlanNode& node) const { return OnGpu(node) && !cpu_only_; }
+  Status CheckShape(const PlanNode& node) const;
+  Status CheckCancelled() const {
+    return ctx_.Cancelled() ? ExecContext::CancelledError() : Status::OK();
+  }
+  const CachedTable* CacheOf(const PlanNode& scan) const {
+    if (scan.kind != PlanKind::kScan || !ctx_.table_cache || !scan.source) return nullptr;
+    return ctx_.table_cache->Find(scan.source.get());
+  }
+  // A CPU scan of Parquet files that are not cached (a pipeline reads it row group by row group).
+  bool StreamedScan(const PlanNode& scan) const {
+    return scan.kind == PlanKind::kScan && scan.source &&
+           scan.source->kind == TableSource::Kind::kParquet && !OnGpuHere(scan) && !CacheOf(scan);
+  }
+  // A filter directly over a scan of Parquet files that are not cached.
+  bool FilterFusesIntoScan(const PlanNode& filter) const {
+    return plan::IsFilterOverFileScan(
+        filter, [this](const PlanNode& scan) { return !OnGpuHere(scan) && !CacheOf(scan); });
+  }
+  // The GPU for this query: its stream, started the first time, after its admission.
+  Result<gpu::GpuContext*> Gpu();
+  // Waits for the query's turn on the GPU (memory/gpu_admission.h), held until the run ends.
+  Status AdmitToGpu();
+  // What the query's GPU may hold: the pool, or tandem.memory.gpu.limit when lower (after the
+  // runtime started); the slice of a GPU part's input for that capacity.
+  int64_t GpuCapacity() const;
+  int64_t SliceBytesOf(int64_t capacity) const;
+  Status FinishGpuOperator();
+  Result<Table> RunCpuOperator(const PlanNode& node);
+  Result<Table> ApplyCpuOperator(const PlanNode& node, const std::vector<Table>& inputs,
+                                 std::string* name);
+  Result<Table> WithHostRetry(const PlanNode& node, const std::function<Result<Table>()>& op);
+  // A CPU Sort or Window over its input whole; out of host memory (and when can_spill), again
+  // through disk: `spilled` takes the input (its batches released as they are taken) or, when
+  // collecting the input ran out, null (the pipeline below runs again into its sink, FeedSpill).
+  Result<Table> RunWholeOrSpilled(const PlanNode& node, bool can_spill,
+                                  const std::function<Result<Table>(const Table&)>& in_memory,
+                                  const std::function<Result<Table>(Table*)>& spilled);
+  Status FeedSpill(const PlanNode& node, Table* input, cpu::PipelineSink& sink);
+  void RecordSpilledOperator(const PlanNode& node, const std::string& name, const Table& out,
+                             int64_t spilled, const OperatorStart& start);
+  // Sorted runs on disk, merged (exec/cpu/external_sort.h).
+  Result<Table> ExternalSort(const PlanNode& node, Table* input);
+  // Partitions on disk by the shared PARTITION BY keys, one at a time (exec/cpu/window_spill.h).
+  Result<Table> WindowBySpilling(const PlanNode& node, Table* input);
+  // Pipelines (exec/cpu/pipeline.h): whether a CPU node streams batch by batch, and the run of
+  // the pipeline that ends at `node` (null when `node` is not worth one).
+  bool Streams(const PlanNode& node) const;
+  // A join that runs whole, built on its small left side, rather than stream (Streams).
+  bool BuiltOnItsLeft(const PlanNode& join) const;
+  std::optional<Result<Table>> TryPipeline(const PlanNode& node);
+  // into: a sink for a pipeline that would collect its output (a spilled build side).
+  Result<Table> RunPipelineAt(const PlanNode& node, cpu::PipelineSink* into = nullptr);
+  // The build side of a grace join run again into partitions on disk, when collecting it
+  // whole ran out of host memory (null: it cannot stream).
+  Result<std::shared_ptr<SpillPartitions>> SpillBuildPipeline(const PlanNode& join);
+  // The build side of a grace join, collected already, written to partitions on disk.
+  Result<std::shared_ptr<SpillPartitions>> SpillBuildSide(const PlanNode& join, const Table& right);
+  Result<gpu::DeviceBatchPtr> RunGpuOperator(const PlanNode& node);
+  // A GPU part that ends at `node` (a DeviceToHost transition, or a GPU node read on the host)
+  // whose top is `source`: its rows on the host. Out of GPU memory, it moves unused cached tables
+  // to host memory, then splits its input into slices, then runs on the CPU.
+  Result<Table> RunGpuPart(const PlanNode& node, const PlanNode& source);
+
+  // GPU slices (docs/gpu.md): a GPU part, or an aggregation in one, runs over slices of its
+  // input when that input comes from host memory and is larger than tandem.exec.gpu.chunkBytes,
+  // or when it ran out of GPU memory whole. The rows of the slice and the build sides of the
+  // joins on the way (run once) stand in for those nodes' outputs.
+  struct SlicePlan {
+    const PlanNode* top = nullptr;        // the aggregation (split), or the part's top
+    const PlanNode* source = nullptr;     // rows from the host, or a table cached on the GPU
+    std::vector<const PlanNode*> builds;  // build sides of the joins in between
+    std::vector<const PlanNode*> spine;   // what runs per slice, source excluded
+  };
+  bool TraceSpine(const PlanNode& node, SlicePlan* plan) const;
+  std::optional<SlicePlan> SlicePlanFor(const PlanNode& top) const;
+  // The node whose input a part that ran out of GPU memory whole may split, or null.
+  const PlanNode* SplitRetryTop(const PlanNode& part) const;
+  int64_t SliceBytes();
+  // Whether a part slices its input before running out of memory: rows from host memory, or
+  // Parquet files estimated to decode to more than a slice (a cached GPU table: only after).
+  bool SlicesAhead(const SlicePlan& plan);
+  // Runs `each(i, count)` with slice i of the plan's source standing in for it; count is at
+  // least min_count, more when the input from host memory is larger than SliceBytes().
+  Result<int> ForEachSlice(const SlicePlan& plan, int min_count,
+                           const std::function<Status(int, int)>& each);
+  void AddSpineMetrics(const SlicePlan& plan, std::map<const PlanNode*, OperatorMetrics>* sums);
+  std::optional<Result<gpu::DeviceBatchPtr>> AggregateInSlices(const PlanNode& node);
+  std::optional<Result<Table>> PartInSlices(const PlanNode& node, const PlanNode& source);
+  // Filters and projections over rows from host memory larger than a slice: their outputs
+  // concatenated on the GPU (the build side of a join over a table cached in host memory).
+  std::optional<Result<gpu::DeviceBatchPtr>> StreamInSlices(const PlanNode& node);
+  // The merge of an aggregation's partial rows (`node`: the aggregation split).
+  Result<gpu::DeviceBatchPtr> MergePartials(const PlanNode& node, const SplitAggregate& split,
+                                            const Table& partials, bool* on_gpu);
+  Result<Table> ScanCached(const PlanNode& node, const CachedTable& cached);
+  Result<Table> ToHost(const gpu::DeviceBatch& batch);
+
+  Result<Table> RunHostOnce(const PlanNode& node);
+
+  ExecContext& ctx_;
+  const PlanNode& root_;
+  std::optional<gpu_admission::Ticket> gpu_turn_;  // released after the stream, below, is done
+  SharedSubplans shared_;                          // identical subplans of the query, run once
+  std::set<const TableSource*> scanned_sources_;   // what the query's scans read
+  bool cpu_only_ = false;                          // inside RerunOnCpu
+  // Joins that stream although built on their small left side would be better (that ran out of
+  // host memory collecting the right side whole), and the joins whose whole-table run is on.
+  std::set<const PlanNode*> force_stream_, whole_join_running_;
+  // GPU slices: outputs standing in for nodes while a part runs over a slice; the node made to
+  // split its input after running out of GPU memory whole, into at least this many slices.
+  std::map<const PlanNode*, gpu::DeviceBatchPtr> device_overrides_;
+  const PlanNode* forced_slice_top_ = nullptr;
+  int forced_slices_ = 0;
+  bool in_slice_ = false;              // a slice is running: no slicing within it
+  std::optional<gpu::Stream> stream_;  // declared first among GPU state: destroyed last
+  gpu::GpuContext gpu_ctx_;
+};
+
+}  // namespace tandem::exec_detail
