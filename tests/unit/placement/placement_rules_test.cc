@@ -16,6 +16,16 @@ namespace {
 
 using namespace test;
 
+// The built-in figures of the H200 and its host.
+CostProfile BuiltinH200Profile() {
+  CostProfile profile;
+  profile.has_gpu = true;
+  profile.cpu = BuiltinGenericCpu();
+  profile.gpu = BuiltinH200();
+  profile.transfer = BuiltinH200Transfer();
+  return profile;
+}
+
 // Filter -> Aggregate into `groups` groups (default: a hundredth of the rows, at most 1M) over a
 // scan of `rows` rows.
 PlanPtr FilterAggregate(double rows, double groups = 0) {
@@ -34,11 +44,7 @@ TEST(PlacementRules, SupportTagsOfTheTestOperators) {
 }
 
 TEST(PlacementRules, SmallInputStaysOnTheCpuLargeInputGoesToTheGpu) {
-  CostProfile profile;
-  profile.has_gpu = true;
-  profile.cpu = BuiltinGenericCpu();
-  profile.gpu = BuiltinH200();
-  profile.transfer = BuiltinH200Transfer();
+  CostProfile profile = BuiltinH200Profile();
   auto small = Place(FilterAggregate(1000), AutoOptions(profile));
   ASSERT_TRUE(small.ok()) << small.status().ToString();
   EXPECT_FALSE(small->uses_gpu) << PlanToString(*small->plan);
@@ -58,11 +64,7 @@ TEST(PlacementRules, SmallInputStaysOnTheCpuLargeInputGoesToTheGpu) {
 TEST(PlacementRules, FewGroupsFromTheHostStayOnTheCpu) {
   // Aggregating into a few groups runs on the CPU faster than the rows cross PCIe (TPC-H Q1
   // from files: 59M rows, 4 groups, 0.25 s on 16 cores against 0.3 s of filter copy and upload).
-  CostProfile profile;
-  profile.has_gpu = true;
-  profile.cpu = BuiltinGenericCpu();
-  profile.gpu = BuiltinH200();
-  profile.transfer = BuiltinH200Transfer();
+  CostProfile profile = BuiltinH200Profile();
   auto few = Place(FilterAggregate(1e9, 4), AutoOptions(profile));
   ASSERT_TRUE(few.ok()) << few.status().ToString();
   EXPECT_FALSE(few->uses_gpu) << PlanToString(*few->plan);
@@ -80,11 +82,7 @@ TEST(PlacementRules, ParquetScansCanDecodeOnTheGpu) {
 }
 
 TEST(PlacementRules, ParquetScanDecodesWhereTheModelPricesItCheaper) {
-  CostProfile profile;
-  profile.has_gpu = true;
-  profile.cpu = BuiltinGenericCpu();
-  profile.gpu = BuiltinH200();
-  profile.transfer = BuiltinH200Transfer();
+  CostProfile profile = BuiltinH200Profile();
   auto plan = [] {
     return SumBy(FilterOf(ScanOf("t", 1e9, TableSource::Kind::kParquet), 5e8), 100);
   };
