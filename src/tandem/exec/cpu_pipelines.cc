@@ -228,6 +228,11 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* i
     } else {
       // Again (with the joins gone grace), then on one thread.
       result = WithHostRetry(node, run);
+      // Its first attempt is already the pipeline's second run: say so (--timing).
+      if (result.ok() && !ctx_.WasRetried(&node)) {
+        ++ctx_.host_oom_retries;
+        ctx_.MarkRetried(&node);
+      }
     }
   }
   if (!result.ok()) return result.status();
