@@ -1,9 +1,9 @@
 // The executor: runs the plan bottom-up (children first). CPU nodes that stream run as push-based
-// pipelines (cpu_pipelines.cc), the others one operator at a time over exec/cpu/operators.h; GPU nodes (PlanNode::device, chosen by
-// the placement planner) call exec/gpu/gpu_operators.h on device batches, all on one stream per
-// query, and kTransition nodes copy between the two (gpu::ToDevice / gpu::ToHost). A node whose
-// input lives on the other device without a transition in between gets an implicit copy, so any
-// placement runs.
+// pipelines (cpu_pipelines.cc), the others one operator at a time over exec/cpu/operators.h; GPU
+// nodes (PlanNode::device, chosen by the placement planner) call exec/gpu/gpu_operators.h on device
+// batches, all on one stream per query, and kTransition nodes copy between the two (gpu::ToDevice /
+// gpu::ToHost). A node whose input lives on the other device without a transition in between gets
+// an implicit copy, so any placement runs.
 //
 // Out of GPU memory: an operator that cannot get device memory fails with OutOfMemory, which
 // ends the GPU part of the plan it is in; where that part hands its rows to the CPU (a
@@ -383,13 +383,6 @@ void AddSliceMetrics(const OperatorMetrics* slice, OperatorMetrics* sum) {
   sum->spilled_bytes += slice->spilled_bytes;
   sum->peak_host_bytes = std::max(sum->peak_host_bytes, slice->peak_host_bytes);
   sum->peak_device_bytes = std::max(sum->peak_device_bytes, slice->peak_device_bytes);
-}
-
-void CollectScannedSources(const PlanNode& node, std::set<const TableSource*>* out) {
-  if (node.kind == PlanKind::kScan && node.source) out->insert(node.source.get());
-  for (const auto& c : node.children) {
-    if (c) CollectScannedSources(*c, out);
-  }
 }
 
 Status QueryRun::CheckShape(const PlanNode& node) const {

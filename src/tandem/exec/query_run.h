@@ -74,7 +74,6 @@ Result<gpu::DeviceBatchPtr> ScanParquetToDevice(const PlanNode& node, const gpu:
                                                 std::string* name, int slice_index = 0,
                                                 int slice_count = 1);
 void AddSliceMetrics(const OperatorMetrics* slice, OperatorMetrics* sum);
-void CollectScannedSources(const PlanNode& node, std::set<const TableSource*>* out);
 
 // Sets a variable for a scope and puts its old value back however the scope ends (a Status
 // return, or a std::bad_alloc from a host budget that an enclosing retry catches).
@@ -95,7 +94,7 @@ class ScopedValue {
 class QueryRun {
  public:
   QueryRun(const PlanNode& root, ExecContext& ctx) : ctx_(ctx), root_(root), shared_(root, ctx) {
-    CollectScannedSources(root, &scanned_sources_);
+    scanned_sources_ = ScannedSources(root);
   }
   ~QueryRun() {
     // Device buffers are freed on the stream; wait so nothing outlives the query.

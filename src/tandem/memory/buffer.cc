@@ -33,8 +33,7 @@ void* CountedAlignedAlloc(size_t alignment, size_t bytes) {
 
 // Large buffers (fresh pages from the kernel each time: glibc maps them, and unmaps them when
 // freed) ask for transparent huge pages: a 64 MiB column then costs 32 page faults instead of
-// 16384. On a virtual machine each fault is dear (TPC-H Q18's 15M groups at SF10 spent a third
-// of the query faulting in its aggregation's output).
+// 16384.
 uint8_t* AlignedAlloc(int64_t capacity) {
   if (capacity == 0) return nullptr;
   const int64_t rounded = RoundedCapacity(capacity);

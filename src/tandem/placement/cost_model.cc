@@ -109,16 +109,21 @@ TransferProfile BuiltinH200Transfer() {
   return t;
 }
 
+namespace {
+
+// Estimated bytes of one value: strings count 8 offset bytes plus kStringBytes of data.
+double ValueBytes(const DataType& type) {
+  if (type.is_string_like()) return 8 + kStringBytes;
+  if (type.id == TypeId::kBool) return 1;
+  return std::max(1, type.byte_width());
+}
+
+}  // namespace
+
 double EstimatedRowBytes(const Schema& schema) {
   double bytes = 0;
   for (const Field& f : schema.fields) {
-    if (f.type.is_string_like()) {
-      bytes += 8 + kStringBytes;
-    } else if (f.type.id == TypeId::kBool) {
-      bytes += 1;
-    } else {
-      bytes += std::max(1, f.type.byte_width());
-    }
+    bytes += ValueBytes(f.type);
     if (f.nullable) bytes += 0.125;
   }
   return std::max(bytes, 1.0);
@@ -142,8 +147,7 @@ OpClass ClassOf(const PlanNode& node) {
     case PlanKind::kExpand:
       return OpClass::kProject;
     case PlanKind::kAggregate:
-      return EstimatedRows(node) <= kFewGroups ? OpClass::kAggregateFewGroups
-                                               : OpClass::kAggregate;
+      return EstimatedRows(node) <= kFewGroups ? OpClass::kAggregateFewGroups : OpClass::kAggregate;
     case PlanKind::kJoin:
       return OpClass::kJoin;
     case PlanKind::kSort:
@@ -184,16 +188,14 @@ double WorkBytes(OpClass op, double in, double out, double rows) {
   return in;
 }
 
-double JoinInputBytes(const PlanNode& join, double left_bytes, double right_bytes,
-                      double left_rows, double right_rows) {
+double JoinInputBytes(const PlanNode& join, double left_bytes, double right_bytes, double left_rows,
+                      double right_rows) {
   if (join.left_keys.empty() || join.left_keys.size() != join.right_keys.size()) {
     return left_bytes + right_bytes;
   }
   auto key_bytes = [](const std::vector<ExprPtr>& keys) {
     double bytes = 0;
-    for (const ExprPtr& k : keys) {
-      bytes += k->type.is_string_like() ? 8 + kStringBytes : std::max(1, k->type.byte_width());
-    }
+    for (const ExprPtr& k : keys) bytes += ValueBytes(k->type);
     return bytes;
   };
   if (right_bytes <= left_bytes) {

@@ -297,4 +297,21 @@ std::string PlanToString(const PlanNode& root) {
   return out;
 }
 
+namespace {
+
+void CollectScannedSources(const PlanNode& node, std::set<const TableSource*>* out) {
+  if (node.kind == PlanKind::kScan && node.source) out->insert(node.source.get());
+  for (const auto& c : node.children) {
+    if (c) CollectScannedSources(*c, out);
+  }
+}
+
+}  // namespace
+
+std::set<const TableSource*> ScannedSources(const PlanNode& root) {
+  std::set<const TableSource*> out;
+  CollectScannedSources(root, &out);
+  return out;
+}
+
 }  // namespace tandem

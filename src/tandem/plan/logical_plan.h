@@ -22,6 +22,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -175,5 +176,8 @@ PlanPtr MakeTransition(PlanPtr child, Device to);
 
 // The whole tree, indented, one node a line (EXPLAIN without metrics).
 std::string PlanToString(const PlanNode& root);
+
+// The table sources the plan's scans read (the executor's and the session's cache decisions).
+std::set<const TableSource*> ScannedSources(const PlanNode& root);
 
 }  // namespace tandem

@@ -484,10 +484,8 @@ class StatementRunner {
     // time) and the query runs again.
     std::vector<std::string> dropped;
     while (!run.ok() && run.status().code() == StatusCode::kOutOfMemory && !context->Cancelled()) {
-      std::set<const TableSource*> scanned;
-      CollectScans(*placed.result.plan, &scanned);
-      const std::vector<std::string> names =
-          session_.cache_.DropFromHost(scanned, std::max<int64_t>(context->peak_host_bytes, 1));
+      const std::vector<std::string> names = session_.cache_.DropFromHost(
+          ScannedSources(*placed.result.plan), std::max<int64_t>(context->peak_host_bytes, 1));
       if (names.empty()) break;
       dropped.insert(dropped.end(), names.begin(), names.end());
       context = std::make_unique<ExecContext>();
@@ -536,13 +534,6 @@ class StatementRunner {
     result.peak_device_bytes = ctx.peak_device_bytes;
     result.gpu_admitted_bytes = ctx.gpu_estimated_bytes;
     return result;
-  }
-
-  static void CollectScans(const PlanNode& n, std::set<const TableSource*>* out) {
-    if (n.kind == PlanKind::kScan && n.source) out->insert(n.source.get());
-    for (const auto& c : n.children) {
-      if (c) CollectScans(*c, out);
-    }
   }
 
   static void CountDevices(const PlanNode& n, int* gpu, int* cpu, int* transitions) {
@@ -726,10 +717,8 @@ class StatementRunner {
     const int64_t free = host_memory::Limit() - host_memory::InUse();
     std::atomic<int64_t> rows{0}, bytes{0};
     cpu::ScanPieceFn watch = [&](BatchPtr piece) -> Result<std::vector<BatchPtr>> {
-      Table one;
-      one.batches.push_back(piece);
       const int64_t r = rows += piece->num_rows;
-      const int64_t b = bytes += cpu::opx::TableBytes(one);
+      const int64_t b = bytes += cpu::opx::BatchBytes(*piece);
       if (r * 50 >= expected_rows) {
         const double projected =
             static_cast<double>(b) / static_cast<double>(r) * static_cast<double>(expected_rows);
