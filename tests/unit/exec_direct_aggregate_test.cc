@@ -388,6 +388,10 @@ TEST(ExecDirectAggregate, DirectGroupsCarryTheHashKeysHash) {
     const auto gh = Insert(hashed, *col);
     ASSERT_TRUE(direct.direct());
     ASSERT_FALSE(hashed.direct());
+    // A direct table keeps no hashes until asked; then they are the keys' own.
+    EXPECT_TRUE(direct.group_hashes().empty());
+    direct.EnsureStoredHashes();
+    ASSERT_EQ(direct.group_hashes().size(), direct.num_groups());
     const cpu::agg::KeyView view = cpu::agg::KeyView::FromColumns({col.get()});
     std::vector<uint64_t> hashes(keys.size());
     cpu::agg::HashKeys(view, static_cast<int64_t>(keys.size()), hashes.data());

@@ -1,58 +1,40 @@
 // Aligned host buffers.
 #include "tandem/memory/buffer.h"
 
-#include <sys/mman.h>
-
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
+#include "tandem/memory/host_block.h"
 #include "tandem/memory/host_memory.h"
 
 namespace tandem {
 namespace {
 
-constexpr int64_t kHugePage = int64_t{2} << 20;
-
-// Capacity as allocated: large buffers in whole transparent huge pages, others in alignment units.
-int64_t RoundedCapacity(int64_t capacity) {
-  const int64_t unit = capacity >= 2 * kHugePage ? kHugePage : kBufferAlignment;
-  return (capacity + unit - 1) / unit * unit;
-}
-
 // Owned memory counts against the host budget (host_memory.h) for as long as it is held.
-void* CountedAlignedAlloc(size_t alignment, size_t bytes) {
-  host_memory::Reserve(static_cast<int64_t>(bytes));
-  void* p = std::aligned_alloc(alignment, bytes);
-  if (p == nullptr) {
-    host_memory::Release(static_cast<int64_t>(bytes));
-    throw std::bad_alloc();
+uint8_t* CountedAlloc(int64_t capacity) {
+  if (capacity == 0) return nullptr;
+  const auto bytes = static_cast<int64_t>(host_block::RoundedBytes(static_cast<size_t>(capacity)));
+  host_memory::Reserve(bytes);
+  try {
+    return static_cast<uint8_t*>(host_block::Allocate(static_cast<size_t>(capacity)));
+  } catch (...) {
+    host_memory::Release(bytes);
+    throw;
   }
-  return p;
 }
 
-// Large buffers (fresh pages from the kernel each time: glibc maps them, and unmaps them when
-// freed) ask for transparent huge pages: a 64 MiB column then costs 32 page faults instead of
-// 16384.
-uint8_t* AlignedAlloc(int64_t capacity) {
-  if (capacity == 0) return nullptr;
-  const int64_t rounded = RoundedCapacity(capacity);
-  if (rounded >= 2 * kHugePage) {
-    void* p = CountedAlignedAlloc(static_cast<size_t>(kHugePage), static_cast<size_t>(rounded));
-#ifdef MADV_HUGEPAGE
-    madvise(p, static_cast<size_t>(rounded), MADV_HUGEPAGE);  // a hint: failure only costs speed
-#endif
-    return static_cast<uint8_t*>(p);
-  }
-  return static_cast<uint8_t*>(
-      CountedAlignedAlloc(static_cast<size_t>(kBufferAlignment), static_cast<size_t>(rounded)));
+int64_t CountedBytes(int64_t capacity) {
+  return capacity > 0
+             ? static_cast<int64_t>(host_block::RoundedBytes(static_cast<size_t>(capacity)))
+             : 0;
 }
 
 }  // namespace
 
 Buffer::~Buffer() {
   if (owned_) {
-    std::free(data_);
+    host_block::Free(data_, static_cast<size_t>(capacity_));
     host_memory::Release(counted_);
   } else if (release_) {
     release_();
@@ -61,14 +43,17 @@ Buffer::~Buffer() {
 
 std::shared_ptr<Buffer> Buffer::Allocate(int64_t size) {
   std::shared_ptr<Buffer> b = AllocateUninitialized(size);
-  if (size > 0) std::memset(b->data_, 0, static_cast<size_t>(size));
+  // A mapped block arrives zero-filled: writing zeros again would only touch every page twice.
+  if (size > 0 && !host_block::IsMapped(static_cast<size_t>(size))) {
+    std::memset(b->data_, 0, static_cast<size_t>(size));
+  }
   return b;
 }
 
 std::shared_ptr<Buffer> Buffer::AllocateUninitialized(int64_t size) {
   std::shared_ptr<Buffer> b(new Buffer());
-  b->data_ = AlignedAlloc(size);
-  b->counted_ = size > 0 ? RoundedCapacity(size) : 0;
+  b->data_ = CountedAlloc(size);
+  b->counted_ = CountedBytes(size);
   b->size_ = size;
   b->capacity_ = size;
   return b;
@@ -103,6 +88,22 @@ std::shared_ptr<Buffer> Buffer::Wrap(const void* data, int64_t size,
   return b;
 }
 
+std::shared_ptr<Buffer> Buffer::AdoptBlock(void* block, int64_t size, int64_t capacity) {
+  const int64_t counted = CountedBytes(capacity);
+  try {
+    host_memory::Reserve(counted);
+  } catch (...) {
+    host_block::Free(block, static_cast<size_t>(capacity));
+    throw;
+  }
+  std::shared_ptr<Buffer> b(new Buffer());
+  b->data_ = static_cast<uint8_t*>(block);
+  b->size_ = size;
+  b->capacity_ = capacity;
+  b->counted_ = counted;
+  return b;
+}
+
 std::shared_ptr<Buffer> Buffer::CopyOf(const void* data, int64_t size) {
   auto b = AllocateUninitialized(size);
   if (size > 0) std::memcpy(b->data_, data, static_cast<size_t>(size));
@@ -112,13 +113,28 @@ std::shared_ptr<Buffer> Buffer::CopyOf(const void* data, int64_t size) {
 void Buffer::Reserve(int64_t capacity) {
   if (capacity <= capacity_) return;
   if (!owned_) std::abort();  // wrapped memory cannot grow: a Tandem bug if it is tried
-  uint8_t* fresh = AlignedAlloc(capacity);
-  if (size_ > 0) std::memcpy(fresh, data_, static_cast<size_t>(size_));
-  std::memset(fresh + size_, 0, static_cast<size_t>(capacity - size_));
-  std::free(data_);
+  // Afterwards bytes [size_, capacity) are zero, as callers that write past the size expect. A
+  // mapped block grows in place or moves its pages (host_block::Grow): its bytes past the old
+  // capacity arrive zero-filled, and a block that has just become mapped is zero past size_.
+  const int64_t counted = CountedBytes(capacity);
+  host_memory::Reserve(counted);
+  uint8_t* grown;
+  try {
+    grown = static_cast<uint8_t*>(host_block::Grow(data_, static_cast<size_t>(capacity_),
+                                                   static_cast<size_t>(capacity),
+                                                   static_cast<size_t>(size_)));
+  } catch (...) {
+    host_memory::Release(counted);
+    throw;
+  }
+  const bool was_mapped = host_block::IsMapped(static_cast<size_t>(capacity_));
+  const int64_t dirty_end = !host_block::IsMapped(static_cast<size_t>(capacity)) ? capacity
+                            : was_mapped                                         ? capacity_
+                                                                                 : size_;
+  if (dirty_end > size_) std::memset(grown + size_, 0, static_cast<size_t>(dirty_end - size_));
   host_memory::Release(counted_);
-  counted_ = RoundedCapacity(capacity);
-  data_ = fresh;
+  counted_ = counted;
+  data_ = grown;
   capacity_ = capacity;
 }
 

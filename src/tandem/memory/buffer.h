@@ -30,6 +30,10 @@ class Buffer {
   // A buffer over memory someone else owns; `release` runs once when the buffer dies.
   static std::shared_ptr<Buffer> Wrap(const void* data, int64_t size,
                                       std::function<void()> release);
+  // An owned buffer over `block`, a host_block (host_block.h) of `capacity` bytes that now belongs
+  // to it, holding `size` bytes; counted against the host budget from now on (throws
+  // MemoryLimitExceeded, the block freed, when the budget refuses).
+  static std::shared_ptr<Buffer> AdoptBlock(void* block, int64_t size, int64_t capacity);
   // An owned copy of `size` bytes at `data`.
   static std::shared_ptr<Buffer> CopyOf(const void* data, int64_t size);
 

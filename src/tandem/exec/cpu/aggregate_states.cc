@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tandem/memory/grow_array.h"
 #include "tandem/types/decimal.h"
 #include "tandem/types/type_dispatch.h"
 
@@ -144,7 +145,7 @@ class CountState final : public AggState {
  public:
   explicit CountState(bool star) : star_(star) {}
   void Resize(int64_t groups) override {
-    counts_.resize(groups, 0);
+    counts_.resize(groups);
     Charge(HeapBytes(counts_));
   }
   Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
@@ -156,14 +157,14 @@ class CountState final : public AggState {
     const auto& s = static_cast<const CountState&>(src);
     for (int64_t k = 0; k < n; ++k) counts_[dst[k]] += s.counts_[SrcGroup(sg, k)];
   }
-  Result<ColumnPtr> Finalize(int64_t groups) const override {
-    auto values = Buffer::CopyOf(counts_.data(), groups * 8);
-    return std::make_shared<Column>(DataType::Int64(), groups, 0, nullptr, values);
+  Result<ColumnPtr> Finalize(int64_t groups) override {
+    counts_.resize(groups);
+    return std::make_shared<Column>(DataType::Int64(), groups, 0, nullptr, TakeArray(counts_));
   }
 
  private:
   bool star_;
-  std::vector<int64_t> counts_;
+  GrowArray<int64_t> counts_;
 };
 
 // ---- exact sums and averages (integers, decimals) ------------------------------------------
@@ -179,8 +180,8 @@ class ExactSumState final : public AggState {
         name_(call.name),
         check_precision_(call.check_precision) {}
   void Resize(int64_t groups) override {
-    sums_.resize(groups, 0);
-    counts_.resize(groups, 0);
+    sums_.resize(groups);
+    counts_.resize(groups);
     Charge(HeapBytes(sums_) + HeapBytes(counts_));
   }
   Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
@@ -212,10 +213,11 @@ class ExactSumState final : public AggState {
       counts_[dst[k]] += o.counts_[g];
     }
   }
-  Result<ColumnPtr> Finalize(int64_t groups) const override {
+  Result<ColumnPtr> Finalize(int64_t groups) override {
     if (overflow_) return Status::Invalid("decimal overflow in " + name_);
     if (!avg_) {
       const int up = result_.is_decimal() ? result_.scale - arg_scale_ : 0;
+      if (up == 0 && result_.is_wide_decimal()) return FinalizeSumInPlace(groups);
       bool overflow = false;
       auto col = BuildExact(result_, groups, name_, check_precision_, [&](int64_t g, int128_t* v) {
         if (counts_[g] == 0) return false;
@@ -258,8 +260,34 @@ class ExactSumState final : public AggState {
   std::string name_;
   bool check_precision_;
   bool overflow_ = false;
-  std::vector<int128_t> sums_;
-  std::vector<int64_t> counts_;
+  // A sum at the argument's scale into a 128-bit decimal: the sums are the result's values
+  // already, and become its buffer without a copy.
+  Result<ColumnPtr> FinalizeSumInPlace(int64_t groups) {
+    sums_.resize(groups);
+    int128_t* sums = sums_.data();
+    int64_t nulls = 0;
+    bool overflow = false;
+    for (int64_t g = 0; g < groups; ++g) {
+      if (counts_[g] == 0) {
+        sums[g] = 0;
+        ++nulls;
+      } else if (check_precision_ && !decimal::FitsPrecision(sums[g], result_.precision)) {
+        overflow = true;
+      }
+    }
+    if (overflow) return Status::Invalid("decimal overflow in " + name_);
+    std::shared_ptr<Buffer> validity;
+    if (nulls > 0) {
+      validity = Buffer::Allocate(bit_util::BytesForBits(groups));
+      for (int64_t g = 0; g < groups; ++g) {
+        if (counts_[g] != 0) bit_util::SetBit(validity->mutable_data(), g);
+      }
+    }
+    return std::make_shared<Column>(result_, groups, nulls, validity, TakeArray(sums_));
+  }
+
+  GrowArray<int128_t> sums_;
+  GrowArray<int64_t> counts_;
 };
 
 // ---- float sums and averages ---------------------------------------------------------------
@@ -270,8 +298,8 @@ class FloatSumState final : public AggState {
   explicit FloatSumState(const AggregateCall& call)
       : avg_(call.kind == AggregateKind::kAvg), result_(call.type) {}
   void Resize(int64_t groups) override {
-    sums_.resize(groups, 0);
-    counts_.resize(groups, 0);
+    sums_.resize(groups);
+    counts_.resize(groups);
     Charge(HeapBytes(sums_) + HeapBytes(counts_));
   }
   Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
@@ -291,7 +319,7 @@ class FloatSumState final : public AggState {
       counts_[dst[k]] += o.counts_[SrcGroup(sg, k)];
     }
   }
-  Result<ColumnPtr> Finalize(int64_t groups) const override {
+  Result<ColumnPtr> Finalize(int64_t groups) override {
     auto get = [&](int64_t g, double* v) {
       if (counts_[g] == 0) return false;
       *v = avg_ ? sums_[g] / static_cast<double>(counts_[g]) : sums_[g];
@@ -311,8 +339,8 @@ class FloatSumState final : public AggState {
  private:
   bool avg_;
   DataType result_;
-  std::vector<double> sums_;
-  std::vector<int64_t> counts_;
+  GrowArray<double> sums_;
+  GrowArray<int64_t> counts_;
 };
 
 // ---- variance and standard deviation -------------------------------------------------------
@@ -323,9 +351,9 @@ class VarianceState final : public AggState {
   VarianceState(const AggregateCall& call, const DataType& arg_type)
       : kind_(call.kind), divisor_(arg_type.is_decimal() ? std::pow(10.0, arg_type.scale) : 1.0) {}
   void Resize(int64_t groups) override {
-    n_.resize(groups, 0);
-    mean_.resize(groups, 0);
-    m2_.resize(groups, 0);
+    n_.resize(groups);
+    mean_.resize(groups);
+    m2_.resize(groups);
     Charge(HeapBytes(n_) + HeapBytes(mean_) + HeapBytes(m2_));
   }
   Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
@@ -359,7 +387,7 @@ class VarianceState final : public AggState {
       n_[d] = total;
     }
   }
-  Result<ColumnPtr> Finalize(int64_t groups) const override {
+  Result<ColumnPtr> Finalize(int64_t groups) override {
     const bool sample = kind_ == AggregateKind::kVarSamp || kind_ == AggregateKind::kStddevSamp;
     const bool root = kind_ == AggregateKind::kStddevSamp || kind_ == AggregateKind::kStddevPop;
     return BuildFixed<double>(DataType::Float64(), groups, [&](int64_t g, double* v) {
@@ -375,7 +403,7 @@ class VarianceState final : public AggState {
  private:
   AggregateKind kind_;
   double divisor_;
-  std::vector<double> n_, mean_, m2_;
+  GrowArray<double> n_, mean_, m2_;
 };
 
 // ---- min, max, any_value -------------------------------------------------------------------
@@ -403,8 +431,8 @@ class PickState final : public AggState {
  public:
   explicit PickState(const DataType& type) : type_(type) {}
   void Resize(int64_t groups) override {
-    vals_.resize(groups, T{});
-    has_.resize(groups, 0);
+    vals_.resize(groups);
+    has_.resize(groups);
     Charge(HeapBytes(vals_) + HeapBytes(has_));
   }
   Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
@@ -431,7 +459,7 @@ class PickState final : public AggState {
       }
     }
   }
-  Result<ColumnPtr> Finalize(int64_t groups) const override {
+  Result<ColumnPtr> Finalize(int64_t groups) override {
     return BuildFixed<T>(type_, groups, [&](int64_t g, T* v) {
       *v = vals_[g];
       return has_[g] != 0;
@@ -440,15 +468,15 @@ class PickState final : public AggState {
 
  private:
   DataType type_;
-  std::vector<T> vals_;
-  std::vector<uint8_t> has_;
+  GrowArray<T> vals_;
+  GrowArray<uint8_t> has_;
 };
 
 template <PickMode kMode>
 class BoolPickState final : public AggState {
  public:
   void Resize(int64_t groups) override {
-    vals_.resize(groups, 0);  // 0 none, 1 false, 2 true
+    vals_.resize(groups);  // 0 none, 1 false, 2 true
     Charge(HeapBytes(vals_));
   }
   Status Update(const uint32_t* gids, const Column* arg, const int32_t* rows, int64_t n) override {
@@ -467,7 +495,7 @@ class BoolPickState final : public AggState {
       if (x) Fold(&vals_[dst[k]], x);
     }
   }
-  Result<ColumnPtr> Finalize(int64_t groups) const override {
+  Result<ColumnPtr> Finalize(int64_t groups) override {
     return BuildBool(groups, [&](int64_t g, bool* v) {
       *v = vals_[g] == 2;
       return vals_[g] != 0;
@@ -484,7 +512,7 @@ class BoolPickState final : public AggState {
       *cur = std::max(*cur, x);
     }
   }
-  std::vector<uint8_t> vals_;
+  GrowArray<uint8_t> vals_;
 };
 
 template <PickMode kMode>
@@ -493,7 +521,7 @@ class StringPickState final : public AggState {
   explicit StringPickState(const DataType& type) : type_(type) {}
   void Resize(int64_t groups) override {
     vals_.resize(groups);
-    has_.resize(groups, 0);
+    has_.resize(groups);
     // The strings' own heap bytes are not counted (short ones live inside std::string).
     Charge(HeapBytes(vals_) + HeapBytes(has_));
   }
@@ -508,7 +536,7 @@ class StringPickState final : public AggState {
       if (o.has_[s]) Fold(dst[k], o.vals_[s]);
     }
   }
-  Result<ColumnPtr> Finalize(int64_t groups) const override {
+  Result<ColumnPtr> Finalize(int64_t groups) override {
     int64_t bytes = 0;
     for (int64_t g = 0; g < groups; ++g) bytes += static_cast<int64_t>(vals_[g].size());
     const bool large = bytes > INT32_MAX;
@@ -548,7 +576,7 @@ class StringPickState final : public AggState {
   }
   DataType type_;
   std::vector<std::string> vals_;
-  std::vector<uint8_t> has_;
+  GrowArray<uint8_t> has_;
 };
 
 template <PickMode kMode>

@@ -16,6 +16,7 @@
 
 #include "tandem/column/column.h"
 #include "tandem/expr/aggregate.h"
+#include "tandem/memory/grow_array.h"
 #include "tandem/memory/host_charge.h"
 
 namespace tandem::cpu::agg {
@@ -33,12 +34,20 @@ class AggState {
   // `src` is a state of the same call.
   virtual void Merge(const AggState& src, const uint32_t* src_groups, const uint32_t* dst,
                      int64_t n) = 0;
-  // The result column for groups [0, groups).
-  virtual Result<ColumnPtr> Finalize(int64_t groups) const = 0;
+  // The result column for groups [0, groups). May hand the state's arrays to the column without a
+  // copy: the state is spent afterwards.
+  virtual Result<ColumnPtr> Finalize(int64_t groups) = 0;
 
  protected:
   // Counts the states' heap bytes against the host budget (throws MemoryLimitExceeded).
   void Charge(int64_t bytes) { charge_.Set(bytes); }
+  // Hands `array` (one of the charged ones) to a Buffer without a copy where it is large,
+  // leaving the charge first so that the buffer's own count does not briefly double it.
+  template <typename T>
+  std::shared_ptr<Buffer> TakeArray(GrowArray<T>& array) {
+    charge_.Set(charge_.bytes() - array.heap_bytes());
+    return array.TakeBuffer();
+  }
 
  private:
   HostCharge charge_;

@@ -202,6 +202,7 @@ GroupTable::GroupTable(std::vector<DataType> key_types) : types_(std::move(key_t
     KeyStore s;
     s.type = t;
     s.width = t.id == TypeId::kBool ? 1 : t.is_string_like() ? 0 : t.byte_width();
+    if (s.width == 0) s.offsets.push_back(0);
     stores_.push_back(std::move(s));
   }
 }
@@ -226,8 +227,8 @@ void GroupTable::UpdateCharge() {
                   HeapBytes(direct_) +
                   direct_chunks_made_ * (int64_t{sizeof(uint32_t)} << kDirectChunkBits);
   for (const KeyStore& st : stores_) {
-    bytes += HeapBytes(st.values) + HeapBytes(st.offsets) +
-             static_cast<int64_t>(st.chars.capacity()) + HeapBytes(st.nulls);
+    bytes +=
+        HeapBytes(st.values) + HeapBytes(st.offsets) + HeapBytes(st.chars) + HeapBytes(st.nulls);
   }
   charge_.Set(bytes);
 }
@@ -251,8 +252,10 @@ uint32_t GroupTable::AddGroup(const KeyView& keys, int64_t row, uint64_t hash, u
       if (!is_null) std::memcpy(s.values.data() + old, in.values + row * s.width, s.width);
     }
   }
-  hashes_.push_back(hash);
-  part_hashes_.push_back(part_hash);
+  if (!hashes_lazy_) {
+    hashes_.push_back(hash);
+    part_hashes_.push_back(part_hash);
+  }
   return static_cast<uint32_t>(num_groups_++);
 }
 
@@ -306,12 +309,14 @@ void GroupTable::UseDirectIndex(int64_t lo, int64_t span) {
   direct_.clear();
   direct_.resize(static_cast<size_t>(((span - 1) >> kDirectChunkBits) + 1));
   direct_mode_ = true;
+  hashes_lazy_ = true;
   direct_lo_ = lo;
   direct_span_ = span;
   memo_enabled_ = false;
 }
 
 void GroupTable::LeaveDirectMode() {
+  EnsureStoredHashes();
   direct_mode_ = false;
   std::vector<std::unique_ptr<uint32_t[]>>().swap(direct_);
   direct_chunks_made_ = 0;
@@ -347,6 +352,30 @@ R VisitDirect(const DataType& type, R other, Fn&& fn) {
 
 }  // namespace
 
+// The hash HashKeys gives a direct-indexable key of value v (T: its storage type).
+template <typename T>
+inline uint64_t DirectKeyHash(int64_t v) {
+  using U = std::make_unsigned_t<T>;
+  return Mix(kSeed + static_cast<uint64_t>(static_cast<U>(static_cast<T>(v))) * kMul);
+}
+
+void GroupTable::EnsureStoredHashes() {
+  if (!hashes_lazy_) return;
+  hashes_lazy_ = false;
+  const KeyStore& k = stores_[0];
+  hashes_.resize(num_groups_);
+  VisitDirect(k.type, 0, [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t g = 0; g < num_groups_; ++g) {
+      hashes_[g] = DirectKeyHash<T>(DirectValue<T>(k.values.data(), g));
+    }
+    return 0;
+  });
+  part_hashes_.resize(num_groups_);
+  std::memcpy(part_hashes_.data(), hashes_.data(), static_cast<size_t>(num_groups_) * 8);
+  UpdateCharge();
+}
+
 int64_t GroupTable::StoredKeyAsInt64(int64_t g) const {
   const KeyStore& k = stores_[0];
   return VisitDirect(k.type, int64_t{0},
@@ -361,9 +390,10 @@ bool GroupTable::FindOrInsertDirect(const KeyView& keys, const uint64_t* hashes,
     LeaveDirectMode();
     return false;
   }
+  // Hashes a caller hands in are kept from then on (they need not be the key's own).
+  if (hashes_lazy_ && (hashes || part_hashes)) EnsureStoredHashes();
   auto run = [&](auto tag) -> bool {
     using T = decltype(tag);
-    using U = std::make_unsigned_t<T>;
     const uint64_t span = static_cast<uint64_t>(direct_span_);
     // Check the range first so that nothing is inserted when a row does not fit; count the
     // index chunks the batch would make (a new chunk counted once per run of rows in it).
@@ -390,9 +420,9 @@ bool GroupTable::FindOrInsertDirect(const KeyView& keys, const uint64_t* hashes,
       const int64_t v = DirectValue<T>(c.values, r);
       uint32_t& slot = *DirectSlot(static_cast<uint64_t>(v) - static_cast<uint64_t>(direct_lo_));
       if (slot == 0) {
-        // The hash HashKeys gives this key, so merges into hashed tables agree.
-        const uint64_t h =
-            hashes ? hashes[r] : Mix(kSeed + static_cast<uint64_t>(static_cast<U>(v)) * kMul);
+        // The hash HashKeys gives this key, so merges into hashed tables agree (not kept in
+        // lazy mode).
+        const uint64_t h = hashes ? hashes[r] : hashes_lazy_ ? 0 : DirectKeyHash<T>(v);
         slot = AddGroup(keys, r, h, part_hashes ? part_hashes[r] : h) + 1;
       }
       out[k] = slot - 1;
@@ -633,7 +663,13 @@ KeyView GroupTable::StoredKeys() const {
 }
 
 ColumnPtr GroupTable::ExportKey(int c) const {
-  const KeyStore& s = stores_[c];
+  return const_cast<GroupTable*>(this)->KeyColumn(c, /*take=*/false);
+}
+
+ColumnPtr GroupTable::TakeKey(int c) { return KeyColumn(c, /*take=*/true); }
+
+ColumnPtr GroupTable::KeyColumn(int c, bool take) {
+  KeyStore& s = stores_[c];
   const int64_t n = num_groups_;
   std::shared_ptr<Buffer> validity;
   int64_t null_count = 0;
@@ -648,6 +684,13 @@ ColumnPtr GroupTable::ExportKey(int c) const {
       }
     }
   }
+  // A taken array leaves the table's charge first, so that the buffer's own count does not
+  // briefly double it.
+  auto buffer_of = [&](auto& array, int64_t bytes) {
+    if (!take) return Buffer::CopyOf(array.data(), bytes);
+    charge_.Set(charge_.bytes() - array.heap_bytes());
+    return array.TakeBuffer();
+  };
   if (s.type.id == TypeId::kBool) {
     auto values = Buffer::Allocate(bit_util::BytesForBits(n));
     for (int64_t i = 0; i < n; ++i) {
@@ -656,19 +699,20 @@ ColumnPtr GroupTable::ExportKey(int c) const {
     return std::make_shared<Column>(s.type, n, null_count, validity, values);
   }
   if (s.width == 0) {
-    const int64_t bytes = static_cast<int64_t>(s.chars.size());
+    const int64_t bytes = s.chars.size();
     const bool large = bytes > INT32_MAX;
-    auto offsets = Buffer::Allocate((n + 1) * (large ? 8 : 4));
+    std::shared_ptr<Buffer> offsets;
     if (large) {
-      std::memcpy(offsets->mutable_data(), s.offsets.data(), (n + 1) * 8);
+      offsets = buffer_of(s.offsets, (n + 1) * 8);
     } else {
+      offsets = Buffer::AllocateUninitialized((n + 1) * 4);
       int32_t* o = offsets->mutable_data_as<int32_t>();
       for (int64_t i = 0; i <= n; ++i) o[i] = static_cast<int32_t>(s.offsets[i]);
     }
-    auto data = Buffer::CopyOf(s.chars.data(), bytes);
+    auto data = buffer_of(s.chars, bytes);
     return std::make_shared<Column>(s.type, n, null_count, validity, offsets, data, large);
   }
-  auto values = Buffer::CopyOf(s.values.data(), n * s.width);
+  auto values = buffer_of(s.values, n * s.width);
   return std::make_shared<Column>(s.type, n, null_count, validity, values);
 }
 

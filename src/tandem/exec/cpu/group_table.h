@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tandem/column/column.h"
+#include "tandem/memory/grow_array.h"
 #include "tandem/memory/host_charge.h"
 
 namespace tandem::cpu::agg {
@@ -53,9 +54,12 @@ class GroupTable {
 
   int64_t num_groups() const { return num_groups_; }
   const std::vector<DataType>& key_types() const { return types_; }
-  // The hash and partition hash each group was inserted with.
-  const std::vector<uint64_t>& group_hashes() const { return hashes_; }
-  const std::vector<uint64_t>& partition_hashes() const { return part_hashes_; }
+  // The hash and partition hash each group was inserted with. A direct-indexed table does not
+  // keep them unless asked (16 bytes a group: a tenth of TPC-H Q18's memory at SF10): call
+  // EnsureStoredHashes first (not thread-safe; the arrays are empty without it).
+  void EnsureStoredHashes();
+  const GrowArray<uint64_t>& group_hashes() const { return hashes_; }
+  const GrowArray<uint64_t>& partition_hashes() const { return part_hashes_; }
 
   // For rows rows[0..n) of `keys` (rows == nullptr: rows 0..n-1) with hashes indexed by row
   // (HashKeys; nullptr: computed here when needed), finds each row's group, inserting new
@@ -79,15 +83,18 @@ class GroupTable {
   KeyView StoredKeys() const;
   // Stored key column `c` of groups [0, num_groups) as a Column.
   ColumnPtr ExportKey(int c) const;
+  // The same, handing the stored values to the column without a copy where they are large; the
+  // table must not be used for key `c` afterwards (the aggregate's last step).
+  ColumnPtr TakeKey(int c);
 
  private:
   struct KeyStore {
     DataType type;
     int width = 0;
-    std::vector<uint8_t> values;  // fixed width
-    std::vector<int64_t> offsets{0};
-    std::string chars;
-    std::vector<uint8_t> nulls;  // one byte per group
+    GrowArray<uint8_t> values;   // fixed width
+    GrowArray<int64_t> offsets;  // strings: starts with 0
+    GrowArray<char> chars;
+    GrowArray<uint8_t> nulls;  // one byte per group
     bool any_null = false;
   };
   struct Slot {
@@ -96,6 +103,7 @@ class GroupTable {
   };
 
   void Reserve(int64_t groups);
+  ColumnPtr KeyColumn(int c, bool take);
   // Counts the table's heap bytes against the host budget (at each growth of the slots or the
   // direct index; the key stores in between grow by at most as much again).
   void UpdateCharge();
@@ -117,6 +125,9 @@ class GroupTable {
   std::vector<DataType> types_;
   std::vector<KeyStore> stores_;
   bool direct_mode_ = false;
+  // Direct mode with hashes_ and part_hashes_ not kept: each group's hash is its key's (the one
+  // HashKeys gives), computed when asked for.
+  bool hashes_lazy_ = false;
   int64_t direct_lo_ = 0;
   // value - lo -> group + 1 (0 = no group yet), in chunks of 2^kDirectChunkBits values made on
   // first use: a table over a wide range whose rows touch only part of it (keys clustered by
@@ -142,8 +153,8 @@ class GroupTable {
   std::vector<Slot> slots_;
   uint64_t mask_ = 0;
   int64_t num_groups_ = 0;
-  std::vector<uint64_t> hashes_;
-  std::vector<uint64_t> part_hashes_;
+  GrowArray<uint64_t> hashes_;
+  GrowArray<uint64_t> part_hashes_;
   // Memo of packed keys (layout = bytes per column, 0xFF = not packable) -> group.
   bool memo_enabled_ = true;
   std::vector<uint8_t> memo_layout_;

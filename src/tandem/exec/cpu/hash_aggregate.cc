@@ -437,7 +437,7 @@ class Aggregation {
       bool direct = keyless ? false : true;
       for (auto& w : partials_) direct &= w[s].table->direct();
       const int64_t direct_width = (direct_span_ + partitions - 1) / partitions;
-      auto split = [&](const GroupTable& t) {
+      auto split = [&](GroupTable& t) {
         std::vector<std::vector<uint32_t>> lists(static_cast<size_t>(partitions));
         if (direct) {
           for (int64_t g = 0; g < t.num_groups(); ++g) {
@@ -446,6 +446,7 @@ class Aggregation {
           }
           return lists;
         }
+        t.EnsureStoredHashes();  // a worker table may have left direct mode alone
         const auto& ph = t.partition_hashes();
         for (int64_t g = 0; g < t.num_groups(); ++g) {
           lists[bits ? ph[g] >> (64 - bits) : 0].push_back(static_cast<uint32_t>(g));
@@ -546,7 +547,7 @@ class Aggregation {
     return Status::OK();
   }
 
-  Result<BatchPtr> EmitBatch(size_t s, const SetState& f) {
+  Result<BatchPtr> EmitBatch(size_t s, SetState& f) {
     const int64_t groups = f.table->num_groups();
     auto batch = std::make_shared<Batch>();
     batch->schema = node_.schema;
@@ -557,7 +558,7 @@ class Aggregation {
       if (it == set_keys.end()) {
         batch->columns.push_back(BroadcastValue(Value::Null(key_types_[i]), groups));
       } else {
-        batch->columns.push_back(f.table->ExportKey(static_cast<int>(it - set_keys.begin())));
+        batch->columns.push_back(f.table->TakeKey(static_cast<int>(it - set_keys.begin())));
       }
     }
     for (const auto& state : f.states) {
