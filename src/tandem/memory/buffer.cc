@@ -12,12 +12,12 @@ namespace tandem {
 namespace {
 
 // Owned memory counts against the host budget (host_memory.h) for as long as it is held.
-uint8_t* CountedAlloc(int64_t capacity) {
+uint8_t* CountedAlloc(int64_t capacity, bool zero) {
   if (capacity == 0) return nullptr;
   const auto bytes = static_cast<int64_t>(host_block::RoundedBytes(static_cast<size_t>(capacity)));
   host_memory::Reserve(bytes);
   try {
-    return static_cast<uint8_t*>(host_block::Allocate(static_cast<size_t>(capacity)));
+    return static_cast<uint8_t*>(host_block::Allocate(static_cast<size_t>(capacity), zero));
   } catch (...) {
     host_memory::Release(bytes);
     throw;
@@ -41,18 +41,15 @@ Buffer::~Buffer() {
   }
 }
 
-std::shared_ptr<Buffer> Buffer::Allocate(int64_t size) {
-  std::shared_ptr<Buffer> b = AllocateUninitialized(size);
-  // A mapped block arrives zero-filled: writing zeros again would only touch every page twice.
-  if (size > 0 && !host_block::IsMapped(static_cast<size_t>(size))) {
-    std::memset(b->data_, 0, static_cast<size_t>(size));
-  }
-  return b;
-}
+std::shared_ptr<Buffer> Buffer::Allocate(int64_t size) { return Make(size, /*zero=*/true); }
 
 std::shared_ptr<Buffer> Buffer::AllocateUninitialized(int64_t size) {
+  return Make(size, /*zero=*/false);
+}
+
+std::shared_ptr<Buffer> Buffer::Make(int64_t size, bool zero) {
   std::shared_ptr<Buffer> b(new Buffer());
-  b->data_ = CountedAlloc(size);
+  b->data_ = CountedAlloc(size, zero);
   b->counted_ = CountedBytes(size);
   b->size_ = size;
   b->capacity_ = size;

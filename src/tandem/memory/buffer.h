@@ -58,6 +58,7 @@ class Buffer {
 
  private:
   Buffer() = default;
+  static std::shared_ptr<Buffer> Make(int64_t size, bool zero);
   uint8_t* data_ = nullptr;
   int64_t size_ = 0;
   int64_t capacity_ = 0;

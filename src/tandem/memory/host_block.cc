@@ -1,25 +1,74 @@
-// Raw host memory: mappings for large blocks, aligned_alloc for small ones (host_block.h).
+// Raw host memory: mappings for large blocks (kept for reuse up to a bound), aligned_alloc for
+// small ones (host_block.h).
 #include "tandem/memory/host_block.h"
 
 #include <sys/mman.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <utility>
+#include <vector>
 
 namespace tandem::host_block {
 namespace {
 
 constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kMappedFrom = 2 * kHugePage;
+// At most this much freed memory is kept, in at most kKeptBlocks blocks: enough for the decode
+// buffers of a scan's row groups in flight on 16 threads, small beside any machine Tandem runs
+// on; the resident-set guard (host_memory.h) empties it when memory runs short.
+constexpr size_t kKeptBytes = size_t{512} << 20;
+constexpr size_t kKeptBlocks = 128;
 
-void* Map(size_t bytes) {
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+struct Kept {
+  std::mutex mutex;
+  std::vector<std::pair<size_t, void*>> blocks;  // (mapped bytes, address)
+  size_t bytes = 0;
+};
+
+Kept& TheKept() {
+  static Kept* kept = new Kept();  // never destroyed: blocks may be freed during exit
+  return *kept;
+}
+
+// A kept block of exactly `rounded` bytes, or nullptr.
+void* TakeKept(size_t rounded) {
+  Kept& k = TheKept();
+  std::lock_guard<std::mutex> lock(k.mutex);
+  for (size_t i = k.blocks.size(); i-- > 0;) {
+    if (k.blocks[i].first == rounded) {
+      void* p = k.blocks[i].second;
+      k.blocks[i] = k.blocks.back();
+      k.blocks.pop_back();
+      k.bytes -= rounded;
+      return p;
+    }
+  }
+  return nullptr;
+}
+
+bool Keep(void* p, size_t rounded) {
+  Kept& k = TheKept();
+  std::lock_guard<std::mutex> lock(k.mutex);
+  if (k.bytes + rounded > kKeptBytes || k.blocks.size() >= kKeptBlocks) return false;
+  k.blocks.emplace_back(rounded, p);
+  k.bytes += rounded;
+  return true;
+}
+
+void* Map(size_t rounded, bool zero) {
+  if (void* p = TakeKept(rounded)) {
+    if (zero) std::memset(p, 0, rounded);
+    return p;
+  }
+  void* p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
-  madvise(p, bytes, MADV_HUGEPAGE);  // a hint: failure only costs speed
+  madvise(p, rounded, MADV_HUGEPAGE);  // a hint: failure only costs speed
 #endif
-  return p;
+  return p;  // fresh anonymous pages read as zero
 }
 
 }  // namespace
@@ -31,21 +80,25 @@ size_t RoundedBytes(size_t bytes) {
 
 bool IsMapped(size_t bytes) { return bytes >= kMappedFrom; }
 
-void* Allocate(size_t bytes) {
+void* Allocate(size_t bytes, bool zero) {
   if (bytes == 0) return nullptr;
   const size_t rounded = RoundedBytes(bytes);
-  if (IsMapped(rounded)) return Map(rounded);
+  if (IsMapped(rounded)) return Map(rounded, zero);
   void* p = std::aligned_alloc(kAlignment, rounded);
   if (p == nullptr) throw std::bad_alloc();
+  if (zero) std::memset(p, 0, rounded);
   return p;
 }
 
 void* Grow(void* p, size_t old_bytes, size_t new_bytes, size_t keep_bytes) {
-  if (p == nullptr || old_bytes == 0) return Allocate(new_bytes);
+  if (p == nullptr || old_bytes == 0) return Allocate(new_bytes, IsMapped(new_bytes));
   const size_t old_rounded = RoundedBytes(old_bytes);
   const size_t new_rounded = RoundedBytes(new_bytes);
   if (new_rounded <= old_rounded) return p;
   if (IsMapped(old_rounded)) {
+    // A kept block's bytes past old_bytes may hold old data: zero them before they become
+    // "past old_bytes" of a larger block.
+    std::memset(static_cast<char*>(p) + old_bytes, 0, old_rounded - old_bytes);
     void* q = mremap(p, old_rounded, new_rounded, MREMAP_MAYMOVE);
     if (q == MAP_FAILED) throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
@@ -53,7 +106,7 @@ void* Grow(void* p, size_t old_bytes, size_t new_bytes, size_t keep_bytes) {
 #endif
     return q;
   }
-  void* q = Allocate(new_bytes);
+  void* q = Allocate(new_bytes, IsMapped(new_rounded));
   if (keep_bytes > 0) std::memcpy(q, p, keep_bytes < old_bytes ? keep_bytes : old_bytes);
   std::free(p);
   return q;
@@ -62,11 +115,22 @@ void* Grow(void* p, size_t old_bytes, size_t new_bytes, size_t keep_bytes) {
 void Free(void* p, size_t bytes) {
   if (p == nullptr) return;
   const size_t rounded = RoundedBytes(bytes);
-  if (IsMapped(rounded)) {
-    munmap(p, rounded);
-  } else {
+  if (!IsMapped(rounded)) {
     std::free(p);
+  } else if (!Keep(p, rounded)) {
+    munmap(p, rounded);
   }
+}
+
+void ReleaseKept() {
+  Kept& k = TheKept();
+  std::vector<std::pair<size_t, void*>> blocks;
+  {
+    std::lock_guard<std::mutex> lock(k.mutex);
+    blocks.swap(k.blocks);
+    k.bytes = 0;
+  }
+  for (auto& [bytes, p] : blocks) munmap(p, bytes);
 }
 
 }  // namespace tandem::host_block

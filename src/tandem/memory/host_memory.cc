@@ -10,6 +10,7 @@
 #include "tandem/common/oom_injection.h"
 #include "tandem/common/peak_window.h"
 #include "tandem/common/text.h"
+#include "tandem/memory/host_block.h"
 
 namespace tandem::host_memory {
 namespace {
@@ -63,6 +64,7 @@ void CheckResident(int64_t bytes) {
   const int64_t ceiling = MachineBytes() / 10 * 9;
   int64_t resident = ResidentBytes();
   if (resident == 0 || resident + bytes <= ceiling) return;
+  host_block::ReleaseKept();
   ::malloc_trim(0);
   resident = ResidentBytes();
   if (resident + bytes <= ceiling) return;
