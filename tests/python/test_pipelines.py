@@ -101,6 +101,34 @@ def test_join_kinds_probe_in_pipelines(tables, join):
     assert diff is None, f"{sql}: {diff}"
 
 
+PRUNED_QUERIES = [
+    # The rows that pass are copied only for the columns the projection reads (s is dropped).
+    "SELECT k, v * 2 AS w FROM strs WHERE s NOT LIKE '%7%'",
+    "SELECT k % 7 AS g, count(*) AS n, sum(length(t)) AS l FROM "
+    "(SELECT k, t FROM strs WHERE s LIKE '%3%' AND v > 0) x GROUP BY k % 7",
+    # Every row passes: the columns are shared, none is a placeholder.
+    "SELECT k, t FROM strs WHERE v > -1000000",
+    # The projection reads the filtered column itself.
+    "SELECT s, length(t) AS l FROM strs WHERE s LIKE '1%'",
+]
+
+
+@pytest.mark.parametrize("query", range(len(PRUNED_QUERIES)))
+def test_a_filter_copies_only_what_the_projection_reads(tables, tmp_path, query):
+    rng = np.random.default_rng(11)
+    n = 200_000
+    keys = rng.integers(0, 1_000_000, n)
+    strs = dict(tables, strs=write(tmp_path / "strs.parquet", k=keys,
+                                   v=rng.integers(-1_000, 1_000, n),
+                                   s=pa.array([f"{x}-{x * 7}" for x in keys]),
+                                   t=pa.array([f"t{x % 977}" * (1 + x % 5) for x in keys])))
+    sql = PRUNED_QUERIES[query]
+    expected = run_duckdb(duck(strs), sql)
+    actual = run_tandem(sql, strs)
+    diff = compare_results(actual, expected)
+    assert diff is None, f"{sql}: {diff}"
+
+
 def test_explain_analyze_names_the_pipeline(tables):
     cmd = tandem_command() + ["sql", "EXPLAIN ANALYZE " + JOIN_QUERY]
     for name, path in tables.items():

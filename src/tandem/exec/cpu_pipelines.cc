@@ -163,7 +163,7 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* i
     for (size_t i = chain.size(); i-- > 0;) {
       const PlanNode& n = *chain[i];
       if (n.kind == PlanKind::kFilter) {
-        p.steps.push_back(cpu::MakeFilterStep(n));
+        p.steps.push_back(cpu::MakeFilterStep(n, i > 0 ? chain[i - 1] : nullptr));
       } else if (n.kind == PlanKind::kProject) {
         p.steps.push_back(cpu::MakeProjectStep(n));
       } else {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "tandem/column/take.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 
@@ -18,16 +19,60 @@ int64_t NanosSince(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
 }
 
+// Marks in *read the columns `e` reads at its own query level; false when that cannot be told (a
+// subquery may read any column through its outer references).
+bool MarkColumnsRead(const Expr& e, std::vector<bool>* read) {
+  if (e.kind == ExprKind::kSubquery) return false;
+  if (e.kind == ExprKind::kColumnRef && e.outer_depth == 0) {
+    if (e.column_index < 0 || e.column_index >= static_cast<int>(read->size())) return false;
+    (*read)[e.column_index] = true;
+  }
+  for (const ExprPtr& a : e.args) {
+    if (a && !MarkColumnsRead(*a, read)) return false;
+  }
+  return true;
+}
+
 class FilterStep final : public PipelineStep {
  public:
-  using PipelineStep::PipelineStep;
+  FilterStep(const PlanNode& node, const PlanNode* consumer) : PipelineStep(node) {
+    if (!consumer || consumer->kind != PlanKind::kProject) return;
+    std::vector<bool> read(static_cast<size_t>(node.schema.num_fields()), false);
+    for (const ExprPtr& e : consumer->exprs) {
+      if (!e || !MarkColumnsRead(*e, &read)) return;
+    }
+    if (std::find(read.begin(), read.end(), false) != read.end()) read_ = std::move(read);
+  }
   const char* name() const override { return "Filter"; }
   Status Apply(const BatchPtr& in, EvalContext& eval, std::vector<BatchPtr>* out) override {
-    TANDEM_ASSIGN_OR_RAISE(BatchPtr kept,
-                           opx::FilterBatch(*node().predicate, *in, node().schema, eval));
-    if (kept) out->push_back(std::move(kept));
+    if (read_.empty() || in->num_rows == 0) {
+      TANDEM_ASSIGN_OR_RAISE(BatchPtr kept,
+                             opx::FilterBatch(*node().predicate, *in, node().schema, eval));
+      if (kept) out->push_back(std::move(kept));
+      return Status::OK();
+    }
+    TANDEM_ASSIGN_OR_RAISE(auto rows, opx::SelectTrueRows(*node().predicate, *in, eval));
+    const auto m = static_cast<int64_t>(rows.size());
+    if (m == 0) return Status::OK();
+    auto kept = std::make_shared<Batch>();
+    kept->schema = node().schema;
+    kept->num_rows = m;
+    for (size_t c = 0; c < in->columns.size(); ++c) {
+      const ColumnPtr& col = in->columns[c];
+      if (m == in->num_rows) {
+        kept->columns.push_back(col);
+      } else if (c < read_.size() && !read_[c]) {
+        kept->columns.push_back(BroadcastValue(Value::Null(col->type()), m));
+      } else {
+        kept->columns.push_back(Take(*col, rows.data(), m));
+      }
+    }
+    out->push_back(std::move(kept));
     return Status::OK();
   }
+
+ private:
+  std::vector<bool> read_;  // per column: read by the consuming Project (empty: all are)
 };
 
 class ProjectStep final : public PipelineStep {
@@ -93,8 +138,8 @@ Status Push(Pipeline& p, size_t i, const BatchPtr& batch, EvalContext& eval, Exe
 
 }  // namespace
 
-std::unique_ptr<PipelineStep> MakeFilterStep(const PlanNode& node) {
-  return std::make_unique<FilterStep>(node);
+std::unique_ptr<PipelineStep> MakeFilterStep(const PlanNode& node, const PlanNode* consumer) {
+  return std::make_unique<FilterStep>(node, consumer);
 }
 
 std::unique_ptr<PipelineStep> MakeProjectStep(const PlanNode& node) {
