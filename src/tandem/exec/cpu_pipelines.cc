@@ -156,6 +156,23 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* i
     build_ms.erase(build_ms.begin());
   }
   const Expr* fused_predicate = fused_filter ? fused_filter->predicate.get() : nullptr;
+  // A Filter right below a join's probe (its build side in memory) runs inside the probe: the
+  // rows that pass are copied once, after the probe's key test, not once for each.
+  std::vector<const PlanNode*> probe_filters(chain.size(), nullptr);
+  for (size_t i = 1; i < chain.size();) {
+    const PlanNode* f = chain[i];
+    if (f->kind == PlanKind::kFilter && f->predicate && chain[i - 1]->kind == PlanKind::kJoin &&
+        probes[i - 1] && !build_spills[i - 1] && chain[i - 1]->children[0].get() == f) {
+      probe_filters[i - 1] = f;
+      chain.erase(chain.begin() + static_cast<std::ptrdiff_t>(i));
+      probes.erase(probes.begin() + static_cast<std::ptrdiff_t>(i));
+      build_spills.erase(build_spills.begin() + static_cast<std::ptrdiff_t>(i));
+      build_ms.erase(build_ms.begin() + static_cast<std::ptrdiff_t>(i));
+      probe_filters.erase(probe_filters.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
+  }
   cpu::SpillableSteps spill;
   spill.build_spills.assign(build_spills.rbegin(), build_spills.rend());  // bottom-up, as steps
   auto make_steps = [&]() {
@@ -167,7 +184,7 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* i
       } else if (n.kind == PlanKind::kProject) {
         p.steps.push_back(cpu::MakeProjectStep(n));
       } else {
-        p.steps.push_back(cpu::MakeProbeStep(n, probes[i], ctx_));
+        p.steps.push_back(cpu::MakeProbeStep(n, probes[i], ctx_, probe_filters[i]));
       }
     }
   };

@@ -347,6 +347,14 @@ void RecordPipelineMetrics(const cpu::Pipeline& p, bool aggregate, const cpu::Pi
     m.batches = step.batches.load();
     m.bytes = step.bytes.load();
     m.millis = ms + build;
+    if (step.fused_filter) {
+      OperatorMetrics fm;
+      fm.name = "Filter (in " + std::string(step.name()) + " probe)";
+      fm.rows = step.fused_rows.load();
+      fm.millis = static_cast<double>(step.fused_nanos.load()) / 1e6 / threads;
+      m.millis -= fm.millis;
+      ctx.Record(step.fused_filter, fm);
+    }
     ctx.Record(&step.node(), m);
   }
   if (p.scan) {

@@ -105,7 +105,8 @@ void JoinProbe::BuildKeyBitmap(const std::vector<std::vector<ColumnPtr>>& right_
   bitmap_ = std::move(b);
 }
 
-std::vector<int32_t> JoinProbe::RowsThatMayMatch(const Column& key) const {
+std::vector<int32_t> JoinProbe::RowsThatMayMatch(const Column& key,
+                                                 const std::vector<int32_t>* selection) const {
   std::vector<int32_t> rows;
   VisitStorage(
       key.type(),
@@ -115,10 +116,15 @@ std::vector<int32_t> JoinProbe::RowsThatMayMatch(const Column& key) const {
                    if constexpr (std::is_integral_v<T> && sizeof(T) <= sizeof(int64_t)) {
                      const T* v = key.values_as<T>();
                      const bool nulls = key.null_count() > 0;
-                     for (int64_t i = 0; i < key.length(); ++i) {
+                     auto visit = [&](int64_t i) {
                        if ((!nulls || key.IsValid(i)) && bitmap_->Has(static_cast<int64_t>(v[i]))) {
                          rows.push_back(static_cast<int32_t>(i));
                        }
+                     };
+                     if (selection) {
+                       for (int32_t i : *selection) visit(i);
+                     } else {
+                       for (int64_t i = 0; i < key.length(); ++i) visit(i);
                      }
                    }
                  }});
@@ -194,32 +200,47 @@ Status JoinProbe::ProbeMorsel(const std::vector<ColumnPtr>& key_columns, const M
   return Status::OK();
 }
 
-Status JoinProbe::ProbeBatch(const BatchPtr& batch, OutputBudget& budget, EvalContext& eval,
+Status JoinProbe::ProbeBatch(const BatchPtr& batch, const std::vector<int32_t>* selection,
+                             OutputBudget& budget, EvalContext& eval,
                              std::vector<BatchPtr>* out) const {
   if (no_output_ || !batch || batch->num_rows == 0 || budget.exhausted()) return Status::OK();
-  Table left;
-  left.schema = batch->schema;
-  left.batches.push_back(batch);
-  TANDEM_ASSIGN_OR_RAISE(auto left_keys,
-                         EvaluateColumnsPerBatch(node_.left_keys, left.batches, eval));
-  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(left_keys, layout_.types(), "hash join"));
+  if (selection && selection->empty()) return Status::OK();
+  auto compact = [](const BatchPtr& b, const std::vector<int32_t>& rows) {
+    BatchPtr c = TakeBatch(*b, rows.data(), static_cast<int64_t>(rows.size()));
+    c->num_rows = static_cast<int64_t>(rows.size());
+    c->schema = b->schema;
+    return c;
+  };
   // After 16 batches of which nine in ten kept more than half their rows, the bitmap is no
   // longer worth a pass over the keys (the probe side's keys are mostly in the table).
   const int64_t tried = bitmap_batches_.load(std::memory_order_relaxed);
   const bool bitmap_pays =
       tried < 16 || bitmap_unselective_.load(std::memory_order_relaxed) * 10 < tried * 9;
-  if (bitmap_ && bitmap_pays && batch->num_rows <= INT32_MAX) {
-    // Only the rows whose key may be in the table go on (when that is at most half of them).
-    const std::vector<int32_t> rows = RowsThatMayMatch(*left_keys[0][0]);
+  const bool use_bitmap = bitmap_ && bitmap_pays && batch->num_rows <= INT32_MAX;
+  // The bitmap reads the key of the selected rows where it lies, in the uncompacted batch, when
+  // the key is a plain column (an expression could fail on a row the Filter dropped).
+  const Expr& first_key = *node_.left_keys[0];
+  const bool key_in_place = first_key.kind == ExprKind::kColumnRef && first_key.outer_depth == 0;
+  Table left;
+  left.schema = batch->schema;
+  left.batches.push_back(selection && !(use_bitmap && key_in_place) ? compact(batch, *selection)
+                                                                    : batch);
+  if (left.batches[0] != batch) selection = nullptr;
+  const int64_t candidates =
+      selection ? static_cast<int64_t>(selection->size()) : left.batches[0]->num_rows;
+  TANDEM_ASSIGN_OR_RAISE(auto left_keys,
+                         EvaluateColumnsPerBatch(node_.left_keys, left.batches, eval));
+  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(left_keys, layout_.types(), "hash join"));
+  if (use_bitmap) {
+    // Only the rows whose key may be in the table go on (when that is at most half of them, or
+    // always where a Filter's selection has to be applied anyway: one copy for both).
+    const std::vector<int32_t> rows = RowsThatMayMatch(*left_keys[0][0], selection);
     const int64_t m = static_cast<int64_t>(rows.size());
     bitmap_batches_.fetch_add(1, std::memory_order_relaxed);
-    if (2 * m > batch->num_rows) bitmap_unselective_.fetch_add(1, std::memory_order_relaxed);
+    if (2 * m > candidates) bitmap_unselective_.fetch_add(1, std::memory_order_relaxed);
     if (m == 0) return Status::OK();
-    if (2 * m <= batch->num_rows) {
-      BatchPtr compact = TakeBatch(*batch, rows.data(), m);
-      compact->num_rows = m;
-      compact->schema = batch->schema;
-      left.batches[0] = compact;
+    if (selection || 2 * m <= candidates) {
+      left.batches[0] = compact(batch, rows);
       left_keys[0] = {Take(*left_keys[0][0], rows.data(), m)};
     }
   }

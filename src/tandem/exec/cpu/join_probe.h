@@ -59,9 +59,10 @@ class JoinProbe {
                      OutputBudget& budget, EvalContext& eval, std::vector<BatchPtr>* out) const;
 
   // Pipelines: probes the whole of one left batch (INNER, LEFT, SEMI and ANTI joins only: the
-  // others need every probe row before they can finish).
-  Status ProbeBatch(const BatchPtr& batch, OutputBudget& budget, EvalContext& eval,
-                    std::vector<BatchPtr>* out) const;
+  // others need every probe row before they can finish); only its rows `selection` (ascending;
+  // null: all), those a fused Filter let through.
+  Status ProbeBatch(const BatchPtr& batch, const std::vector<int32_t>* selection,
+                    OutputBudget& budget, EvalContext& eval, std::vector<BatchPtr>* out) const;
   static bool StreamsProbeSide(const PlanNode& node);
 
  private:
@@ -89,7 +90,9 @@ class JoinProbe {
   mutable std::atomic<int64_t> bitmap_batches_{0};
   mutable std::atomic<int64_t> bitmap_unselective_{0};
   // The rows of a probe batch whose key passes the bitmap (and is not NULL).
-  std::vector<int32_t> RowsThatMayMatch(const Column& key) const;
+  // Of the rows `selection` (null: all), those whose key may be in the table.
+  std::vector<int32_t> RowsThatMayMatch(const Column& key,
+                                        const std::vector<int32_t>* selection) const;
 
   const PlanNode& node_;
   Table right_;

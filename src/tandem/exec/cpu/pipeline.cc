@@ -89,12 +89,22 @@ class ProjectStep final : public PipelineStep {
 
 class ProbeStep final : public PipelineStep {
  public:
-  ProbeStep(const PlanNode& node, std::shared_ptr<const JoinProbe> probe, ExecContext& ctx)
-      : PipelineStep(node), probe_(std::move(probe)), budget_(node, ctx) {}
+  ProbeStep(const PlanNode& node, std::shared_ptr<const JoinProbe> probe, ExecContext& ctx,
+            const PlanNode* filter)
+      : PipelineStep(node), probe_(std::move(probe)), budget_(node, ctx) {
+    fused_filter = filter;
+  }
   const char* name() const override { return "HashJoin"; }
   Status Apply(const BatchPtr& in, EvalContext& eval, std::vector<BatchPtr>* out) override {
     if (!probe_) return Status::Internal("a join probe ran before its build side");
-    return probe_->ProbeBatch(in, budget_, eval, out);
+    if (!fused_filter) return probe_->ProbeBatch(in, nullptr, budget_, eval, out);
+    const Clock::time_point start = Clock::now();
+    TANDEM_ASSIGN_OR_RAISE(auto rows, opx::SelectTrueRows(*fused_filter->predicate, *in, eval));
+    fused_nanos.fetch_add(NanosSince(start), std::memory_order_relaxed);
+    fused_rows.fetch_add(static_cast<int64_t>(rows.size()), std::memory_order_relaxed);
+    if (rows.empty()) return Status::OK();
+    const bool all = static_cast<int64_t>(rows.size()) == in->num_rows;
+    return probe_->ProbeBatch(in, all ? nullptr : &rows, budget_, eval, out);
   }
   void set_probe(std::shared_ptr<const JoinProbe> probe) { probe_ = std::move(probe); }
 
@@ -148,8 +158,8 @@ std::unique_ptr<PipelineStep> MakeProjectStep(const PlanNode& node) {
 
 std::unique_ptr<PipelineStep> MakeProbeStep(const PlanNode& node,
                                             std::shared_ptr<const JoinProbe> probe,
-                                            ExecContext& ctx) {
-  return std::make_unique<ProbeStep>(node, std::move(probe), ctx);
+                                            ExecContext& ctx, const PlanNode* filter) {
+  return std::make_unique<ProbeStep>(node, std::move(probe), ctx, filter);
 }
 
 void SetProbe(PipelineStep& probe_step, std::shared_ptr<const JoinProbe> probe) {

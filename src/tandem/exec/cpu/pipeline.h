@@ -41,6 +41,12 @@ class PipelineStep {
   std::atomic<int64_t> bytes{0};
   std::atomic<int64_t> nanos{0};
 
+  // A Filter run inside this step (a join's probe), or null; the rows it let through and its
+  // time (part of nanos), for its own line in EXPLAIN ANALYZE.
+  const PlanNode* fused_filter = nullptr;
+  std::atomic<int64_t> fused_rows{0};
+  std::atomic<int64_t> fused_nanos{0};
+
  private:
   const PlanNode& node_;
 };
@@ -52,9 +58,11 @@ std::unique_ptr<PipelineStep> MakeFilterStep(const PlanNode& node, const PlanNod
 std::unique_ptr<PipelineStep> MakeProjectStep(const PlanNode& node);
 // The probe of a join whose right side `probe` has built (JoinProbe::StreamsProbeSide). A grace
 // hash join (exec/cpu/partition_sink.h) builds one partition at a time and sets each in turn.
+// `filter`: the Filter right below the join on its probe side, run inside the probe (the rows
+// that pass are copied once, after the probe's own key test, not once for each), or null.
 std::unique_ptr<PipelineStep> MakeProbeStep(const PlanNode& node,
                                             std::shared_ptr<const JoinProbe> probe,
-                                            ExecContext& ctx);
+                                            ExecContext& ctx, const PlanNode* filter = nullptr);
 void SetProbe(PipelineStep& probe_step, std::shared_ptr<const JoinProbe> probe);
 
 struct Pipeline {
