@@ -175,6 +175,45 @@ def test_a_probe_key_is_computed_only_for_the_rows_the_filter_keeps(tables, tmp_
     assert f"Filter (in HashJoin probe) on cpu: {kept} rows" in out.stdout, out.stdout
 
 
+FLIPPED = [
+    "SELECT count(*) AS n, sum(d.grp) AS g FROM dimn d WHERE EXISTS "
+    "(SELECT 1 FROM nullkeys f WHERE f.k = d.id AND f.v > 0)",
+    # ANTI keeps the left rows whose key is NULL.
+    "SELECT count(*) AS n, sum(d.grp) AS g FROM dimn d WHERE NOT EXISTS "
+    "(SELECT 1 FROM nullkeys f WHERE f.k = d.id AND f.v > 500)",
+    # A residual condition between the sides (TPC-H Q21's l_suppkey <> l_suppkey).
+    "SELECT count(*) AS n, sum(d.grp) AS g FROM dimn d WHERE EXISTS "
+    "(SELECT 1 FROM nullkeys f WHERE f.k = d.id AND f.v % 7 <> d.grp)",
+    "SELECT count(*) AS n, sum(d.grp) AS g FROM dimn d WHERE NOT EXISTS "
+    "(SELECT 1 FROM nullkeys f WHERE f.k = d.id AND f.v % 7 = d.grp)",
+]
+
+
+@pytest.fixture(scope="module")
+def with_dimn(tables, tmp_path_factory):
+    d = tmp_path_factory.mktemp("dimn")
+    ids = pa.array(np.arange(6_000), mask=np.arange(6_000) % 50 == 0)  # NULL keys on the left
+    return dict(tables, dimn=write(d / "dimn.parquet", id=ids, grp=np.arange(6_000) % 7))
+
+
+@pytest.mark.parametrize("query", range(len(FLIPPED)))
+def test_a_small_left_side_takes_the_large_right_side_streamed(with_dimn, query):
+    # SEMI and ANTI joins built on their small left side: the right side streams from its scan
+    # into the left side's hash table, never whole in memory.
+    sql = FLIPPED[query]
+    expected = run_duckdb(duck(with_dimn), sql)
+    actual = run_tandem(sql, with_dimn)
+    diff = compare_results(actual, expected)
+    assert diff is None, f"{sql}: {diff}"
+    cmd = tandem_command() + ["sql", "EXPLAIN ANALYZE " + sql]
+    for name, path in with_dimn.items():
+        cmd += ["--table", f"{name}={path}"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "HashJoin (built on the left, the right side streamed in) on cpu" in out.stdout, \
+        out.stdout
+
+
 def test_explain_analyze_names_the_pipeline(tables):
     cmd = tandem_command() + ["sql", "EXPLAIN ANALYZE " + JOIN_QUERY]
     for name, path in tables.items():

@@ -1,6 +1,7 @@
 // CPU pipelines (exec/cpu/pipeline.h): which CPU nodes stream, and the run of the pipeline that
 // ends at a node, its joins' build sides run on the way and spilled to disk when they do not fit
 // (grace joins, spilling_pipeline.h). QueryRun's methods for it.
+#include "tandem/exec/cpu/flipped_semi_join.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/partition_sink.h"
 #include "tandem/exec/query_run.h"
@@ -39,6 +40,37 @@ bool QueryRun::Streams(const PlanNode& node) const {
     default:
       return false;
   }
+}
+
+std::optional<Result<Table>> QueryRun::TryStreamIntoFlippedJoin(const PlanNode& join) {
+  if (!ctx_.pipelines || OnGpuHere(join) || !BuiltOnItsLeft(join) ||
+      !cpu::FlippedSemiAntiSink::Applies(join) || flipped_stream_failed_.count(&join)) {
+    return std::nullopt;
+  }
+  const PlanNode& right = *join.children[1];
+  if (!(Streams(right) || StreamedScan(right)) || shared_.IsShared(&right)) return std::nullopt;
+  auto run = [&]() -> Result<Table> {
+    TANDEM_ASSIGN_OR_RAISE(Table left, RunHost(*join.children[0]));
+    const OperatorStart start = StartOperator();
+    TANDEM_ASSIGN_OR_RAISE(
+        std::unique_ptr<cpu::FlippedSemiAntiSink> sink,
+        cpu::FlippedSemiAntiSink::Build(join, std::move(left), right.schema.num_fields(), ctx_));
+    TANDEM_RETURN_NOT_OK(RunPipelineAt(right, sink.get()).status());
+    TANDEM_ASSIGN_OR_RAISE(Table out, sink->Emit());
+    TANDEM_RETURN_NOT_OK(CheckOutput(join, out));
+    RecordMetrics(join, "HashJoin (built on the left, the right side streamed in)", out,
+                  MillisSince(start), ctx_);
+    RecordPeaks(join, start, ctx_);
+    return out;
+  };
+  Result<Table> out = cpu::opx::CatchOutOfMemory(run);
+  if (out.ok() || out.status().code() != StatusCode::kOutOfMemory || ctx_.Cancelled()) {
+    return out;
+  }
+  // Out of host memory: the join runs as it did before (whole, or streamed the other way).
+  flipped_stream_failed_.insert(&join);
+  ForgetMetrics(join, ctx_);
+  return std::nullopt;
 }
 
 std::optional<Result<Table>> QueryRun::TryPipeline(const PlanNode& node) {

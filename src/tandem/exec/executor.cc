@@ -742,6 +742,11 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
     force_stream_.insert(node.children[0].get());
   }
   if (std::optional<Result<Table>> piped = TryPipeline(node)) return std::move(*piped);
+  if (node.kind == PlanKind::kJoin) {
+    if (std::optional<Result<Table>> flipped = TryStreamIntoFlippedJoin(node)) {
+      return std::move(*flipped);
+    }
+  }
   // A SEMI or ANTI join built on its small left side collects its large right side whole; when
   // that does not fit, it streams like the others (right side built, spilled if need be).
   if (node.kind == PlanKind::kJoin && ctx_.pipelines && !OnGpuHere(node) &&

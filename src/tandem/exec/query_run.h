@@ -161,6 +161,9 @@ class QueryRun {
   bool Streams(const PlanNode& node) const;
   // A join that runs whole, built on its small left side, rather than stream (Streams).
   bool BuiltOnItsLeft(const PlanNode& join) const;
+  // Such a join, SEMI or ANTI, whose right side streams from its pipeline into the left side's
+  // hash table (cpu/flipped_semi_join.h) instead of being collected whole (null: it cannot).
+  std::optional<Result<Table>> TryStreamIntoFlippedJoin(const PlanNode& join);
   std::optional<Result<Table>> TryPipeline(const PlanNode& node);
   // into: a sink for a pipeline that would collect its output (a spilled build side).
   Result<Table> RunPipelineAt(const PlanNode& node, cpu::PipelineSink* into = nullptr);
@@ -220,6 +223,8 @@ class QueryRun {
   // Joins that stream although built on their small left side would be better (that ran out of
   // host memory collecting the right side whole), and the joins whose whole-table run is on.
   std::set<const PlanNode*> force_stream_, whole_join_running_;
+  // Flipped SEMI/ANTI joins whose streamed run ran out of host memory (they run whole after).
+  std::set<const PlanNode*> flipped_stream_failed_;
   // GPU slices: outputs standing in for nodes while a part runs over a slice; the node made to
   // split its input after running out of GPU memory whole, into at least this many slices.
   std::map<const PlanNode*, gpu::DeviceBatchPtr> device_overrides_;

@@ -13,6 +13,7 @@
 
 #include "tandem/column/take.h"
 #include "tandem/common/thread_pool.h"
+#include "tandem/exec/cpu/flipped_semi_join.h"
 #include "tandem/exec/cpu/join_emit.h"
 #include "tandem/exec/cpu/join_hash_table.h"
 #include "tandem/exec/cpu/join_keys.h"
@@ -75,130 +76,22 @@ Result<Table> EquiJoin(const PlanNode& node, const Table& left, const Table& rig
 constexpr int64_t kFlipRatio = 4;
 
 bool ShouldFlipSemiAnti(const PlanNode& node, const Table& left, const Table& right) {
-  if (node.join_type != JoinType::kSemi && node.join_type != JoinType::kAnti) return false;
-  if (node.null_aware || node.left_keys.empty()) return false;
-  return left.num_rows() * kFlipRatio < right.num_rows();
+  return FlippedSemiAntiSink::Applies(node) && left.num_rows() * kFlipRatio < right.num_rows();
 }
 
-// The join with its inputs' roles swapped for the flipped SEMI/ANTI join: the right input probes
-// and the left one is built, so the residual condition's columns are renumbered to right ++ left.
-PlanNode SwappedForFlip(const PlanNode& node, int num_left, int num_right) {
-  PlanNode swapped = node;
-  if (node.condition) {
-    std::vector<int> mapping(static_cast<size_t>(num_left + num_right));
-    for (int c = 0; c < num_left; ++c) mapping[c] = num_right + c;
-    for (int c = 0; c < num_right; ++c) mapping[num_left + c] = c;
-    swapped.condition = RemapColumns(node.condition, mapping);
-  }
-  return swapped;
-}
-
-// SEMI/ANTI join with the hash table on the left keys: the right rows probe in parallel and flag
-// every left row they match (a candidate pair counts once the residual condition is TRUE for
-// it; pairs whose left row is already flagged are skipped); then the left rows whose flag is set
-// (SEMI) or clear (ANTI) are emitted in left input order. NULL keys never match (an ANTI join
-// keeps such left rows).
+// SEMI/ANTI join with the hash table on the left keys (FlippedSemiAntiSink): the right rows
+// probe in parallel and flag the left rows they match; then the left rows whose flag is set
+// (SEMI) or clear (ANTI) are emitted in left input order.
 Result<Table> FlippedSemiAntiJoin(const PlanNode& node, const Table& left, const Table& right,
                                   ExecContext& ctx) {
-  ThreadPool& pool = ThreadPool::Default();
-  TANDEM_ASSIGN_OR_RAISE(std::vector<DataType> types, JoinKeyTypes(node, "hash join"));
-  const KeyLayout layout(types, /*nulls_equal=*/false);
-
-  TANDEM_ASSIGN_OR_RAISE(auto left_keys,
-                         EvaluateColumnsPerBatch(node.left_keys, left.batches, ctx.eval));
-  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(left_keys, types, "hash join"));
-  const std::vector<Morsel> build_morsels = MakeMorsels(left.batches);
-  std::vector<std::vector<ColumnPtr>> build_key_cols;
-  build_key_cols.reserve(build_morsels.size());
-  for (const Morsel& m : build_morsels) build_key_cols.push_back(left_keys[m.batch]);
-  TANDEM_ASSIGN_OR_RAISE(JoinHashTable table,
-                         JoinHashTable::Build(layout, build_morsels, build_key_cols));
-
-  const int64_t num_entries = table.num_entries();
-  auto entry_matched = std::make_unique<std::atomic<uint8_t>[]>(static_cast<size_t>(num_entries));
-  for (int64_t e = 0; e < num_entries; ++e) entry_matched[e].store(0, std::memory_order_relaxed);
-  if (num_entries > 0) {
-    TANDEM_ASSIGN_OR_RAISE(auto right_keys,
-                           EvaluateColumnsPerBatch(node.right_keys, right.batches, ctx.eval));
-    TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(right_keys, types, "hash join"));
-    const std::vector<Morsel> probe_morsels = MakeMorsels(right.batches);
-    const PlanNode swapped =
-        SwappedForFlip(node, left.schema.num_fields(), right.schema.num_fields());
-    // With a residual condition, the candidate pairs (probe row in the right batch, left entry)
-    // go through the join emitter's condition filter, roles swapped.
-    std::unique_ptr<JoinEmitter> emitter;
-    if (node.condition) {
-      emitter =
-          std::make_unique<JoinEmitter>(swapped, right, left, table.entry_refs(), num_entries);
-    }
-    TANDEM_RETURN_NOT_OK(
-        pool.ParallelFor(static_cast<int64_t>(probe_morsels.size()), [&](int64_t mi) -> Status {
-          const Morsel& m = probe_morsels[mi];
-          EncodedKeys keys(layout, right_keys[m.batch], m.begin, m.end);
-          if (!emitter) {
-            table.ProbeAll(keys, /*first_only=*/false, [&](int64_t, int64_t entry) {
-              // Read before writing so hot entries are not written over and over.
-              if (!entry_matched[entry].load(std::memory_order_relaxed)) {
-                entry_matched[entry].store(1, std::memory_order_relaxed);
-              }
-            });
-            return Status::OK();
-          }
-          JoinCandidates c;
-          table.ProbeAll(keys, /*first_only=*/false, [&](int64_t i, int64_t entry) {
-            if (entry_matched[entry].load(std::memory_order_relaxed)) return;
-            c.probe.push_back(m.begin + i);
-            c.build.push_back(entry);
-          });
-          EvalContext eval = ctx.eval;
-          TANDEM_RETURN_NOT_OK(emitter->FilterCandidates(m, &c, eval));
-          for (int64_t entry : c.build) {
-            if (!entry_matched[entry].load(std::memory_order_relaxed)) {
-              entry_matched[entry].store(1, std::memory_order_relaxed);
-            }
-          }
-          return Status::OK();
-        }));
-  }
-
-  // Per-left-row flags, batch by batch; rows with NULL keys have no entry and stay clear.
-  std::vector<std::vector<uint8_t>> row_matched(left.batches.size());
-  for (size_t b = 0; b < left.batches.size(); ++b) {
-    row_matched[b].assign(static_cast<size_t>(left.batches[b]->num_rows), 0);
-  }
-  const int64_t* refs = table.entry_refs();
-  for (int64_t e = 0; e < num_entries; ++e) {
-    if (entry_matched[e].load(std::memory_order_relaxed)) {
-      row_matched[RefBatch(refs[e])][RefRow(refs[e])] = 1;
-    }
-  }
-
-  const uint8_t want = node.join_type == JoinType::kSemi ? 1 : 0;
-  std::vector<BatchPtr> outputs(build_morsels.size());
-  TANDEM_RETURN_NOT_OK(
-      pool.ParallelFor(static_cast<int64_t>(build_morsels.size()), [&](int64_t mi) -> Status {
-        const Morsel& m = build_morsels[mi];
-        const Batch& lb = *left.batches[m.batch];
-        const uint8_t* flags = row_matched[m.batch].data();
-        std::vector<int64_t> keep;
-        keep.reserve(static_cast<size_t>(m.end - m.begin));
-        for (int64_t r = m.begin; r < m.end; ++r) {
-          if (flags[r] == want) keep.push_back(r);
-        }
-        if (keep.empty()) return Status::OK();
-        const int64_t n = static_cast<int64_t>(keep.size());
-        auto out = std::make_shared<Batch>();
-        out->schema = node.schema;
-        out->num_rows = n;
-        if (n == lb.num_rows) {
-          out->columns = lb.columns;  // the whole batch survives: no copy
-        } else {
-          for (const auto& col : lb.columns) out->columns.push_back(Take(*col, keep.data(), n));
-        }
-        outputs[mi] = std::move(out);
-        return Status::OK();
-      }));
-  return CollectOutput(node.schema, outputs);
+  TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<FlippedSemiAntiSink> sink,
+                         FlippedSemiAntiSink::Build(node, left, right.schema.num_fields(), ctx));
+  const std::vector<BatchPtr> morsels = opx::Morsels(right, opx::OperatorThreads(ctx));
+  TANDEM_RETURN_NOT_OK(opx::ForEachMorsel(
+      static_cast<int64_t>(morsels.size()), opx::OperatorThreads(ctx), ctx.eval,
+      [&](int64_t m, EvalContext& eval) { return sink->Consume(*morsels[m], eval); }));
+  TANDEM_RETURN_NOT_OK(sink->Finish().status());
+  return sink->Emit();
 }
 
 bool ShouldFlipLeft(const PlanNode& node, const Table& left, const Table& right) {
@@ -212,7 +105,7 @@ bool ShouldFlipLeft(const PlanNode& node, const Table& left, const Table& right)
 Result<Table> FlippedLeftJoin(const PlanNode& node, const Table& left, const Table& right,
                               ExecContext& ctx) {
   const int nl = left.schema.num_fields(), nr = right.schema.num_fields();
-  PlanNode swapped = SwappedForFlip(node, nl, nr);
+  PlanNode swapped = JoinWithSidesSwapped(node, nl, nr);
   swapped.join_type = JoinType::kRight;
   swapped.left_keys = node.right_keys;
   swapped.right_keys = node.left_keys;

@@ -1,0 +1,147 @@
+// FlippedSemiAntiSink: a SEMI/ANTI join built on its left side, probed by its right side as it
+// streams (flipped_semi_join.h).
+#include "tandem/exec/cpu/flipped_semi_join.h"
+
+#include <optional>
+
+#include "tandem/column/take.h"
+#include "tandem/common/thread_pool.h"
+#include "tandem/exec/cpu/join_emit.h"
+#include "tandem/exec/cpu/operator_util.h"
+
+namespace tandem::cpu {
+
+PlanNode JoinWithSidesSwapped(const PlanNode& join, int num_left, int num_right) {
+  PlanNode swapped = join;
+  if (join.condition) {
+    std::vector<int> mapping(static_cast<size_t>(num_left + num_right));
+    for (int c = 0; c < num_left; ++c) mapping[c] = num_right + c;
+    for (int c = 0; c < num_right; ++c) mapping[num_left + c] = c;
+    swapped.condition = RemapColumns(join.condition, mapping);
+  }
+  return swapped;
+}
+
+bool FlippedSemiAntiSink::Applies(const PlanNode& join) {
+  return join.kind == PlanKind::kJoin &&
+         (join.join_type == JoinType::kSemi || join.join_type == JoinType::kAnti) &&
+         !join.null_aware && !join.left_keys.empty() &&
+         join.left_keys.size() == join.right_keys.size();
+}
+
+FlippedSemiAntiSink::FlippedSemiAntiSink(const PlanNode& join, Table left,
+                                         std::vector<DataType> types, ExecContext& ctx)
+    : node_(join),
+      left_(std::move(left)),
+      layout_(std::move(types), /*nulls_equal=*/false),
+      ctx_(ctx) {}
+
+Result<std::unique_ptr<FlippedSemiAntiSink>> FlippedSemiAntiSink::Build(const PlanNode& join,
+                                                                        Table left,
+                                                                        int right_columns,
+                                                                        ExecContext& ctx) {
+  if (!Applies(join)) return Status::Internal("a flipped SEMI/ANTI join of another kind");
+  TANDEM_ASSIGN_OR_RAISE(std::vector<DataType> types, JoinKeyTypes(join, "hash join"));
+  std::unique_ptr<FlippedSemiAntiSink> s(
+      new FlippedSemiAntiSink(join, std::move(left), std::move(types), ctx));
+  TANDEM_ASSIGN_OR_RAISE(auto left_keys,
+                         EvaluateColumnsPerBatch(join.left_keys, s->left_.batches, ctx.eval));
+  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(left_keys, s->layout_.types(), "hash join"));
+  s->build_morsels_ = MakeMorsels(s->left_.batches);
+  std::vector<std::vector<ColumnPtr>> build_key_cols;
+  build_key_cols.reserve(s->build_morsels_.size());
+  for (const Morsel& m : s->build_morsels_) build_key_cols.push_back(left_keys[m.batch]);
+  TANDEM_ASSIGN_OR_RAISE(s->table_,
+                         JoinHashTable::Build(s->layout_, s->build_morsels_, build_key_cols));
+  const int64_t entries = s->table_.num_entries();
+  s->matched_ = std::make_unique<std::atomic<uint8_t>[]>(static_cast<size_t>(entries));
+  for (int64_t e = 0; e < entries; ++e) s->matched_[e].store(0, std::memory_order_relaxed);
+  s->swapped_ = JoinWithSidesSwapped(join, s->left_.schema.num_fields(), right_columns);
+  return s;
+}
+
+Status FlippedSemiAntiSink::Consume(const Batch& right_batch, EvalContext& eval) {
+  if (table_.num_entries() == 0 || right_batch.num_rows == 0) return Status::OK();
+  if (ctx_.Cancelled()) return ExecContext::CancelledError();
+  Table right;
+  right.schema = right_batch.schema;
+  right.batches.push_back(std::make_shared<Batch>(right_batch));  // shares the columns
+  TANDEM_ASSIGN_OR_RAISE(auto right_keys,
+                         EvaluateColumnsPerBatch(node_.right_keys, right.batches, eval));
+  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(right_keys, layout_.types(), "hash join"));
+  auto mark = [&](int64_t entry) {
+    // Read before writing so that hot entries are not written over and over.
+    if (!matched_[entry].load(std::memory_order_relaxed)) {
+      matched_[entry].store(1, std::memory_order_relaxed);
+    }
+  };
+  // With a residual condition, the candidate pairs (right row, left entry) go through the join
+  // emitter's condition filter, roles swapped.
+  std::optional<JoinEmitter> emitter;
+  if (node_.condition) {
+    emitter.emplace(swapped_, right, left_, table_.entry_refs(), table_.num_entries());
+  }
+  for (const Morsel& m : MakeMorsels(right.batches)) {
+    EncodedKeys keys(layout_, right_keys[m.batch], m.begin, m.end);
+    if (!emitter) {
+      table_.ProbeAll(keys, /*first_only=*/false, [&](int64_t, int64_t entry) { mark(entry); });
+      continue;
+    }
+    JoinCandidates c;
+    table_.ProbeAll(keys, /*first_only=*/false, [&](int64_t i, int64_t entry) {
+      if (matched_[entry].load(std::memory_order_relaxed)) return;
+      c.probe.push_back(m.begin + i);
+      c.build.push_back(entry);
+    });
+    TANDEM_RETURN_NOT_OK(emitter->FilterCandidates(m, &c, eval));
+    for (int64_t entry : c.build) mark(entry);
+  }
+  return Status::OK();
+}
+
+Result<Table> FlippedSemiAntiSink::Emit() const {
+  // Per-left-row flags, batch by batch; rows with NULL keys have no entry and stay clear.
+  std::vector<std::vector<uint8_t>> row_matched(left_.batches.size());
+  for (size_t b = 0; b < left_.batches.size(); ++b) {
+    row_matched[b].assign(static_cast<size_t>(left_.batches[b]->num_rows), 0);
+  }
+  const int64_t* refs = table_.entry_refs();
+  for (int64_t e = 0; e < table_.num_entries(); ++e) {
+    if (matched_[e].load(std::memory_order_relaxed)) {
+      row_matched[RefBatch(refs[e])][RefRow(refs[e])] = 1;
+    }
+  }
+  const uint8_t want = node_.join_type == JoinType::kSemi ? 1 : 0;
+  std::vector<BatchPtr> outputs(build_morsels_.size());
+  TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(
+      static_cast<int64_t>(build_morsels_.size()), [&](int64_t mi) -> Status {
+        const Morsel& m = build_morsels_[mi];
+        const Batch& lb = *left_.batches[m.batch];
+        const uint8_t* flags = row_matched[m.batch].data();
+        std::vector<int64_t> keep;
+        keep.reserve(static_cast<size_t>(m.end - m.begin));
+        for (int64_t r = m.begin; r < m.end; ++r) {
+          if (flags[r] == want) keep.push_back(r);
+        }
+        if (keep.empty()) return Status::OK();
+        const auto n = static_cast<int64_t>(keep.size());
+        auto out = std::make_shared<Batch>();
+        out->schema = node_.schema;
+        out->num_rows = n;
+        if (n == lb.num_rows) {
+          out->columns = lb.columns;  // the whole batch survives: no copy
+        } else {
+          for (const auto& col : lb.columns) out->columns.push_back(Take(*col, keep.data(), n));
+        }
+        outputs[mi] = std::move(out);
+        return Status::OK();
+      }));
+  Table out;
+  out.schema = node_.schema;
+  for (auto& b : outputs) {
+    if (b) out.batches.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace tandem::cpu
