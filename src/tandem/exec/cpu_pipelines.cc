@@ -1,7 +1,7 @@
 // CPU pipelines (exec/cpu/pipeline.h): which CPU nodes stream, and the run of the pipeline that
 // ends at a node, its joins' build sides run on the way and spilled to disk when they do not fit
 // (grace joins, spilling_pipeline.h). QueryRun's methods for it.
-#include "tandem/exec/cpu/flipped_semi_join.h"
+#include "tandem/exec/cpu/flipped_join.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/partition_sink.h"
 #include "tandem/exec/query_run.h"
@@ -42,24 +42,62 @@ bool QueryRun::Streams(const PlanNode& node) const {
   }
 }
 
-std::optional<Result<Table>> QueryRun::TryStreamIntoFlippedJoin(const PlanNode& join) {
+bool QueryRun::StreamsIntoFlippedJoin(const PlanNode& join) const {
   if (!ctx_.pipelines || OnGpuHere(join) || !BuiltOnItsLeft(join) ||
-      !cpu::FlippedSemiAntiSink::Applies(join) || flipped_stream_failed_.count(&join)) {
-    return std::nullopt;
+      flipped_stream_failed_.count(&join) ||
+      !(cpu::FlippedSemiAntiSink::Applies(join) || cpu::FlippedLeftSink::Applies(join))) {
+    return false;
   }
   const PlanNode& right = *join.children[1];
-  if (!(Streams(right) || StreamedScan(right)) || shared_.IsShared(&right)) return std::nullopt;
+  return (Streams(right) || StreamedScan(right)) && !shared_.IsShared(&right);
+}
+
+std::optional<Result<Table>> QueryRun::TryStreamIntoFlippedJoin(const PlanNode& join,
+                                                                const PlanNode* aggregate) {
+  if (!StreamsIntoFlippedJoin(join)) return std::nullopt;
+  const PlanNode& right = *join.children[1];
+  const std::string name = "HashJoin (built on the left, the right side streamed in)";
   auto run = [&]() -> Result<Table> {
     TANDEM_ASSIGN_OR_RAISE(Table left, RunHost(*join.children[0]));
     const OperatorStart start = StartOperator();
-    TANDEM_ASSIGN_OR_RAISE(
-        std::unique_ptr<cpu::FlippedSemiAntiSink> sink,
-        cpu::FlippedSemiAntiSink::Build(join, std::move(left), right.schema.num_fields(), ctx_));
-    TANDEM_RETURN_NOT_OK(RunPipelineAt(right, sink.get()).status());
-    TANDEM_ASSIGN_OR_RAISE(Table out, sink->Emit());
+    const int right_columns = right.schema.num_fields();
+    Table out;
+    if (cpu::FlippedSemiAntiSink::Applies(join)) {
+      TANDEM_ASSIGN_OR_RAISE(
+          std::unique_ptr<cpu::FlippedSemiAntiSink> sink,
+          cpu::FlippedSemiAntiSink::Build(join, std::move(left), right_columns, ctx_));
+      TANDEM_RETURN_NOT_OK(RunPipelineAt(right, sink.get()).status());
+      TANDEM_ASSIGN_OR_RAISE(out, sink->Emit());
+    } else {
+      // A LEFT join's rows go straight on into the aggregation above it, when there is one.
+      std::optional<cpu::AggregateSink> above;
+      if (aggregate) {
+        above.emplace(*aggregate, nullptr, ctx_);
+        TANDEM_RETURN_NOT_OK(above->Prepare());
+      }
+      TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<cpu::FlippedLeftSink> sink,
+                             cpu::FlippedLeftSink::Build(join, std::move(left), right.schema,
+                                                         above ? &*above : nullptr, ctx_));
+      TANDEM_RETURN_NOT_OK(RunPipelineAt(right, sink.get()).status());
+      EvalContext eval = ctx_.eval;
+      TANDEM_ASSIGN_OR_RAISE(out, sink->Emit(eval));
+      if (above) {
+        OperatorMetrics jm;
+        jm.name = name + " into its aggregation";
+        jm.rows = sink->rows_made();
+        jm.millis = MillisSince(start);
+        ctx_.Record(&join, jm);
+        const OperatorStart finish = StartOperator();
+        TANDEM_ASSIGN_OR_RAISE(out, above->Finish());
+        TANDEM_RETURN_NOT_OK(CheckOutput(*aggregate, out));
+        RecordMetrics(*aggregate, "HashAggregate (sink of the join)", out, MillisSince(finish),
+                      ctx_);
+        RecordPeaks(*aggregate, start, ctx_);
+        return out;
+      }
+    }
     TANDEM_RETURN_NOT_OK(CheckOutput(join, out));
-    RecordMetrics(join, "HashJoin (built on the left, the right side streamed in)", out,
-                  MillisSince(start), ctx_);
+    RecordMetrics(join, name, out, MillisSince(start), ctx_);
     RecordPeaks(join, start, ctx_);
     return out;
   };
@@ -70,6 +108,7 @@ std::optional<Result<Table>> QueryRun::TryStreamIntoFlippedJoin(const PlanNode& 
   // Out of host memory: the join runs as it did before (whole, or streamed the other way).
   flipped_stream_failed_.insert(&join);
   ForgetMetrics(join, ctx_);
+  if (aggregate) ForgetMetrics(*aggregate, ctx_);
   return std::nullopt;
 }
 

@@ -726,6 +726,15 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
         [&](const Table& in) { return cpu::Window(node, in, ctx_); },
         [&](Table* in) { return WindowBySpilling(node, in); });
   }
+  // An aggregation over a LEFT join built on its small left side: the join's rows go straight
+  // into the aggregation as the right side streams in.
+  if (node.kind == PlanKind::kAggregate && !node.children.empty() && node.children[0] &&
+      !OnGpuHere(node) && node.children[0]->kind == PlanKind::kJoin &&
+      node.children[0]->join_type == JoinType::kLeft) {
+    if (std::optional<Result<Table>> fed = TryStreamIntoFlippedJoin(*node.children[0], &node)) {
+      return std::move(*fed);
+    }
+  }
   // An aggregation over a join built whole on its small left side: when that runs out of host
   // memory (the join's output is a whole table), the join streams after all, into the
   // aggregation as its pipeline's sink (spilling if need be).

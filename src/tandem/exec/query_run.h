@@ -161,9 +161,12 @@ class QueryRun {
   bool Streams(const PlanNode& node) const;
   // A join that runs whole, built on its small left side, rather than stream (Streams).
   bool BuiltOnItsLeft(const PlanNode& join) const;
-  // Such a join, SEMI or ANTI, whose right side streams from its pipeline into the left side's
-  // hash table (cpu/flipped_semi_join.h) instead of being collected whole (null: it cannot).
-  std::optional<Result<Table>> TryStreamIntoFlippedJoin(const PlanNode& join);
+  // Such a join (SEMI, ANTI, LEFT) whose right side streams from its pipeline into the left
+  // side's hash table (cpu/flipped_join.h) instead of being collected whole; a LEFT join's rows
+  // go straight into `aggregate` (its parent) when given. Null: it cannot.
+  bool StreamsIntoFlippedJoin(const PlanNode& join) const;
+  std::optional<Result<Table>> TryStreamIntoFlippedJoin(const PlanNode& join,
+                                                        const PlanNode* aggregate = nullptr);
   std::optional<Result<Table>> TryPipeline(const PlanNode& node);
   // into: a sink for a pipeline that would collect its output (a spilled build side).
   Result<Table> RunPipelineAt(const PlanNode& node, cpu::PipelineSink* into = nullptr);

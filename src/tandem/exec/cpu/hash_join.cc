@@ -13,7 +13,7 @@
 
 #include "tandem/column/take.h"
 #include "tandem/common/thread_pool.h"
-#include "tandem/exec/cpu/flipped_semi_join.h"
+#include "tandem/exec/cpu/flipped_join.h"
 #include "tandem/exec/cpu/join_emit.h"
 #include "tandem/exec/cpu/join_hash_table.h"
 #include "tandem/exec/cpu/join_keys.h"
@@ -95,28 +95,22 @@ Result<Table> FlippedSemiAntiJoin(const PlanNode& node, const Table& left, const
 }
 
 bool ShouldFlipLeft(const PlanNode& node, const Table& left, const Table& right) {
-  if (node.join_type != JoinType::kLeft || node.left_keys.empty()) return false;
-  return left.num_rows() * kFlipRatio < right.num_rows();
+  return FlippedLeftSink::Applies(node) && left.num_rows() * kFlipRatio < right.num_rows();
 }
 
-// LEFT join with the hash table on the (small) left input: the RIGHT join of right and left,
-// whose unmatched build rows (left rows no right row matched) come last with NULLs, then the
-// columns put back in the left ++ right order.
+// LEFT join with the hash table on the (small) left input (FlippedLeftSink): the right rows
+// probe in parallel, their matches are output rows, and the left rows no right row matched come
+// last with NULLs.
 Result<Table> FlippedLeftJoin(const PlanNode& node, const Table& left, const Table& right,
                               ExecContext& ctx) {
-  const int nl = left.schema.num_fields(), nr = right.schema.num_fields();
-  PlanNode swapped = JoinWithSidesSwapped(node, nl, nr);
-  swapped.join_type = JoinType::kRight;
-  swapped.left_keys = node.right_keys;
-  swapped.right_keys = node.left_keys;
-  swapped.schema.fields.clear();
-  for (int c = 0; c < nr; ++c) swapped.schema.fields.push_back(node.schema.field(nl + c));
-  for (int c = 0; c < nl; ++c) swapped.schema.fields.push_back(node.schema.field(c));
-  TANDEM_ASSIGN_OR_RAISE(Table joined, EquiJoin(swapped, right, left, ctx));
-  std::vector<int> order;
-  for (int c = 0; c < nl; ++c) order.push_back(nr + c);
-  for (int c = 0; c < nr; ++c) order.push_back(c);
-  return opx::SelectColumns(joined, order, node.schema);
+  TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<FlippedLeftSink> sink,
+                         FlippedLeftSink::Build(node, left, right.schema, nullptr, ctx));
+  const std::vector<BatchPtr> morsels = opx::Morsels(right, opx::OperatorThreads(ctx));
+  TANDEM_RETURN_NOT_OK(opx::ForEachMorsel(
+      static_cast<int64_t>(morsels.size()), opx::OperatorThreads(ctx), ctx.eval,
+      [&](int64_t m, EvalContext& eval) { return sink->Consume(*morsels[m], eval); }));
+  EvalContext eval = ctx.eval;
+  return sink->Emit(eval);
 }
 
 Result<Table> NestedLoopJoin(const PlanNode& node, const Table& left, const Table& right,

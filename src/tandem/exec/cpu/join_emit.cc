@@ -14,7 +14,8 @@ constexpr int64_t kConditionSlice = 1 << 20;  // candidate pairs per condition e
 }  // namespace
 
 JoinEmitter::JoinEmitter(const PlanNode& node, const Table& left, const Table& right,
-                         const int64_t* build_refs, int64_t num_build_ids)
+                         const int64_t* build_refs, int64_t num_build_ids,
+                         std::atomic<uint8_t>* shared_build_matched)
     : node_(node),
       left_(left),
       right_(right),
@@ -41,9 +42,15 @@ JoinEmitter::JoinEmitter(const PlanNode& node, const Table& left, const Table& r
     condition_ = RemapColumns(node.condition, mapping);
   }
   if (node.join_type == JoinType::kRight || node.join_type == JoinType::kFull) {
-    build_matched_ = std::make_unique<std::atomic<uint8_t>[]>(static_cast<size_t>(num_build_ids));
-    for (int64_t i = 0; i < num_build_ids; ++i)
-      build_matched_[i].store(0, std::memory_order_relaxed);
+    build_matched_ = shared_build_matched;
+    if (!build_matched_) {
+      own_build_matched_ =
+          std::make_unique<std::atomic<uint8_t>[]>(static_cast<size_t>(num_build_ids));
+      for (int64_t i = 0; i < num_build_ids; ++i) {
+        own_build_matched_[i].store(0, std::memory_order_relaxed);
+      }
+      build_matched_ = own_build_matched_.get();
+    }
   }
 }
 

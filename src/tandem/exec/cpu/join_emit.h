@@ -26,8 +26,12 @@ class JoinEmitter {
  public:
   // build_refs[id] is the packed (batch << 32 | row) reference of dense build id `id` in the
   // right input's batches; num_build_ids ids exist.
+  // RIGHT and FULL joins flag matched build ids in `shared_build_matched` (num_build_ids flags,
+  // cleared) when given, so that emitters of separate probe batches share them; else in their
+  // own.
   JoinEmitter(const PlanNode& node, const Table& left, const Table& right,
-              const int64_t* build_refs, int64_t num_build_ids);
+              const int64_t* build_refs, int64_t num_build_ids,
+              std::atomic<uint8_t>* shared_build_matched = nullptr);
 
   // Output for one morsel. excluded (may be null): per morsel row, 1 = the row never appears in
   // an ANTI join's output (null-aware NOT IN with a NULL key).
@@ -61,7 +65,8 @@ class JoinEmitter {
   ExprPtr condition_;                // remapped onto cond_left_cols_ ++ cond_right_cols_
   std::vector<int> cond_left_cols_;  // left columns the condition reads
   std::vector<int> cond_right_cols_;
-  std::unique_ptr<std::atomic<uint8_t>[]> build_matched_;
+  std::unique_ptr<std::atomic<uint8_t>[]> own_build_matched_;
+  std::atomic<uint8_t>* build_matched_ = nullptr;  // own_build_matched_ or shared ones
 };
 
 }  // namespace tandem::cpu

@@ -1,6 +1,6 @@
 // FlippedSemiAntiSink: a SEMI/ANTI join built on its left side, probed by its right side as it
-// streams (flipped_semi_join.h).
-#include "tandem/exec/cpu/flipped_semi_join.h"
+// streams (flipped_join.h).
+#include "tandem/exec/cpu/flipped_join.h"
 
 #include <optional>
 
@@ -141,6 +141,117 @@ Result<Table> FlippedSemiAntiSink::Emit() const {
   for (auto& b : outputs) {
     if (b) out.batches.push_back(std::move(b));
   }
+  return out;
+}
+
+bool FlippedLeftSink::Applies(const PlanNode& join) {
+  return join.kind == PlanKind::kJoin && join.join_type == JoinType::kLeft &&
+         !join.left_keys.empty() && join.left_keys.size() == join.right_keys.size();
+}
+
+FlippedLeftSink::FlippedLeftSink(const PlanNode& join, Table left, const Schema& right_schema,
+                                 std::vector<DataType> types, PipelineSink* downstream,
+                                 ExecContext& ctx)
+    : node_(join),
+      left_(std::move(left)),
+      right_schema_(right_schema),
+      layout_(std::move(types), /*nulls_equal=*/false),
+      downstream_(downstream),
+      ctx_(ctx) {}
+
+Result<std::unique_ptr<FlippedLeftSink>> FlippedLeftSink::Build(const PlanNode& join, Table left,
+                                                                const Schema& right_schema,
+                                                                PipelineSink* downstream,
+                                                                ExecContext& ctx) {
+  if (!Applies(join)) return Status::Internal("a flipped LEFT join of another kind");
+  TANDEM_ASSIGN_OR_RAISE(std::vector<DataType> types, JoinKeyTypes(join, "hash join"));
+  std::unique_ptr<FlippedLeftSink> s(
+      new FlippedLeftSink(join, std::move(left), right_schema, std::move(types), downstream, ctx));
+  const int nl = s->left_.schema.num_fields(), nr = right_schema.num_fields();
+  PlanNode& w = s->swapped_;
+  w = JoinWithSidesSwapped(join, nl, nr);
+  w.join_type = JoinType::kRight;
+  w.left_keys = join.right_keys;
+  w.right_keys = join.left_keys;
+  w.schema.fields.clear();
+  for (int c = 0; c < nr; ++c) w.schema.fields.push_back(join.schema.field(nl + c));
+  for (int c = 0; c < nl; ++c) w.schema.fields.push_back(join.schema.field(c));
+  TANDEM_ASSIGN_OR_RAISE(auto left_keys,
+                         EvaluateColumnsPerBatch(join.left_keys, s->left_.batches, ctx.eval));
+  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(left_keys, s->layout_.types(), "hash join"));
+  const std::vector<Morsel> morsels = MakeMorsels(s->left_.batches);
+  std::vector<std::vector<ColumnPtr>> build_key_cols;
+  build_key_cols.reserve(morsels.size());
+  for (const Morsel& m : morsels) build_key_cols.push_back(left_keys[m.batch]);
+  TANDEM_ASSIGN_OR_RAISE(s->table_, JoinHashTable::Build(s->layout_, morsels, build_key_cols));
+  const int64_t entries = s->table_.num_entries();
+  s->matched_ = std::make_unique<std::atomic<uint8_t>[]>(static_cast<size_t>(entries));
+  for (int64_t e = 0; e < entries; ++e) s->matched_[e].store(0, std::memory_order_relaxed);
+  return s;
+}
+
+Status FlippedLeftSink::Deliver(const BatchPtr& swapped_batch, EvalContext& eval) {
+  if (!swapped_batch || swapped_batch->num_rows == 0) return Status::OK();
+  const int nl = left_.schema.num_fields(), nr = right_schema_.num_fields();
+  auto out = std::make_shared<Batch>();
+  out->schema = node_.schema;
+  out->num_rows = swapped_batch->num_rows;
+  for (int c = 0; c < nl; ++c) out->columns.push_back(swapped_batch->columns[nr + c]);
+  for (int c = 0; c < nr; ++c) out->columns.push_back(swapped_batch->columns[c]);
+  rows_made_.fetch_add(out->num_rows, std::memory_order_relaxed);
+  if (downstream_) return downstream_->Consume(*out, eval);
+  std::lock_guard<std::mutex> lock(collected_mutex_);
+  collected_.push_back(std::move(out));
+  return Status::OK();
+}
+
+Status FlippedLeftSink::Consume(const Batch& right_batch, EvalContext& eval) {
+  if (table_.num_entries() == 0 || right_batch.num_rows == 0) return Status::OK();
+  if (ctx_.Cancelled()) return ExecContext::CancelledError();
+  Table right;
+  right.schema = right_batch.schema;
+  right.batches.push_back(std::make_shared<Batch>(right_batch));  // shares the columns
+  TANDEM_ASSIGN_OR_RAISE(auto right_keys,
+                         EvaluateColumnsPerBatch(node_.right_keys, right.batches, eval));
+  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(right_keys, layout_.types(), "hash join"));
+  JoinEmitter emitter(swapped_, right, left_, table_.entry_refs(), table_.num_entries(),
+                      matched_.get());
+  // Pairs go on in pieces of about this many (a right row may match many left rows).
+  constexpr size_t kPiecePairs = size_t{1} << 16;
+  constexpr int64_t kStepRows = 4096;
+  for (const Morsel& m : MakeMorsels(right.batches)) {
+    EncodedKeys keys(layout_, right_keys[m.batch], m.begin, m.end);
+    JoinCandidates c;
+    int64_t pending = 0;
+    for (int64_t begin = 0; begin < keys.num_rows();) {
+      const int64_t end = std::min(keys.num_rows(), begin + kStepRows);
+      table_.ProbeRange(keys, begin, end, /*first_only=*/false, [&](int64_t i, int64_t entry) {
+        c.probe.push_back(m.begin + i);
+        c.build.push_back(entry);
+      });
+      begin = end;
+      if (c.probe.size() < kPiecePairs && begin < keys.num_rows()) continue;
+      const Morsel piece{m.batch, m.begin + pending, m.begin + begin};
+      TANDEM_ASSIGN_OR_RAISE(BatchPtr pairs, emitter.EmitMorsel(piece, &c, nullptr, eval));
+      TANDEM_RETURN_NOT_OK(Deliver(pairs, eval));
+      c.probe.clear();
+      c.build.clear();
+      pending = begin;
+    }
+  }
+  return Status::OK();
+}
+
+Result<Table> FlippedLeftSink::Emit(EvalContext& eval) {
+  Table no_right;
+  no_right.schema = right_schema_;
+  JoinEmitter emitter(swapped_, no_right, left_, table_.entry_refs(), table_.num_entries(),
+                      matched_.get());
+  TANDEM_ASSIGN_OR_RAISE(BatchPtr unmatched, emitter.EmitUnmatchedBuild(table_.null_key_refs()));
+  TANDEM_RETURN_NOT_OK(Deliver(unmatched, eval));
+  Table out;
+  out.schema = node_.schema;
+  out.batches = std::move(collected_);
   return out;
 }
 

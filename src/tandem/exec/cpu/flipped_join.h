@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "tandem/exec/cpu/join_hash_table.h"
@@ -49,6 +50,45 @@ class FlippedSemiAntiSink final : public PipelineSink {
   std::vector<Morsel> build_morsels_;
   JoinHashTable table_;
   std::unique_ptr<std::atomic<uint8_t>[]> matched_;  // per hash table entry
+};
+
+// A LEFT join built on its small left side: the right rows probe the left side's table as they
+// stream, each match an output row (left ++ right columns) as soon as it is found, and after the
+// last right row, Emit gives the left rows no right row matched, with NULL right columns. The
+// rows go on to `downstream` (the sink above: the aggregation over the join, TPC-H Q13's 15M
+// customer-order pairs) as they are made, or are collected for Emit to return.
+class FlippedLeftSink final : public PipelineSink {
+ public:
+  // A LEFT join with keys.
+  static bool Applies(const PlanNode& join);
+  static Result<std::unique_ptr<FlippedLeftSink>> Build(const PlanNode& join, Table left,
+                                                        const Schema& right_schema,
+                                                        PipelineSink* downstream, ExecContext& ctx);
+
+  Status Consume(const Batch& right_batch, EvalContext& eval) override;  // thread-safe
+  Result<Table> Finish() override { return Table(); }
+  // The unmatched left rows (to downstream), then the collected rows (none with a downstream).
+  Result<Table> Emit(EvalContext& eval);
+  int64_t rows_made() const { return rows_made_.load(); }
+
+ private:
+  FlippedLeftSink(const PlanNode& join, Table left, const Schema& right_schema,
+                  std::vector<DataType> types, PipelineSink* downstream, ExecContext& ctx);
+  // Puts a batch of the swapped join (right ++ left) in the join's order and hands it on.
+  Status Deliver(const BatchPtr& swapped_batch, EvalContext& eval);
+
+  const PlanNode& node_;
+  PlanNode swapped_;  // the RIGHT join of right and left, built on left
+  Table left_;
+  Schema right_schema_;
+  KeyLayout layout_;
+  PipelineSink* downstream_;
+  ExecContext& ctx_;
+  JoinHashTable table_;
+  std::unique_ptr<std::atomic<uint8_t>[]> matched_;  // per hash table entry
+  std::atomic<int64_t> rows_made_{0};
+  std::mutex collected_mutex_;
+  std::vector<BatchPtr> collected_;
 };
 
 }  // namespace tandem::cpu
