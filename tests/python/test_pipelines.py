@@ -64,6 +64,22 @@ def duck(tables):
     return con
 
 
+def assert_as_duckdb(sql, tables, extra=()):
+    expected = run_duckdb(duck(tables), sql)
+    actual = run_tandem(sql, tables, list(extra))
+    diff = compare_results(actual, expected)
+    assert diff is None, f"{sql}: {diff}"
+
+
+def explain_analyze(sql, tables, extra=()):
+    cmd = tandem_command() + ["sql", *extra, "EXPLAIN ANALYZE " + sql]
+    for name, path in tables.items():
+        cmd += ["--table", f"{name}={path}"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
 QUERIES = [
     "SELECT k, sum(v) AS s, count(*) AS n FROM {t} GROUP BY k",
     "SELECT k, sum(v) AS s FROM {t} WHERE v > 0 GROUP BY k HAVING count(*) > 1",
@@ -122,11 +138,7 @@ def test_a_filter_copies_only_what_the_projection_reads(tables, tmp_path, query)
                                    v=rng.integers(-1_000, 1_000, n),
                                    s=pa.array([f"{x}-{x * 7}" for x in keys]),
                                    t=pa.array([f"t{x % 977}" * (1 + x % 5) for x in keys])))
-    sql = PRUNED_QUERIES[query]
-    expected = run_duckdb(duck(strs), sql)
-    actual = run_tandem(sql, strs)
-    diff = compare_results(actual, expected)
-    assert diff is None, f"{sql}: {diff}"
+    assert_as_duckdb(PRUNED_QUERIES[query], strs)
 
 
 FILTERED_PROBES = [
@@ -145,11 +157,7 @@ FILTERED_PROBES = [
 
 @pytest.mark.parametrize("query", range(len(FILTERED_PROBES)))
 def test_a_filter_below_a_probe_runs_inside_it(tables, query):
-    sql = FILTERED_PROBES[query]
-    expected = run_duckdb(duck(tables), sql)
-    actual = run_tandem(sql, tables)
-    diff = compare_results(actual, expected)
-    assert diff is None, f"{sql}: {diff}"
+    assert_as_duckdb(FILTERED_PROBES[query], tables)
 
 
 def test_a_probe_key_is_computed_only_for_the_rows_the_filter_keeps(tables, tmp_path):
@@ -162,17 +170,10 @@ def test_a_probe_key_is_computed_only_for_the_rows_the_filter_keeps(tables, tmp_
     t = dict(tables, mixed=write(tmp_path / "mixed.parquet", s=s, v=rng.integers(0, 100, n)))
     sql = ("SELECT d.grp, count(*) AS n FROM mixed m JOIN dim d ON CAST(m.s AS BIGINT) = d.id "
            "WHERE m.s NOT LIKE 'x%' GROUP BY d.grp")
-    expected = run_duckdb(duck(t), sql)
-    actual = run_tandem(sql, t, ["--ansi"])
-    diff = compare_results(actual, expected)
-    assert diff is None, f"{sql}: {diff}"
-    cmd = tandem_command() + ["sql", "--ansi", "EXPLAIN ANALYZE " + sql]
-    for name, path in t.items():
-        cmd += ["--table", f"{name}={path}"]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
+    assert_as_duckdb(sql, t, ["--ansi"])
+    text = explain_analyze(sql, t, ["--ansi"])
     kept = int(np.count_nonzero(ids % 10 != 0))
-    assert f"Filter (in HashJoin probe) on cpu: {kept} rows" in out.stdout, out.stdout
+    assert f"Filter (in HashJoin probe) on cpu: {kept} rows" in text, text
 
 
 FLIPPED = [
@@ -209,17 +210,10 @@ def test_a_small_left_side_takes_the_large_right_side_streamed(with_dimn, query)
     # SEMI, ANTI and LEFT joins built on their small left side: the right side streams from its
     # scan into the left side's hash table, never whole in memory.
     sql = FLIPPED[query]
-    expected = run_duckdb(duck(with_dimn), sql)
-    actual = run_tandem(sql, with_dimn)
-    diff = compare_results(actual, expected)
-    assert diff is None, f"{sql}: {diff}"
-    cmd = tandem_command() + ["sql", "EXPLAIN ANALYZE " + sql]
-    for name, path in with_dimn.items():
-        cmd += ["--table", f"{name}={path}"]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
+    assert_as_duckdb(sql, with_dimn)
+    text = explain_analyze(sql, with_dimn)
     assert re.search(r"HashJoin \(built on the left, the right side streamed in\)"
-                     r"( into its aggregation)? on cpu", out.stdout), out.stdout
+                     r"( into its aggregation)? on cpu", text), text
 
 
 def test_explain_analyze_names_the_pipeline(tables):

@@ -29,12 +29,39 @@ bool FlippedSemiAntiSink::Applies(const PlanNode& join) {
          join.left_keys.size() == join.right_keys.size();
 }
 
-FlippedSemiAntiSink::FlippedSemiAntiSink(const PlanNode& join, Table left,
-                                         std::vector<DataType> types, ExecContext& ctx)
+FlippedJoinTable::FlippedJoinTable(const PlanNode& join, Table left,
+                                   std::vector<DataType> key_types, ExecContext& ctx)
     : node_(join),
       left_(std::move(left)),
-      layout_(std::move(types), /*nulls_equal=*/false),
+      layout_(std::move(key_types), /*nulls_equal=*/false),
       ctx_(ctx) {}
+
+Status FlippedJoinTable::BuildTable() {
+  TANDEM_ASSIGN_OR_RAISE(auto left_keys,
+                         EvaluateColumnsPerBatch(node_.left_keys, left_.batches, ctx_.eval));
+  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(left_keys, layout_.types(), "hash join"));
+  build_morsels_ = MakeMorsels(left_.batches);
+  std::vector<std::vector<ColumnPtr>> build_key_cols;
+  build_key_cols.reserve(build_morsels_.size());
+  for (const Morsel& m : build_morsels_) build_key_cols.push_back(left_keys[m.batch]);
+  TANDEM_ASSIGN_OR_RAISE(table_, JoinHashTable::Build(layout_, build_morsels_, build_key_cols));
+  const int64_t entries = table_.num_entries();
+  matched_ = std::make_unique<std::atomic<uint8_t>[]>(static_cast<size_t>(entries));
+  for (int64_t e = 0; e < entries; ++e) matched_[e].store(0, std::memory_order_relaxed);
+  return Status::OK();
+}
+
+Result<std::vector<std::vector<ColumnPtr>>> FlippedJoinTable::RightKeys(const Batch& right_batch,
+                                                                        EvalContext& eval,
+                                                                        Table* right) const {
+  if (ctx_.Cancelled()) return ExecContext::CancelledError();
+  right->schema = right_batch.schema;
+  right->batches.push_back(std::make_shared<Batch>(right_batch));  // shares the columns
+  TANDEM_ASSIGN_OR_RAISE(auto keys,
+                         EvaluateColumnsPerBatch(node_.right_keys, right->batches, eval));
+  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(keys, layout_.types(), "hash join"));
+  return keys;
+}
 
 Result<std::unique_ptr<FlippedSemiAntiSink>> FlippedSemiAntiSink::Build(const PlanNode& join,
                                                                         Table left,
@@ -44,37 +71,16 @@ Result<std::unique_ptr<FlippedSemiAntiSink>> FlippedSemiAntiSink::Build(const Pl
   TANDEM_ASSIGN_OR_RAISE(std::vector<DataType> types, JoinKeyTypes(join, "hash join"));
   std::unique_ptr<FlippedSemiAntiSink> s(
       new FlippedSemiAntiSink(join, std::move(left), std::move(types), ctx));
-  TANDEM_ASSIGN_OR_RAISE(auto left_keys,
-                         EvaluateColumnsPerBatch(join.left_keys, s->left_.batches, ctx.eval));
-  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(left_keys, s->layout_.types(), "hash join"));
-  s->build_morsels_ = MakeMorsels(s->left_.batches);
-  std::vector<std::vector<ColumnPtr>> build_key_cols;
-  build_key_cols.reserve(s->build_morsels_.size());
-  for (const Morsel& m : s->build_morsels_) build_key_cols.push_back(left_keys[m.batch]);
-  TANDEM_ASSIGN_OR_RAISE(s->table_,
-                         JoinHashTable::Build(s->layout_, s->build_morsels_, build_key_cols));
-  const int64_t entries = s->table_.num_entries();
-  s->matched_ = std::make_unique<std::atomic<uint8_t>[]>(static_cast<size_t>(entries));
-  for (int64_t e = 0; e < entries; ++e) s->matched_[e].store(0, std::memory_order_relaxed);
+  TANDEM_RETURN_NOT_OK(s->BuildTable());
   s->swapped_ = JoinWithSidesSwapped(join, s->left_.schema.num_fields(), right_columns);
   return s;
 }
 
 Status FlippedSemiAntiSink::Consume(const Batch& right_batch, EvalContext& eval) {
   if (table_.num_entries() == 0 || right_batch.num_rows == 0) return Status::OK();
-  if (ctx_.Cancelled()) return ExecContext::CancelledError();
   Table right;
-  right.schema = right_batch.schema;
-  right.batches.push_back(std::make_shared<Batch>(right_batch));  // shares the columns
-  TANDEM_ASSIGN_OR_RAISE(auto right_keys,
-                         EvaluateColumnsPerBatch(node_.right_keys, right.batches, eval));
-  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(right_keys, layout_.types(), "hash join"));
-  auto mark = [&](int64_t entry) {
-    // Read before writing so that hot entries are not written over and over.
-    if (!matched_[entry].load(std::memory_order_relaxed)) {
-      matched_[entry].store(1, std::memory_order_relaxed);
-    }
-  };
+  TANDEM_ASSIGN_OR_RAISE(auto right_keys, RightKeys(right_batch, eval, &right));
+  auto mark = [&](int64_t entry) { Mark(entry); };
   // With a residual condition, the candidate pairs (right row, left entry) go through the join
   // emitter's condition filter, roles swapped.
   std::optional<JoinEmitter> emitter;
@@ -149,16 +155,6 @@ bool FlippedLeftSink::Applies(const PlanNode& join) {
          !join.left_keys.empty() && join.left_keys.size() == join.right_keys.size();
 }
 
-FlippedLeftSink::FlippedLeftSink(const PlanNode& join, Table left, const Schema& right_schema,
-                                 std::vector<DataType> types, PipelineSink* downstream,
-                                 ExecContext& ctx)
-    : node_(join),
-      left_(std::move(left)),
-      right_schema_(right_schema),
-      layout_(std::move(types), /*nulls_equal=*/false),
-      downstream_(downstream),
-      ctx_(ctx) {}
-
 Result<std::unique_ptr<FlippedLeftSink>> FlippedLeftSink::Build(const PlanNode& join, Table left,
                                                                 const Schema& right_schema,
                                                                 PipelineSink* downstream,
@@ -166,7 +162,9 @@ Result<std::unique_ptr<FlippedLeftSink>> FlippedLeftSink::Build(const PlanNode& 
   if (!Applies(join)) return Status::Internal("a flipped LEFT join of another kind");
   TANDEM_ASSIGN_OR_RAISE(std::vector<DataType> types, JoinKeyTypes(join, "hash join"));
   std::unique_ptr<FlippedLeftSink> s(
-      new FlippedLeftSink(join, std::move(left), right_schema, std::move(types), downstream, ctx));
+      new FlippedLeftSink(join, std::move(left), std::move(types), ctx));
+  s->right_schema_ = right_schema;
+  s->downstream_ = downstream;
   const int nl = s->left_.schema.num_fields(), nr = right_schema.num_fields();
   PlanNode& w = s->swapped_;
   w = JoinWithSidesSwapped(join, nl, nr);
@@ -176,17 +174,7 @@ Result<std::unique_ptr<FlippedLeftSink>> FlippedLeftSink::Build(const PlanNode& 
   w.schema.fields.clear();
   for (int c = 0; c < nr; ++c) w.schema.fields.push_back(join.schema.field(nl + c));
   for (int c = 0; c < nl; ++c) w.schema.fields.push_back(join.schema.field(c));
-  TANDEM_ASSIGN_OR_RAISE(auto left_keys,
-                         EvaluateColumnsPerBatch(join.left_keys, s->left_.batches, ctx.eval));
-  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(left_keys, s->layout_.types(), "hash join"));
-  const std::vector<Morsel> morsels = MakeMorsels(s->left_.batches);
-  std::vector<std::vector<ColumnPtr>> build_key_cols;
-  build_key_cols.reserve(morsels.size());
-  for (const Morsel& m : morsels) build_key_cols.push_back(left_keys[m.batch]);
-  TANDEM_ASSIGN_OR_RAISE(s->table_, JoinHashTable::Build(s->layout_, morsels, build_key_cols));
-  const int64_t entries = s->table_.num_entries();
-  s->matched_ = std::make_unique<std::atomic<uint8_t>[]>(static_cast<size_t>(entries));
-  for (int64_t e = 0; e < entries; ++e) s->matched_[e].store(0, std::memory_order_relaxed);
+  TANDEM_RETURN_NOT_OK(s->BuildTable());
   return s;
 }
 
@@ -207,13 +195,8 @@ Status FlippedLeftSink::Deliver(const BatchPtr& swapped_batch, EvalContext& eval
 
 Status FlippedLeftSink::Consume(const Batch& right_batch, EvalContext& eval) {
   if (table_.num_entries() == 0 || right_batch.num_rows == 0) return Status::OK();
-  if (ctx_.Cancelled()) return ExecContext::CancelledError();
   Table right;
-  right.schema = right_batch.schema;
-  right.batches.push_back(std::make_shared<Batch>(right_batch));  // shares the columns
-  TANDEM_ASSIGN_OR_RAISE(auto right_keys,
-                         EvaluateColumnsPerBatch(node_.right_keys, right.batches, eval));
-  TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(right_keys, layout_.types(), "hash join"));
+  TANDEM_ASSIGN_OR_RAISE(auto right_keys, RightKeys(right_batch, eval, &right));
   JoinEmitter emitter(swapped_, right, left_, table_.entry_refs(), table_.num_entries(),
                       matched_.get());
   // Pairs go on in pieces of about this many (a right row may match many left rows).

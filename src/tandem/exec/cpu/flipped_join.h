@@ -24,7 +24,33 @@ namespace tandem::cpu {
 // renumbered for a probe by the right input into a table of the left one.
 PlanNode JoinWithSidesSwapped(const PlanNode& join, int num_left, int num_right);
 
-class FlippedSemiAntiSink final : public PipelineSink {
+// What both flipped sinks hold: the left input, its hash table on the left keys, and a matched
+// flag per entry that the right rows set from any thread.
+class FlippedJoinTable {
+ protected:
+  FlippedJoinTable(const PlanNode& join, Table left, std::vector<DataType> key_types,
+                   ExecContext& ctx);
+  Status BuildTable();
+  // One right batch as a table of its own, and its key columns.
+  Result<std::vector<std::vector<ColumnPtr>>> RightKeys(const Batch& right_batch, EvalContext& eval,
+                                                        Table* right) const;
+  void Mark(int64_t entry) const {
+    // Read before writing so that hot entries are not written over and over.
+    if (!matched_[entry].load(std::memory_order_relaxed)) {
+      matched_[entry].store(1, std::memory_order_relaxed);
+    }
+  }
+
+  const PlanNode& node_;
+  Table left_;
+  KeyLayout layout_;
+  ExecContext& ctx_;
+  std::vector<Morsel> build_morsels_;
+  JoinHashTable table_;
+  std::unique_ptr<std::atomic<uint8_t>[]> matched_;  // per hash table entry
+};
+
+class FlippedSemiAntiSink final : public PipelineSink, private FlippedJoinTable {
  public:
   // A SEMI or ANTI join with keys, not null-aware.
   static bool Applies(const PlanNode& join);
@@ -39,17 +65,9 @@ class FlippedSemiAntiSink final : public PipelineSink {
   Result<Table> Emit() const;
 
  private:
-  FlippedSemiAntiSink(const PlanNode& join, Table left, std::vector<DataType> types,
-                      ExecContext& ctx);
+  using FlippedJoinTable::FlippedJoinTable;
 
-  const PlanNode& node_;
   PlanNode swapped_;  // the join with its inputs' roles swapped, for the residual condition
-  Table left_;
-  KeyLayout layout_;
-  ExecContext& ctx_;
-  std::vector<Morsel> build_morsels_;
-  JoinHashTable table_;
-  std::unique_ptr<std::atomic<uint8_t>[]> matched_;  // per hash table entry
 };
 
 // A LEFT join built on its small left side: the right rows probe the left side's table as they
@@ -57,7 +75,7 @@ class FlippedSemiAntiSink final : public PipelineSink {
 // last right row, Emit gives the left rows no right row matched, with NULL right columns. The
 // rows go on to `downstream` (the sink above: the aggregation over the join, TPC-H Q13's 15M
 // customer-order pairs) as they are made, or are collected for Emit to return.
-class FlippedLeftSink final : public PipelineSink {
+class FlippedLeftSink final : public PipelineSink, private FlippedJoinTable {
  public:
   // A LEFT join with keys.
   static bool Applies(const PlanNode& join);
@@ -72,20 +90,13 @@ class FlippedLeftSink final : public PipelineSink {
   int64_t rows_made() const { return rows_made_.load(); }
 
  private:
-  FlippedLeftSink(const PlanNode& join, Table left, const Schema& right_schema,
-                  std::vector<DataType> types, PipelineSink* downstream, ExecContext& ctx);
+  using FlippedJoinTable::FlippedJoinTable;
   // Puts a batch of the swapped join (right ++ left) in the join's order and hands it on.
   Status Deliver(const BatchPtr& swapped_batch, EvalContext& eval);
 
-  const PlanNode& node_;
   PlanNode swapped_;  // the RIGHT join of right and left, built on left
-  Table left_;
   Schema right_schema_;
-  KeyLayout layout_;
-  PipelineSink* downstream_;
-  ExecContext& ctx_;
-  JoinHashTable table_;
-  std::unique_ptr<std::atomic<uint8_t>[]> matched_;  // per hash table entry
+  PipelineSink* downstream_ = nullptr;
   std::atomic<int64_t> rows_made_{0};
   std::mutex collected_mutex_;
   std::vector<BatchPtr> collected_;
