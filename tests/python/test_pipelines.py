@@ -141,6 +141,27 @@ def test_a_filter_copies_only_what_the_projection_reads(tables, tmp_path, query)
     assert_as_duckdb(PRUNED_QUERIES[query], strs)
 
 
+DISTINCT_QUERIES = [
+    # Enough groups (k % 60000) for the partitioned merge on several workers; string keys.
+    "SELECT k % 60000 AS g, 's' || CAST(k % 7 AS VARCHAR) AS t, count(DISTINCT v) AS d, "
+    "count(*) AS n FROM {t} GROUP BY k % 60000, 's' || CAST(k % 7 AS VARCHAR)",
+    # DISTINCT next to plain aggregates, a FILTER clause, NULL arguments (nullkeys' k).
+    "SELECT v % 100 AS g, count(DISTINCT k) AS dk, sum(DISTINCT v) AS sv, "
+    "count(DISTINCT k) FILTER (WHERE v > 0) AS dkf, count(*) AS n FROM {t} GROUP BY v % 100",
+    # Grouping sets: each set dedupes on its own groups.
+    "SELECT k % 5000 AS a, v % 3 AS b, count(DISTINCT v) AS d FROM {t} "
+    "GROUP BY ROLLUP (k % 5000, v % 3)",
+]
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+@pytest.mark.parametrize("table", ["shuffled", "nullkeys"])
+@pytest.mark.parametrize("query", range(len(DISTINCT_QUERIES)))
+def test_distinct_aggregates_keyed_by_group_ids(tables, table, query, threads):
+    assert_as_duckdb(DISTINCT_QUERIES[query].format(t=table), tables,
+                     ["--conf", f"tandem.sql.threads={threads}"])
+
+
 FILTERED_PROBES = [
     # INNER and SEMI: the key bitmap over dim's ids combines with the Filter's rows.
     "SELECT d.grp, count(*) AS n, sum(f.v) AS s FROM shuffled f JOIN dim d ON f.k = d.id "

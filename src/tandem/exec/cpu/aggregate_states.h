@@ -11,6 +11,7 @@
 // NaN above every number and strings bytewise; empty groups give NULL (counts give 0).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 
@@ -42,10 +43,11 @@ class AggState {
   // Counts the states' heap bytes against the host budget (throws MemoryLimitExceeded).
   void Charge(int64_t bytes) { charge_.Set(bytes); }
   // Hands `array` (one of the charged ones) to a Buffer without a copy where it is large,
-  // leaving the charge first so that the buffer's own count does not briefly double it.
+  // leaving the charge first so that the buffer's own count does not briefly double it (the
+  // charge can lag the arrays' growth: never below zero).
   template <typename T>
   std::shared_ptr<Buffer> TakeArray(GrowArray<T>& array) {
-    charge_.Set(charge_.bytes() - array.heap_bytes());
+    charge_.Set(std::max<int64_t>(0, charge_.bytes() - array.heap_bytes()));
     return array.TakeBuffer();
   }
 

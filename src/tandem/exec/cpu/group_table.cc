@@ -688,7 +688,7 @@ ColumnPtr GroupTable::KeyColumn(int c, bool take) {
   // briefly double it.
   auto buffer_of = [&](auto& array, int64_t bytes) {
     if (!take) return Buffer::CopyOf(array.data(), bytes);
-    charge_.Set(charge_.bytes() - array.heap_bytes());
+    charge_.Set(std::max<int64_t>(0, charge_.bytes() - array.heap_bytes()));
     return array.TakeBuffer();
   };
   if (s.type.id == TypeId::kBool) {

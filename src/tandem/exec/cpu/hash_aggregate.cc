@@ -2,10 +2,12 @@
 // DISTINCT aggregates, parallel in two phases:
 //   1. Each worker takes input batches in turn, evaluates the keys, arguments and filters, and
 //      folds them into its own GroupTable + aggregate states (one per grouping set). A DISTINCT
-//      aggregate instead inserts (keys, argument) pairs into a per-worker dedupe table.
+//      aggregate instead inserts (group id, argument) pairs into a per-worker dedupe table: the
+//      group's id in that worker's table, never its key values again (TPC-H Q16's string keys).
 //   2. The workers' groups are split into partitions by key hash and each partition is merged by
-//      one thread into a final table; deduped (keys, argument) pairs are looked up there and
-//      folded into the DISTINCT aggregates. Each partition becomes one output batch.
+//      one thread into a final table, which maps each worker's group ids to final ones; the
+//      deduped pairs of the partition, their ids mapped, are deduped once more and folded into
+//      the DISTINCT aggregates. Each partition becomes one output batch.
 // Few groups (TPC-H Q1) stay in tiny per-worker tables and merge serially in microseconds. One
 // plain integer key with a compact range (TPC-H Q18's l_orderkey) uses direct-indexed tables
 // (perfect hashing) in both phases, partitioned by value range for the merge.
@@ -103,6 +105,55 @@ bool DirectIndexRangeOf(const Table& input, int column, int workers, int64_t* lo
     MinMaxOf(c, &min, &max);
   }
   return DirectIndexSpanFits(min, max, rows, workers, lo, span);
+}
+
+// Phase 2 of DISTINCT aggregates over several workers (Aggregation::FinishDistinct): per worker,
+// its group ids' final ids, and per worker and DISTINCT aggregate, its pairs' argument hashes and
+// room for their final ids and hashes. Partitions write only their own groups' and pairs'
+// entries, so they fill these in parallel.
+struct DistinctMerge {
+  std::vector<std::vector<uint32_t>> final_of;                 // [worker][group]
+  std::vector<std::vector<std::vector<uint64_t>>> arg_hashes;  // [worker][aggregate][pair]
+  std::vector<std::vector<std::vector<uint32_t>>> final_ids;
+  std::vector<std::vector<std::vector<uint64_t>>> pair_hashes;
+
+  void Prepare(const std::deque<std::vector<SetState>>& partials, size_t s, const PlanNode& node) {
+    const size_t workers = partials.size(), aggs = node.aggregates.size();
+    final_of.resize(workers);
+    arg_hashes.assign(workers, std::vector<std::vector<uint64_t>>(aggs));
+    final_ids.assign(workers, std::vector<std::vector<uint32_t>>(aggs));
+    pair_hashes.assign(workers, std::vector<std::vector<uint64_t>>(aggs));
+    for (size_t w = 0; w < workers; ++w) {
+      final_of[w].resize(static_cast<size_t>(partials[w][s].table->num_groups()));
+      for (size_t j = 0; j < aggs; ++j) {
+        if (!partials[w][s].dedupe[j]) continue;
+        const auto pairs = static_cast<size_t>(partials[w][s].dedupe[j]->num_groups());
+        final_ids[w][j].resize(pairs);
+        pair_hashes[w][j].resize(pairs);
+      }
+    }
+  }
+  // The argument hashes of worker w's pairs (on the worker's thread).
+  void HashArguments(const SetState& worker, int64_t w) {
+    for (size_t j = 0; j < worker.dedupe.size(); ++j) {
+      if (!worker.dedupe[j]) continue;
+      KeyView view = worker.dedupe[j]->StoredKeys();
+      view.columns.erase(view.columns.begin());  // the argument alone
+      arg_hashes[w][j].resize(static_cast<size_t>(worker.dedupe[j]->num_groups()));
+      HashKeys(view, worker.dedupe[j]->num_groups(), arg_hashes[w][j].data());
+    }
+  }
+};
+
+// The hash of a (final group id, argument) pair from the argument's hash (a 64-bit finalizer:
+// the table takes slots from the low bits and tags from the high ones).
+inline uint64_t PairHash(uint64_t arg_hash, uint32_t group) {
+  uint64_t h = arg_hash ^ (uint64_t{group} * 0x9E3779B97F4A7C15ULL);
+  h ^= h >> 33;
+  h *= 0xFF51AFD7ED558CCDULL;
+  h ^= h >> 33;
+  h *= 0xC4CEB9FE1A85EC53ULL;
+  return h ^ (h >> 33);
 }
 
 class Aggregation {
@@ -238,6 +289,9 @@ class Aggregation {
            DirectIndexRangeOf(input, key_column, OperatorThreads(ctx_), lo, span);
   }
 
+  // A DISTINCT aggregate's dedupe table: (group id, argument).
+  std::vector<DataType> DedupeTypes(size_t j) const { return {DataType::UInt32(), arg_types_[j]}; }
+
   std::vector<DataType> SetKeyTypes(size_t s) const {
     std::vector<DataType> t;
     for (int k : sets_[s].keys) t.push_back(key_types_[k]);
@@ -252,9 +306,7 @@ class Aggregation {
       TANDEM_ASSIGN_OR_RAISE(auto state, MakeAggState(node_.aggregates[j], arg_types_[j]));
       st->states.push_back(std::move(state));
       if (node_.aggregates[j].distinct) {
-        auto types = SetKeyTypes(s);
-        types.push_back(arg_types_[j]);
-        st->dedupe.push_back(std::make_unique<GroupTable>(std::move(types)));
+        st->dedupe.push_back(std::make_unique<GroupTable>(DedupeTypes(j)));
       } else {
         st->dedupe.push_back(nullptr);
       }
@@ -376,8 +428,8 @@ class Aggregation {
         const AggregateCall& a = node_.aggregates[j];
         const std::vector<int32_t>* sel = a.filter ? &in.filter_rows[j] : base;
         if (a.distinct) {
-          TANDEM_RETURN_NOT_OK(InsertDistinct(cols, *in.args[j], sel, hashes, &full_hashes, &rows,
-                                              st.dedupe[j].get()));
+          TANDEM_RETURN_NOT_OK(InsertDistinct(gids.data(), *in.args[j], sel, hashes, &full_hashes,
+                                              &rows, st.dedupe[j].get()));
           continue;
         }
         TANDEM_RETURN_NOT_OK(st.states[j]->Update(gids.data(), in.args[j].get(),
@@ -388,8 +440,9 @@ class Aggregation {
     return Status::OK();
   }
 
-  // Inserts the (keys, arg) pairs of rows passing the filter with a non-NULL arg.
-  static Status InsertDistinct(std::vector<const Column*> cols, const Column& arg,
+  // Inserts the (group id, arg) pairs of rows passing the filter with a non-NULL arg; each pair
+  // keeps its group's key hash as its partition hash (phase 2 merges it with its group).
+  static Status InsertDistinct(const uint32_t* gids, const Column& arg,
                                const std::vector<int32_t>* filter,
                                const std::vector<uint64_t>& hashes,
                                std::vector<uint64_t>* full_hashes, std::vector<uint32_t>* rows,
@@ -405,14 +458,23 @@ class Aggregation {
         if (arg.IsValid(r)) rows->push_back(static_cast<uint32_t>(r));
       }
     }
-    cols.push_back(&arg);
-    const KeyView view = KeyView::FromColumns(cols);
+    KeyView view = PairView(gids, KeyView::FromColumns({&arg}));
     full_hashes->resize(static_cast<size_t>(n));
     HashKeys(view, n, full_hashes->data());
     std::vector<uint32_t> ignored(rows->size());
     dedupe->FindOrInsert(view, full_hashes->data(), hashes.data(), rows->data(),
                          static_cast<int64_t>(rows->size()), ignored.data());
     return Status::OK();
+  }
+
+  // A (group id, argument) view: ids from `gids` (indexed like the argument's rows).
+  static KeyView PairView(const uint32_t* gids, KeyView arg) {
+    KeyColumnView id;
+    id.type = DataType::UInt32();
+    id.width = 4;
+    id.values = reinterpret_cast<const uint8_t*>(gids);
+    arg.columns.insert(arg.columns.begin(), id);
+    return arg;
   }
 
   // Phase 2 for one grouping set: merge the workers' tables partition by partition and append
@@ -429,7 +491,7 @@ class Aggregation {
 
     if (workers == 1 && partitions == 1) {
       finals[0] = std::move(partials_[0][s]);
-      TANDEM_RETURN_NOT_OK(FinishDistinct(s, bits, 0, &finals[0], /*already_final=*/true));
+      TANDEM_RETURN_NOT_OK(FinishDistinct(s, bits, 0, &finals[0], /*merge=*/nullptr));
     } else {
       // Group lists per worker and partition (main tables and dedupe tables).
       // Direct-indexed worker tables (one key, known range) merge into direct-indexed finals,
@@ -454,8 +516,11 @@ class Aggregation {
         return lists;
       };
       std::vector<std::vector<std::vector<uint32_t>>> lists(static_cast<size_t>(workers));
+      DistinctMerge merge;
+      if (has_distinct_) merge.Prepare(partials_, s, node_);
       TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(workers, [&](int64_t w) {
         lists[w] = split(*partials_[w][s].table);
+        if (has_distinct_) merge.HashArguments(partials_[w][s], w);
         return Status::OK();
       }));
       TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(partitions, [&](int64_t p) {
@@ -471,6 +536,9 @@ class Aggregation {
           dst.resize(groups.size());
           f.table->FindOrInsert(src.table->StoredKeys(), src.table->group_hashes().data(),
                                 src.table->partition_hashes().data(), groups.data(), n, dst.data());
+          if (has_distinct_) {
+            for (int64_t k = 0; k < n; ++k) merge.final_of[w][groups[k]] = dst[k];
+          }
           for (size_t j = 0; j < f.states.size(); ++j) {
             f.states[j]->Resize(f.table->num_groups());
             if (!node_.aggregates[j].distinct) {
@@ -478,7 +546,7 @@ class Aggregation {
             }
           }
         }
-        return FinishDistinct(s, bits, p, &f, /*already_final=*/false);
+        return FinishDistinct(s, bits, p, &f, &merge);
       }));
     }
 
@@ -505,44 +573,47 @@ class Aggregation {
     return Status::OK();
   }
 
-  // Folds the deduped (keys, arg) pairs of partition p into the DISTINCT aggregates of `f`.
-  Status FinishDistinct(size_t s, int bits, int64_t p, SetState* f, bool already_final) {
-    const size_t num_keys = sets_[s].keys.size();
+  // Folds the deduped (group id, arg) pairs of partition p into the DISTINCT aggregates of `f`:
+  // with one worker and one partition (merge null) the ids are final already; else each
+  // worker's pairs of the partition have their ids mapped to final ones (merge->final_of) and
+  // are deduped once more, hashed by their argument's hash and the final id.
+  Status FinishDistinct(size_t s, int bits, int64_t p, SetState* f, DistinctMerge* merge) {
     for (size_t j = 0; j < node_.aggregates.size(); ++j) {
       if (!node_.aggregates[j].distinct) continue;
       std::unique_ptr<GroupTable> merged;
-      GroupTable* d = nullptr;
-      if (already_final) {
-        d = f->dedupe[j].get();
-      } else {
-        auto types = SetKeyTypes(s);
-        types.push_back(arg_types_[j]);
-        merged = std::make_unique<GroupTable>(std::move(types));
-        std::vector<uint32_t> groups, ignored;
-        for (auto& w : partials_) {
-          const GroupTable& src = *w[s].dedupe[j];
-          groups.clear();
+      GroupTable* d = f->dedupe[j].get();
+      if (merge) {
+        merged = std::make_unique<GroupTable>(DedupeTypes(j));
+        std::vector<uint32_t> entries, ignored;
+        for (size_t w = 0; w < partials_.size(); ++w) {
+          const GroupTable& src = *partials_[w][s].dedupe[j];
           const auto& ph = src.partition_hashes();
-          for (int64_t g = 0; g < src.num_groups(); ++g) {
-            if ((bits ? static_cast<int64_t>(ph[g] >> (64 - bits)) : 0) == p) {
-              groups.push_back(static_cast<uint32_t>(g));
-            }
+          KeyView view = src.StoredKeys();
+          const auto* ids = reinterpret_cast<const uint32_t*>(view.columns[0].values);
+          uint32_t* final_ids = merge->final_ids[w][j].data();
+          uint64_t* hashes = merge->pair_hashes[w][j].data();
+          const uint64_t* arg_hashes = merge->arg_hashes[w][j].data();
+          entries.clear();
+          for (int64_t e = 0; e < src.num_groups(); ++e) {
+            if ((bits ? static_cast<int64_t>(ph[e] >> (64 - bits)) : 0) != p) continue;
+            entries.push_back(static_cast<uint32_t>(e));
+            final_ids[e] = merge->final_of[w][ids[e]];
+            hashes[e] = PairHash(arg_hashes[e], final_ids[e]);
           }
-          ignored.resize(groups.size());
-          merged->FindOrInsert(src.StoredKeys(), src.group_hashes().data(), ph.data(),
-                               groups.data(), static_cast<int64_t>(groups.size()), ignored.data());
+          view.columns[0].values = reinterpret_cast<const uint8_t*>(final_ids);
+          ignored.resize(entries.size());
+          merged->FindOrInsert(view, hashes, hashes, entries.data(),
+                               static_cast<int64_t>(entries.size()), ignored.data());
         }
         d = merged.get();
       }
       const int64_t n = d->num_groups();
       if (n == 0) continue;
-      KeyView keys = d->StoredKeys();
-      keys.columns.resize(num_keys);
-      std::vector<uint32_t> gids(static_cast<size_t>(n));
-      f->table->FindOrInsert(keys, d->partition_hashes().data(), nullptr, nullptr, n, gids.data());
+      const KeyView pairs = d->StoredKeys();
+      const auto* gids = reinterpret_cast<const uint32_t*>(pairs.columns[0].values);
       for (auto& state : f->states) state->Resize(f->table->num_groups());
-      ColumnPtr arg = d->ExportKey(static_cast<int>(num_keys));
-      TANDEM_RETURN_NOT_OK(f->states[j]->Update(gids.data(), arg.get(), nullptr, n));
+      ColumnPtr arg = d->ExportKey(1);
+      TANDEM_RETURN_NOT_OK(f->states[j]->Update(gids, arg.get(), nullptr, n));
     }
     return Status::OK();
   }
