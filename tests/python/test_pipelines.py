@@ -173,6 +173,11 @@ FILTERED_PROBES = [
     "LEFT JOIN dim d ON f.k = d.id WHERE f.v % 3 = 0",
     "SELECT count(*) AS n, sum(v) AS s FROM nullkeys f WHERE f.v > 0 AND NOT EXISTS "
     "(SELECT 1 FROM dim d WHERE d.id = f.k AND d.grp < 3)",
+    # Two keys: the bitmap over the first one (NULLs among them), the second an expression.
+    "SELECT d.grp, count(*) AS n, sum(f.v) AS s FROM nullkeys f JOIN dim d "
+    "ON f.k = d.id AND (f.v % 7 + 7) % 7 = d.grp WHERE f.v > 0 GROUP BY d.grp",
+    "SELECT d.grp, count(*) AS n, sum(f.v) AS s FROM nullkeys f JOIN dim d "
+    "ON f.k = d.id AND (f.v % 7 + 7) % 7 = d.grp GROUP BY d.grp",
 ]
 
 
@@ -192,6 +197,10 @@ def test_a_probe_key_is_computed_only_for_the_rows_the_filter_keeps(tables, tmp_
     sql = ("SELECT d.grp, count(*) AS n FROM mixed m JOIN dim d ON CAST(m.s AS BIGINT) = d.id "
            "WHERE m.s NOT LIKE 'x%' GROUP BY d.grp")
     assert_as_duckdb(sql, t, ["--ansi"])
+    # The same with the cast as the second of two keys.
+    assert_as_duckdb("SELECT d.grp, count(*) AS n FROM mixed m JOIN dim d "
+                     "ON m.v = d.grp AND CAST(m.s AS BIGINT) = d.id "
+                     "WHERE m.s NOT LIKE 'x%' GROUP BY d.grp", t, ["--ansi"])
     text = explain_analyze(sql, t, ["--ansi"])
     kept = int(np.count_nonzero(ids % 10 != 0))
     assert f"Filter (in HashJoin probe) on cpu: {kept} rows" in text, text

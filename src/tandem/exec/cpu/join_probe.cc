@@ -57,7 +57,9 @@ void JoinProbe::BuildKeyBitmap(const std::vector<std::vector<ColumnPtr>>& right_
   constexpr uint64_t kAlwaysSpan = uint64_t{1} << 24;  // a 2 MiB bitmap
   constexpr uint64_t kSpanPerRow = 128;                // 16 bytes of bitmap per build row
   constexpr uint64_t kMaxSpan = uint64_t{1} << 33;     // 1 GiB
-  if (node_.left_keys.size() != 1) return;
+  // Over the first key: with several keys, a row whose first key is not in the table cannot
+  // match either (TPC-H Q02's partsupp probed on (ps_partkey, ps_supplycost)).
+  if (node_.left_keys.empty()) return;
   if (node_.join_type != JoinType::kInner && node_.join_type != JoinType::kSemi) return;
   const DataType& type = layout_.types()[0];
   if (!type.is_integer() && type.id != TypeId::kDate32) return;
@@ -217,10 +219,12 @@ Status JoinProbe::ProbeBatch(const BatchPtr& batch, const std::vector<int32_t>* 
   const bool bitmap_pays =
       tried < 16 || bitmap_unselective_.load(std::memory_order_relaxed) * 10 < tried * 9;
   const bool use_bitmap = bitmap_ && bitmap_pays && batch->num_rows <= INT32_MAX;
-  // The bitmap reads the key of the selected rows where it lies, in the uncompacted batch, when
-  // the key is a plain column (an expression could fail on a row the Filter dropped).
-  const Expr& first_key = *node_.left_keys[0];
-  const bool key_in_place = first_key.kind == ExprKind::kColumnRef && first_key.outer_depth == 0;
+  // The bitmap reads the keys of the selected rows where they lie, in the uncompacted batch, when
+  // every key is a plain column (an expression could fail on a row the Filter dropped).
+  bool key_in_place = true;
+  for (const ExprPtr& k : node_.left_keys) {
+    key_in_place &= k->kind == ExprKind::kColumnRef && k->outer_depth == 0;
+  }
   Table left;
   left.schema = batch->schema;
   left.batches.push_back(selection && !(use_bitmap && key_in_place) ? compact(batch, *selection)
@@ -241,7 +245,7 @@ Status JoinProbe::ProbeBatch(const BatchPtr& batch, const std::vector<int32_t>* 
     if (m == 0) return Status::OK();
     if (selection || 2 * m <= candidates) {
       left.batches[0] = compact(batch, rows);
-      left_keys[0] = {Take(*left_keys[0][0], rows.data(), m)};
+      for (ColumnPtr& key : left_keys[0]) key = Take(*key, rows.data(), m);
     }
   }
   JoinEmitter emitter(node_, left, right_, table_.entry_refs(), table_.num_entries());

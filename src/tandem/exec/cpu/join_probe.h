@@ -69,12 +69,13 @@ class JoinProbe {
   JoinProbe(const PlanNode& node, Table right, std::vector<DataType> types, ExecContext& ctx)
       : node_(node), right_(std::move(right)), layout_(types, /*nulls_equal=*/false), ctx_(ctx) {}
 
-  // One integer key whose build values lie in a range not much wider than their count (at most
-  // 128 values of the range per build row, or 2^24 values): a bit per value of the range. An
-  // INNER or SEMI join's probe rows whose key has no bit cannot match and are dropped before
-  // their keys are encoded and hashed (a small filtered dimension probed by a large fact table
-  // keeps few of its rows; TPC-H's orders of one year probed by lineitem). The bitmap counts
-  // against the host budget; where the budget refuses it, the join goes without.
+  // An integer first key (the only one, or the first of several) whose build values lie in a
+  // range not much wider than their count (at most 128 values of the range per build row, or
+  // 2^24 values): a bit per value of the range. An INNER or SEMI join's probe rows whose first
+  // key has no bit cannot match and are dropped before their keys are encoded and hashed (a small
+  // filtered dimension probed by a large fact table keeps few of its rows; TPC-H's orders of one
+  // year probed by lineitem). The bitmap counts against the host budget; where the budget refuses
+  // it, the join goes without.
   struct KeyBitmap {
     int64_t lo = 0;
     uint64_t span = 0;
