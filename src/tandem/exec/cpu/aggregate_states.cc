@@ -557,7 +557,9 @@ class StringPickState final : public AggState {
         continue;
       }
       bit_util::SetBit(validity->mutable_data(), g);
-      std::memcpy(data->mutable_data() + pos, vals_[g].data(), vals_[g].size());
+      if (!vals_[g].empty()) {  // all empty: the data buffer has no bytes (nullptr)
+        std::memcpy(data->mutable_data() + pos, vals_[g].data(), vals_[g].size());
+      }
       pos += static_cast<int64_t>(vals_[g].size());
     }
     if (nulls == 0) validity.reset();

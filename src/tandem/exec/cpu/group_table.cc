@@ -372,7 +372,9 @@ void GroupTable::EnsureStoredHashes() {
     return 0;
   });
   part_hashes_.resize(num_groups_);
-  std::memcpy(part_hashes_.data(), hashes_.data(), static_cast<size_t>(num_groups_) * 8);
+  if (num_groups_ > 0) {
+    std::memcpy(part_hashes_.data(), hashes_.data(), static_cast<size_t>(num_groups_) * 8);
+  }
   UpdateCharge();
 }
 
