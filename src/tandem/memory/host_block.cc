@@ -73,12 +73,15 @@ void* Map(size_t rounded, bool zero) {
 
 }  // namespace
 
+// Blocks of kMappedFrom bytes or more once rounded to the alignment are mappings, in whole huge
+// pages; IsMapped and RoundedBytes agree for every size.
 size_t RoundedBytes(size_t bytes) {
-  const size_t unit = bytes >= kMappedFrom ? kHugePage : kAlignment;
-  return (bytes + unit - 1) / unit * unit;
+  const size_t aligned = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  if (aligned < kMappedFrom) return aligned;
+  return (aligned + kHugePage - 1) / kHugePage * kHugePage;
 }
 
-bool IsMapped(size_t bytes) { return bytes >= kMappedFrom; }
+bool IsMapped(size_t bytes) { return RoundedBytes(bytes) >= kMappedFrom; }
 
 void* Allocate(size_t bytes, bool zero) {
   if (bytes == 0) return nullptr;

@@ -55,7 +55,7 @@ Result<std::vector<int32_t>> SelectTrueRows(const Expr& predicate, const Batch& 
 }
 
 Result<BatchPtr> FilterBatch(const Expr& predicate, const Batch& batch, const Schema& schema,
-                             EvalContext& ctx) {
+                             EvalContext& ctx, const std::vector<bool>* read) {
   if (batch.num_rows == 0) return BatchPtr();
   TANDEM_ASSIGN_OR_RAISE(auto rows, SelectTrueRows(predicate, batch, ctx));
   if (rows.empty()) return BatchPtr();
@@ -64,9 +64,16 @@ Result<BatchPtr> FilterBatch(const Expr& predicate, const Batch& batch, const Sc
     same->schema = schema;
     return same;
   }
-  auto out = TakeBatch(batch, rows.data(), static_cast<int64_t>(rows.size()));
-  out->num_rows = static_cast<int64_t>(rows.size());
+  const auto m = static_cast<int64_t>(rows.size());
+  auto out = std::make_shared<Batch>();
   out->schema = schema;
+  out->num_rows = m;
+  for (size_t c = 0; c < batch.columns.size(); ++c) {
+    const ColumnPtr& col = batch.columns[c];
+    const bool unread = read && c < read->size() && !(*read)[c];
+    out->columns.push_back(unread ? BroadcastValue(Value::Null(col->type()), m)
+                                  : Take(*col, rows.data(), m));
+  }
   return out;
 }
 

@@ -28,9 +28,10 @@ Result<std::vector<int32_t>> SelectTrueRows(const Expr& predicate, const Batch& 
                                             EvalContext& ctx);
 
 // The rows of `batch` where `predicate` is TRUE, labelled with `schema`: the batch itself (columns
-// shared) when every row qualifies, nullptr when none does, else a compacted copy.
+// shared) when every row qualifies, nullptr when none does, else a compacted copy. `read` (per
+// column, may be null): false for a column no consumer reads, copied then as a NULL placeholder.
 Result<BatchPtr> FilterBatch(const Expr& predicate, const Batch& batch, const Schema& schema,
-                             EvalContext& ctx);
+                             EvalContext& ctx, const std::vector<bool>* read = nullptr);
 
 // Slices of batches and columns (column/slice.h).
 using tandem::SliceBatch;

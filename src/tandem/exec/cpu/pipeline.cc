@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 
-#include "tandem/column/take.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 
@@ -45,29 +44,9 @@ class FilterStep final : public PipelineStep {
   }
   const char* name() const override { return "Filter"; }
   Status Apply(const BatchPtr& in, EvalContext& eval, std::vector<BatchPtr>* out) override {
-    if (read_.empty() || in->num_rows == 0) {
-      TANDEM_ASSIGN_OR_RAISE(BatchPtr kept,
-                             opx::FilterBatch(*node().predicate, *in, node().schema, eval));
-      if (kept) out->push_back(std::move(kept));
-      return Status::OK();
-    }
-    TANDEM_ASSIGN_OR_RAISE(auto rows, opx::SelectTrueRows(*node().predicate, *in, eval));
-    const auto m = static_cast<int64_t>(rows.size());
-    if (m == 0) return Status::OK();
-    auto kept = std::make_shared<Batch>();
-    kept->schema = node().schema;
-    kept->num_rows = m;
-    for (size_t c = 0; c < in->columns.size(); ++c) {
-      const ColumnPtr& col = in->columns[c];
-      if (m == in->num_rows) {
-        kept->columns.push_back(col);
-      } else if (c < read_.size() && !read_[c]) {
-        kept->columns.push_back(BroadcastValue(Value::Null(col->type()), m));
-      } else {
-        kept->columns.push_back(Take(*col, rows.data(), m));
-      }
-    }
-    out->push_back(std::move(kept));
+    TANDEM_ASSIGN_OR_RAISE(BatchPtr kept, opx::FilterBatch(*node().predicate, *in, node().schema,
+                                                           eval, read_.empty() ? nullptr : &read_));
+    if (kept) out->push_back(std::move(kept));
     return Status::OK();
   }
 
