@@ -218,6 +218,13 @@ BREAKERS = {
     "window": ("SELECT k, v, s, row_number() OVER (PARTITION BY s ORDER BY v, k) AS rn, "
                "sum(v) OVER (PARTITION BY s, k % 3 ORDER BY k) AS cs FROM fact WHERE v > 200",
                None, "partitioned on disk"),
+    # Calls that share no PARTITION BY key: two steps, the second partitioned by its own key
+    # after the first; the output columns in the query's order (the answers compare by name).
+    "window_without_a_shared_key": (
+        "SELECT k, v, s, sum(v) OVER (PARTITION BY k % 1000 ORDER BY v, s, k) AS ks, "
+        "row_number() OVER (PARTITION BY s ORDER BY v, k) AS rn, "
+        "count(*) OVER (PARTITION BY k % 1000, v % 7) AS kc FROM fact WHERE v > 400",
+        None, "in 2 steps by their PARTITION BY keys, each partitioned on disk"),
 }
 BREAKER_LIMIT = 14_000_000  # the unspilled runs hold 25-30 MB; the outputs are 9-11 MB
 
@@ -237,7 +244,7 @@ def test_sorts_and_windows_spill(tables, case, tmp_path):
     assert spilled not in unlimited and "spilled " not in unlimited, unlimited
 
 
-def test_a_window_without_a_shared_partition_key_fails_cleanly(tables, tmp_path):
+def test_a_window_without_a_partition_key_fails_cleanly(tables, tmp_path):
     # No PARTITION BY to split on: the limit is a one-line error, not a wrong answer.
     sql = "SELECT k, v, s, sum(v) OVER (ORDER BY k, v) AS cs FROM fact WHERE v > 200"
     cmd = tandem_command() + ["sql", sql, "--table", f"fact={tables['fact']}"]

@@ -1,6 +1,6 @@
 // Sorts and windows through disk: a CPU Sort or Window runs over its whole input, and when that
 // runs out of host memory, again through disk, as sorted runs merged (cpu/external_sort.h) or
-// partitions by a shared PARTITION BY key (cpu/window_spill.h). QueryRun's methods for it.
+// partitions by PARTITION BY keys (cpu/window_spill.h). QueryRun's methods for it.
 #include "tandem/exec/cpu/external_sort.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
@@ -84,29 +84,81 @@ Result<Table> QueryRun::ExternalSort(const PlanNode& node, Table* input) {
 
 Result<Table> QueryRun::WindowBySpilling(const PlanNode& node, Table* input) {
   const PlanNode& child = *node.children[0];
+  const cpu::WindowSteps split = cpu::SplitByPartitionKeys(node);
+  if (split.steps.empty()) return Status::Internal("window without PARTITION BY keys spilled");
   const OperatorStart start = StartOperator();
+  auto partitions_for = [&](int64_t bytes) {
+    return SpillPartitions::Create(cpu::SpillPartitionCount(bytes, cpu::SpillBudget()),
+                                   ctx_.spill_dir);
+  };
   std::unique_ptr<SpillPartitions> parts;
   auto partition = [&]() -> Result<Table> {
     const int64_t bytes =
         input ? 3 * cpu::opx::TableBytes(*input) : cpu::EstimatedSpillBytes(child);
-    TANDEM_ASSIGN_OR_RAISE(
-        parts, SpillPartitions::Create(cpu::SpillPartitionCount(bytes, cpu::SpillBudget()),
-                                       ctx_.spill_dir));
-    cpu::PartitionSink sink(cpu::SharedPartitionKeys(node), nullptr, child.schema, *parts);
+    TANDEM_ASSIGN_OR_RAISE(parts, partitions_for(bytes));
+    cpu::PartitionSink sink(cpu::SharedPartitionKeys(*split.steps[0]), nullptr, child.schema,
+                            *parts);
     TANDEM_RETURN_NOT_OK(FeedSpill(node, input, sink));
     TANDEM_RETURN_NOT_OK(parts->FinishWriting());
     return Table();
   };
   TANDEM_RETURN_NOT_OK(
       (input ? cpu::opx::CatchOutOfMemory(partition) : WithHostRetry(node, partition)).status());
-  const cpu::HostRetry retry = [this](const PlanNode& n, const std::function<Result<Table>()>& op) {
-    return WithHostRetry(n, op);
+  // Every step's partition runs again where any operator would; metrics name the node itself.
+  const cpu::HostRetry retry = [this, &node](const PlanNode&,
+                                             const std::function<Result<Table>()>& op) {
+    return WithHostRetry(node, op);
   };
-  TANDEM_ASSIGN_OR_RAISE(Table out, cpu::WindowOverPartitions(node, *parts, ctx_, retry));
+  int64_t spilled = 0;
+  std::string counts;
+  Table last{split.steps.back()->schema, {}};
+  for (size_t i = 0; i < split.steps.size(); ++i) {
+    const PlanNode& step = *split.steps[i];
+    spilled += parts->bytes();
+    counts += (i == 0                        ? ""
+               : i + 1 == split.steps.size() ? " and "
+                                             : ", ") +
+              std::to_string(parts->count());
+    if (i + 1 == split.steps.size()) {
+      TANDEM_RETURN_NOT_OK(cpu::WindowOverPartitions(step, *parts, ctx_, retry, [&](Table part) {
+        for (BatchPtr& b : part.batches) last.batches.push_back(std::move(b));
+        return Status::OK();
+      }));
+      break;
+    }
+    // This step's rows, the next step's input, go to disk by the next step's keys.
+    TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> next, partitions_for(parts->bytes()));
+    cpu::PartitionSink sink(cpu::SharedPartitionKeys(*split.steps[i + 1]), nullptr, step.schema,
+                            *next);
+    EvalContext eval = ctx_.eval;
+    TANDEM_RETURN_NOT_OK(cpu::WindowOverPartitions(step, *parts, ctx_, retry, [&](Table part) {
+      for (BatchPtr& b : part.batches) {
+        TANDEM_RETURN_NOT_OK(sink.Consume(*b, eval));
+        b.reset();
+      }
+      return Status::OK();
+    }));
+    TANDEM_RETURN_NOT_OK(next->FinishWriting());
+    parts = std::move(next);
+  }
+  // The last step's columns in the node's order (views of the same columns).
+  Table out{node.schema, {}};
+  for (const BatchPtr& b : last.batches) {
+    auto batch = std::make_shared<Batch>();
+    batch->schema = node.schema;
+    batch->num_rows = b->num_rows;
+    for (int c : split.output_columns) batch->columns.push_back(b->columns[c]);
+    out.batches.push_back(std::move(batch));
+  }
+  last = Table();
   TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
-  RecordSpilledOperator(
-      node, "Window (partitioned on disk: " + std::to_string(parts->count()) + " partitions)", out,
-      parts->bytes(), start);
+  const std::string how =
+      split.steps.size() == 1
+          ? "partitioned on disk: " + counts + " partitions"
+          : "in " + std::to_string(split.steps.size()) +
+                " steps by their PARTITION BY keys, each partitioned on disk: " + counts +
+                " partitions";
+  RecordSpilledOperator(node, "Window (" + how + ")", out, spilled, start);
   return out;
 }
 

@@ -722,7 +722,7 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
   }
   if (node.kind == PlanKind::kWindow && ctx_.pipelines) {
     return RunWholeOrSpilled(
-        node, !cpu::SharedPartitionKeys(node).empty(),
+        node, !cpu::SplitByPartitionKeys(node).steps.empty(),
         [&](const Table& in) { return cpu::Window(node, in, ctx_); },
         [&](Table* in) { return WindowBySpilling(node, in); });
   }

@@ -154,7 +154,8 @@ class QueryRun {
                              int64_t spilled, const OperatorStart& start);
   // Sorted runs on disk, merged (exec/cpu/external_sort.h).
   Result<Table> ExternalSort(const PlanNode& node, Table* input);
-  // Partitions on disk by the shared PARTITION BY keys, one at a time (exec/cpu/window_spill.h).
+  // Partitions on disk by the shared PARTITION BY keys, one at a time; calls that share no key in
+  // steps, each partitioned by its own (exec/cpu/window_spill.h).
   Result<Table> WindowBySpilling(const PlanNode& node, Table* input);
   // Pipelines (exec/cpu/pipeline.h): whether a CPU node streams batch by batch, and the run of
   // the pipeline that ends at `node` (null when `node` is not worth one).
