@@ -225,6 +225,22 @@ BREAKERS = {
         "row_number() OVER (PARTITION BY s ORDER BY v, k) AS rn, "
         "count(*) OVER (PARTITION BY k % 1000, v % 7) AS kc FROM fact WHERE v > 400",
         None, "in 2 steps by their PARTITION BY keys, each partitioned on disk"),
+    # No PARTITION BY: one partition of every row, sorted through disk and computed in chunks
+    # that end where a peer group ends, each call carried from one chunk to the next.
+    "window_one_partition_running_sum": (
+        "SELECT k, v, s, sum(v) OVER (ORDER BY k, v) AS cs FROM fact WHERE v > 200", None,
+        "one partition, in order"),
+    "window_one_partition_ranks_and_running_aggregates": (
+        "SELECT k, v, s, row_number() OVER w AS rn, rank() OVER w AS rk, "
+        "dense_rank() OVER w AS dr, count(k) OVER w AS c, sum(amt) OVER w AS sa, "
+        "min(k) OVER (ORDER BY s, v, k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS mn, "
+        "max(v) OVER w AS mx FROM fact WHERE v > 700 WINDOW w AS (ORDER BY s, v, k)", None,
+        "one partition, in order"),
+    # Peer groups larger than a chunk (a quarter of the rows each): a chunk grows to hold one.
+    "window_one_partition_large_peer_groups": (
+        "SELECT k, v, s, rank() OVER w AS rk, dense_rank() OVER w AS dr, sum(v) OVER w AS sv, "
+        "count(*) OVER w AS c FROM fact WHERE v > 600 WINDOW w AS (ORDER BY v % 4 DESC)", None,
+        "one partition, in order"),
 }
 BREAKER_LIMIT = 14_000_000  # the unspilled runs hold 25-30 MB; the outputs are 9-11 MB
 
@@ -244,9 +260,10 @@ def test_sorts_and_windows_spill(tables, case, tmp_path):
     assert spilled not in unlimited and "spilled " not in unlimited, unlimited
 
 
-def test_a_window_without_a_partition_key_fails_cleanly(tables, tmp_path):
-    # No PARTITION BY to split on: the limit is a one-line error, not a wrong answer.
-    sql = "SELECT k, v, s, sum(v) OVER (ORDER BY k, v) AS cs FROM fact WHERE v > 200"
+def test_a_window_that_needs_its_partition_whole_fails_cleanly(tables, tmp_path):
+    # No PARTITION BY to split on, and LAG looks back past a chunk: the limit is a one-line
+    # error, not a wrong answer.
+    sql = "SELECT k, v, s, lag(v) OVER (ORDER BY k, v) AS cs FROM fact WHERE v > 200"
     cmd = tandem_command() + ["sql", sql, "--table", f"fact={tables['fact']}"]
     proc = subprocess.run(cmd + limited(tmp_path, BREAKER_LIMIT), capture_output=True, text=True,
                           timeout=300)

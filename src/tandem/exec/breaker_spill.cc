@@ -4,6 +4,7 @@
 #include "tandem/exec/cpu/external_sort.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/cpu/ordered_window.h"
 #include "tandem/exec/cpu/partition_sink.h"
 #include "tandem/exec/cpu/window_spill.h"
 #include "tandem/exec/query_run.h"
@@ -85,7 +86,7 @@ Result<Table> QueryRun::ExternalSort(const PlanNode& node, Table* input) {
 Result<Table> QueryRun::WindowBySpilling(const PlanNode& node, Table* input) {
   const PlanNode& child = *node.children[0];
   const cpu::WindowSteps split = cpu::SplitByPartitionKeys(node);
-  if (split.steps.empty()) return Status::Internal("window without PARTITION BY keys spilled");
+  if (split.steps.empty()) return WindowInOrder(node, input);
   const OperatorStart start = StartOperator();
   auto partitions_for = [&](int64_t bytes) {
     return SpillPartitions::Create(cpu::SpillPartitionCount(bytes, cpu::SpillBudget()),
@@ -159,6 +160,39 @@ Result<Table> QueryRun::WindowBySpilling(const PlanNode& node, Table* input) {
                 " steps by their PARTITION BY keys, each partitioned on disk: " + counts +
                 " partitions";
   RecordSpilledOperator(node, "Window (" + how + ")", out, spilled, start);
+  return out;
+}
+
+Result<Table> QueryRun::WindowInOrder(const PlanNode& node, Table* input) {
+  if (!cpu::ComputesInOrderedChunks(node)) {
+    return Status::Internal("window that cannot spill spilled");
+  }
+  const OperatorStart start = StartOperator();
+  // The input sorted by the calls' ORDER BY, through disk.
+  const PlanPtr sort = MakeSort(node.children[0], node.windows[0].order_by);
+  std::optional<cpu::SortRunSink> sink;
+  auto run = [&]() -> Result<Table> {
+    sink.emplace(*sort, cpu::SpillBudget() / 4, ctx_);
+    TANDEM_RETURN_NOT_OK(FeedSpill(node, input, *sink));
+    return sink->Merge(cpu::SpillBudget());
+  };
+  TANDEM_ASSIGN_OR_RAISE(Table sorted,
+                         input ? cpu::opx::CatchOutOfMemory(run) : WithHostRetry(node, run));
+  // Chunks of an eighth of what the budget has free: the window over a chunk holds a few times
+  // its rows.
+  const int64_t rows = sorted.num_rows();
+  const int64_t row_bytes =
+      rows > 0 ? std::max<int64_t>(1, cpu::opx::TableBytes(sorted) / rows) : int64_t{1};
+  const int64_t chunk_rows = std::max<int64_t>(4096, cpu::SpillBudget() / 8 / row_bytes);
+  TANDEM_ASSIGN_OR_RAISE(Table out, cpu::WindowInOrderedChunks(node, &sorted, chunk_rows, ctx_));
+  TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
+  const int passes = sink->merge_passes();
+  RecordSpilledOperator(node,
+                        "Window (one partition, in order: " + std::to_string(sink->runs_written()) +
+                            " sorted runs on disk, " + std::to_string(passes) +
+                            (passes == 1 ? " merge pass" : " merge passes") +
+                            ", computed in chunks of " + std::to_string(chunk_rows) + " rows)",
+                        out, sink->spilled_bytes(), start);
   return out;
 }
 

@@ -40,6 +40,7 @@
 #include "tandem/exec/cpu/hash_aggregate.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/cpu/ordered_window.h"
 #include "tandem/exec/cpu/partition_sink.h"
 #include "tandem/exec/cpu/pipeline.h"
 #include "tandem/exec/cpu/spilling_pipeline.h"
@@ -722,7 +723,7 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
   }
   if (node.kind == PlanKind::kWindow && ctx_.pipelines) {
     return RunWholeOrSpilled(
-        node, !cpu::SplitByPartitionKeys(node).steps.empty(),
+        node, !cpu::SplitByPartitionKeys(node).steps.empty() || cpu::ComputesInOrderedChunks(node),
         [&](const Table& in) { return cpu::Window(node, in, ctx_); },
         [&](Table* in) { return WindowBySpilling(node, in); });
   }

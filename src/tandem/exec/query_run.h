@@ -157,6 +157,9 @@ class QueryRun {
   // Partitions on disk by the shared PARTITION BY keys, one at a time; calls that share no key in
   // steps, each partitioned by its own (exec/cpu/window_spill.h).
   Result<Table> WindowBySpilling(const PlanNode& node, Table* input);
+  // Calls with no PARTITION BY: the input sorted through disk, computed in chunks in that order
+  // (exec/cpu/ordered_window.h).
+  Result<Table> WindowInOrder(const PlanNode& node, Table* input);
   // Pipelines (exec/cpu/pipeline.h): whether a CPU node streams batch by batch, and the run of
   // the pipeline that ends at `node` (null when `node` is not worth one).
   bool Streams(const PlanNode& node) const;

@@ -1,0 +1,299 @@
+// One partition's window calls a chunk at a time, in ORDER BY order (see ordered_window.h).
+#include "tandem/exec/cpu/ordered_window.h"
+
+#include <cmath>
+#include <type_traits>
+
+#include "tandem/column/column_builder.h"
+#include "tandem/column/slice.h"
+#include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/cpu/row_gather.h"
+#include "tandem/exec/cpu/sort_keys.h"
+#include "tandem/types/type_dispatch.h"
+
+namespace tandem::cpu {
+namespace {
+
+// How a call's values in a chunk continue from the chunks before it.
+enum class CarryKind {
+  kAddRows,  // ROW_NUMBER, RANK: plus the rows before the chunk
+  kAddLast,  // DENSE_RANK, COUNT, SUM: plus the value at the end of the chunk before
+  kMin,      // MIN: the least of it and the value at the end of the chunk before
+  kMax,      // MAX: the greatest of them
+  kNone,     // cannot be computed in chunks
+};
+
+bool Running(const WindowFrame& frame) {
+  return frame.start == WindowFrame::BoundKind::kUnboundedPreceding &&
+         frame.end == WindowFrame::BoundKind::kCurrentRow;
+}
+
+bool NumericStorage(const DataType& type) {
+  return VisitStorage(type, Overloaded{[](BoolTag) { return false; },
+                                       [](StringTag) { return false; }, [](auto) { return true; }});
+}
+
+CarryKind CarryOf(const WindowCall& call) {
+  switch (call.kind) {
+    case WindowFunctionKind::kRowNumber:
+    case WindowFunctionKind::kRank:
+      return CarryKind::kAddRows;
+    case WindowFunctionKind::kDenseRank:
+      return CarryKind::kAddLast;
+    case WindowFunctionKind::kAggregate:
+      if (!Running(call.frame) || !NumericStorage(call.type)) return CarryKind::kNone;
+      switch (call.aggregate) {
+        case AggregateKind::kCountStar:
+        case AggregateKind::kCount:
+        case AggregateKind::kSum:
+          return CarryKind::kAddLast;
+        case AggregateKind::kMin:
+          return CarryKind::kMin;
+        case AggregateKind::kMax:
+          return CarryKind::kMax;
+        default:
+          return CarryKind::kNone;
+      }
+    default:
+      return CarryKind::kNone;
+  }
+}
+
+bool SameOrder(const std::vector<SortKey>& a, const std::vector<SortKey>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!SameExpr(*a[i].expr, *b[i].expr) || a[i].ascending != b[i].ascending ||
+        a[i].nulls_first != b[i].nulls_first) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A call's value at the end of the chunks so far (NULL: no value yet).
+struct Carried {
+  bool valid = false;
+  int128_t integer = 0;
+  double real = 0;
+};
+
+// NaN above every number, as the SQL order has it.
+template <typename T>
+bool Less(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a)) return false;
+    if (std::isnan(b)) return true;
+  }
+  return a < b;
+}
+
+// `local`, a call's values over one chunk, continued from `from`; `*last` becomes the value of
+// the chunk's last row when `is_last` (the carry for the next chunk).
+template <typename T>
+Result<ColumnPtr> Continue(const WindowCall& call, const Column& local, CarryKind kind,
+                           const Carried& from, bool is_last, Carried* last) {
+  const int64_t n = local.length();
+  const T* values = local.values_as<T>();
+  ColumnBuilder out(local.type(), n);
+  T carried{};
+  if constexpr (std::is_floating_point_v<T>) {
+    carried = static_cast<T>(from.real);
+  } else {
+    carried = static_cast<T>(from.integer);
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    bool valid = local.IsValid(i);
+    T v = valid ? values[i] : T{};
+    if (from.valid) {
+      if (!valid) {
+        v = carried;
+        valid = true;
+      } else if (kind == CarryKind::kMin) {
+        if (Less(carried, v)) v = carried;
+      } else if (kind == CarryKind::kMax) {
+        if (Less(v, carried)) v = carried;
+      } else if constexpr (std::is_floating_point_v<T>) {
+        v += carried;
+      } else if (__builtin_add_overflow(v, carried, &v)) {
+        return Status::Invalid(call.name + ": integer overflow in window function");
+      }
+    }
+    if (valid) {
+      out.Append<T>(v);
+    } else {
+      out.AppendNull();
+    }
+    if (is_last && i + 1 == n) {
+      last->valid = valid;
+      if constexpr (std::is_floating_point_v<T>) {
+        last->real = static_cast<double>(v);
+      } else {
+        last->integer = static_cast<int128_t>(v);
+      }
+    }
+  }
+  return out.Finish();
+}
+
+// The window's output over one chunk, its calls' values continued from `carried`, which then
+// holds their values at the chunk's end.
+class ChunkRunner {
+ public:
+  ChunkRunner(const PlanNode& window, ExecContext& ctx) : window_(window), ctx_(ctx) {
+    carried_.resize(window.windows.size());
+  }
+
+  Status Run(std::vector<BatchPtr> chunk, Table* out) {
+    Table in{window_.children[0]->schema, std::move(chunk)};
+    TANDEM_ASSIGN_OR_RAISE(Table computed, Window(window_, in, ctx_));
+    in = Table();
+    const int64_t rows = computed.num_rows();
+    const int first_call = window_.children[0]->schema.num_fields();
+    size_t last_batch = 0;  // the one holding the chunk's last row
+    for (size_t b = 0; b < computed.batches.size(); ++b) {
+      if (computed.batches[b]->num_rows > 0) last_batch = b;
+    }
+    std::vector<Carried> next = carried_;
+    for (size_t w = 0; w < window_.windows.size(); ++w) {
+      const WindowCall& call = window_.windows[w];
+      const CarryKind kind = CarryOf(call);
+      Carried from = carried_[w];
+      if (kind == CarryKind::kAddRows) from = Carried{rows_before_ > 0, rows_before_, 0};
+      const int column = first_call + static_cast<int>(w);
+      for (size_t b = 0; b < computed.batches.size(); ++b) {
+        Batch& batch = *computed.batches[b];
+        const bool is_last = b == last_batch;
+        Result<ColumnPtr> continued = VisitStorage(
+            call.type, Overloaded{[&](auto tag) -> Result<ColumnPtr> {
+              using Tg = decltype(tag);
+              if constexpr (std::is_same_v<Tg, BoolTag> || std::is_same_v<Tg, StringTag>) {
+                return Status::Internal("window " + call.name + " continued over chunks");
+              } else {
+                return Continue<typename Tg::type>(call, *batch.columns[column], kind, from,
+                                                   is_last, &next[w]);
+              }
+            }});
+        TANDEM_RETURN_NOT_OK(continued.status());
+        batch.columns[column] = std::move(continued).value();
+      }
+    }
+    carried_ = std::move(next);
+    rows_before_ += rows;
+    for (BatchPtr& b : computed.batches) out->batches.push_back(std::move(b));
+    return Status::OK();
+  }
+
+ private:
+  const PlanNode& window_;
+  ExecContext& ctx_;
+  std::vector<Carried> carried_;
+  int64_t rows_before_ = 0;
+};
+
+}  // namespace
+
+bool ComputesInOrderedChunks(const PlanNode& window) {
+  if (window.kind != PlanKind::kWindow || window.windows.empty() || window.children.empty() ||
+      !window.children[0]) {
+    return false;
+  }
+  const std::vector<SortKey>& order = window.windows[0].order_by;
+  if (order.empty()) return false;
+  for (const WindowCall& call : window.windows) {
+    if (!call.partition_by.empty() || !SameOrder(call.order_by, order) ||
+        CarryOf(call) == CarryKind::kNone) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Result<Table> WindowInOrderedChunks(const PlanNode& window, Table* sorted, int64_t chunk_rows,
+                                    ExecContext& ctx) {
+  if (!ComputesInOrderedChunks(window)) {
+    return Status::Internal("window computed in chunks that cannot be");
+  }
+  std::vector<ExprPtr> key_exprs;
+  std::vector<SortOrder> orders;
+  for (const SortKey& k : window.windows[0].order_by) {
+    key_exprs.push_back(k.expr);
+    orders.push_back({k.ascending, k.nulls_first});
+  }
+  const int num_keys = static_cast<int>(key_exprs.size());
+  EvalContext eval = ctx.eval;
+  ChunkRunner runner(window, ctx);
+  Table out{window.schema, {}};
+
+  // The rows taken and not yet computed, with their ORDER BY keys (evaluated when first needed).
+  std::vector<BatchPtr> pending;
+  std::vector<std::vector<ColumnPtr>> pending_keys;
+  int64_t pending_rows = 0;
+  // The first pending rows known to be one peer group (of the row at their end).
+  int64_t one_group_rows = 0;
+  auto keys_of = [&](size_t b) -> Result<const std::vector<ColumnPtr>*> {
+    if (pending_keys[b].empty()) {
+      TANDEM_ASSIGN_OR_RAISE(pending_keys[b], EvaluateColumns(key_exprs, *pending[b], eval));
+    }
+    return &pending_keys[b];
+  };
+  for (BatchPtr& taken : sorted->batches) {
+    BatchPtr batch = std::move(taken);
+    if (!batch || batch->num_rows == 0) continue;
+    pending_rows += batch->num_rows;
+    pending.push_back(std::move(batch));
+    pending_keys.emplace_back();
+    if (pending_rows < chunk_rows) continue;
+    // The peer group of the last row may go on in the next batch: it waits for the next chunk.
+    // Walk back from the last row to where its group starts (not below rows known to be one).
+    const size_t last_b = pending.size() - 1;
+    const int64_t last_r = pending[last_b]->num_rows - 1;
+    TANDEM_ASSIGN_OR_RAISE(const std::vector<ColumnPtr>* last_keys, keys_of(last_b));
+    size_t cut_b = last_b;
+    int64_t cut_r = last_r;  // the group's first row
+    int64_t position = pending_rows - 1;
+    while (position > 0) {
+      size_t b = cut_b;
+      int64_t r = cut_r - 1;
+      if (r < 0) {
+        b = cut_b - 1;
+        r = pending[b]->num_rows - 1;
+      }
+      TANDEM_ASSIGN_OR_RAISE(const std::vector<ColumnPtr>* keys, keys_of(b));
+      if (CompareSortRows(*keys, r, *last_keys, last_r, orders, 0, num_keys) != 0) break;
+      cut_b = b;
+      cut_r = r;
+      --position;
+      if (position < one_group_rows) {  // a peer of the rows known to be one group: all are
+        cut_b = 0;
+        cut_r = 0;
+        position = 0;
+      }
+    }
+    if (position == 0) {  // all one peer group so far
+      one_group_rows = pending_rows;
+      continue;
+    }
+    std::vector<BatchPtr> chunk(pending.begin(), pending.begin() + static_cast<long>(cut_b));
+    std::vector<BatchPtr> rest;
+    std::vector<std::vector<ColumnPtr>> rest_keys;
+    if (cut_r > 0) chunk.push_back(SliceBatchView(*pending[cut_b], 0, cut_r));
+    rest.push_back(cut_r > 0
+                       ? SliceBatchView(*pending[cut_b], cut_r, pending[cut_b]->num_rows - cut_r)
+                       : pending[cut_b]);
+    rest_keys.emplace_back();
+    for (size_t b = cut_b + 1; b < pending.size(); ++b) {
+      rest.push_back(pending[b]);
+      rest_keys.push_back(std::move(pending_keys[b]));
+    }
+    pending = std::move(rest);
+    pending_keys = std::move(rest_keys);
+    pending_rows -= position;
+    one_group_rows = pending_rows;
+    TANDEM_RETURN_NOT_OK(runner.Run(std::move(chunk), &out));
+  }
+  sorted->batches.clear();
+  if (!pending.empty()) TANDEM_RETURN_NOT_OK(runner.Run(std::move(pending), &out));
+  return out;
+}
+
+}  // namespace tandem::cpu

@@ -1,0 +1,176 @@
+// One partition's window calls computed in chunks (exec/cpu/ordered_window.h) against the
+// in-memory Window over the same rows. The rows come sorted by the calls' ORDER BY (few distinct
+// keys, NULLs among them: peer groups longer than a chunk and shorter), in batches of random
+// sizes (an empty one among them); chunks of 1 to 1000 rows. The in-memory Window sorts stably,
+// so both keep the input's order and every value must match row for row: ROW_NUMBER, RANK,
+// DENSE_RANK, COUNT(*), COUNT(x), SUM by RANGE and by ROWS, MIN and MAX (NaN above all numbers)
+// of integers, doubles and decimals with NULLs. Calls that need the partition whole are refused.
+#include "tandem/exec/cpu/ordered_window.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "tandem/column/column_builder.h"
+#include "tandem/exec/cpu/operators.h"
+#include "tandem/format/value_format.h"
+
+namespace tandem {
+namespace {
+
+struct Row {
+  std::optional<int64_t> g, x;
+  std::optional<double> d;
+  std::optional<int64_t> cents;
+};
+
+Schema InputSchema() {
+  Schema s;
+  s.fields = {{"g", DataType::Int64()},
+              {"x", DataType::Int64()},
+              {"d", DataType::Float64()},
+              {"m", DataType::Decimal(12, 2)}};
+  return s;
+}
+
+// Rows sorted by g ascending, NULLs last, in batches of 0 to 50 rows.
+Table SortedInput(int64_t rows, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Row> all(static_cast<size_t>(rows));
+  for (Row& r : all) {
+    if (rng() % 8 != 0) r.g = static_cast<int64_t>(rng() % 6);
+    if (rng() % 5 != 0) r.x = static_cast<int64_t>(rng() % 2001) - 1000;
+    const uint64_t pick = rng() % 12;
+    if (pick == 0) {
+      r.d = std::nan("");
+    } else if (pick > 2) {
+      r.d = static_cast<double>(rng() % 100) - 50;
+    }
+    if (rng() % 4 != 0) r.cents = static_cast<int64_t>(rng() % 100000) - 50000;
+  }
+  std::stable_sort(all.begin(), all.end(), [](const Row& a, const Row& b) {
+    if (!a.g || !b.g) return a.g.has_value() && !b.g.has_value();
+    return *a.g < *b.g;
+  });
+  Table t;
+  t.schema = InputSchema();
+  size_t begin = 0;
+  bool empty_done = false;
+  while (begin < all.size()) {
+    size_t n = empty_done ? 1 + rng() % 50 : 0;
+    empty_done = true;
+    n = std::min(n, all.size() - begin);
+    ColumnBuilder g(DataType::Int64()), x(DataType::Int64()), d(DataType::Float64()),
+        m(DataType::Decimal(12, 2));
+    for (size_t i = begin; i < begin + n; ++i) {
+      const Row& r = all[i];
+      r.g ? g.Append<int64_t>(*r.g) : g.AppendNull();
+      r.x ? x.Append<int64_t>(*r.x) : x.AppendNull();
+      r.d ? d.Append<double>(*r.d) : d.AppendNull();
+      r.cents ? m.Append<int64_t>(*r.cents) : m.AppendNull();
+    }
+    auto batch = std::make_shared<Batch>();
+    batch->schema = t.schema;
+    batch->num_rows = static_cast<int64_t>(n);
+    batch->columns = {g.Finish(), x.Finish(), d.Finish(), m.Finish()};
+    t.batches.push_back(std::move(batch));
+    begin += n;
+  }
+  return t;
+}
+
+WindowCall Call(const std::string& name, WindowFunctionKind kind, DataType type,
+                AggregateKind aggregate = AggregateKind::kCountStar, int arg = -1,
+                bool rows_frame = false) {
+  const Schema input = InputSchema();
+  WindowCall call;
+  call.kind = kind;
+  call.aggregate = aggregate;
+  call.type = type;
+  call.name = name;
+  if (arg >= 0) {
+    call.args.push_back(MakeColumnRef(arg, input.field(arg).type, true, input.field(arg).name));
+  }
+  call.order_by.push_back({MakeColumnRef(0, DataType::Int64(), true, "g"), true, false});
+  call.frame.has_order = true;
+  if (rows_frame) call.frame.unit = WindowFrame::Unit::kRows;
+  return call;
+}
+
+PlanPtr ChunkableWindow() {
+  using K = WindowFunctionKind;
+  using A = AggregateKind;
+  return MakeWindow(
+      MakeValues(InputSchema(), {}),
+      {Call("rn", K::kRowNumber, DataType::Int64()), Call("rk", K::kRank, DataType::Int64()),
+       Call("dr", K::kDenseRank, DataType::Int64()),
+       Call("c", K::kAggregate, DataType::Int64(), A::kCountStar),
+       Call("cx", K::kAggregate, DataType::Int64(), A::kCount, 1),
+       Call("sx", K::kAggregate, DataType::Int64(), A::kSum, 1),
+       Call("sx_rows", K::kAggregate, DataType::Int64(), A::kSum, 1, true),
+       Call("sd", K::kAggregate, DataType::Float64(), A::kSum, 2, true),
+       Call("sm", K::kAggregate, DataType::Decimal(22, 2), A::kSum, 3),
+       Call("mnx", K::kAggregate, DataType::Int64(), A::kMin, 1, true),
+       Call("mxd", K::kAggregate, DataType::Float64(), A::kMax, 2),
+       Call("mnm", K::kAggregate, DataType::Decimal(12, 2), A::kMin, 3)});
+}
+
+std::vector<std::string> ColumnText(const Table& t, int column) {
+  std::vector<std::string> out;
+  for (const BatchPtr& b : t.batches) {
+    for (int64_t r = 0; r < b->num_rows; ++r) {
+      std::string text;
+      format::AppendText(*b->columns[column], r, &text);
+      out.push_back(std::move(text));
+    }
+  }
+  return out;
+}
+
+TEST(OrderedWindow, ChunksGiveTheInMemoryWindowsValues) {
+  const PlanPtr window = ChunkableWindow();
+  ASSERT_TRUE(cpu::ComputesInOrderedChunks(*window));
+  ExecContext ctx;
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    const Table input = SortedInput(seed == 1 ? 10 : 3000, seed);
+    Result<Table> want = cpu::Window(*window, input, ctx);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    for (int64_t chunk_rows : {1, 5, 17, 1000}) {
+      Table sorted = input;
+      Result<Table> got = cpu::WindowInOrderedChunks(*window, &sorted, chunk_rows, ctx);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      EXPECT_TRUE(sorted.batches.empty());
+      ASSERT_EQ(got->num_rows(), input.num_rows());
+      for (int c = 0; c < window->schema.num_fields(); ++c) {
+        EXPECT_EQ(ColumnText(*got, c), ColumnText(*want, c))
+            << window->schema.field(c).name << ", seed " << seed << ", chunks of " << chunk_rows;
+      }
+    }
+  }
+}
+
+TEST(OrderedWindow, CallsThatNeedThePartitionWholeAreRefused) {
+  using K = WindowFunctionKind;
+  auto only = [](WindowCall call) { return MakeWindow(MakeValues(InputSchema(), {}), {call}); };
+  EXPECT_FALSE(cpu::ComputesInOrderedChunks(
+      *only(Call("l", K::kLag, DataType::Int64(), AggregateKind::kCountStar, 1))));
+  EXPECT_FALSE(cpu::ComputesInOrderedChunks(
+      *only(Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1))));
+  WindowCall ahead = Call("s", K::kAggregate, DataType::Int64(), AggregateKind::kSum, 1);
+  ahead.frame.end = WindowFrame::BoundKind::kUnboundedFollowing;
+  EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(ahead)));
+  WindowCall partitioned = Call("r", K::kRowNumber, DataType::Int64());
+  partitioned.partition_by.push_back(MakeColumnRef(1, DataType::Int64(), true, "x"));
+  EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(partitioned)));
+  WindowCall other_order = Call("r", K::kRowNumber, DataType::Int64());
+  other_order.order_by[0].ascending = false;
+  EXPECT_FALSE(cpu::ComputesInOrderedChunks(*MakeWindow(
+      MakeValues(InputSchema(), {}), {Call("q", K::kRowNumber, DataType::Int64()), other_order})));
+  WindowCall strings = Call("mn", K::kAggregate, DataType::String(), AggregateKind::kMin, 1);
+  EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(strings)));
+}
+
+}  // namespace
+}  // namespace tandem
