@@ -121,20 +121,47 @@ Status JoinPartition(const Pipeline& p, size_t g, SpillFile& build_rows,
   if (probe_rows.rows() == 0) return Status::OK();
   const PlanNode& join = p.steps[g]->node();
   const Schema& right_schema = join.children[1]->schema;
+  // The partition's hash table, then its probe rows through the steps above the join. One that
+  // runs out of memory building (too few partitions for its rows, string keys wider than
+  // estimated) is split again, both sides with another hash; at the last level it is tried
+  // again, then on one thread. So is one that runs out probing (a hash table that leaves too
+  // little for what the probe makes) when the rows it made are its own (collected here), not
+  // partly in the pipeline's sink, which cannot take rows back.
   std::shared_ptr<const JoinProbe> built;
   auto build = [&]() -> Result<Table> {
+    built.reset();
     TANDEM_ASSIGN_OR_RAISE(Table right_rows, build_rows.ReadAll(right_schema));
     TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<JoinProbe> b,
                            JoinProbe::Build(join, std::move(right_rows), ctx));
     built = std::move(b);
     return Table();
   };
-  // A partition whose hash table still does not fit (too few partitions for its rows, or
-  // string keys wider than estimated) is split again, both sides with another hash; at the
-  // last level it is tried again, then on one thread.
-  Status st =
-      depth < kMaxSplitDepth ? opx::CatchOutOfMemory(build).status() : retry(join, build).status();
-  if (st.code() == StatusCode::kOutOfMemory && depth < kMaxSplitDepth && !ctx.Cancelled()) {
+  auto probe = [&]() -> Result<Table> {
+    SetProbe(*p.steps[g], std::move(built));
+    // The step lets go of the hash table however this ends (a std::bad_alloc included).
+    struct Unset {
+      PipelineStep& step;
+      ~Unset() { SetProbe(step, nullptr); }
+    } unset{*p.steps[g]};
+    return RunSteps(p, g, g + 1, &probe_rows, spill, ctx, retry, times);
+  };
+  auto both = [&]() -> Result<Table> {
+    TANDEM_RETURN_NOT_OK(build().status());
+    return probe();
+  };
+  const bool own_rows = p.sink == nullptr;
+  const std::function<Result<Table>()> attempt =
+      own_rows ? std::function<Result<Table>()>(both) : std::function<Result<Table>()>(build);
+  Result<Table> part =
+      depth < kMaxSplitDepth ? opx::CatchOutOfMemory(attempt) : retry(join, attempt);
+  bool fed_sink = false;
+  if (part.ok() && !own_rows) {
+    fed_sink = true;
+    part = probe();
+  }
+  const bool split = !part.ok() && part.status().code() == StatusCode::kOutOfMemory &&
+                     depth < kMaxSplitDepth && !fed_sink && !ctx.Cancelled();
+  if (split) {
     TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> build_pieces,
                            SpillPartitions::Create(kSplitPieces, ctx.spill_dir));
     TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> probe_pieces,
@@ -156,10 +183,6 @@ Status JoinPartition(const Pipeline& p, size_t g, SpillFile& build_rows,
     }
     return Status::OK();
   }
-  TANDEM_RETURN_NOT_OK(st);
-  SetProbe(*p.steps[g], built);
-  Result<Table> part = RunSteps(p, g, g + 1, &probe_rows, spill, ctx, retry, times);
-  SetProbe(*p.steps[g], nullptr);
   if (!part.ok()) return part.status();
   for (BatchPtr& b : part->batches) out->batches.push_back(std::move(b));
   return Status::OK();

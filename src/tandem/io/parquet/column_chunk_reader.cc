@@ -179,6 +179,8 @@ class ChunkDecoder {
   // Whether part of a page waits, and decodes up to `rows` more of its rows.
   bool pending() const { return pending_.rows > 0; }
   int64_t pending_rows() const { return pending_.rows; }
+  // Whether the part of a page still to decode reads the chunk's bytes (PLAIN values).
+  bool pending_reads_chunk() const { return pending_.rows > 0 && !pending_.dictionary; }
   Status DecodePending(int64_t rows);
   Result<ColumnPtr> Finish();
   // The rows decoded so far as a column (a block that pieces are cut from); decoding then goes
@@ -288,21 +290,33 @@ class ChunkDecoder {
   // Whether a page of this encoding can be decoded a part at a time: PLAIN fixed-width values
   // and byte arrays, and dictionary indices (the values are gathered per part).
   bool SplitsPages(Encoding enc) const;
-  // Keeps what decoding the rest of a page needs: its levels, its dictionary indices, or a copy
-  // of its PLAIN values (the page's bytes are reused by the next page read on the thread).
-  Status HoldPage(Encoding enc, const uint8_t* p, int64_t size, int64_t n, int64_t n_valid,
-                  const uint8_t* valid);
+  // Keeps what decoding the rest of a page needs: its levels, its dictionary indices, or where
+  // its PLAIN values lie (p: `size` bytes within `page`'s data). No copy of the values is held:
+  // a page stored uncompressed is read in place in its chunk, a decompressed one (the thread's
+  // scratch, reused by the next page read) is decompressed again for each later part, so that a
+  // row group read in pieces holds a piece of each column, not a page. The chunk's bytes must
+  // outlive the pending part.
+  Status HoldPage(const Page& page, Encoding enc, const uint8_t* p, int64_t size, int64_t n,
+                  int64_t n_valid, const uint8_t* valid);
+  // The pending page's PLAIN values: in place, or decompressed again.
+  Result<const uint8_t*> PendingValues();
 
   // The part of a data page not yet decoded (HoldPage, DecodePending).
   struct PendingPage {
     int64_t rows = 0;               // rows left
     int64_t row = 0;                // rows of the page decoded so far
     int64_t value = 0;              // valid values decoded so far
-    bool dictionary = false;        // indices hold the values; else plain holds them
+    bool dictionary = false;        // indices hold the values; else the PLAIN values below
     std::vector<uint8_t> valid;     // per row, when the page has nulls
     std::vector<uint32_t> indices;  // dictionary indices of the valid values
-    RawBuffer plain;                // PLAIN values
-    int64_t plain_pos = 0;          // byte arrays: where the next value's length is
+    // PLAIN values: `values_size` bytes at `fresh` while the call that held the page runs, then
+    // at `in_place` (stored uncompressed in the chunk) or `values_offset` into `body` decompressed.
+    const uint8_t* fresh = nullptr;
+    const uint8_t* in_place = nullptr;
+    PageBody body;
+    int64_t values_offset = 0;
+    int64_t values_size = 0;
+    int64_t plain_pos = 0;  // byte arrays: where the next value's length is
   };
   PendingPage pending_;
 
@@ -715,7 +729,7 @@ Status ChunkDecoder::DecodeDataPage(const Page& page, int64_t max_rows) {
   }
   const uint8_t* valid = n_valid == n ? nullptr : valid_.data();
   if (max_rows < n && SplitsPages(enc)) {
-    TANDEM_RETURN_NOT_OK(HoldPage(enc, p, size, n, n_valid, valid));
+    TANDEM_RETURN_NOT_OK(HoldPage(page, enc, p, size, n, n_valid, valid));
     return DecodePending(max_rows);
   }
   EnsureRows(rows_ + n);
@@ -777,8 +791,8 @@ bool ChunkDecoder::SplitsPages(Encoding enc) const {
   return false;
 }
 
-Status ChunkDecoder::HoldPage(Encoding enc, const uint8_t* p, int64_t size, int64_t n,
-                              int64_t n_valid, const uint8_t* valid) {
+Status ChunkDecoder::HoldPage(const Page& page, Encoding enc, const uint8_t* p, int64_t size,
+                              int64_t n, int64_t n_valid, const uint8_t* valid) {
   PendingPage& h = pending_;
   h.rows = n;
   h.row = h.value = h.plain_pos = 0;
@@ -794,10 +808,20 @@ Status ChunkDecoder::HoldPage(Encoding enc, const uint8_t* p, int64_t size, int6
     return Status::Invalid("PLAIN data of " + std::to_string(size) + " bytes holds fewer than " +
                            std::to_string(n_valid) + " values");
   }
-  h.plain.Clear();
-  h.plain.Resize(size);
-  if (size > 0) std::memcpy(h.plain.data(), p, static_cast<size_t>(size));
+  h.fresh = p;
+  h.values_size = size;
+  h.in_place = page.decompressed ? nullptr : p;
+  h.body = page.body;
+  h.values_offset = p - page.data;
   return Status::OK();
+}
+
+Result<const uint8_t*> ChunkDecoder::PendingValues() {
+  PendingPage& h = pending_;
+  if (h.fresh != nullptr) return h.fresh;
+  if (h.in_place != nullptr) return h.in_place;
+  TANDEM_ASSIGN_OR_RAISE(const uint8_t* page, DecompressAgain(h.body));
+  return page + h.values_offset;
 }
 
 Status ChunkDecoder::DecodePending(int64_t rows) {
@@ -827,8 +851,8 @@ Status ChunkDecoder::DecodePending(int64_t rows) {
       TANDEM_RETURN_NOT_OK(
           GatherFixedWidth(width_, dict_fixed_.data(), h.indices.data() + h.value, nv, dst));
     } else {
-      TANDEM_RETURN_NOT_OK(decode::ConvertFixed(leaf_.conversion,
-                                                h.plain.data() + h.value * phys_width_, nv,
+      TANDEM_ASSIGN_OR_RAISE(const uint8_t* plain, PendingValues());
+      TANDEM_RETURN_NOT_OK(decode::ConvertFixed(leaf_.conversion, plain + h.value * phys_width_, nv,
                                                 leaf_.type_length, width_, dst));
     }
     if (valid != nullptr) decode::ScatterFixed(dense_.data(), valid, k, width_, out);
@@ -845,8 +869,9 @@ Status ChunkDecoder::DecodePending(int64_t rows) {
     }
   } else {
     // The part's byte arrays: their lengths first (checked), then the copy.
-    const uint8_t* begin = h.plain.data() + h.plain_pos;
-    const uint8_t* end = h.plain.data() + h.plain.size();
+    TANDEM_ASSIGN_OR_RAISE(const uint8_t* plain, PendingValues());
+    const uint8_t* begin = plain + h.plain_pos;
+    const uint8_t* end = plain + h.values_size;
     const uint8_t* q = begin;
     int64_t total = 0;
     for (int64_t j = 0; j < nv; ++j) {
@@ -871,11 +896,11 @@ Status ChunkDecoder::DecodePending(int64_t rows) {
   h.row += k;
   h.value += nv;
   h.rows -= k;
+  h.fresh = nullptr;  // the thread's scratch may hold another page when the next part comes
   if (h.rows == 0) {  // the page is done: give its memory back
     std::vector<uint32_t>().swap(h.indices);
     std::vector<uint8_t>().swap(h.valid);
-    RawBuffer none;
-    h.plain.Swap(none);
+    h.in_place = nullptr;
   }
   return Status::OK();
 }
@@ -1072,9 +1097,9 @@ Result<ColumnPtr> ColumnChunkPieces::Next(int64_t rows) {
       s.page = page.index;
       const Status st = decoder.DecodePage(page, rows - decoder.rows());
       if (!st.ok()) return st.WithContext(s.context + ", page " + std::to_string(page.index));
-      // Every row of the chunk decoded or held: its compressed bytes can go (a writer that puts
-      // the whole chunk in one page would otherwise have it in memory twice).
-      if (s.owned.capacity() > 0 &&
+      // Every row of the chunk decoded, or held without its bytes (dictionary indices): the
+      // chunk can go. A PLAIN page's rows still pending read them (HoldPage).
+      if (s.owned.capacity() > 0 && !decoder.pending_reads_chunk() &&
           decoder.done() + decoder.rows() + decoder.pending_rows() >= s.num_rows) {
         RawBuffer none;
         s.owned.Swap(none);

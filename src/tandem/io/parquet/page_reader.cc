@@ -22,7 +22,36 @@ uint32_t Crc32(const uint8_t* data, int64_t size) {
   return static_cast<uint32_t>(crc);
 }
 
+// One decompression buffer per thread, reused across pages and chunks (not counted against the
+// host budget: see decode/raw_buffer.h).
+decode::RawBuffer& Scratch() {
+  thread_local decode::RawBuffer scratch(decode::RawBuffer::Use::kScratch);
+  return scratch;
+}
+
+Result<const uint8_t*> DecompressIntoScratch(const PageBody& body) {
+  decode::RawBuffer& scratch = Scratch();
+  try {
+    scratch.Clear();
+    scratch.Resize(body.raw_size);
+  } catch (const std::bad_alloc&) {
+    return Status::OutOfMemory("cannot allocate " + std::to_string(body.raw_size) + " bytes");
+  }
+  if (body.prefix > 0)
+    std::memcpy(scratch.data(), body.compressed, static_cast<size_t>(body.prefix));
+  if (body.raw_size - body.prefix == 0 && body.compressed_size - body.prefix == 0) {
+    // An empty values section: nothing to decompress (some writers omit even the codec frame).
+  } else {
+    TANDEM_RETURN_NOT_OK(Decompress(body.codec, body.compressed + body.prefix,
+                                    body.compressed_size - body.prefix,
+                                    scratch.data() + body.prefix, body.raw_size - body.prefix));
+  }
+  return static_cast<const uint8_t*>(scratch.data());
+}
+
 }  // namespace
+
+Result<const uint8_t*> DecompressAgain(const PageBody& body) { return DecompressIntoScratch(body); }
 
 Result<bool> PageReader::Next(Page* page) {
   if (pos_ >= end_) return false;
@@ -34,6 +63,7 @@ Result<bool> PageReader::Next(Page* page) {
   page->header = std::move(header).value();
   page->index = index;
   const PageHeader& h = page->header;
+  page->decompressed = false;
   pos_ += header_size;
   if (h.compressed_page_size > end_ - pos_) {
     return fail(Status::Invalid("compressed size " + std::to_string(h.compressed_page_size) +
@@ -82,24 +112,12 @@ Result<bool> PageReader::Next(Page* page) {
     page->size = body_size;
     return true;
   }
-  // One decompression buffer per thread, reused across pages and chunks.
-  thread_local decode::RawBuffer scratch_(decode::RawBuffer::Use::kScratch);
-  try {
-    scratch_.Clear();
-    scratch_.Resize(raw_size);
-  } catch (const std::bad_alloc&) {
-    return fail(Status::OutOfMemory("cannot allocate " + std::to_string(raw_size) + " bytes"));
-  }
-  if (prefix > 0) std::memcpy(scratch_.data(), body, static_cast<size_t>(prefix));
-  if (raw_size - prefix == 0 && body_size - prefix == 0) {
-    // An empty values section: nothing to decompress (some writers omit even the codec frame).
-  } else {
-    Status st = Decompress(codec_, body + prefix, body_size - prefix, scratch_.data() + prefix,
-                           raw_size - prefix);
-    if (!st.ok()) return fail(st);
-  }
-  page->data = scratch_.data();
+  page->body = PageBody{body, body_size, raw_size, prefix, codec_};
+  auto data = DecompressIntoScratch(page->body);
+  if (!data.ok()) return fail(data.status());
+  page->data = *data;
   page->size = raw_size;
+  page->decompressed = true;
   return true;
 }
 

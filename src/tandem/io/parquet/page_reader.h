@@ -11,12 +11,30 @@
 
 namespace tandem::parquet {
 
+// Where a decompressed page's bytes came from, to decompress it again (DecompressAgain): a
+// reader that decodes a page in parts need not hold a copy of it between them.
+struct PageBody {
+  const uint8_t* compressed = nullptr;  // the page's body in its chunk (v2: levels first)
+  int64_t compressed_size = 0;
+  int64_t raw_size = 0;  // uncompressed
+  int64_t prefix = 0;    // v2: level bytes stored uncompressed in front of the values
+  CompressionCodec codec = CompressionCodec::UNCOMPRESSED;
+};
+
 struct Page {
   PageHeader header;
-  int64_t index = 0;              // page number within the chunk, for error messages
-  const uint8_t* data = nullptr;  // uncompressed body (v2: levels, then values)
+  int64_t index = 0;  // page number within the chunk, for error messages
+  // Uncompressed body (v2: levels, then values): in the chunk when the page is stored
+  // uncompressed; else in the reading thread's scratch, valid until that thread's next page.
+  const uint8_t* data = nullptr;
   int64_t size = 0;
+  bool decompressed = false;  // data is in the scratch; `body` says how to make it again
+  PageBody body;
 };
+
+// Decompresses `body` again into the calling thread's scratch (the one PageReader::Next uses: the
+// page it read last on this thread is overwritten) and returns the uncompressed page.
+Result<const uint8_t*> DecompressAgain(const PageBody& body);
 
 class PageReader {
  public:
