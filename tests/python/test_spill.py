@@ -241,6 +241,12 @@ BREAKERS = {
         "SELECT k, v, s, rank() OVER w AS rk, dense_rank() OVER w AS dr, sum(v) OVER w AS sv, "
         "count(*) OVER w AS c FROM fact WHERE v > 600 WINDOW w AS (ORDER BY v % 4 DESC)", None,
         "one partition, in order"),
+    # Aggregates over the whole partition next to a running one: computed first over every row.
+    "window_one_partition_whole_aggregates": (
+        "SELECT k, v, sum(v) OVER (ORDER BY k, v) AS cs, sum(v) OVER (ORDER BY k, v ROWS BETWEEN "
+        "UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS total, avg(v) OVER (ORDER BY k, v RANGE "
+        "BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS a FROM fact WHERE v > 100", None,
+        "one partition, in order"),
 }
 BREAKER_LIMIT = 14_000_000  # the unspilled runs hold 25-30 MB; the outputs are 9-11 MB
 
@@ -258,6 +264,20 @@ def test_sorts_and_windows_spill(tables, case, tmp_path):
     assert spilled in plan and "spilled " in plan, plan
     unlimited = explain_analyze(sql, tables, THREADS + ["--conf", f"tandem.spill.dir={tmp_path}"])
     assert spilled not in unlimited and "spilled " not in unlimited, unlimited
+
+
+def test_a_window_over_every_row_with_no_order_runs_in_chunks(tables, tmp_path):
+    # Aggregates OVER (): one partition, nothing to sort; the whole input fits, the in-memory
+    # Window's work beside it does not. Nothing goes to disk.
+    sql = ("SELECT k, v, s, sum(v) OVER () AS total, count(k) OVER () AS c, max(s) OVER () AS ms, "
+           "min(v) OVER () AS mn FROM fact WHERE v > 600")
+    expected = run_duckdb(duck(tables), sql)
+    actual = run_tandem(sql, tables, limited(tmp_path, BREAKER_LIMIT))
+    assert compare_results(actual[:2], expected) is None
+    plan = explain_analyze(sql, tables, limited(tmp_path, BREAKER_LIMIT))
+    assert "Window (one partition, computed in chunks of" in plan, plan
+    unlimited = explain_analyze(sql, tables, THREADS)
+    assert "one partition" not in unlimited, unlimited
 
 
 def test_a_window_that_needs_its_partition_whole_fails_cleanly(tables, tmp_path):

@@ -168,16 +168,28 @@ Result<Table> QueryRun::WindowInOrder(const PlanNode& node, Table* input) {
     return Status::Internal("window that cannot spill spilled");
   }
   const OperatorStart start = StartOperator();
-  // The input sorted by the calls' ORDER BY, through disk.
-  const PlanPtr sort = MakeSort(node.children[0], node.windows[0].order_by);
+  const std::vector<SortKey>& order_by = node.windows[0].order_by;
+  Table sorted;
   std::optional<cpu::SortRunSink> sink;
-  auto run = [&]() -> Result<Table> {
-    sink.emplace(*sort, cpu::SpillBudget() / 4, ctx_);
-    TANDEM_RETURN_NOT_OK(FeedSpill(node, input, *sink));
-    return sink->Merge(cpu::SpillBudget());
-  };
-  TANDEM_ASSIGN_OR_RAISE(Table sorted,
-                         input ? cpu::opx::CatchOutOfMemory(run) : WithHostRetry(node, run));
+  if (order_by.empty()) {
+    // No order to sort by: the chunks are the input's rows as they come.
+    if (!input) {
+      return Status::OutOfMemory(
+          "host memory limit reached: the rows of a window with no PARTITION BY and no ORDER BY "
+          "do not fit (raise tandem.memory.host.limit)");
+    }
+    sorted = std::move(*input);
+  } else {
+    // The input sorted by the calls' ORDER BY, through disk.
+    const PlanPtr sort = MakeSort(node.children[0], order_by);
+    auto run = [&]() -> Result<Table> {
+      sink.emplace(*sort, cpu::SpillBudget() / 4, ctx_);
+      TANDEM_RETURN_NOT_OK(FeedSpill(node, input, *sink));
+      return sink->Merge(cpu::SpillBudget());
+    };
+    TANDEM_ASSIGN_OR_RAISE(sorted,
+                           input ? cpu::opx::CatchOutOfMemory(run) : WithHostRetry(node, run));
+  }
   // Chunks of an eighth of what the budget has free: the window over a chunk holds a few times
   // its rows.
   const int64_t rows = sorted.num_rows();
@@ -186,13 +198,14 @@ Result<Table> QueryRun::WindowInOrder(const PlanNode& node, Table* input) {
   const int64_t chunk_rows = std::max<int64_t>(4096, cpu::SpillBudget() / 8 / row_bytes);
   TANDEM_ASSIGN_OR_RAISE(Table out, cpu::WindowInOrderedChunks(node, &sorted, chunk_rows, ctx_));
   TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
-  const int passes = sink->merge_passes();
-  RecordSpilledOperator(node,
-                        "Window (one partition, in order: " + std::to_string(sink->runs_written()) +
-                            " sorted runs on disk, " + std::to_string(passes) +
-                            (passes == 1 ? " merge pass" : " merge passes") +
-                            ", computed in chunks of " + std::to_string(chunk_rows) + " rows)",
-                        out, sink->spilled_bytes(), start);
+  std::string how = "computed in chunks of " + std::to_string(chunk_rows) + " rows";
+  if (sink) {
+    const int passes = sink->merge_passes();
+    how = "in order: " + std::to_string(sink->runs_written()) + " sorted runs on disk, " +
+          std::to_string(passes) + (passes == 1 ? " merge pass, " : " merge passes, ") + how;
+  }
+  RecordSpilledOperator(node, "Window (one partition, " + how + ")", out,
+                        sink ? sink->spilled_bytes() : 0, start);
   return out;
 }
 

@@ -4,7 +4,8 @@
 // sizes (an empty one among them); chunks of 1 to 1000 rows. The in-memory Window sorts stably,
 // so both keep the input's order and every value must match row for row: ROW_NUMBER, RANK,
 // DENSE_RANK, COUNT(*), COUNT(x), SUM by RANGE and by ROWS, MIN and MAX (NaN above all numbers)
-// of integers, doubles and decimals with NULLs. Calls that need the partition whole are refused.
+// of integers, doubles and decimals with NULLs, and SUM, AVG, MAX over the whole partition; with
+// no ORDER BY too. Calls that need the partition whole are refused.
 #include "tandem/exec/cpu/ordered_window.h"
 
 #include <gtest/gtest.h>
@@ -81,9 +82,11 @@ Table SortedInput(int64_t rows, uint64_t seed) {
   return t;
 }
 
+enum class Frame { kRunning, kRunningRows, kWhole };
+
 WindowCall Call(const std::string& name, WindowFunctionKind kind, DataType type,
                 AggregateKind aggregate = AggregateKind::kCountStar, int arg = -1,
-                bool rows_frame = false) {
+                Frame frame = Frame::kRunning, bool ordered = true) {
   const Schema input = InputSchema();
   WindowCall call;
   call.kind = kind;
@@ -93,9 +96,13 @@ WindowCall Call(const std::string& name, WindowFunctionKind kind, DataType type,
   if (arg >= 0) {
     call.args.push_back(MakeColumnRef(arg, input.field(arg).type, true, input.field(arg).name));
   }
-  call.order_by.push_back({MakeColumnRef(0, DataType::Int64(), true, "g"), true, false});
-  call.frame.has_order = true;
-  if (rows_frame) call.frame.unit = WindowFrame::Unit::kRows;
+  if (ordered)
+    call.order_by.push_back({MakeColumnRef(0, DataType::Int64(), true, "g"), true, false});
+  call.frame.has_order = ordered;
+  if (frame == Frame::kRunningRows) call.frame.unit = WindowFrame::Unit::kRows;
+  if (frame == Frame::kWhole || !ordered) {
+    call.frame.end = WindowFrame::BoundKind::kUnboundedFollowing;
+  }
   return call;
 }
 
@@ -109,12 +116,28 @@ PlanPtr ChunkableWindow() {
        Call("c", K::kAggregate, DataType::Int64(), A::kCountStar),
        Call("cx", K::kAggregate, DataType::Int64(), A::kCount, 1),
        Call("sx", K::kAggregate, DataType::Int64(), A::kSum, 1),
-       Call("sx_rows", K::kAggregate, DataType::Int64(), A::kSum, 1, true),
-       Call("sd", K::kAggregate, DataType::Float64(), A::kSum, 2, true),
+       Call("sx_rows", K::kAggregate, DataType::Int64(), A::kSum, 1, Frame::kRunningRows),
+       Call("sd", K::kAggregate, DataType::Float64(), A::kSum, 2, Frame::kRunningRows),
        Call("sm", K::kAggregate, DataType::Decimal(22, 2), A::kSum, 3),
-       Call("mnx", K::kAggregate, DataType::Int64(), A::kMin, 1, true),
+       Call("mnx", K::kAggregate, DataType::Int64(), A::kMin, 1, Frame::kRunningRows),
        Call("mxd", K::kAggregate, DataType::Float64(), A::kMax, 2),
-       Call("mnm", K::kAggregate, DataType::Decimal(12, 2), A::kMin, 3)});
+       Call("mnm", K::kAggregate, DataType::Decimal(12, 2), A::kMin, 3),
+       Call("sx_all", K::kAggregate, DataType::Int64(), A::kSum, 1, Frame::kWhole),
+       Call("ax_all", K::kAggregate, DataType::Float64(), A::kAvg, 1, Frame::kWhole),
+       Call("mxm_all", K::kAggregate, DataType::Decimal(12, 2), A::kMax, 3, Frame::kWhole)});
+}
+
+// Calls with no ORDER BY: ROW_NUMBER in the input's order, aggregates over every row (the
+// default frame), a running SUM by ROWS.
+PlanPtr UnorderedWindow() {
+  using K = WindowFunctionKind;
+  using A = AggregateKind;
+  const Frame whole = Frame::kWhole;
+  return MakeWindow(MakeValues(InputSchema(), {}),
+                    {Call("rn", K::kRowNumber, DataType::Int64(), A::kCountStar, -1, whole, false),
+                     Call("sx", K::kAggregate, DataType::Int64(), A::kSum, 1, whole, false),
+                     Call("c", K::kAggregate, DataType::Int64(), A::kCountStar, -1, whole, false),
+                     Call("mnd", K::kAggregate, DataType::Float64(), A::kMin, 2, whole, false)});
 }
 
 std::vector<std::string> ColumnText(const Table& t, int column) {
@@ -129,8 +152,7 @@ std::vector<std::string> ColumnText(const Table& t, int column) {
   return out;
 }
 
-TEST(OrderedWindow, ChunksGiveTheInMemoryWindowsValues) {
-  const PlanPtr window = ChunkableWindow();
+void ExpectChunksMatch(const PlanPtr& window) {
   ASSERT_TRUE(cpu::ComputesInOrderedChunks(*window));
   ExecContext ctx;
   for (uint64_t seed : {1u, 2u, 3u}) {
@@ -151,6 +173,12 @@ TEST(OrderedWindow, ChunksGiveTheInMemoryWindowsValues) {
   }
 }
 
+TEST(OrderedWindow, ChunksGiveTheInMemoryWindowsValues) { ExpectChunksMatch(ChunkableWindow()); }
+
+TEST(OrderedWindow, WithNoOrderByChunksAreTheInputsBatches) {
+  ExpectChunksMatch(UnorderedWindow());
+}
+
 TEST(OrderedWindow, CallsThatNeedThePartitionWholeAreRefused) {
   using K = WindowFunctionKind;
   auto only = [](WindowCall call) { return MakeWindow(MakeValues(InputSchema(), {}), {call}); };
@@ -158,8 +186,11 @@ TEST(OrderedWindow, CallsThatNeedThePartitionWholeAreRefused) {
       *only(Call("l", K::kLag, DataType::Int64(), AggregateKind::kCountStar, 1))));
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(
       *only(Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1))));
+  EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(Call(
+      "r", K::kRank, DataType::Int64(), AggregateKind::kCountStar, -1, Frame::kWhole, false))));
   WindowCall ahead = Call("s", K::kAggregate, DataType::Int64(), AggregateKind::kSum, 1);
-  ahead.frame.end = WindowFrame::BoundKind::kUnboundedFollowing;
+  ahead.frame.end = WindowFrame::BoundKind::kFollowing;  // a row ahead, not to the end
+  ahead.frame.end_offset = 1;
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(ahead)));
   WindowCall partitioned = Call("r", K::kRowNumber, DataType::Int64());
   partitioned.partition_by.push_back(MakeColumnRef(1, DataType::Int64(), true, "x"));

@@ -20,12 +20,23 @@ enum class CarryKind {
   kAddLast,  // DENSE_RANK, COUNT, SUM: plus the value at the end of the chunk before
   kMin,      // MIN: the least of it and the value at the end of the chunk before
   kMax,      // MAX: the greatest of them
+  kWhole,    // an aggregate over the whole partition: its value over every row
   kNone,     // cannot be computed in chunks
 };
 
+// A frame from the partition's first row to its last: explicitly, or RANGE with no ORDER BY
+// (every row a peer of the current one).
+bool Whole(const WindowFrame& frame) {
+  using BK = WindowFrame::BoundKind;
+  return frame.start == BK::kUnboundedPreceding &&
+         (frame.end == BK::kUnboundedFollowing ||
+          (frame.unit == WindowFrame::Unit::kRange && !frame.has_order));
+}
+
+// A frame from the partition's first row to the current one (and its peers, by RANGE).
 bool Running(const WindowFrame& frame) {
   return frame.start == WindowFrame::BoundKind::kUnboundedPreceding &&
-         frame.end == WindowFrame::BoundKind::kCurrentRow;
+         frame.end == WindowFrame::BoundKind::kCurrentRow && !Whole(frame);
 }
 
 bool NumericStorage(const DataType& type) {
@@ -34,13 +45,16 @@ bool NumericStorage(const DataType& type) {
 }
 
 CarryKind CarryOf(const WindowCall& call) {
+  const bool ordered = !call.order_by.empty();
   switch (call.kind) {
-    case WindowFunctionKind::kRowNumber:
-    case WindowFunctionKind::kRank:
+    case WindowFunctionKind::kRowNumber:  // with no ORDER BY, in any order
       return CarryKind::kAddRows;
+    case WindowFunctionKind::kRank:  // with no ORDER BY every row ranks first
+      return ordered ? CarryKind::kAddRows : CarryKind::kNone;
     case WindowFunctionKind::kDenseRank:
-      return CarryKind::kAddLast;
+      return ordered ? CarryKind::kAddLast : CarryKind::kNone;
     case WindowFunctionKind::kAggregate:
+      if (Whole(call.frame)) return CarryKind::kWhole;
       if (!Running(call.frame) || !NumericStorage(call.type)) return CarryKind::kNone;
       switch (call.aggregate) {
         case AggregateKind::kCountStar:
@@ -141,6 +155,37 @@ class ChunkRunner {
  public:
   ChunkRunner(const PlanNode& window, ExecContext& ctx) : window_(window), ctx_(ctx) {
     carried_.resize(window.windows.size());
+    totals_.resize(window.windows.size());
+  }
+
+  // The whole-partition aggregates over every row of `rows` (before any chunk runs): one
+  // aggregation without keys, whose row each chunk's rows then take.
+  Status ComputeTotals(const Table& rows) {
+    PlanNode aggregate;
+    aggregate.kind = PlanKind::kAggregate;
+    aggregate.children = window_.children;
+    std::vector<size_t> whole;
+    for (size_t w = 0; w < window_.windows.size(); ++w) {
+      const WindowCall& call = window_.windows[w];
+      if (CarryOf(call) != CarryKind::kWhole) continue;
+      AggregateCall a;
+      a.kind = call.aggregate;
+      if (!call.args.empty()) a.arg = call.args[0];
+      a.type = call.type;
+      a.nullable = call.nullable;
+      a.name = call.name;
+      aggregate.aggregates.push_back(std::move(a));
+      aggregate.schema.fields.push_back({call.name, call.type, true});
+      whole.push_back(w);
+    }
+    if (whole.empty()) return Status::OK();
+    TANDEM_ASSIGN_OR_RAISE(Table totals, HashAggregate(aggregate, rows, ctx_));
+    for (const BatchPtr& b : totals.batches) {
+      if (b->num_rows == 0) continue;
+      for (size_t i = 0; i < whole.size(); ++i) totals_[whole[i]] = b->columns[i];
+      break;
+    }
+    return Status::OK();
   }
 
   Status Run(std::vector<BatchPtr> chunk, Table* out) {
@@ -160,6 +205,15 @@ class ChunkRunner {
       Carried from = carried_[w];
       if (kind == CarryKind::kAddRows) from = Carried{rows_before_ > 0, rows_before_, 0};
       const int column = first_call + static_cast<int>(w);
+      if (kind == CarryKind::kWhole) {
+        if (!totals_[w]) return Status::Internal("window " + call.name + " without its total");
+        for (BatchPtr& batch : computed.batches) {
+          ColumnBuilder repeated(call.type, batch->num_rows);
+          for (int64_t r = 0; r < batch->num_rows; ++r) repeated.AppendFrom(*totals_[w], 0);
+          batch->columns[column] = repeated.Finish();
+        }
+        continue;
+      }
       for (size_t b = 0; b < computed.batches.size(); ++b) {
         Batch& batch = *computed.batches[b];
         const bool is_last = b == last_batch;
@@ -187,6 +241,7 @@ class ChunkRunner {
   const PlanNode& window_;
   ExecContext& ctx_;
   std::vector<Carried> carried_;
+  std::vector<ColumnPtr> totals_;  // per call: a whole-partition aggregate's value (one row)
   int64_t rows_before_ = 0;
 };
 
@@ -198,7 +253,6 @@ bool ComputesInOrderedChunks(const PlanNode& window) {
     return false;
   }
   const std::vector<SortKey>& order = window.windows[0].order_by;
-  if (order.empty()) return false;
   for (const WindowCall& call : window.windows) {
     if (!call.partition_by.empty() || !SameOrder(call.order_by, order) ||
         CarryOf(call) == CarryKind::kNone) {
@@ -222,6 +276,7 @@ Result<Table> WindowInOrderedChunks(const PlanNode& window, Table* sorted, int64
   const int num_keys = static_cast<int>(key_exprs.size());
   EvalContext eval = ctx.eval;
   ChunkRunner runner(window, ctx);
+  TANDEM_RETURN_NOT_OK(runner.ComputeTotals(*sorted));
   Table out{window.schema, {}};
 
   // The rows taken and not yet computed, with their ORDER BY keys (evaluated when first needed).
@@ -243,6 +298,13 @@ Result<Table> WindowInOrderedChunks(const PlanNode& window, Table* sorted, int64
     pending.push_back(std::move(batch));
     pending_keys.emplace_back();
     if (pending_rows < chunk_rows) continue;
+    if (num_keys == 0) {  // no ORDER BY: no peers to keep together
+      pending_keys.clear();
+      pending_rows = 0;
+      TANDEM_RETURN_NOT_OK(runner.Run(std::move(pending), &out));
+      pending.clear();
+      continue;
+    }
     // The peer group of the last row may go on in the next batch: it waits for the next chunk.
     // Walk back from the last row to where its group starts (not below rows known to be one).
     const size_t last_b = pending.size() - 1;

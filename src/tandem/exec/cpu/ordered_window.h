@@ -1,12 +1,15 @@
 // Window calls with no PARTITION BY (one partition of every row) over more rows than the host
 // budget (tandem.memory.host.limit) lets the in-memory Window hold. The rows, sorted by the calls'
-// shared ORDER BY (an external sort, exec/cpu/external_sort.h), are computed a chunk at a time,
-// each chunk ending where a peer group ends, and each call's values carry over from one chunk to
-// the next: ROW_NUMBER and RANK add the rows before the chunk, DENSE_RANK and a running COUNT add
-// their value at the end of the chunk before, a running SUM adds it too (a NULL so far takes it),
-// a running MIN or MAX compares with it. "Running": the frame from UNBOUNDED PRECEDING to the
-// CURRENT ROW, by ROWS or RANGE (the default with ORDER BY). Other calls (NTILE, LAG, AVG, frames
-// that look ahead) need the partition whole, and a peer group must fit in memory.
+// shared ORDER BY (an external sort, exec/cpu/external_sort.h; none without ORDER BY), are
+// computed a chunk at a time, each chunk ending where a peer group ends, and each call's values
+// carry over from one chunk to the next: ROW_NUMBER and RANK add the rows before the chunk,
+// DENSE_RANK and a running COUNT add their value at the end of the chunk before, a running SUM
+// adds it too (a NULL so far takes it), a running MIN or MAX compares with it. "Running": the
+// frame from UNBOUNDED PRECEDING to the CURRENT ROW, by ROWS or RANGE (the default with ORDER
+// BY). An aggregate over the whole partition (any aggregate; the default frame with no ORDER BY)
+// is computed first over every row, by an aggregation without keys, and each chunk's rows take
+// its value. Other calls (NTILE, LAG, a running AVG, frames that look ahead but not to the end)
+// need the partition whole, and a peer group must fit in memory.
 #pragma once
 
 #include <cstdint>
@@ -17,8 +20,8 @@
 
 namespace tandem::cpu {
 
-// Whether every call of `window` has no PARTITION BY, the same non-empty ORDER BY as the first,
-// and is one of the calls above.
+// Whether every call of `window` has no PARTITION BY, the same ORDER BY as the first (or none),
+// and is one of the calls above (RANK and DENSE_RANK only with an ORDER BY).
 bool ComputesInOrderedChunks(const PlanNode& window);
 
 // The window over `sorted`, its input's rows in the calls' ORDER BY order, in chunks of about
