@@ -289,3 +289,44 @@ def test_a_window_that_needs_its_partition_whole_fails_cleanly(tables, tmp_path)
                           timeout=300)
     assert proc.returncode == 1, proc.stdout[:500]
     assert len(proc.stderr.strip().splitlines()) == 1 and "tandem.memory.host.limit" in proc.stderr
+
+
+def test_a_result_larger_than_the_limit_goes_straight_to_its_file(tables, tmp_path):
+    # 28 MiB of joined rows under a 6 MB limit: the rows go to the Parquet --output as the
+    # pipeline makes them (exec/cpu/parquet_write_sink.h), never whole in memory. The file holds
+    # DuckDB's rows; nothing else is left in its folder.
+    sql = ("SELECT f.k, f.v, f.s, f.amt, d.name FROM fact f JOIN dim d ON f.k = d.id "
+           "WHERE f.v > -900")
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    out = out_dir / "result.parquet"
+    cmd = tandem_command() + ["sql", sql, "--output", str(out), "--timing"]
+    for name, path in tables.items():
+        cmd += ["--table", f"{name}={path}"]
+    proc = subprocess.run(cmd + limited(tmp_path), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert os.listdir(out_dir) == ["result.parquet"]
+    written = pq.read_table(out)
+    assert written.nbytes > 4 * LIMIT, written.nbytes
+    con = duck(tables)
+    expected = con.execute(f"SELECT count(*) FROM ({sql})").fetchone()[0]
+    assert written.num_rows == expected
+    for a, b in [(f"read_parquet('{out}')", f"({sql})"), (f"({sql})", f"read_parquet('{out}')")]:
+        left = con.execute(f"SELECT count(*) FROM (SELECT * FROM {a} EXCEPT ALL "
+                           f"SELECT * FROM {b})").fetchone()[0]
+        assert left == 0, f"{left} rows of {a} are not in {b}"
+
+
+def test_an_ordered_result_larger_than_the_limit_fails_and_writes_nothing(tables, tmp_path):
+    # ORDER BY: the rows are made whole before they are written (a sink takes batches in any
+    # order), which this limit does not allow: a one-line error, and no file, not even a part.
+    sql = "SELECT f.k, f.v, f.s, d.name FROM fact f JOIN dim d ON f.k = d.id ORDER BY f.s, f.k"
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    cmd = tandem_command() + ["sql", sql, "--output", str(out_dir / "result.parquet")]
+    for name, path in tables.items():
+        cmd += ["--table", f"{name}={path}"]
+    proc = subprocess.run(cmd + limited(tmp_path), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stdout[:500]
+    assert len(proc.stderr.strip().splitlines()) == 1 and "tandem.memory.host.limit" in proc.stderr
+    assert os.listdir(out_dir) == []

@@ -359,6 +359,12 @@ int RunSql(const std::vector<std::string>& argv) {
     const std::string text = StatementOnly(script, stmt);
     // --timing reports what the process held at most during each statement.
     if (args.timing) host_memory::ResetResidentPeak();
+    const bool last_statement = i + 1 == statements->size();
+    // A query's rows go to a Parquet --output as they are made (a result larger than memory
+    // reaches its file); other statements' rows are written below.
+    if (last_statement && !args.output.empty() && !EndsWithLower(args.output, ".csv")) {
+      session.WriteNextQueryTo(args.output);
+    }
     Result<sql::StatementResult> result = RunWithIndicator(
         session, text,
         StatementLabel(script.substr(std::min<size_t>(std::max(stmt.location, 0), script.size()))));
@@ -408,6 +414,7 @@ int RunSql(const std::vector<std::string>& argv) {
         std::fflush(stdout);
         return Fail("--output needs the last statement to return rows");
       }
+      if (result->rows_written >= 0) continue;  // the query wrote its rows there itself
       if (Status st = WriteOutput(args.output, result->table); !st.ok()) {
         std::fflush(stdout);
         return Fail(st.ToString());

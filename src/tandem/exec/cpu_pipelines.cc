@@ -337,4 +337,50 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* i
   return result;
 }
 
+namespace {
+
+// Whether the rows of `node` come in an order the query asked for: an ORDER BY, under the
+// projections, filters and limits over it.
+bool Ordered(const PlanNode* node) {
+  while (node && (node->kind == PlanKind::kProject || node->kind == PlanKind::kFilter ||
+                  node->kind == PlanKind::kLimit)) {
+    node = node->children.empty() ? nullptr : node->children[0].get();
+  }
+  return node && node->kind == PlanKind::kSort;
+}
+
+}  // namespace
+
+Result<Table> QueryRun::RunInto(const PlanNode& root, cpu::PipelineSink& sink) {
+  // The pipeline's source: where the rows' order comes from. Batches reach a sink from many
+  // threads in any order, so rows in an ORDER BY's order are made whole first.
+  const PlanNode* source = &root;
+  while (Streams(*source) && (source == &root || !shared_.IsShared(source))) {
+    source = source->children[0].get();
+  }
+  if (ctx_.pipelines && Streams(root) && !shared_.IsShared(&root) && !Ordered(source)) {
+    // Out of memory, the pipeline runs again as any operator would (its scans in pieces, then
+    // on one thread) when the sink can forget the rows it took.
+    bool first = true;
+    auto run = [&]() -> Result<Table> {
+      if (!first && !sink.Restart()) {
+        return Status::OutOfMemory(
+            "host memory limit reached (tandem.memory.host.limit) while the result's rows were "
+            "written, which cannot be taken back to run again");
+      }
+      first = false;
+      return RunPipelineAt(root, &sink);
+    };
+    TANDEM_RETURN_NOT_OK(WithHostRetry(root, run).status());
+    return sink.Finish();
+  }
+  TANDEM_ASSIGN_OR_RAISE(Table whole, RunHost(root));
+  EvalContext eval = ctx_.eval;
+  for (BatchPtr& batch : whole.batches) {
+    TANDEM_RETURN_NOT_OK(sink.Consume(*batch, eval));
+    batch.reset();
+  }
+  return sink.Finish();
+}
+
 }  // namespace tandem::exec_detail

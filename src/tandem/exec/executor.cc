@@ -947,18 +947,31 @@ void SetRowBudgets(const PlanNode& node, int64_t budget, ExecContext& ctx) {
   }
 }
 
-Result<Table> Execute(const PlanNode& plan, ExecContext& ctx) {
+namespace {
+
+Result<Table> ExecuteWith(const PlanNode& plan, ExecContext& ctx, cpu::PipelineSink* rows_into) {
   query_progress::Begin(PlannedScanUnits(plan));
   SetRowBudgets(plan, -1, ctx);
   ArmOomInjection(ctx.oom_injection);
   ArmOomInjection(ctx.host_oom_injection, OomTarget::kHost);
   gpu::SetDeviceLimit(ctx.gpu_limit_bytes);
   ctx.peak_host_bytes = host_memory::InUse();
-  Result<Table> out = QueryRun(plan, ctx).RunHost(plan);
+  Result<Table> out =
+      rows_into ? QueryRun(plan, ctx).RunInto(plan, *rows_into) : QueryRun(plan, ctx).RunHost(plan);
   // Injected failures belong to the query's execution, not to what its caller does next.
   ArmOomInjection(OomInjection{});
   ArmOomInjection(OomInjection{}, OomTarget::kHost);
   return out;
+}
+
+}  // namespace
+
+Result<Table> Execute(const PlanNode& plan, ExecContext& ctx) {
+  return ExecuteWith(plan, ctx, nullptr);
+}
+
+Result<Table> Execute(const PlanNode& plan, ExecContext& ctx, cpu::PipelineSink& rows_into) {
+  return ExecuteWith(plan, ctx, &rows_into);
 }
 
 }  // namespace tandem

@@ -103,6 +103,8 @@ class QueryRun {
 
   Result<Table> RunHost(const PlanNode& node);
   Result<gpu::DeviceBatchPtr> RunDevice(const PlanNode& node);
+  // The root's rows into `sink` (executor.h, Execute with rows_into); cpu_pipelines.cc.
+  Result<Table> RunInto(const PlanNode& root, cpu::PipelineSink& sink);
 
  private:
   // Moves the least recently used table cached in GPU memory that the query does not scan to

@@ -23,6 +23,7 @@
 #include "tandem/common/text.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/cpu/parquet_write_sink.h"
 #include "tandem/exec/executor.h"
 #include "tandem/exec/plan_text.h"
 #include "tandem/gpu/device_column.h"
@@ -358,7 +359,11 @@ class StatementRunner {
  public:
   StatementRunner(Session& session, const std::string& script, const ParsedStatement& stmt,
                   const CacheDirectives& directives)
-      : session_(session), script_(script), stmt_(stmt), directives_(directives) {
+      : session_(session),
+        script_(script),
+        stmt_(stmt),
+        directives_(directives),
+        output_(std::exchange(session.next_output_, std::string())) {
     begin_ = static_cast<size_t>(std::clamp<int64_t>(stmt.location, 0, script.size()));
     end_ = stmt.length > 0 ? std::min<size_t>(begin_ + stmt.length, script.size()) : script.size();
     begin_ = SkipSpaceAndComments(script, begin_, end_);
@@ -476,9 +481,21 @@ class StatementRunner {
   Result<StatementResult> Query(const Json& select) {
     TANDEM_ASSIGN_OR_RAISE(PlanPtr plan, Plan(select));
     TANDEM_ASSIGN_OR_RAISE(Placed placed, Place(plan, placement::PlanPurpose::kExecute));
+    const PlanNode& root = *placed.result.plan;
+    int64_t rows_written = -1;
+    // The rows into the output file as they are made (WriteNextQueryTo); a run that fails
+    // leaves no file (each run writes a fresh one).
+    auto execute = [&](ExecContext& ctx) -> Result<Table> {
+      if (output_.empty()) return ::tandem::Execute(root, ctx);
+      TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<cpu::ParquetWriteSink> sink,
+                             cpu::ParquetWriteSink::Open(output_, root.schema));
+      TANDEM_ASSIGN_OR_RAISE(Table none, ::tandem::Execute(root, ctx, *sink));
+      rows_written = sink->rows();
+      return none;
+    };
     auto context = std::make_unique<ExecContext>();
     Configure(*context);
-    Result<Table> run = ::tandem::Execute(*placed.result.plan, *context);
+    Result<Table> run = execute(*context);
     // Out of host memory with tables cached in host memory that the query does not read: those
     // used longest ago go back to their files (as much as the query held when it failed, each
     // time) and the query runs again.
@@ -490,11 +507,12 @@ class StatementRunner {
       dropped.insert(dropped.end(), names.begin(), names.end());
       context = std::make_unique<ExecContext>();
       Configure(*context);
-      run = ::tandem::Execute(*placed.result.plan, *context);
+      run = execute(*context);
     }
     ExecContext& ctx = *context;
     StatementResult result;
     TANDEM_ASSIGN_OR_RAISE(result.table, std::move(run));
+    result.rows_written = rows_written;
     result.devices = DevicesLine(*placed.result.plan);
     if (!dropped.empty()) {
       result.devices += "; out of host memory: dropped cached tables";
@@ -962,7 +980,8 @@ class StatementRunner {
   const std::string& script_;
   const ParsedStatement& stmt_;
   const CacheDirectives& directives_;
-  size_t begin_ = 0;  // first byte of the statement's text (after leading comments)
+  std::string output_;  // Session::WriteNextQueryTo: where a query's rows go, when set
+  size_t begin_ = 0;    // first byte of the statement's text (after leading comments)
   size_t end_ = 0;
 };
 

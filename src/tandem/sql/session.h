@@ -59,6 +59,9 @@ struct StatementResult {
   // admitted (memory/gpu_admission.h; the reservation is capped at what the GPU holds); -1
   // otherwise.
   int64_t gpu_admitted_bytes = -1;
+  // A query whose rows went to Session::WriteNextQueryTo's file (`table` is then empty): how many;
+  // -1 otherwise.
+  int64_t rows_written = -1;
 };
 
 // Splits a script into statements as the session runs them (CACHE/UNCACHE TABLE included).
@@ -82,6 +85,12 @@ class Session {
   // Runs a single-statement text.
   Result<StatementResult> Execute(const std::string& sql);
 
+  // The next statement, when it is a query (SELECT, WITH, VALUES), writes its rows to this
+  // Parquet file as they are made (exec/cpu/parquet_write_sink.h) instead of returning them: a
+  // result larger than memory still reaches its file, which appears only when the query
+  // succeeds. Any other statement leaves its rows to the caller. Taken by the next statement.
+  void WriteNextQueryTo(std::string parquet_path) { next_output_ = std::move(parquet_path); }
+
   // `tandem explain`: the plan of one query (SELECT, WITH, VALUES), with devices; `analyze`
   // runs it and adds each operator's metrics; `json` gives one JSON document instead of lines.
   Result<StatementResult> ExplainQuery(const std::string& query, bool analyze, bool json);
@@ -97,6 +106,7 @@ class Session {
   std::optional<gpu::Stream> cache_stream_;  // allocates the cached device batches: outlives them
   TableCache cache_;
   bool fallback_noticed_ = false;
+  std::string next_output_;  // WriteNextQueryTo
 };
 
 }  // namespace tandem::sql

@@ -12,6 +12,9 @@ class PipelineSink {
   virtual ~PipelineSink() = default;
   virtual Status Consume(const Batch& batch, EvalContext& eval) = 0;
   virtual Result<Table> Finish() = 0;
+  // Forgets every row consumed so far, for a pipeline that runs again from its start (after
+  // running out of memory); false when the sink cannot (its rows are gone where they went).
+  virtual bool Restart() { return false; }
 };
 
 }  // namespace tandem::cpu
