@@ -330,3 +330,28 @@ def test_an_ordered_result_larger_than_the_limit_fails_and_writes_nothing(tables
     assert proc.returncode == 1, proc.stdout[:500]
     assert len(proc.stderr.strip().splitlines()) == 1 and "tandem.memory.host.limit" in proc.stderr
     assert os.listdir(out_dir) == []
+
+
+def test_create_table_as_larger_than_the_limit(tables, tmp_path):
+    # CREATE TABLE ... AS writes its rows as the query makes them, like --output: 28 MiB of
+    # joined rows under a 6 MB limit; the new table then reads back as DuckDB's rows.
+    query = ("SELECT f.k, f.v, f.s, f.amt, d.name FROM fact f JOIN dim d ON f.k = d.id "
+             "WHERE f.v > -900")
+    table_dir = tmp_path / "tables"
+    table_dir.mkdir()
+    script = (f"CREATE TABLE joined AS {query};\n"
+              "SELECT count(*) AS n, sum(v) AS sv, sum(amt) AS sa, count(name) AS names, "
+              "max(s) AS ms FROM joined")
+    cmd = tandem_command() + ["sql", script, "--format", "jsonl", "--table-dir", str(table_dir)]
+    for name, path in tables.items():
+        cmd += ["--table", f"{name}={path}"]
+    proc = subprocess.run(cmd + limited(tmp_path), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert os.listdir(table_dir) == ["joined.parquet"]
+    assert pq.read_table(table_dir / "joined.parquet").nbytes > 4 * LIMIT
+    expected = run_duckdb(duck(tables), "SELECT count(*) AS n, sum(v) AS sv, sum(amt) AS sa, "
+                          f"count(name) AS names, max(s) AS ms FROM ({query})")
+    got = run_tandem("SELECT count(*) AS n, sum(v) AS sv, sum(amt) AS sa, count(name) AS names, "
+                     "max(s) AS ms FROM joined", {"joined": str(table_dir / "joined.parquet")},
+                     THREADS)
+    assert compare_results(got[:2], expected) is None

@@ -480,15 +480,22 @@ class StatementRunner {
 
   Result<StatementResult> Query(const Json& select) {
     TANDEM_ASSIGN_OR_RAISE(PlanPtr plan, Plan(select));
+    return RunQuery(plan, output_, nullptr);
+  }
+
+  // Places and runs a query's plan. With `output`, its rows go to that Parquet file as they are
+  // made (named by `names` when given) and the result holds none; a run that fails leaves no
+  // file (each run writes a fresh one).
+  Result<StatementResult> RunQuery(const PlanPtr& plan, const std::string& output,
+                                   const Schema* names, const std::string& what = "") {
     TANDEM_ASSIGN_OR_RAISE(Placed placed, Place(plan, placement::PlanPurpose::kExecute));
     const PlanNode& root = *placed.result.plan;
     int64_t rows_written = -1;
-    // The rows into the output file as they are made (WriteNextQueryTo); a run that fails
-    // leaves no file (each run writes a fresh one).
     auto execute = [&](ExecContext& ctx) -> Result<Table> {
-      if (output_.empty()) return ::tandem::Execute(root, ctx);
-      TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<cpu::ParquetWriteSink> sink,
-                             cpu::ParquetWriteSink::Open(output_, root.schema));
+      if (output.empty()) return ::tandem::Execute(root, ctx);
+      TANDEM_ASSIGN_OR_RAISE(
+          std::unique_ptr<cpu::ParquetWriteSink> sink,
+          cpu::ParquetWriteSink::Open(output, names ? *names : root.schema, what));
       TANDEM_ASSIGN_OR_RAISE(Table none, ::tandem::Execute(root, ctx, *sink));
       rows_written = sink->rows();
       return none;
@@ -858,35 +865,32 @@ class StatementRunner {
       return At(Status::Unsupported("CREATE TABLE ... WITH NO DATA"), begin_);
     }
     TANDEM_ASSIGN_OR_RAISE(const Json* select, SelectOf(node["query"], "CREATE TABLE AS"));
-    TANDEM_ASSIGN_OR_RAISE(StatementResult rows, Query(*select));
-    Table& table = rows.table;
+    TANDEM_ASSIGN_OR_RAISE(PlanPtr plan, Plan(*select));
+    // The table's columns, checked before any row is made.
+    Schema schema = plan->schema;
     const std::vector<std::string> names = StringList(into.value("colNames", Json::array()));
-    if (names.size() > static_cast<size_t>(table.schema.num_fields())) {
-      return At(Status::Invalid("table " + name + " names " + std::to_string(names.size()) +
-                                " columns but its query has " +
-                                std::to_string(table.schema.num_fields())),
-                LocationOf(rel));
+    if (names.size() > static_cast<size_t>(schema.num_fields())) {
+      return At(
+          Status::Invalid("table " + name + " names " + std::to_string(names.size()) +
+                          " columns but its query has " + std::to_string(schema.num_fields())),
+          LocationOf(rel));
     }
-    for (size_t i = 0; i < names.size(); ++i) table.schema.fields[i].name = names[i];
+    for (size_t i = 0; i < names.size(); ++i) schema.fields[i].name = names[i];
     std::set<std::string> seen;
-    for (const Field& f : table.schema.fields) {
+    for (const Field& f : schema.fields) {
       if (!seen.insert(AsciiLower(f.name)).second) {
         return At(Status::Invalid("table " + name + " would have two columns named " + f.name +
                                   "; give them different aliases"),
                   LocationOf(rel));
       }
     }
-    for (BatchPtr& batch : table.batches) {
-      if (batch->schema.fields.size() != table.schema.fields.size()) continue;
-      auto renamed = std::make_shared<Batch>(*batch);
-      renamed->schema = table.schema;
-      batch = std::move(renamed);
-    }
-    TANDEM_RETURN_NOT_OK(parquet::WriteParquet(path, table).WithContext("CREATE TABLE " + name));
+    // The rows go to the file as the query makes them (a table larger than memory is written).
+    TANDEM_ASSIGN_OR_RAISE(StatementResult written,
+                           RunQuery(plan, path, &schema, "CREATE TABLE " + name));
     TANDEM_ASSIGN_OR_RAISE(auto source, TableSource::Parquet(name, path));
     TANDEM_RETURN_NOT_OK(catalog.AddTable(name, std::move(source), or_replace));
-    return Message("created table " + name + " (" + std::to_string(table.num_rows()) + " rows, " +
-                   path + ")");
+    return Message("created table " + name + " (" + std::to_string(written.rows_written) +
+                   " rows, " + path + ")");
   }
 
   // CREATE FUNCTION / DROP FUNCTION: user-defined functions (udf/sql_statements.h).

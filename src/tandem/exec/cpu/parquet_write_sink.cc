@@ -8,7 +8,8 @@
 namespace tandem::cpu {
 
 Result<std::unique_ptr<ParquetWriteSink>> ParquetWriteSink::Open(const std::string& path,
-                                                                 const Schema& schema) {
+                                                                 const Schema& schema,
+                                                                 std::string context) {
   // The writer holds a row group's rows until it writes them: a quarter of what a spilling
   // operator may hold, within 8K and 1M rows (the writer's default).
   int64_t width = 0;
@@ -16,8 +17,11 @@ Result<std::unique_ptr<ParquetWriteSink>> ParquetWriteSink::Open(const std::stri
   parquet::WriteOptions options;
   options.row_group_rows = std::clamp<int64_t>(SpillBudget() / 4 / std::max<int64_t>(width, 8),
                                                8192, options.row_group_rows);
-  std::unique_ptr<ParquetWriteSink> sink(new ParquetWriteSink(path, schema, options));
-  TANDEM_ASSIGN_OR_RAISE(sink->writer_, parquet::ParquetFileWriter::Open(path, schema, options));
+  std::unique_ptr<ParquetWriteSink> sink(
+      new ParquetWriteSink(path, schema, options, std::move(context)));
+  auto writer = parquet::ParquetFileWriter::Open(path, schema, options);
+  if (!writer.ok()) return sink->Named(writer.status());
+  sink->writer_ = std::move(writer).value();
   return sink;
 }
 
@@ -39,7 +43,7 @@ Status ParquetWriteSink::Consume(const Batch& batch, EvalContext&) {
   if (finished_ || !writer_) return Status::Internal("rows written to a closed Parquet output");
   Batch named = batch;
   named.schema = schema_;
-  TANDEM_RETURN_NOT_OK(writer_->WriteBatch(named));
+  TANDEM_RETURN_NOT_OK(Named(writer_->WriteBatch(named)));
   rows_ += batch.num_rows;
   return Status::OK();
 }
@@ -48,7 +52,7 @@ Result<Table> ParquetWriteSink::Finish() {
   std::lock_guard<std::mutex> lock(mu_);
   if (!finished_) {
     finished_ = true;
-    TANDEM_RETURN_NOT_OK(writer_->Close());
+    TANDEM_RETURN_NOT_OK(Named(writer_->Close()));
   }
   return Table{schema_, {}};
 }

@@ -17,8 +17,10 @@ namespace tandem::cpu {
 
 class ParquetWriteSink final : public PipelineSink {
  public:
+  // `context`, when given, leads the writer's errors ("CREATE TABLE t").
   static Result<std::unique_ptr<ParquetWriteSink>> Open(const std::string& path,
-                                                        const Schema& schema);
+                                                        const Schema& schema,
+                                                        std::string context = "");
   Status Consume(const Batch& batch, EvalContext& eval) override;
   // Closes the file; returns no rows (they are in the file).
   Result<Table> Finish() override;
@@ -27,12 +29,20 @@ class ParquetWriteSink final : public PipelineSink {
   int64_t rows() const { return rows_; }
 
  private:
-  ParquetWriteSink(std::string path, Schema schema, parquet::WriteOptions options)
-      : path_(std::move(path)), schema_(std::move(schema)), options_(options) {}
+  ParquetWriteSink(std::string path, Schema schema, parquet::WriteOptions options,
+                   std::string context)
+      : path_(std::move(path)),
+        schema_(std::move(schema)),
+        options_(options),
+        context_(std::move(context)) {}
+  Status Named(const Status& st) const {
+    return st.ok() || context_.empty() ? st : st.WithContext(context_);
+  }
   std::mutex mu_;
   std::string path_;
   Schema schema_;
   parquet::WriteOptions options_;
+  std::string context_;
   std::unique_ptr<parquet::ParquetFileWriter> writer_;
   int64_t rows_ = 0;
   bool finished_ = false;
