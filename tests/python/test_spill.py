@@ -241,6 +241,10 @@ BREAKERS = {
         "SELECT k, v, s, rank() OVER w AS rk, dense_rank() OVER w AS dr, sum(v) OVER w AS sv, "
         "count(*) OVER w AS c FROM fact WHERE v > 600 WINDOW w AS (ORDER BY v % 4 DESC)", None,
         "one partition, in order"),
+    # LAG and LEAD reach into the chunks before and after.
+    "window_one_partition_lag_lead": (
+        "SELECT k, v, s, lag(v) OVER w AS pv, lead(v, 3, -1) OVER w AS nv, lag(s, 2) OVER w AS ps "
+        "FROM fact WHERE v > 600 WINDOW w AS (ORDER BY s, v, k)", None, "one partition, in order"),
     # Aggregates over the whole partition next to a running one: computed first over every row.
     "window_one_partition_whole_aggregates": (
         "SELECT k, v, sum(v) OVER (ORDER BY k, v) AS cs, sum(v) OVER (ORDER BY k, v ROWS BETWEEN "
@@ -281,9 +285,9 @@ def test_a_window_over_every_row_with_no_order_runs_in_chunks(tables, tmp_path):
 
 
 def test_a_window_that_needs_its_partition_whole_fails_cleanly(tables, tmp_path):
-    # No PARTITION BY to split on, and LAG looks back past a chunk: the limit is a one-line
-    # error, not a wrong answer.
-    sql = "SELECT k, v, s, lag(v) OVER (ORDER BY k, v) AS cs FROM fact WHERE v > 200"
+    # No PARTITION BY to split on, and NTILE needs the partition's size before its first row:
+    # the limit is a one-line error, not a wrong answer.
+    sql = "SELECT k, v, s, ntile(7) OVER (ORDER BY k, v) AS cs FROM fact WHERE v > 200"
     cmd = tandem_command() + ["sql", sql, "--table", f"fact={tables['fact']}"]
     proc = subprocess.run(cmd + limited(tmp_path, BREAKER_LIMIT), capture_output=True, text=True,
                           timeout=300)

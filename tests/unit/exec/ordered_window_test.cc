@@ -4,8 +4,9 @@
 // sizes (an empty one among them); chunks of 1 to 1000 rows. The in-memory Window sorts stably,
 // so both keep the input's order and every value must match row for row: ROW_NUMBER, RANK,
 // DENSE_RANK, COUNT(*), COUNT(x), SUM by RANGE and by ROWS, MIN and MAX (NaN above all numbers)
-// of integers, doubles and decimals with NULLs, and SUM, AVG, MAX over the whole partition; with
-// no ORDER BY too. Calls that need the partition whole are refused.
+// of integers, doubles and decimals with NULLs, SUM, AVG, MAX over the whole partition, LAG and
+// LEAD by up to 20 rows (past several chunks); with no ORDER BY too. Calls that need the
+// partition whole are refused.
 #include "tandem/exec/cpu/ordered_window.h"
 
 #include <gtest/gtest.h>
@@ -127,6 +128,29 @@ PlanPtr ChunkableWindow() {
        Call("mxm_all", K::kAggregate, DataType::Decimal(12, 2), A::kMax, 3, Frame::kWhole)});
 }
 
+// LAG and LEAD of `arg` by `offset` rows (none: the default of 1), with a default column.
+WindowCall Navigation(const std::string& name, WindowFunctionKind kind, int arg, int offset,
+                      int fallback = -1) {
+  const Schema input = InputSchema();
+  WindowCall call = Call(name, kind, input.field(arg).type, AggregateKind::kCountStar, arg);
+  if (offset >= 0) call.args.push_back(MakeLiteral(Value::Int64(offset)));
+  if (fallback >= 0) {
+    call.args.push_back(
+        MakeColumnRef(fallback, input.field(fallback).type, true, input.field(fallback).name));
+  }
+  return call;
+}
+
+// LAG and LEAD reaching past chunks of 1, 5 and 17 rows, with and without defaults.
+PlanPtr NavigationWindow() {
+  using K = WindowFunctionKind;
+  return MakeWindow(MakeValues(InputSchema(), {}),
+                    {Navigation("lag1", K::kLag, 1, -1), Navigation("lag3", K::kLag, 1, 3, 0),
+                     Navigation("lag0", K::kLag, 2, 0), Navigation("lead1", K::kLead, 2, -1),
+                     Navigation("lead7", K::kLead, 1, 7, 0), Navigation("lag20", K::kLag, 3, 20),
+                     Call("rn", K::kRowNumber, DataType::Int64())});
+}
+
 // Calls with no ORDER BY: ROW_NUMBER in the input's order, aggregates over every row (the
 // default frame), a running SUM by ROWS.
 PlanPtr UnorderedWindow() {
@@ -175,6 +199,8 @@ void ExpectChunksMatch(const PlanPtr& window) {
 
 TEST(OrderedWindow, ChunksGiveTheInMemoryWindowsValues) { ExpectChunksMatch(ChunkableWindow()); }
 
+TEST(OrderedWindow, LagAndLeadReachAcrossChunks) { ExpectChunksMatch(NavigationWindow()); }
+
 TEST(OrderedWindow, WithNoOrderByChunksAreTheInputsBatches) {
   ExpectChunksMatch(UnorderedWindow());
 }
@@ -182,8 +208,11 @@ TEST(OrderedWindow, WithNoOrderByChunksAreTheInputsBatches) {
 TEST(OrderedWindow, CallsThatNeedThePartitionWholeAreRefused) {
   using K = WindowFunctionKind;
   auto only = [](WindowCall call) { return MakeWindow(MakeValues(InputSchema(), {}), {call}); };
-  EXPECT_FALSE(cpu::ComputesInOrderedChunks(
-      *only(Call("l", K::kLag, DataType::Int64(), AggregateKind::kCountStar, 1))));
+  // LAG by more rows than a chunk may hold, or by a computed offset.
+  EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(Navigation("l", K::kLag, 1, 5000))));
+  WindowCall computed = Navigation("l", K::kLag, 1, -1);
+  computed.args.push_back(MakeColumnRef(0, DataType::Int64(), true, "g"));
+  EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(computed)));
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(
       *only(Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1))));
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(Call(

@@ -6,6 +6,7 @@
 
 #include "tandem/column/column_builder.h"
 #include "tandem/column/slice.h"
+#include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/cpu/row_gather.h"
 #include "tandem/exec/cpu/sort_keys.h"
@@ -21,8 +22,27 @@ enum class CarryKind {
   kMin,      // MIN: the least of it and the value at the end of the chunk before
   kMax,      // MAX: the greatest of them
   kWhole,    // an aggregate over the whole partition: its value over every row
+  kLag,      // LAG: the first rows take values from the chunks before
+  kLead,     // LEAD: the last rows take values from the chunks after
   kNone,     // cannot be computed in chunks
 };
+
+// The most rows LAG or LEAD may reach past their chunk: no more than a chunk's least size.
+constexpr int64_t kMaxNavigationOffset = 4096;
+
+// LAG/LEAD's offset: its literal second argument (1 without one); -1 when it is not a constant
+// from 0 to kMaxNavigationOffset.
+int64_t NavigationOffset(const WindowCall& call) {
+  if (call.args.empty()) return -1;
+  if (call.args.size() < 2) return 1;
+  const Expr& offset = *call.args[1];
+  if (offset.kind != ExprKind::kLiteral || offset.literal.is_null ||
+      !offset.literal.type.is_integer()) {
+    return -1;
+  }
+  const int64_t k = offset.literal.i64;
+  return k >= 0 && k <= kMaxNavigationOffset ? k : -1;
+}
 
 // A frame from the partition's first row to its last: explicitly, or RANGE with no ORDER BY
 // (every row a peer of the current one).
@@ -53,6 +73,10 @@ CarryKind CarryOf(const WindowCall& call) {
       return ordered ? CarryKind::kAddRows : CarryKind::kNone;
     case WindowFunctionKind::kDenseRank:
       return ordered ? CarryKind::kAddLast : CarryKind::kNone;
+    case WindowFunctionKind::kLag:
+      return NavigationOffset(call) >= 0 ? CarryKind::kLag : CarryKind::kNone;
+    case WindowFunctionKind::kLead:
+      return NavigationOffset(call) >= 0 ? CarryKind::kLead : CarryKind::kNone;
     case WindowFunctionKind::kAggregate:
       if (Whole(call.frame)) return CarryKind::kWhole;
       if (!Running(call.frame) || !NumericStorage(call.type)) return CarryKind::kNone;
@@ -149,6 +173,56 @@ Result<ColumnPtr> Continue(const WindowCall& call, const Column& local, CarryKin
   return out.Finish();
 }
 
+// A row of a made batch whose value comes from elsewhere: the value at `from_row` of `from`.
+struct RowFix {
+  BatchPtr batch;
+  int64_t row = 0;
+  ColumnPtr from;
+  int64_t from_row = 0;
+};
+
+// Puts each fix's value in place in column `column` of its batch (a column rebuilt per batch).
+void ApplyFixes(std::vector<RowFix> fixes, int column) {
+  std::stable_sort(fixes.begin(), fixes.end(), [](const RowFix& a, const RowFix& b) {
+    return a.batch != b.batch ? a.batch.get() < b.batch.get() : a.row < b.row;
+  });
+  for (size_t i = 0; i < fixes.size();) {
+    size_t end = i;
+    while (end < fixes.size() && fixes[end].batch == fixes[i].batch) ++end;
+    Batch& batch = *fixes[i].batch;
+    const Column& old = *batch.columns[column];
+    ColumnBuilder rebuilt(old.type(), batch.num_rows);
+    size_t next = i;
+    for (int64_t r = 0; r < batch.num_rows; ++r) {
+      if (next < end && fixes[next].row == r) {
+        rebuilt.AppendFrom(*fixes[next].from, fixes[next].from_row);
+        ++next;
+      } else {
+        rebuilt.AppendFrom(old, r);
+      }
+    }
+    batch.columns[column] = rebuilt.Finish();
+    i = end;
+  }
+}
+
+// The values of `expr` over `batches`, as one column in their order.
+Result<ColumnPtr> ValuesOver(const Expr& expr, const DataType& type,
+                             const std::vector<BatchPtr>& batches, EvalContext& eval) {
+  std::vector<ColumnPtr> parts;
+  int64_t rows = 0;
+  for (const BatchPtr& b : batches) {
+    TANDEM_ASSIGN_OR_RAISE(ColumnPtr part, opx::EvaluateOrReference(expr, *b, eval));
+    rows += part->length();
+    parts.push_back(std::move(part));
+  }
+  ColumnBuilder all(type, rows);
+  for (const ColumnPtr& part : parts) {
+    for (int64_t r = 0; r < part->length(); ++r) all.AppendFrom(*part, r);
+  }
+  return all.Finish();
+}
+
 // The window's output over one chunk, its calls' values continued from `carried`, which then
 // holds their values at the chunk's end.
 class ChunkRunner {
@@ -156,6 +230,8 @@ class ChunkRunner {
   ChunkRunner(const PlanNode& window, ExecContext& ctx) : window_(window), ctx_(ctx) {
     carried_.resize(window.windows.size());
     totals_.resize(window.windows.size());
+    lag_tail_.resize(window.windows.size());
+    lead_waiting_.resize(window.windows.size());
   }
 
   // The whole-partition aggregates over every row of `rows` (before any chunk runs): one
@@ -191,6 +267,15 @@ class ChunkRunner {
   Status Run(std::vector<BatchPtr> chunk, Table* out) {
     Table in{window_.children[0]->schema, std::move(chunk)};
     TANDEM_ASSIGN_OR_RAISE(Table computed, Window(window_, in, ctx_));
+    // LAG and LEAD: their arguments over the chunk's rows, in order, for the chunks around it.
+    std::vector<ColumnPtr> navigated(window_.windows.size());
+    for (size_t w = 0; w < window_.windows.size(); ++w) {
+      const CarryKind kind = CarryOf(window_.windows[w]);
+      if (kind != CarryKind::kLag && kind != CarryKind::kLead) continue;
+      EvalContext eval = ctx_.eval;
+      const WindowCall& call = window_.windows[w];
+      TANDEM_ASSIGN_OR_RAISE(navigated[w], ValuesOver(*call.args[0], call.type, in.batches, eval));
+    }
     in = Table();
     const int64_t rows = computed.num_rows();
     const int first_call = window_.children[0]->schema.num_fields();
@@ -205,6 +290,10 @@ class ChunkRunner {
       Carried from = carried_[w];
       if (kind == CarryKind::kAddRows) from = Carried{rows_before_ > 0, rows_before_, 0};
       const int column = first_call + static_cast<int>(w);
+      if (kind == CarryKind::kLag || kind == CarryKind::kLead) {
+        TANDEM_RETURN_NOT_OK(Navigate(w, kind, computed, navigated[w], column));
+        continue;
+      }
       if (kind == CarryKind::kWhole) {
         if (!totals_[w]) return Status::Internal("window " + call.name + " without its total");
         for (BatchPtr& batch : computed.batches) {
@@ -238,9 +327,74 @@ class ChunkRunner {
   }
 
  private:
+  // LAG's first rows take their values from the rows before the chunk (lag_tail_); LEAD's last
+  // rows wait for the rows after it (lead_waiting_), and this chunk's rows give theirs to the
+  // rows of earlier chunks waiting for them. Rows with nothing to take keep their default.
+  Status Navigate(size_t w, CarryKind kind, const Table& computed, const ColumnPtr& values,
+                  int column) {
+    const int64_t k = NavigationOffset(window_.windows[w]);
+    const int64_t n = values->length();
+    std::vector<RowFix> fixes;
+    auto place = [&](int64_t row, RowFix fix) {  // row of the chunk -> its batch and row there
+      for (const BatchPtr& b : computed.batches) {
+        if (row < b->num_rows) {
+          fix.batch = b;
+          fix.row = row;
+          fixes.push_back(std::move(fix));
+          return;
+        }
+        row -= b->num_rows;
+      }
+    };
+    if (kind == CarryKind::kLag) {
+      const ColumnPtr& tail = lag_tail_[w];
+      const int64_t tail_rows = tail ? tail->length() : 0;
+      for (int64_t j = 0; j < std::min(k, n); ++j) {
+        const int64_t back = k - j;  // rows before the chunk's first
+        if (back <= tail_rows) place(j, RowFix{nullptr, 0, tail, tail_rows - back});
+      }
+      ApplyFixes(std::move(fixes), column);
+      // The last k values so far.
+      const int64_t keep = std::min(k, tail_rows + n);
+      ColumnBuilder next(values->type(), keep);
+      for (int64_t g = tail_rows + n - keep; g < tail_rows + n; ++g) {
+        if (g < tail_rows) {
+          next.AppendFrom(*tail, g);
+        } else {
+          next.AppendFrom(*values, g - tail_rows);
+        }
+      }
+      lag_tail_[w] = next.Finish();
+      return Status::OK();
+    }
+    // LEAD: rows of earlier chunks whose value is in this one.
+    std::vector<RowFix>& waiting = lead_waiting_[w];
+    std::vector<RowFix> still;
+    for (RowFix& fix : waiting) {
+      const int64_t at = fix.from_row - rows_before_;  // from_row: the global row wanted
+      if (at < n) {
+        fix.from = values;
+        fix.from_row = at;
+        fixes.push_back(std::move(fix));
+      } else {
+        still.push_back(std::move(fix));
+      }
+    }
+    ApplyFixes(std::move(fixes), column);
+    fixes.clear();
+    waiting = std::move(still);
+    for (int64_t j = std::max<int64_t>(0, n - k); j < n; ++j) {
+      place(j, RowFix{nullptr, 0, nullptr, rows_before_ + j + k});
+    }
+    for (RowFix& fix : fixes) waiting.push_back(std::move(fix));
+    return Status::OK();
+  }
+
   const PlanNode& window_;
   ExecContext& ctx_;
   std::vector<Carried> carried_;
+  std::vector<ColumnPtr> lag_tail_;                // per LAG call
+  std::vector<std::vector<RowFix>> lead_waiting_;  // per LEAD call
   std::vector<ColumnPtr> totals_;  // per call: a whole-partition aggregate's value (one row)
   int64_t rows_before_ = 0;
 };

@@ -8,8 +8,11 @@
 // frame from UNBOUNDED PRECEDING to the CURRENT ROW, by ROWS or RANGE (the default with ORDER
 // BY). An aggregate over the whole partition (any aggregate; the default frame with no ORDER BY)
 // is computed first over every row, by an aggregation without keys, and each chunk's rows take
-// its value. Other calls (NTILE, LAG, a running AVG, frames that look ahead but not to the end)
-// need the partition whole, and a peer group must fit in memory.
+// its value. LAG and LEAD by a constant of at most 4096 rows take the values their chunk lacks
+// from the rows kept from the chunks before, or (LEAD) from the chunks after, patched in once
+// those are made. Other calls (NTILE, PERCENT_RANK, CUME_DIST, NTH_VALUE, a running AVG, frames
+// that look ahead but not to the end) need the partition whole, and a peer group must fit in
+// memory.
 #pragma once
 
 #include <cstdint>
