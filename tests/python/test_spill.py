@@ -321,10 +321,39 @@ def test_a_result_larger_than_the_limit_goes_straight_to_its_file(tables, tmp_pa
         assert left == 0, f"{left} rows of {a} are not in {b}"
 
 
-def test_an_ordered_result_larger_than_the_limit_fails_and_writes_nothing(tables, tmp_path):
-    # ORDER BY: the rows are made whole before they are written (a sink takes batches in any
-    # order), which this limit does not allow: a one-line error, and no file, not even a part.
-    sql = "SELECT f.k, f.v, f.s, d.name FROM fact f JOIN dim d ON f.k = d.id ORDER BY f.s, f.k"
+def test_an_ordered_result_larger_than_the_limit_is_merged_into_its_file(tables, tmp_path):
+    # ORDER BY: the rows (22 MiB) do not fit whole, so they are sorted through disk and merged
+    # straight into the file, in order (the sort's input pipeline runs into the sorted runs: the
+    # rows the sort still held at the pipeline's end once went missing there).
+    sql = ("SELECT f.k, f.v, f.s, d.name FROM fact f JOIN dim d ON f.k = d.id "
+           "ORDER BY f.s DESC, f.k, f.v")
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    out = out_dir / "result.parquet"
+    cmd = tandem_command() + ["sql", sql, "--output", str(out)]
+    for name, path in tables.items():
+        cmd += ["--table", f"{name}={path}"]
+    proc = subprocess.run(cmd + limited(tmp_path, BREAKER_LIMIT), capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert os.listdir(out_dir) == ["result.parquet"]
+    written = pq.read_table(out)
+    assert written.nbytes > 1.5 * BREAKER_LIMIT, written.nbytes
+    con = duck(tables)
+    assert written.num_rows == con.execute(f"SELECT count(*) FROM ({sql})").fetchone()[0]
+    expected = con.execute(f"SELECT s, k, v FROM ({sql})").fetchall()
+    got = list(zip(*(written.column(c).to_pylist() for c in ["s", "k", "v"])))
+    assert got == expected  # (s, k, v) is unique but for rows that are equal anyway
+    left = con.execute(f"SELECT count(*) FROM (SELECT * FROM read_parquet('{out}') EXCEPT ALL "
+                       f"SELECT * FROM ({sql}))").fetchone()[0]
+    assert left == 0
+
+
+def test_a_result_that_cannot_be_made_writes_nothing(tables, tmp_path):
+    # NTILE over one partition larger than the limit cannot be computed in chunks: a one-line
+    # error, and no file, not even a part of one.
+    sql = ("SELECT f.k, f.v, f.s, d.name, ntile(3) OVER (ORDER BY f.s) AS t FROM fact f "
+           "JOIN dim d ON f.k = d.id")
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     cmd = tandem_command() + ["sql", sql, "--output", str(out_dir / "result.parquet")]

@@ -41,7 +41,12 @@ Result<Table> QueryRun::RunWholeOrSpilled(
 }
 
 Status QueryRun::FeedSpill(const PlanNode& node, Table* input, cpu::PipelineSink& sink) {
-  if (!input) return RunPipelineAt(*node.children[0], &sink).status();
+  if (!input) {
+    // A pipeline leaves its sink open (RunPipelineAt): the rows a sort still holds are its last
+    // run only once finished.
+    TANDEM_RETURN_NOT_OK(RunPipelineAt(*node.children[0], &sink).status());
+    return sink.Finish().status();
+  }
   EvalContext eval = ctx_.eval;
   for (BatchPtr& batch : input->batches) {
     TANDEM_RETURN_NOT_OK(sink.Consume(*batch, eval));

@@ -1,8 +1,10 @@
 // CPU pipelines (exec/cpu/pipeline.h): which CPU nodes stream, and the run of the pipeline that
 // ends at a node, its joins' build sides run on the way and spilled to disk when they do not fit
 // (grace joins, spilling_pipeline.h). QueryRun's methods for it.
+#include "tandem/exec/cpu/external_sort.h"
 #include "tandem/exec/cpu/flipped_join.h"
 #include "tandem/exec/cpu/operator_util.h"
+#include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/cpu/partition_sink.h"
 #include "tandem/exec/query_run.h"
 
@@ -374,13 +376,75 @@ Result<Table> QueryRun::RunInto(const PlanNode& root, cpu::PipelineSink& sink) {
     TANDEM_RETURN_NOT_OK(WithHostRetry(root, run).status());
     return sink.Finish();
   }
-  TANDEM_ASSIGN_OR_RAISE(Table whole, RunHost(root));
+  Result<Table> whole = cpu::opx::CatchOutOfMemory([&] { return RunHost(root); });
+  if (!whole.ok()) {
+    // Rows in an ORDER BY's order that do not fit whole: sorted through disk and merged straight
+    // into the sink (projections and filters over the sort applied to each block).
+    std::vector<const PlanNode*> above;
+    const PlanNode* sort = &root;
+    while (sort->kind == PlanKind::kProject || sort->kind == PlanKind::kFilter) {
+      above.push_back(sort);
+      sort = sort->children[0].get();
+    }
+    bool on_cpu = !OnGpuHere(*sort);
+    for (const PlanNode* n : above) on_cpu = on_cpu && !OnGpuHere(*n);
+    if (whole.status().code() != StatusCode::kOutOfMemory || !ctx_.pipelines || !on_cpu ||
+        sort->kind != PlanKind::kSort || ctx_.Cancelled()) {
+      return whole.status();
+    }
+    ForgetMetrics(root, ctx_);
+    TANDEM_RETURN_NOT_OK(SortInto(*sort, above, sink));
+    return sink.Finish();
+  }
   EvalContext eval = ctx_.eval;
-  for (BatchPtr& batch : whole.batches) {
+  for (BatchPtr& batch : whole->batches) {
     TANDEM_RETURN_NOT_OK(sink.Consume(*batch, eval));
     batch.reset();
   }
   return sink.Finish();
+}
+
+Status QueryRun::SortInto(const PlanNode& sort, const std::vector<const PlanNode*>& above,
+                          cpu::PipelineSink& sink) {
+  const OperatorStart start = StartOperator();
+  const PlanNode& child = *sort.children[0];
+  std::optional<cpu::SortRunSink> runs;
+  auto fill = [&]() -> Result<Table> {
+    runs.emplace(sort, cpu::SpillBudget() / 4, ctx_);
+    if ((Streams(child) || StreamedScan(child)) && !shared_.IsShared(&child)) {
+      TANDEM_RETURN_NOT_OK(FeedSpill(sort, nullptr, *runs));
+    } else {
+      TANDEM_ASSIGN_OR_RAISE(Table input, RunHost(child));
+      TANDEM_RETURN_NOT_OK(FeedSpill(sort, &input, *runs));
+    }
+    return Table();
+  };
+  TANDEM_RETURN_NOT_OK(WithHostRetry(sort, fill).status());
+  EvalContext eval = ctx_.eval;
+  int64_t rows = 0;
+  TANDEM_RETURN_NOT_OK(runs->MergeInto(cpu::SpillBudget(), [&](BatchPtr block) -> Status {
+    rows += block->num_rows;
+    Table t{sort.schema, {std::move(block)}};
+    for (auto it = above.rbegin(); it != above.rend(); ++it) {
+      const PlanNode& op = **it;
+      TANDEM_ASSIGN_OR_RAISE(
+          t, op.kind == PlanKind::kProject ? cpu::Project(op, t, ctx_) : cpu::Filter(op, t, ctx_));
+    }
+    for (const BatchPtr& b : t.batches) TANDEM_RETURN_NOT_OK(sink.Consume(*b, eval));
+    return Status::OK();
+  }));
+  const int passes = runs->merge_passes();
+  OperatorMetrics m;
+  m.name = "Sort (external: " + std::to_string(runs->runs_written()) + " sorted runs on disk, " +
+           std::to_string(passes) + (passes == 1 ? " merge pass" : " merge passes") +
+           ", merged into the result's file)";
+  m.rows = rows;
+  m.millis = MillisSince(start);
+  m.spilled_bytes = runs->spilled_bytes();
+  ctx_.Record(&sort, m);
+  ctx_.spilled_bytes += runs->spilled_bytes();
+  RecordPeaks(sort, start, ctx_);
+  return Status::OK();
 }
 
 }  // namespace tandem::exec_detail

@@ -105,6 +105,10 @@ class QueryRun {
   Result<gpu::DeviceBatchPtr> RunDevice(const PlanNode& node);
   // The root's rows into `sink` (executor.h, Execute with rows_into); cpu_pipelines.cc.
   Result<Table> RunInto(const PlanNode& root, cpu::PipelineSink& sink);
+  // A Sort's rows through disk, merged in order into `sink`, with the projections and filters of
+  // `above` (root first) applied to each block.
+  Status SortInto(const PlanNode& sort, const std::vector<const PlanNode*>& above,
+                  cpu::PipelineSink& sink);
 
  private:
   // Moves the least recently used table cached in GPU memory that the query does not scan to

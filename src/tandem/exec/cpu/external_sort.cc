@@ -96,6 +96,15 @@ Result<Table> SortRunSink::Finish() {
 }
 
 Result<Table> SortRunSink::Merge(int64_t merge_budget) {
+  Table out{sort_.schema, {}};
+  TANDEM_RETURN_NOT_OK(MergeInto(merge_budget, [&](BatchPtr b) {
+    out.batches.push_back(std::move(b));
+    return Status::OK();
+  }));
+  return out;
+}
+
+Status SortRunSink::MergeInto(int64_t merge_budget, const std::function<Status(BatchPtr)>& emit) {
   std::lock_guard<std::mutex> writing(write_mu_);
   if (runs_.empty()) {
     // Everything fitted in one run: the in-memory sort.
@@ -105,7 +114,10 @@ Result<Table> SortRunSink::Merge(int64_t merge_budget) {
     TANDEM_ASSIGN_OR_RAISE(SortKeyEncoder encoder,
                            MakeSortKeyEncoder(sort_.sort_keys, input.batches, ctx_.eval));
     TANDEM_ASSIGN_OR_RAISE(std::vector<int64_t> refs, SortedRowRefs(input.batches, encoder));
-    return GatherTable(input, sort_.schema, refs, 0, static_cast<int64_t>(refs.size()));
+    TANDEM_ASSIGN_OR_RAISE(
+        Table sorted, GatherTable(input, sort_.schema, refs, 0, static_cast<int64_t>(refs.size())));
+    for (BatchPtr& b : sorted.batches) TANDEM_RETURN_NOT_OK(emit(std::move(b)));
+    return Status::OK();
   }
   // Runs merged at once: one block each (and the output rows pointing into them) within budget.
   int64_t blocks = 0;
@@ -138,14 +150,10 @@ Result<Table> SortRunSink::Merge(int64_t merge_budget) {
     runs_ = std::move(longer);
     ++merge_passes_;
   }
-  Table out{sort_.schema, {}};
-  TANDEM_RETURN_NOT_OK(MergeGroup(std::move(runs_), kDefaultMorselRows, [&](BatchPtr b) {
-    out.batches.push_back(std::move(b));
-    return Status::OK();
-  }));
+  TANDEM_RETURN_NOT_OK(MergeGroup(std::move(runs_), kDefaultMorselRows, emit));
   runs_.clear();
   ++merge_passes_;
-  return out;
+  return Status::OK();
 }
 
 Status SortRunSink::MergeGroup(std::vector<std::unique_ptr<SpillFile>> group, int64_t out_rows,

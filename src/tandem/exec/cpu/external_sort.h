@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -36,6 +37,9 @@ class SortRunSink final : public PipelineSink {
   // Every row in the sort's order, using at most about `merge_budget` bytes for the blocks being
   // merged (besides the output). Rows never written to a run are sorted in memory.
   Result<Table> Merge(int64_t merge_budget);
+  // The same, each block of the merged rows handed to `emit` in order instead of collected: the
+  // sort's output need not fit either.
+  Status MergeInto(int64_t merge_budget, const std::function<Status(BatchPtr)>& emit);
 
   int runs_written() const { return runs_written_; }  // intermediate merge passes' runs too
   int merge_passes() const { return merge_passes_; }
