@@ -245,6 +245,14 @@ BREAKERS = {
     "window_one_partition_lag_lead": (
         "SELECT k, v, s, lag(v) OVER w AS pv, lead(v, 3, -1) OVER w AS nv, lag(s, 2) OVER w AS ps "
         "FROM fact WHERE v > 600 WINDOW w AS (ORDER BY s, v, k)", None, "one partition, in order"),
+    # PERCENT_RANK and CUME_DIST from each row's peer group's place among all rows; NTILE from
+    # the row's (its ORDER BY leaves ties only between rows that are equal anyway).
+    "window_one_partition_ranks_among_all_rows": (
+        "SELECT k, v, percent_rank() OVER w AS pr, cume_dist() OVER w AS cd FROM fact "
+        "WHERE v > 300 WINDOW w AS (ORDER BY v % 50, s)", None, "one partition, in order"),
+    "window_one_partition_ntile": (
+        "SELECT k, v, s, ntile(7) OVER (ORDER BY s, k, v) AS nt FROM fact WHERE v > 300", None,
+        "one partition, in order"),
     # Aggregates over the whole partition next to a running one: computed first over every row.
     "window_one_partition_whole_aggregates": (
         "SELECT k, v, sum(v) OVER (ORDER BY k, v) AS cs, sum(v) OVER (ORDER BY k, v ROWS BETWEEN "
@@ -285,9 +293,9 @@ def test_a_window_over_every_row_with_no_order_runs_in_chunks(tables, tmp_path):
 
 
 def test_a_window_that_needs_its_partition_whole_fails_cleanly(tables, tmp_path):
-    # No PARTITION BY to split on, and NTILE needs the partition's size before its first row:
+    # No PARTITION BY to split on, and a running AVG cannot be carried from chunk to chunk:
     # the limit is a one-line error, not a wrong answer.
-    sql = "SELECT k, v, s, ntile(7) OVER (ORDER BY k, v) AS cs FROM fact WHERE v > 200"
+    sql = "SELECT k, v, s, avg(v) OVER (ORDER BY k, v) AS cs FROM fact WHERE v > 200"
     cmd = tandem_command() + ["sql", sql, "--table", f"fact={tables['fact']}"]
     proc = subprocess.run(cmd + limited(tmp_path, BREAKER_LIMIT), capture_output=True, text=True,
                           timeout=300)
@@ -350,9 +358,9 @@ def test_an_ordered_result_larger_than_the_limit_is_merged_into_its_file(tables,
 
 
 def test_a_result_that_cannot_be_made_writes_nothing(tables, tmp_path):
-    # NTILE over one partition larger than the limit cannot be computed in chunks: a one-line
-    # error, and no file, not even a part of one.
-    sql = ("SELECT f.k, f.v, f.s, d.name, ntile(3) OVER (ORDER BY f.s) AS t FROM fact f "
+    # A running AVG over one partition larger than the limit cannot be computed in chunks: a
+    # one-line error, and no file, not even a part of one.
+    sql = ("SELECT f.k, f.v, f.s, d.name, avg(f.v) OVER (ORDER BY f.s) AS t FROM fact f "
            "JOIN dim d ON f.k = d.id")
     out_dir = tmp_path / "out"
     out_dir.mkdir()

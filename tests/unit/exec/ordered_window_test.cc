@@ -5,8 +5,8 @@
 // so both keep the input's order and every value must match row for row: ROW_NUMBER, RANK,
 // DENSE_RANK, COUNT(*), COUNT(x), SUM by RANGE and by ROWS, MIN and MAX (NaN above all numbers)
 // of integers, doubles and decimals with NULLs, SUM, AVG, MAX over the whole partition, LAG and
-// LEAD by up to 20 rows (past several chunks); with no ORDER BY too. Calls that need the
-// partition whole are refused.
+// LEAD by up to 20 rows (past several chunks), NTILE, PERCENT_RANK and CUME_DIST; with no ORDER
+// BY too. Calls that need the partition whole are refused.
 #include "tandem/exec/cpu/ordered_window.h"
 
 #include <gtest/gtest.h>
@@ -151,6 +151,22 @@ PlanPtr NavigationWindow() {
                      Call("rn", K::kRowNumber, DataType::Int64())});
 }
 
+// NTILE (fewer and more buckets than rows), PERCENT_RANK and CUME_DIST: from each row's place
+// among all rows, not the chunk's.
+PlanPtr PositionWindow() {
+  using K = WindowFunctionKind;
+  auto ntile = [](const std::string& name, int64_t buckets) {
+    WindowCall call = Call(name, K::kNtile, DataType::Int64());
+    call.args.push_back(MakeLiteral(Value::Int64(buckets)));
+    return call;
+  };
+  return MakeWindow(
+      MakeValues(InputSchema(), {}),
+      {ntile("nt3", 3), ntile("nt7", 7), ntile("nt5000", 5000),
+       Call("pr", K::kPercentRank, DataType::Float64()),
+       Call("cd", K::kCumeDist, DataType::Float64()), Call("rk", K::kRank, DataType::Int64())});
+}
+
 // Calls with no ORDER BY: ROW_NUMBER in the input's order, aggregates over every row (the
 // default frame), a running SUM by ROWS.
 PlanPtr UnorderedWindow() {
@@ -201,6 +217,8 @@ TEST(OrderedWindow, ChunksGiveTheInMemoryWindowsValues) { ExpectChunksMatch(Chun
 
 TEST(OrderedWindow, LagAndLeadReachAcrossChunks) { ExpectChunksMatch(NavigationWindow()); }
 
+TEST(OrderedWindow, PositionsAmongAllRows) { ExpectChunksMatch(PositionWindow()); }
+
 TEST(OrderedWindow, WithNoOrderByChunksAreTheInputsBatches) {
   ExpectChunksMatch(UnorderedWindow());
 }
@@ -210,6 +228,9 @@ TEST(OrderedWindow, CallsThatNeedThePartitionWholeAreRefused) {
   auto only = [](WindowCall call) { return MakeWindow(MakeValues(InputSchema(), {}), {call}); };
   // LAG by more rows than a chunk may hold, or by a computed offset.
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(Navigation("l", K::kLag, 1, 5000))));
+  WindowCall cume = Call("c", K::kCumeDist, DataType::Float64(), AggregateKind::kCountStar, -1,
+                         Frame::kWhole, false);
+  EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(cume)));  // no ORDER BY: all rows are peers
   WindowCall computed = Navigation("l", K::kLag, 1, -1);
   computed.args.push_back(MakeColumnRef(0, DataType::Int64(), true, "g"));
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(computed)));

@@ -10,6 +10,7 @@
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/cpu/row_gather.h"
 #include "tandem/exec/cpu/sort_keys.h"
+#include "tandem/exec/cpu/window_functions.h"
 #include "tandem/types/type_dispatch.h"
 
 namespace tandem::cpu {
@@ -17,18 +18,27 @@ namespace {
 
 // How a call's values in a chunk continue from the chunks before it.
 enum class CarryKind {
-  kAddRows,  // ROW_NUMBER, RANK: plus the rows before the chunk
-  kAddLast,  // DENSE_RANK, COUNT, SUM: plus the value at the end of the chunk before
-  kMin,      // MIN: the least of it and the value at the end of the chunk before
-  kMax,      // MAX: the greatest of them
-  kWhole,    // an aggregate over the whole partition: its value over every row
-  kLag,      // LAG: the first rows take values from the chunks before
-  kLead,     // LEAD: the last rows take values from the chunks after
-  kNone,     // cannot be computed in chunks
+  kAddRows,   // ROW_NUMBER, RANK: plus the rows before the chunk
+  kAddLast,   // DENSE_RANK, COUNT, SUM: plus the value at the end of the chunk before
+  kMin,       // MIN: the least of it and the value at the end of the chunk before
+  kMax,       // MAX: the greatest of them
+  kWhole,     // an aggregate over the whole partition: its value over every row
+  kPosition,  // NTILE, PERCENT_RANK, CUME_DIST: from the row's place among all rows
+  kLag,       // LAG: the first rows take values from the chunks before
+  kLead,      // LEAD: the last rows take values from the chunks after
+  kNone,      // cannot be computed in chunks
 };
 
 // The most rows LAG or LEAD may reach past their chunk: no more than a chunk's least size.
 constexpr int64_t kMaxNavigationOffset = 4096;
+
+// NTILE's bucket count: its literal argument; 0 when it is not a positive constant.
+int64_t NtileBuckets(const WindowCall& call) {
+  if (call.args.size() != 1) return 0;
+  const Expr& n = *call.args[0];
+  if (n.kind != ExprKind::kLiteral || n.literal.is_null || !n.literal.type.is_integer()) return 0;
+  return std::max<int64_t>(n.literal.i64, 0);
+}
 
 // LAG/LEAD's offset: its literal second argument (1 without one); -1 when it is not a constant
 // from 0 to kMaxNavigationOffset.
@@ -77,6 +87,11 @@ CarryKind CarryOf(const WindowCall& call) {
       return NavigationOffset(call) >= 0 ? CarryKind::kLag : CarryKind::kNone;
     case WindowFunctionKind::kLead:
       return NavigationOffset(call) >= 0 ? CarryKind::kLead : CarryKind::kNone;
+    case WindowFunctionKind::kNtile:  // with no ORDER BY, in any order
+      return NtileBuckets(call) > 0 ? CarryKind::kPosition : CarryKind::kNone;
+    case WindowFunctionKind::kPercentRank:
+    case WindowFunctionKind::kCumeDist:  // with no ORDER BY every row is a peer of every other
+      return ordered ? CarryKind::kPosition : CarryKind::kNone;
     case WindowFunctionKind::kAggregate:
       if (Whole(call.frame)) return CarryKind::kWhole;
       if (!Running(call.frame) || !NumericStorage(call.type)) return CarryKind::kNone;
@@ -276,6 +291,14 @@ class ChunkRunner {
       const WindowCall& call = window_.windows[w];
       TANDEM_ASSIGN_OR_RAISE(navigated[w], ValuesOver(*call.args[0], call.type, in.batches, eval));
     }
+    // PERCENT_RANK and CUME_DIST: each row's peer group within the chunk (chunks end at one).
+    Peers peers;
+    for (const WindowCall& call : window_.windows) {
+      if (call.kind != WindowFunctionKind::kNtile && CarryOf(call) == CarryKind::kPosition) {
+        TANDEM_ASSIGN_OR_RAISE(peers, PeersOf(in.batches));
+        break;
+      }
+    }
     in = Table();
     const int64_t rows = computed.num_rows();
     const int first_call = window_.children[0]->schema.num_fields();
@@ -292,6 +315,10 @@ class ChunkRunner {
       const int column = first_call + static_cast<int>(w);
       if (kind == CarryKind::kLag || kind == CarryKind::kLead) {
         TANDEM_RETURN_NOT_OK(Navigate(w, kind, computed, navigated[w], column));
+        continue;
+      }
+      if (kind == CarryKind::kPosition) {
+        Place(call, peers, computed, column);
         continue;
       }
       if (kind == CarryKind::kWhole) {
@@ -326,7 +353,82 @@ class ChunkRunner {
     return Status::OK();
   }
 
+  // Every row of the partition (known before the first chunk: the sort's output).
+  void SetTotalRows(int64_t rows) { total_rows_ = rows; }
+
  private:
+  struct Peers {
+    std::vector<int64_t> start, end;  // per row of the chunk: its peer group's rows [start, end)
+  };
+
+  Result<Peers> PeersOf(const std::vector<BatchPtr>& batches) {
+    std::vector<ExprPtr> exprs;
+    std::vector<SortOrder> orders;
+    for (const SortKey& k : window_.windows[0].order_by) {
+      exprs.push_back(k.expr);
+      orders.push_back({k.ascending, k.nulls_first});
+    }
+    const int num_keys = static_cast<int>(exprs.size());
+    Peers peers;
+    EvalContext eval = ctx_.eval;
+    std::vector<ColumnPtr> previous;  // the keys of the batch before, and its last row
+    int64_t previous_last = -1;
+    for (const BatchPtr& b : batches) {
+      if (b->num_rows == 0) continue;
+      TANDEM_ASSIGN_OR_RAISE(std::vector<ColumnPtr> keys, EvaluateColumns(exprs, *b, eval));
+      for (int64_t r = 0; r < b->num_rows; ++r) {
+        const int64_t i = static_cast<int64_t>(peers.start.size());
+        bool peer = false;
+        if (r > 0) {
+          peer = CompareSortRows(keys, r - 1, keys, r, orders, 0, num_keys) == 0;
+        } else if (previous_last >= 0) {
+          peer = CompareSortRows(previous, previous_last, keys, r, orders, 0, num_keys) == 0;
+        }
+        peers.start.push_back(peer ? peers.start.back() : i);
+      }
+      previous = std::move(keys);
+      previous_last = b->num_rows - 1;
+    }
+    const int64_t n = static_cast<int64_t>(peers.start.size());
+    peers.end.resize(static_cast<size_t>(n));
+    for (int64_t i = n; i-- > 0;) {
+      peers.end[i] = i + 1 < n && peers.start[i + 1] == peers.start[i] ? peers.end[i + 1] : i + 1;
+    }
+    return peers;
+  }
+
+  // NTILE, PERCENT_RANK and CUME_DIST of the chunk's rows, from their places among all rows.
+  void Place(const WindowCall& call, const Peers& peers, const Table& computed, int column) {
+    const int64_t n_all = total_rows_;
+    int64_t j = 0;  // row of the chunk
+    for (const BatchPtr& batch : computed.batches) {
+      const int64_t rows = batch->num_rows;
+      if (call.kind == WindowFunctionKind::kNtile) {
+        const int64_t buckets = NtileBuckets(call);
+        const int64_t q = n_all / buckets, r = n_all % buckets;
+        std::vector<int64_t> out(static_cast<size_t>(rows));
+        for (int64_t x = 0; x < rows; ++x) {
+          const int64_t i = rows_before_ + j + x;
+          out[x] = i < r * (q + 1) ? i / (q + 1) + 1 : r + (i - r * (q + 1)) / q + 1;
+        }
+        batch->columns[column] = WindowIntColumn(call.type, out);
+      } else {
+        std::vector<double> out(static_cast<size_t>(rows));
+        for (int64_t x = 0; x < rows; ++x) {
+          const double size = static_cast<double>(n_all);
+          if (call.kind == WindowFunctionKind::kCumeDist) {
+            out[x] = static_cast<double>(rows_before_ + peers.end[j + x]) / size;
+          } else {
+            out[x] = n_all > 1 ? static_cast<double>(rows_before_ + peers.start[j + x]) / (size - 1)
+                               : 0.0;
+          }
+        }
+        batch->columns[column] = WindowDoubleColumn(out);
+      }
+      j += rows;
+    }
+  }
+
   // LAG's first rows take their values from the rows before the chunk (lag_tail_); LEAD's last
   // rows wait for the rows after it (lead_waiting_), and this chunk's rows give theirs to the
   // rows of earlier chunks waiting for them. Rows with nothing to take keep their default.
@@ -393,6 +495,7 @@ class ChunkRunner {
   const PlanNode& window_;
   ExecContext& ctx_;
   std::vector<Carried> carried_;
+  int64_t total_rows_ = 0;
   std::vector<ColumnPtr> lag_tail_;                // per LAG call
   std::vector<std::vector<RowFix>> lead_waiting_;  // per LEAD call
   std::vector<ColumnPtr> totals_;  // per call: a whole-partition aggregate's value (one row)
@@ -431,6 +534,7 @@ Result<Table> WindowInOrderedChunks(const PlanNode& window, Table* sorted, int64
   EvalContext eval = ctx.eval;
   ChunkRunner runner(window, ctx);
   TANDEM_RETURN_NOT_OK(runner.ComputeTotals(*sorted));
+  runner.SetTotalRows(sorted->num_rows());
   Table out{window.schema, {}};
 
   // The rows taken and not yet computed, with their ORDER BY keys (evaluated when first needed).

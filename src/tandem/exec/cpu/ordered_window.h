@@ -10,9 +10,10 @@
 // is computed first over every row, by an aggregation without keys, and each chunk's rows take
 // its value. LAG and LEAD by a constant of at most 4096 rows take the values their chunk lacks
 // from the rows kept from the chunks before, or (LEAD) from the chunks after, patched in once
-// those are made. Other calls (NTILE, PERCENT_RANK, CUME_DIST, NTH_VALUE, a running AVG, frames
-// that look ahead but not to the end) need the partition whole, and a peer group must fit in
-// memory.
+// those are made. NTILE, PERCENT_RANK and CUME_DIST come from the row's place (its peer group's)
+// among all rows, whose count the sort knows. Other calls (FIRST_VALUE, NTH_VALUE, a running
+// AVG, frames that look ahead but not to the end) need the partition whole, and a peer group
+// must fit in memory.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +25,8 @@
 namespace tandem::cpu {
 
 // Whether every call of `window` has no PARTITION BY, the same ORDER BY as the first (or none),
-// and is one of the calls above (RANK and DENSE_RANK only with an ORDER BY).
+// and is one of the calls above (RANK, DENSE_RANK, PERCENT_RANK and CUME_DIST only with an
+// ORDER BY).
 bool ComputesInOrderedChunks(const PlanNode& window);
 
 // The window over `sorted`, its input's rows in the calls' ORDER BY order, in chunks of about
