@@ -253,6 +253,13 @@ BREAKERS = {
     "window_one_partition_ntile": (
         "SELECT k, v, s, ntile(7) OVER (ORDER BY s, k, v) AS nt FROM fact WHERE v > 300", None,
         "one partition, in order"),
+    # FIRST_VALUE, LAST_VALUE and NTH_VALUE: rows picked out of the sorted input first (an
+    # ORDER BY that leaves ties only between rows that are equal anyway).
+    "window_one_partition_first_last_nth": (
+        "SELECT k, v, first_value(s) OVER w AS f, last_value(v) OVER w AS l, "
+        "nth_value(k, 5000) OVER w AS n5k, last_value(s) OVER (ORDER BY v % 50, s, k, v ROWS "
+        "BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS la FROM fact WHERE v > 500 "
+        "WINDOW w AS (ORDER BY v % 50, s, k, v)", None, "one partition, in order"),
     # Aggregates over the whole partition next to a running one: computed first over every row.
     "window_one_partition_whole_aggregates": (
         "SELECT k, v, sum(v) OVER (ORDER BY k, v) AS cs, sum(v) OVER (ORDER BY k, v ROWS BETWEEN "

@@ -5,8 +5,9 @@
 // so both keep the input's order and every value must match row for row: ROW_NUMBER, RANK,
 // DENSE_RANK, COUNT(*), COUNT(x), SUM by RANGE and by ROWS, MIN and MAX (NaN above all numbers)
 // of integers, doubles and decimals with NULLs, SUM, AVG, MAX over the whole partition, LAG and
-// LEAD by up to 20 rows (past several chunks), NTILE, PERCENT_RANK and CUME_DIST; with no ORDER
-// BY too. Calls that need the partition whole are refused.
+// LEAD by up to 20 rows (past several chunks), NTILE, PERCENT_RANK, CUME_DIST, FIRST_VALUE,
+// LAST_VALUE and NTH_VALUE; with no ORDER BY too. Calls that need the partition whole are
+// refused.
 #include "tandem/exec/cpu/ordered_window.h"
 
 #include <gtest/gtest.h>
@@ -167,6 +168,31 @@ PlanPtr PositionWindow() {
        Call("cd", K::kCumeDist, DataType::Float64()), Call("rk", K::kRank, DataType::Int64())});
 }
 
+// FIRST_VALUE, LAST_VALUE and NTH_VALUE up to the current row (RANGE and ROWS) and over the whole
+// partition, NTH_VALUE at positions inside the first chunk, past it, and past every row.
+PlanPtr PickWindow() {
+  using K = WindowFunctionKind;
+  auto nth = [](const std::string& name, int64_t n, Frame frame) {
+    WindowCall call =
+        Call(name, K::kNthValue, DataType::Int64(), AggregateKind::kCountStar, 1, frame);
+    call.args.push_back(MakeLiteral(Value::Int64(n)));
+    return call;
+  };
+  const Schema input = InputSchema();
+  auto value = [&](const std::string& name, K kind, int arg, Frame frame) {
+    return Call(name, kind, input.field(arg).type, AggregateKind::kCountStar, arg, frame);
+  };
+  return MakeWindow(
+      MakeValues(InputSchema(), {}),
+      {value("fv", K::kFirstValue, 2, Frame::kRunning),
+       value("fv_all", K::kFirstValue, 3, Frame::kWhole),
+       value("lv", K::kLastValue, 1, Frame::kRunning),
+       value("lv_rows", K::kLastValue, 1, Frame::kRunningRows),
+       value("lv_all", K::kLastValue, 2, Frame::kWhole), nth("nth3", 3, Frame::kRunning),
+       nth("nth40", 40, Frame::kRunningRows), nth("nth700", 700, Frame::kRunning),
+       nth("nth5000", 5000, Frame::kWhole), nth("nth2_all", 2, Frame::kWhole)});
+}
+
 // Calls with no ORDER BY: ROW_NUMBER in the input's order, aggregates over every row (the
 // default frame), a running SUM by ROWS.
 PlanPtr UnorderedWindow() {
@@ -218,6 +244,8 @@ TEST(OrderedWindow, ChunksGiveTheInMemoryWindowsValues) { ExpectChunksMatch(Chun
 TEST(OrderedWindow, LagAndLeadReachAcrossChunks) { ExpectChunksMatch(NavigationWindow()); }
 
 TEST(OrderedWindow, PositionsAmongAllRows) { ExpectChunksMatch(PositionWindow()); }
+
+TEST(OrderedWindow, FirstLastAndNthValues) { ExpectChunksMatch(PickWindow()); }
 
 TEST(OrderedWindow, WithNoOrderByChunksAreTheInputsBatches) {
   ExpectChunksMatch(UnorderedWindow());

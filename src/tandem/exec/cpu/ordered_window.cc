@@ -6,6 +6,7 @@
 
 #include "tandem/column/column_builder.h"
 #include "tandem/column/slice.h"
+#include "tandem/column/take.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/cpu/row_gather.h"
@@ -24,6 +25,8 @@ enum class CarryKind {
   kMax,       // MAX: the greatest of them
   kWhole,     // an aggregate over the whole partition: its value over every row
   kPosition,  // NTILE, PERCENT_RANK, CUME_DIST: from the row's place among all rows
+  kPick,      // FIRST_VALUE, NTH_VALUE, LAST_VALUE over the whole partition: a row picked first
+  kLocal,     // LAST_VALUE up to the current row: right within its chunk
   kLag,       // LAG: the first rows take values from the chunks before
   kLead,      // LEAD: the last rows take values from the chunks after
   kNone,      // cannot be computed in chunks
@@ -31,6 +34,14 @@ enum class CarryKind {
 
 // The most rows LAG or LEAD may reach past their chunk: no more than a chunk's least size.
 constexpr int64_t kMaxNavigationOffset = 4096;
+
+// NTH_VALUE's position: its literal second argument; 0 when it is not a positive constant.
+int64_t NthPosition(const WindowCall& call) {
+  if (call.args.size() != 2) return 0;
+  const Expr& n = *call.args[1];
+  if (n.kind != ExprKind::kLiteral || n.literal.is_null || !n.literal.type.is_integer()) return 0;
+  return std::max<int64_t>(n.literal.i64, 0);
+}
 
 // NTILE's bucket count: its literal argument; 0 when it is not a positive constant.
 int64_t NtileBuckets(const WindowCall& call) {
@@ -87,6 +98,15 @@ CarryKind CarryOf(const WindowCall& call) {
       return NavigationOffset(call) >= 0 ? CarryKind::kLag : CarryKind::kNone;
     case WindowFunctionKind::kLead:
       return NavigationOffset(call) >= 0 ? CarryKind::kLead : CarryKind::kNone;
+    case WindowFunctionKind::kFirstValue:
+      return Running(call.frame) || Whole(call.frame) ? CarryKind::kPick : CarryKind::kNone;
+    case WindowFunctionKind::kLastValue:
+      return Whole(call.frame)     ? CarryKind::kPick
+             : Running(call.frame) ? CarryKind::kLocal
+                                   : CarryKind::kNone;
+    case WindowFunctionKind::kNthValue:
+      return (Running(call.frame) || Whole(call.frame)) && NthPosition(call) > 0 ? CarryKind::kPick
+                                                                                 : CarryKind::kNone;
     case WindowFunctionKind::kNtile:  // with no ORDER BY, in any order
       return NtileBuckets(call) > 0 ? CarryKind::kPosition : CarryKind::kNone;
     case WindowFunctionKind::kPercentRank:
@@ -246,6 +266,7 @@ class ChunkRunner {
     carried_.resize(window.windows.size());
     totals_.resize(window.windows.size());
     lag_tail_.resize(window.windows.size());
+    picks_.resize(window.windows.size());
     lead_waiting_.resize(window.windows.size());
   }
 
@@ -294,7 +315,10 @@ class ChunkRunner {
     // PERCENT_RANK and CUME_DIST: each row's peer group within the chunk (chunks end at one).
     Peers peers;
     for (const WindowCall& call : window_.windows) {
-      if (call.kind != WindowFunctionKind::kNtile && CarryOf(call) == CarryKind::kPosition) {
+      const bool nth_by_range = call.kind == WindowFunctionKind::kNthValue &&
+                                call.frame.unit == WindowFrame::Unit::kRange && Running(call.frame);
+      if ((call.kind != WindowFunctionKind::kNtile && CarryOf(call) == CarryKind::kPosition) ||
+          nth_by_range) {
         TANDEM_ASSIGN_OR_RAISE(peers, PeersOf(in.batches));
         break;
       }
@@ -319,6 +343,11 @@ class ChunkRunner {
       }
       if (kind == CarryKind::kPosition) {
         Place(call, peers, computed, column);
+        continue;
+      }
+      if (kind == CarryKind::kLocal) continue;
+      if (kind == CarryKind::kPick) {
+        Pick(w, peers, computed, column);
         continue;
       }
       if (kind == CarryKind::kWhole) {
@@ -355,6 +384,31 @@ class ChunkRunner {
 
   // Every row of the partition (known before the first chunk: the sort's output).
   void SetTotalRows(int64_t rows) { total_rows_ = rows; }
+
+  // FIRST_VALUE, LAST_VALUE and NTH_VALUE: the rows they pick out of `rows` (all, sorted), taken
+  // before any chunk runs.
+  Status ComputePicks(const Table& rows) {
+    const int64_t n_all = rows.num_rows();
+    for (size_t w = 0; w < window_.windows.size(); ++w) {
+      const WindowCall& call = window_.windows[w];
+      if (CarryOf(call) != CarryKind::kPick) continue;
+      int64_t at = 0;  // FIRST_VALUE
+      if (call.kind == WindowFunctionKind::kLastValue) at = n_all - 1;
+      if (call.kind == WindowFunctionKind::kNthValue) at = NthPosition(call) - 1;
+      if (at < 0 || at >= n_all) continue;  // no such row: NULL
+      for (const BatchPtr& b : rows.batches) {
+        if (at >= b->num_rows) {
+          at -= b->num_rows;
+          continue;
+        }
+        EvalContext eval = ctx_.eval;
+        TANDEM_ASSIGN_OR_RAISE(ColumnPtr values, opx::EvaluateOrReference(*call.args[0], *b, eval));
+        picks_[w] = Take(*values, &at, 1);
+        break;
+      }
+    }
+    return Status::OK();
+  }
 
  private:
   struct Peers {
@@ -395,6 +449,30 @@ class ChunkRunner {
       peers.end[i] = i + 1 < n && peers.start[i + 1] == peers.start[i] ? peers.end[i + 1] : i + 1;
     }
     return peers;
+  }
+
+  // FIRST_VALUE, LAST_VALUE and NTH_VALUE of the chunk's rows: the picked row's value where the
+  // row's frame reaches it (NTH_VALUE up to the current row: once the frame's end, the row or
+  // its last peer, is at the position), else NULL.
+  void Pick(size_t w, const Peers& peers, const Table& computed, int column) {
+    const WindowCall& call = window_.windows[w];
+    const ColumnPtr& pick = picks_[w];
+    const bool up_to_row = call.kind == WindowFunctionKind::kNthValue && Running(call.frame);
+    const bool by_rows = call.frame.unit == WindowFrame::Unit::kRows;
+    const int64_t nth = up_to_row ? NthPosition(call) : 0;
+    int64_t j = 0;  // row of the chunk
+    for (const BatchPtr& batch : computed.batches) {
+      ColumnBuilder values(call.type, batch->num_rows);
+      for (int64_t x = 0; x < batch->num_rows; ++x, ++j) {
+        const bool reached = !up_to_row || rows_before_ + (by_rows ? j + 1 : peers.end[j]) >= nth;
+        if (pick && reached) {
+          values.AppendFrom(*pick, 0);
+        } else {
+          values.AppendNull();
+        }
+      }
+      batch->columns[column] = values.Finish();
+    }
   }
 
   // NTILE, PERCENT_RANK and CUME_DIST of the chunk's rows, from their places among all rows.
@@ -496,7 +574,8 @@ class ChunkRunner {
   ExecContext& ctx_;
   std::vector<Carried> carried_;
   int64_t total_rows_ = 0;
-  std::vector<ColumnPtr> lag_tail_;                // per LAG call
+  std::vector<ColumnPtr> picks_;     // per FIRST/LAST/NTH_VALUE call: its row's value (null: none)
+  std::vector<ColumnPtr> lag_tail_;  // per LAG call
   std::vector<std::vector<RowFix>> lead_waiting_;  // per LEAD call
   std::vector<ColumnPtr> totals_;  // per call: a whole-partition aggregate's value (one row)
   int64_t rows_before_ = 0;
@@ -534,6 +613,7 @@ Result<Table> WindowInOrderedChunks(const PlanNode& window, Table* sorted, int64
   EvalContext eval = ctx.eval;
   ChunkRunner runner(window, ctx);
   TANDEM_RETURN_NOT_OK(runner.ComputeTotals(*sorted));
+  TANDEM_RETURN_NOT_OK(runner.ComputePicks(*sorted));
   runner.SetTotalRows(sorted->num_rows());
   Table out{window.schema, {}};
 

@@ -11,9 +11,11 @@
 // its value. LAG and LEAD by a constant of at most 4096 rows take the values their chunk lacks
 // from the rows kept from the chunks before, or (LEAD) from the chunks after, patched in once
 // those are made. NTILE, PERCENT_RANK and CUME_DIST come from the row's place (its peer group's)
-// among all rows, whose count the sort knows. Other calls (FIRST_VALUE, NTH_VALUE, a running
-// AVG, frames that look ahead but not to the end) need the partition whole, and a peer group
-// must fit in memory.
+// among all rows, whose count the sort knows. FIRST_VALUE, NTH_VALUE (up to the current row or
+// over the whole partition) and LAST_VALUE over the whole partition take a row picked out of the
+// sorted rows first; LAST_VALUE up to the current row is right within its chunk. Other calls (a
+// running AVG, frames that slide or look ahead but not to the end) need the partition whole, and
+// a peer group must fit in memory.
 #pragma once
 
 #include <cstdint>
