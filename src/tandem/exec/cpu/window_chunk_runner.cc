@@ -1,0 +1,586 @@
+// How each window call of one partition carries from chunk to chunk (see window_chunk_runner.h).
+#include "tandem/exec/cpu/window_chunk_runner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "tandem/column/column_builder.h"
+#include "tandem/column/take.h"
+#include "tandem/exec/cpu/operator_util.h"
+#include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/cpu/row_gather.h"
+#include "tandem/exec/cpu/sort_keys.h"
+#include "tandem/exec/cpu/window_functions.h"
+#include "tandem/types/type_dispatch.h"
+
+namespace tandem::cpu {
+namespace {
+
+// How a call's values in a chunk continue from the chunks before it.
+enum class CarryKind {
+  kAddRows,   // ROW_NUMBER, RANK: plus the rows before the chunk
+  kAddLast,   // DENSE_RANK, COUNT, SUM: plus the value at the end of the chunk before
+  kMin,       // MIN: the least of it and the value at the end of the chunk before
+  kMax,       // MAX: the greatest of them
+  kWhole,     // an aggregate over the whole partition: its value over every row
+  kPosition,  // NTILE, PERCENT_RANK, CUME_DIST: from the row's place among all rows
+  kPick,      // FIRST_VALUE, NTH_VALUE, LAST_VALUE over the whole partition: a row picked first
+  kLocal,     // LAST_VALUE up to the current row: right within its chunk
+  kLag,       // LAG: the first rows take values from the chunks before
+  kLead,      // LEAD: the last rows take values from the chunks after
+  kNone,      // cannot be computed in chunks
+};
+
+// The most rows LAG or LEAD may reach past their chunk: no more than a chunk's least size.
+constexpr int64_t kMaxNavigationOffset = 4096;
+
+// NTH_VALUE's position: its literal second argument; 0 when it is not a positive constant.
+int64_t NthPosition(const WindowCall& call) {
+  if (call.args.size() != 2) return 0;
+  const Expr& n = *call.args[1];
+  if (n.kind != ExprKind::kLiteral || n.literal.is_null || !n.literal.type.is_integer()) return 0;
+  return std::max<int64_t>(n.literal.i64, 0);
+}
+
+// NTILE's bucket count: its literal argument; 0 when it is not a positive constant.
+int64_t NtileBuckets(const WindowCall& call) {
+  if (call.args.size() != 1) return 0;
+  const Expr& n = *call.args[0];
+  if (n.kind != ExprKind::kLiteral || n.literal.is_null || !n.literal.type.is_integer()) return 0;
+  return std::max<int64_t>(n.literal.i64, 0);
+}
+
+// LAG/LEAD's offset: its literal second argument (1 without one); -1 when it is not a constant
+// from 0 to kMaxNavigationOffset.
+int64_t NavigationOffset(const WindowCall& call) {
+  if (call.args.empty()) return -1;
+  if (call.args.size() < 2) return 1;
+  const Expr& offset = *call.args[1];
+  if (offset.kind != ExprKind::kLiteral || offset.literal.is_null ||
+      !offset.literal.type.is_integer()) {
+    return -1;
+  }
+  const int64_t k = offset.literal.i64;
+  return k >= 0 && k <= kMaxNavigationOffset ? k : -1;
+}
+
+// A frame from the partition's first row to its last: explicitly, or RANGE with no ORDER BY
+// (every row a peer of the current one).
+bool Whole(const WindowFrame& frame) {
+  using BK = WindowFrame::BoundKind;
+  return frame.start == BK::kUnboundedPreceding &&
+         (frame.end == BK::kUnboundedFollowing ||
+          (frame.unit == WindowFrame::Unit::kRange && !frame.has_order));
+}
+
+// A frame from the partition's first row to the current one (and its peers, by RANGE).
+bool Running(const WindowFrame& frame) {
+  return frame.start == WindowFrame::BoundKind::kUnboundedPreceding &&
+         frame.end == WindowFrame::BoundKind::kCurrentRow && !Whole(frame);
+}
+
+bool NumericStorage(const DataType& type) {
+  return VisitStorage(type, Overloaded{[](BoolTag) { return false; },
+                                       [](StringTag) { return false; }, [](auto) { return true; }});
+}
+
+CarryKind CarryOf(const WindowCall& call) {
+  const bool ordered = !call.order_by.empty();
+  switch (call.kind) {
+    case WindowFunctionKind::kRowNumber:  // with no ORDER BY, in any order
+      return CarryKind::kAddRows;
+    case WindowFunctionKind::kRank:  // with no ORDER BY every row ranks first
+      return ordered ? CarryKind::kAddRows : CarryKind::kNone;
+    case WindowFunctionKind::kDenseRank:
+      return ordered ? CarryKind::kAddLast : CarryKind::kNone;
+    case WindowFunctionKind::kLag:
+      return NavigationOffset(call) >= 0 ? CarryKind::kLag : CarryKind::kNone;
+    case WindowFunctionKind::kLead:
+      return NavigationOffset(call) >= 0 ? CarryKind::kLead : CarryKind::kNone;
+    case WindowFunctionKind::kFirstValue:
+      return Running(call.frame) || Whole(call.frame) ? CarryKind::kPick : CarryKind::kNone;
+    case WindowFunctionKind::kLastValue:
+      return Whole(call.frame)     ? CarryKind::kPick
+             : Running(call.frame) ? CarryKind::kLocal
+                                   : CarryKind::kNone;
+    case WindowFunctionKind::kNthValue:
+      return (Running(call.frame) || Whole(call.frame)) && NthPosition(call) > 0 ? CarryKind::kPick
+                                                                                 : CarryKind::kNone;
+    case WindowFunctionKind::kNtile:  // with no ORDER BY, in any order
+      return NtileBuckets(call) > 0 ? CarryKind::kPosition : CarryKind::kNone;
+    case WindowFunctionKind::kPercentRank:
+    case WindowFunctionKind::kCumeDist:  // with no ORDER BY every row is a peer of every other
+      return ordered ? CarryKind::kPosition : CarryKind::kNone;
+    case WindowFunctionKind::kAggregate:
+      if (Whole(call.frame)) return CarryKind::kWhole;
+      if (!Running(call.frame) || !NumericStorage(call.type)) return CarryKind::kNone;
+      switch (call.aggregate) {
+        case AggregateKind::kCountStar:
+        case AggregateKind::kCount:
+        case AggregateKind::kSum:
+          return CarryKind::kAddLast;
+        case AggregateKind::kMin:
+          return CarryKind::kMin;
+        case AggregateKind::kMax:
+          return CarryKind::kMax;
+        default:
+          return CarryKind::kNone;
+      }
+    default:
+      return CarryKind::kNone;
+  }
+}
+
+// A call's value at the end of the chunks so far (NULL: no value yet).
+struct Carried {
+  bool valid = false;
+  int128_t integer = 0;
+  double real = 0;
+};
+
+// NaN above every number, as the SQL order has it.
+template <typename T>
+bool Less(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a)) return false;
+    if (std::isnan(b)) return true;
+  }
+  return a < b;
+}
+
+// `local`, a call's values over one chunk, continued from `from`; `*last` becomes the value of
+// the chunk's last row when `is_last` (the carry for the next chunk).
+template <typename T>
+Result<ColumnPtr> Continue(const WindowCall& call, const Column& local, CarryKind kind,
+                           const Carried& from, bool is_last, Carried* last) {
+  const int64_t n = local.length();
+  const T* values = local.values_as<T>();
+  ColumnBuilder out(local.type(), n);
+  T carried{};
+  if constexpr (std::is_floating_point_v<T>) {
+    carried = static_cast<T>(from.real);
+  } else {
+    carried = static_cast<T>(from.integer);
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    bool valid = local.IsValid(i);
+    T v = valid ? values[i] : T{};
+    if (from.valid) {
+      if (!valid) {
+        v = carried;
+        valid = true;
+      } else if (kind == CarryKind::kMin) {
+        if (Less(carried, v)) v = carried;
+      } else if (kind == CarryKind::kMax) {
+        if (Less(v, carried)) v = carried;
+      } else if constexpr (std::is_floating_point_v<T>) {
+        v += carried;
+      } else if (__builtin_add_overflow(v, carried, &v)) {
+        return Status::Invalid(call.name + ": integer overflow in window function");
+      }
+    }
+    if (valid) {
+      out.Append<T>(v);
+    } else {
+      out.AppendNull();
+    }
+    if (is_last && i + 1 == n) {
+      last->valid = valid;
+      if constexpr (std::is_floating_point_v<T>) {
+        last->real = static_cast<double>(v);
+      } else {
+        last->integer = static_cast<int128_t>(v);
+      }
+    }
+  }
+  return out.Finish();
+}
+
+// A row of a made batch whose value comes from elsewhere: the value at `from_row` of `from`.
+struct RowFix {
+  BatchPtr batch;
+  int64_t row = 0;
+  ColumnPtr from;
+  int64_t from_row = 0;
+};
+
+// Puts each fix's value in place in column `column` of its batch (a column rebuilt per batch).
+void ApplyFixes(std::vector<RowFix> fixes, int column) {
+  std::stable_sort(fixes.begin(), fixes.end(), [](const RowFix& a, const RowFix& b) {
+    return a.batch != b.batch ? a.batch.get() < b.batch.get() : a.row < b.row;
+  });
+  for (size_t i = 0; i < fixes.size();) {
+    size_t end = i;
+    while (end < fixes.size() && fixes[end].batch == fixes[i].batch) ++end;
+    Batch& batch = *fixes[i].batch;
+    const Column& old = *batch.columns[column];
+    ColumnBuilder rebuilt(old.type(), batch.num_rows);
+    size_t next = i;
+    for (int64_t r = 0; r < batch.num_rows; ++r) {
+      if (next < end && fixes[next].row == r) {
+        rebuilt.AppendFrom(*fixes[next].from, fixes[next].from_row);
+        ++next;
+      } else {
+        rebuilt.AppendFrom(old, r);
+      }
+    }
+    batch.columns[column] = rebuilt.Finish();
+    i = end;
+  }
+}
+
+// The values of `expr` over `batches`, as one column in their order.
+Result<ColumnPtr> ValuesOver(const Expr& expr, const DataType& type,
+                             const std::vector<BatchPtr>& batches, EvalContext& eval) {
+  std::vector<ColumnPtr> parts;
+  int64_t rows = 0;
+  for (const BatchPtr& b : batches) {
+    TANDEM_ASSIGN_OR_RAISE(ColumnPtr part, opx::EvaluateOrReference(expr, *b, eval));
+    rows += part->length();
+    parts.push_back(std::move(part));
+  }
+  ColumnBuilder all(type, rows);
+  for (const ColumnPtr& part : parts) {
+    for (int64_t r = 0; r < part->length(); ++r) all.AppendFrom(*part, r);
+  }
+  return all.Finish();
+}
+
+// The window's output over one chunk, its calls' values continued from `carried`, which then
+// holds their values at the chunk's end.
+class ChunkRunner final : public WindowChunkRunner {
+ public:
+  ChunkRunner(const PlanNode& window, ExecContext& ctx) : window_(window), ctx_(ctx) {
+    carried_.resize(window.windows.size());
+    totals_.resize(window.windows.size());
+    lag_tail_.resize(window.windows.size());
+    picks_.resize(window.windows.size());
+    lead_waiting_.resize(window.windows.size());
+  }
+
+  // The whole-partition aggregates over every row of `rows` (before any chunk runs): one
+  // aggregation without keys, whose row each chunk's rows then take.
+  Status ComputeTotals(const Table& rows) {
+    PlanNode aggregate;
+    aggregate.kind = PlanKind::kAggregate;
+    aggregate.children = window_.children;
+    std::vector<size_t> whole;
+    for (size_t w = 0; w < window_.windows.size(); ++w) {
+      const WindowCall& call = window_.windows[w];
+      if (CarryOf(call) != CarryKind::kWhole) continue;
+      AggregateCall a;
+      a.kind = call.aggregate;
+      if (!call.args.empty()) a.arg = call.args[0];
+      a.type = call.type;
+      a.nullable = call.nullable;
+      a.name = call.name;
+      aggregate.aggregates.push_back(std::move(a));
+      aggregate.schema.fields.push_back({call.name, call.type, true});
+      whole.push_back(w);
+    }
+    if (whole.empty()) return Status::OK();
+    TANDEM_ASSIGN_OR_RAISE(Table totals, HashAggregate(aggregate, rows, ctx_));
+    for (const BatchPtr& b : totals.batches) {
+      if (b->num_rows == 0) continue;
+      for (size_t i = 0; i < whole.size(); ++i) totals_[whole[i]] = b->columns[i];
+      break;
+    }
+    return Status::OK();
+  }
+
+  Status Prepare(const Table& sorted) override {
+    TANDEM_RETURN_NOT_OK(ComputeTotals(sorted));
+    TANDEM_RETURN_NOT_OK(ComputePicks(sorted));
+    total_rows_ = sorted.num_rows();
+    return Status::OK();
+  }
+
+  Status Run(std::vector<BatchPtr> chunk, Table* out) override {
+    Table in{window_.children[0]->schema, std::move(chunk)};
+    TANDEM_ASSIGN_OR_RAISE(Table computed, Window(window_, in, ctx_));
+    // LAG and LEAD: their arguments over the chunk's rows, in order, for the chunks around it.
+    std::vector<ColumnPtr> navigated(window_.windows.size());
+    for (size_t w = 0; w < window_.windows.size(); ++w) {
+      const CarryKind kind = CarryOf(window_.windows[w]);
+      if (kind != CarryKind::kLag && kind != CarryKind::kLead) continue;
+      EvalContext eval = ctx_.eval;
+      const WindowCall& call = window_.windows[w];
+      TANDEM_ASSIGN_OR_RAISE(navigated[w], ValuesOver(*call.args[0], call.type, in.batches, eval));
+    }
+    // PERCENT_RANK and CUME_DIST: each row's peer group within the chunk (chunks end at one).
+    Peers peers;
+    for (const WindowCall& call : window_.windows) {
+      const bool nth_by_range = call.kind == WindowFunctionKind::kNthValue &&
+                                call.frame.unit == WindowFrame::Unit::kRange && Running(call.frame);
+      if ((call.kind != WindowFunctionKind::kNtile && CarryOf(call) == CarryKind::kPosition) ||
+          nth_by_range) {
+        TANDEM_ASSIGN_OR_RAISE(peers, PeersOf(in.batches));
+        break;
+      }
+    }
+    in = Table();
+    const int64_t rows = computed.num_rows();
+    const int first_call = window_.children[0]->schema.num_fields();
+    size_t last_batch = 0;  // the one holding the chunk's last row
+    for (size_t b = 0; b < computed.batches.size(); ++b) {
+      if (computed.batches[b]->num_rows > 0) last_batch = b;
+    }
+    std::vector<Carried> next = carried_;
+    for (size_t w = 0; w < window_.windows.size(); ++w) {
+      const WindowCall& call = window_.windows[w];
+      const CarryKind kind = CarryOf(call);
+      Carried from = carried_[w];
+      if (kind == CarryKind::kAddRows) from = Carried{rows_before_ > 0, rows_before_, 0};
+      const int column = first_call + static_cast<int>(w);
+      if (kind == CarryKind::kLag || kind == CarryKind::kLead) {
+        TANDEM_RETURN_NOT_OK(Navigate(w, kind, computed, navigated[w], column));
+        continue;
+      }
+      if (kind == CarryKind::kPosition) {
+        Place(call, peers, computed, column);
+        continue;
+      }
+      if (kind == CarryKind::kLocal) continue;
+      if (kind == CarryKind::kPick) {
+        Pick(w, peers, computed, column);
+        continue;
+      }
+      if (kind == CarryKind::kWhole) {
+        if (!totals_[w]) return Status::Internal("window " + call.name + " without its total");
+        for (BatchPtr& batch : computed.batches) {
+          ColumnBuilder repeated(call.type, batch->num_rows);
+          for (int64_t r = 0; r < batch->num_rows; ++r) repeated.AppendFrom(*totals_[w], 0);
+          batch->columns[column] = repeated.Finish();
+        }
+        continue;
+      }
+      for (size_t b = 0; b < computed.batches.size(); ++b) {
+        Batch& batch = *computed.batches[b];
+        const bool is_last = b == last_batch;
+        Result<ColumnPtr> continued = VisitStorage(
+            call.type, Overloaded{[&](auto tag) -> Result<ColumnPtr> {
+              using Tg = decltype(tag);
+              if constexpr (std::is_same_v<Tg, BoolTag> || std::is_same_v<Tg, StringTag>) {
+                return Status::Internal("window " + call.name + " continued over chunks");
+              } else {
+                return Continue<typename Tg::type>(call, *batch.columns[column], kind, from,
+                                                   is_last, &next[w]);
+              }
+            }});
+        TANDEM_RETURN_NOT_OK(continued.status());
+        batch.columns[column] = std::move(continued).value();
+      }
+    }
+    carried_ = std::move(next);
+    rows_before_ += rows;
+    for (BatchPtr& b : computed.batches) out->batches.push_back(std::move(b));
+    return Status::OK();
+  }
+
+  // FIRST_VALUE, LAST_VALUE and NTH_VALUE: the rows they pick out of `rows` (all, sorted), taken
+  // before any chunk runs.
+  Status ComputePicks(const Table& rows) {
+    const int64_t n_all = rows.num_rows();
+    for (size_t w = 0; w < window_.windows.size(); ++w) {
+      const WindowCall& call = window_.windows[w];
+      if (CarryOf(call) != CarryKind::kPick) continue;
+      int64_t at = 0;  // FIRST_VALUE
+      if (call.kind == WindowFunctionKind::kLastValue) at = n_all - 1;
+      if (call.kind == WindowFunctionKind::kNthValue) at = NthPosition(call) - 1;
+      if (at < 0 || at >= n_all) continue;  // no such row: NULL
+      for (const BatchPtr& b : rows.batches) {
+        if (at >= b->num_rows) {
+          at -= b->num_rows;
+          continue;
+        }
+        EvalContext eval = ctx_.eval;
+        TANDEM_ASSIGN_OR_RAISE(ColumnPtr values, opx::EvaluateOrReference(*call.args[0], *b, eval));
+        picks_[w] = Take(*values, &at, 1);
+        break;
+      }
+    }
+    return Status::OK();
+  }
+
+ private:
+  struct Peers {
+    std::vector<int64_t> start, end;  // per row of the chunk: its peer group's rows [start, end)
+  };
+
+  Result<Peers> PeersOf(const std::vector<BatchPtr>& batches) {
+    std::vector<ExprPtr> exprs;
+    std::vector<SortOrder> orders;
+    for (const SortKey& k : window_.windows[0].order_by) {
+      exprs.push_back(k.expr);
+      orders.push_back({k.ascending, k.nulls_first});
+    }
+    const int num_keys = static_cast<int>(exprs.size());
+    Peers peers;
+    EvalContext eval = ctx_.eval;
+    std::vector<ColumnPtr> previous;  // the keys of the batch before, and its last row
+    int64_t previous_last = -1;
+    for (const BatchPtr& b : batches) {
+      if (b->num_rows == 0) continue;
+      TANDEM_ASSIGN_OR_RAISE(std::vector<ColumnPtr> keys, EvaluateColumns(exprs, *b, eval));
+      for (int64_t r = 0; r < b->num_rows; ++r) {
+        const int64_t i = static_cast<int64_t>(peers.start.size());
+        bool peer = false;
+        if (r > 0) {
+          peer = CompareSortRows(keys, r - 1, keys, r, orders, 0, num_keys) == 0;
+        } else if (previous_last >= 0) {
+          peer = CompareSortRows(previous, previous_last, keys, r, orders, 0, num_keys) == 0;
+        }
+        peers.start.push_back(peer ? peers.start.back() : i);
+      }
+      previous = std::move(keys);
+      previous_last = b->num_rows - 1;
+    }
+    const int64_t n = static_cast<int64_t>(peers.start.size());
+    peers.end.resize(static_cast<size_t>(n));
+    for (int64_t i = n; i-- > 0;) {
+      peers.end[i] = i + 1 < n && peers.start[i + 1] == peers.start[i] ? peers.end[i + 1] : i + 1;
+    }
+    return peers;
+  }
+
+  // FIRST_VALUE, LAST_VALUE and NTH_VALUE of the chunk's rows: the picked row's value where the
+  // row's frame reaches it (NTH_VALUE up to the current row: once the frame's end, the row or
+  // its last peer, is at the position), else NULL.
+  void Pick(size_t w, const Peers& peers, const Table& computed, int column) {
+    const WindowCall& call = window_.windows[w];
+    const ColumnPtr& pick = picks_[w];
+    const bool up_to_row = call.kind == WindowFunctionKind::kNthValue && Running(call.frame);
+    const bool by_rows = call.frame.unit == WindowFrame::Unit::kRows;
+    const int64_t nth = up_to_row ? NthPosition(call) : 0;
+    int64_t j = 0;  // row of the chunk
+    for (const BatchPtr& batch : computed.batches) {
+      ColumnBuilder values(call.type, batch->num_rows);
+      for (int64_t x = 0; x < batch->num_rows; ++x, ++j) {
+        const bool reached = !up_to_row || rows_before_ + (by_rows ? j + 1 : peers.end[j]) >= nth;
+        if (pick && reached) {
+          values.AppendFrom(*pick, 0);
+        } else {
+          values.AppendNull();
+        }
+      }
+      batch->columns[column] = values.Finish();
+    }
+  }
+
+  // NTILE, PERCENT_RANK and CUME_DIST of the chunk's rows, from their places among all rows.
+  void Place(const WindowCall& call, const Peers& peers, const Table& computed, int column) {
+    const int64_t n_all = total_rows_;
+    int64_t j = 0;  // row of the chunk
+    for (const BatchPtr& batch : computed.batches) {
+      const int64_t rows = batch->num_rows;
+      if (call.kind == WindowFunctionKind::kNtile) {
+        const int64_t buckets = NtileBuckets(call);
+        const int64_t q = n_all / buckets, r = n_all % buckets;
+        std::vector<int64_t> out(static_cast<size_t>(rows));
+        for (int64_t x = 0; x < rows; ++x) {
+          const int64_t i = rows_before_ + j + x;
+          out[x] = i < r * (q + 1) ? i / (q + 1) + 1 : r + (i - r * (q + 1)) / q + 1;
+        }
+        batch->columns[column] = WindowIntColumn(call.type, out);
+      } else {
+        std::vector<double> out(static_cast<size_t>(rows));
+        for (int64_t x = 0; x < rows; ++x) {
+          const double size = static_cast<double>(n_all);
+          if (call.kind == WindowFunctionKind::kCumeDist) {
+            out[x] = static_cast<double>(rows_before_ + peers.end[j + x]) / size;
+          } else {
+            out[x] = n_all > 1 ? static_cast<double>(rows_before_ + peers.start[j + x]) / (size - 1)
+                               : 0.0;
+          }
+        }
+        batch->columns[column] = WindowDoubleColumn(out);
+      }
+      j += rows;
+    }
+  }
+
+  // LAG's first rows take their values from the rows before the chunk (lag_tail_); LEAD's last
+  // rows wait for the rows after it (lead_waiting_), and this chunk's rows give theirs to the
+  // rows of earlier chunks waiting for them. Rows with nothing to take keep their default.
+  Status Navigate(size_t w, CarryKind kind, const Table& computed, const ColumnPtr& values,
+                  int column) {
+    const int64_t k = NavigationOffset(window_.windows[w]);
+    const int64_t n = values->length();
+    std::vector<RowFix> fixes;
+    auto place = [&](int64_t row, RowFix fix) {  // row of the chunk -> its batch and row there
+      for (const BatchPtr& b : computed.batches) {
+        if (row < b->num_rows) {
+          fix.batch = b;
+          fix.row = row;
+          fixes.push_back(std::move(fix));
+          return;
+        }
+        row -= b->num_rows;
+      }
+    };
+    if (kind == CarryKind::kLag) {
+      const ColumnPtr& tail = lag_tail_[w];
+      const int64_t tail_rows = tail ? tail->length() : 0;
+      for (int64_t j = 0; j < std::min(k, n); ++j) {
+        const int64_t back = k - j;  // rows before the chunk's first
+        if (back <= tail_rows) place(j, RowFix{nullptr, 0, tail, tail_rows - back});
+      }
+      ApplyFixes(std::move(fixes), column);
+      // The last k values so far.
+      const int64_t keep = std::min(k, tail_rows + n);
+      ColumnBuilder next(values->type(), keep);
+      for (int64_t g = tail_rows + n - keep; g < tail_rows + n; ++g) {
+        if (g < tail_rows) {
+          next.AppendFrom(*tail, g);
+        } else {
+          next.AppendFrom(*values, g - tail_rows);
+        }
+      }
+      lag_tail_[w] = next.Finish();
+      return Status::OK();
+    }
+    // LEAD: rows of earlier chunks whose value is in this one.
+    std::vector<RowFix>& waiting = lead_waiting_[w];
+    std::vector<RowFix> still;
+    for (RowFix& fix : waiting) {
+      const int64_t at = fix.from_row - rows_before_;  // from_row: the global row wanted
+      if (at < n) {
+        fix.from = values;
+        fix.from_row = at;
+        fixes.push_back(std::move(fix));
+      } else {
+        still.push_back(std::move(fix));
+      }
+    }
+    ApplyFixes(std::move(fixes), column);
+    fixes.clear();
+    waiting = std::move(still);
+    for (int64_t j = std::max<int64_t>(0, n - k); j < n; ++j) {
+      place(j, RowFix{nullptr, 0, nullptr, rows_before_ + j + k});
+    }
+    for (RowFix& fix : fixes) waiting.push_back(std::move(fix));
+    return Status::OK();
+  }
+
+  const PlanNode& window_;
+  ExecContext& ctx_;
+  std::vector<Carried> carried_;
+  int64_t total_rows_ = 0;
+  std::vector<ColumnPtr> picks_;     // per FIRST/LAST/NTH_VALUE call: its row's value (null: none)
+  std::vector<ColumnPtr> lag_tail_;  // per LAG call
+  std::vector<std::vector<RowFix>> lead_waiting_;  // per LEAD call
+  std::vector<ColumnPtr> totals_;  // per call: a whole-partition aggregate's value (one row)
+  int64_t rows_before_ = 0;
+};
+
+}  // namespace
+
+bool CallComputesInChunks(const WindowCall& call) { return CarryOf(call) != CarryKind::kNone; }
+
+std::unique_ptr<WindowChunkRunner> WindowChunkRunner::Make(const PlanNode& window,
+                                                           ExecContext& ctx) {
+  return std::make_unique<ChunkRunner>(window, ctx);
+}
+
+}  // namespace tandem::cpu

@@ -1,0 +1,37 @@
+// WindowChunkRunner: the calls of a window over one partition (no PARTITION BY), computed a chunk
+// of its sorted rows at a time (exec/cpu/ordered_window.h cuts the chunks, each ending where a
+// peer group ends). Each chunk runs through the in-memory Window; then each call's values are
+// continued from the chunks before (ROW_NUMBER, RANK: plus the rows before; DENSE_RANK and
+// running COUNT/SUM: plus the value at the end of the chunk before; running MIN/MAX: compared with
+// it; LAG: the first rows from values kept from before; LEAD: the last rows patched in once the
+// chunks after are made), placed among all rows (NTILE, PERCENT_RANK, CUME_DIST), or taken from
+// values computed over every row before the first chunk (aggregates over the whole partition,
+// FIRST_VALUE, NTH_VALUE, LAST_VALUE over the whole partition).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "tandem/column/table.h"
+#include "tandem/exec/exec_context.h"
+#include "tandem/plan/logical_plan.h"
+
+namespace tandem::cpu {
+
+// Whether a call can be computed this way (its ORDER BY aside).
+bool CallComputesInChunks(const WindowCall& call);
+
+class WindowChunkRunner {
+ public:
+  // `window`: its calls all have no PARTITION BY and one ORDER BY, and CallComputesInChunks.
+  static std::unique_ptr<WindowChunkRunner> Make(const PlanNode& window, ExecContext& ctx);
+  virtual ~WindowChunkRunner() = default;
+  // What is computed over every row (`sorted`: all of them, in the ORDER BY's order) before the
+  // first chunk.
+  virtual Status Prepare(const Table& sorted) = 0;
+  // The window's rows for the next chunk (the rows after the last chunk's, up to the end of a peer
+  // group), appended to `out`; a LEAD may still patch them when the next chunks come.
+  virtual Status Run(std::vector<BatchPtr> chunk, Table* out) = 0;
+};
+
+}  // namespace tandem::cpu
