@@ -310,26 +310,40 @@ def test_a_window_that_needs_its_partition_whole_fails_cleanly(tables, tmp_path)
     assert len(proc.stderr.strip().splitlines()) == 1 and "tandem.memory.host.limit" in proc.stderr
 
 
+def run_with_output(tables, tmp_path, sql, limit):
+    """`tandem sql` writing sql's rows to a Parquet --output in a folder of its own, under the
+    host limit: (the process, the folder, the file)."""
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    out = out_dir / "result.parquet"
+    cmd = tandem_command() + ["sql", sql, "--output", str(out)]
+    for name, path in tables.items():
+        cmd += ["--table", f"{name}={path}"]
+    proc = subprocess.run(cmd + limited(tmp_path, limit), capture_output=True, text=True,
+                          timeout=300)
+    return proc, out_dir, out
+
+
+def written_result(tables, tmp_path, sql, limit, min_bytes):
+    """The file run_with_output wrote (alone in its folder, larger than min_bytes, with DuckDB's
+    row count), and a DuckDB connection over the tables."""
+    proc, out_dir, out = run_with_output(tables, tmp_path, sql, limit)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert os.listdir(out_dir) == ["result.parquet"]
+    written = pq.read_table(out)
+    assert written.nbytes > min_bytes, written.nbytes
+    con = duck(tables)
+    assert written.num_rows == con.execute(f"SELECT count(*) FROM ({sql})").fetchone()[0]
+    return written, out, con
+
+
 def test_a_result_larger_than_the_limit_goes_straight_to_its_file(tables, tmp_path):
     # 28 MiB of joined rows under a 6 MB limit: the rows go to the Parquet --output as the
     # pipeline makes them (exec/cpu/parquet_write_sink.h), never whole in memory. The file holds
     # DuckDB's rows; nothing else is left in its folder.
     sql = ("SELECT f.k, f.v, f.s, f.amt, d.name FROM fact f JOIN dim d ON f.k = d.id "
            "WHERE f.v > -900")
-    out_dir = tmp_path / "out"
-    out_dir.mkdir()
-    out = out_dir / "result.parquet"
-    cmd = tandem_command() + ["sql", sql, "--output", str(out), "--timing"]
-    for name, path in tables.items():
-        cmd += ["--table", f"{name}={path}"]
-    proc = subprocess.run(cmd + limited(tmp_path), capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert os.listdir(out_dir) == ["result.parquet"]
-    written = pq.read_table(out)
-    assert written.nbytes > 4 * LIMIT, written.nbytes
-    con = duck(tables)
-    expected = con.execute(f"SELECT count(*) FROM ({sql})").fetchone()[0]
-    assert written.num_rows == expected
+    _, out, con = written_result(tables, tmp_path, sql, LIMIT, 4 * LIMIT)
     for a, b in [(f"read_parquet('{out}')", f"({sql})"), (f"({sql})", f"read_parquet('{out}')")]:
         left = con.execute(f"SELECT count(*) FROM (SELECT * FROM {a} EXCEPT ALL "
                            f"SELECT * FROM {b})").fetchone()[0]
@@ -342,20 +356,7 @@ def test_an_ordered_result_larger_than_the_limit_is_merged_into_its_file(tables,
     # rows the sort still held at the pipeline's end once went missing there).
     sql = ("SELECT f.k, f.v, f.s, d.name FROM fact f JOIN dim d ON f.k = d.id "
            "ORDER BY f.s DESC, f.k, f.v")
-    out_dir = tmp_path / "out"
-    out_dir.mkdir()
-    out = out_dir / "result.parquet"
-    cmd = tandem_command() + ["sql", sql, "--output", str(out)]
-    for name, path in tables.items():
-        cmd += ["--table", f"{name}={path}"]
-    proc = subprocess.run(cmd + limited(tmp_path, BREAKER_LIMIT), capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert os.listdir(out_dir) == ["result.parquet"]
-    written = pq.read_table(out)
-    assert written.nbytes > 1.5 * BREAKER_LIMIT, written.nbytes
-    con = duck(tables)
-    assert written.num_rows == con.execute(f"SELECT count(*) FROM ({sql})").fetchone()[0]
+    written, out, con = written_result(tables, tmp_path, sql, BREAKER_LIMIT, 1.5 * BREAKER_LIMIT)
     expected = con.execute(f"SELECT s, k, v FROM ({sql})").fetchall()
     got = list(zip(*(written.column(c).to_pylist() for c in ["s", "k", "v"])))
     assert got == expected  # (s, k, v) is unique but for rows that are equal anyway
@@ -369,12 +370,7 @@ def test_a_result_that_cannot_be_made_writes_nothing(tables, tmp_path):
     # one-line error, and no file, not even a part of one.
     sql = ("SELECT f.k, f.v, f.s, d.name, avg(f.v) OVER (ORDER BY f.s) AS t FROM fact f "
            "JOIN dim d ON f.k = d.id")
-    out_dir = tmp_path / "out"
-    out_dir.mkdir()
-    cmd = tandem_command() + ["sql", sql, "--output", str(out_dir / "result.parquet")]
-    for name, path in tables.items():
-        cmd += ["--table", f"{name}={path}"]
-    proc = subprocess.run(cmd + limited(tmp_path), capture_output=True, text=True, timeout=300)
+    proc, out_dir, _ = run_with_output(tables, tmp_path, sql, LIMIT)
     assert proc.returncode == 1, proc.stdout[:500]
     assert len(proc.stderr.strip().splitlines()) == 1 and "tandem.memory.host.limit" in proc.stderr
     assert os.listdir(out_dir) == []

@@ -46,10 +46,7 @@ Result<Table> WindowInOrderedChunks(const PlanNode& window, Table* sorted, int64
   }
   std::vector<ExprPtr> key_exprs;
   std::vector<SortOrder> orders;
-  for (const SortKey& k : window.windows[0].order_by) {
-    key_exprs.push_back(k.expr);
-    orders.push_back({k.ascending, k.nulls_first});
-  }
+  SplitSortKeys(window.windows[0].order_by, &key_exprs, &orders);
   const int num_keys = static_cast<int>(key_exprs.size());
   EvalContext eval = ctx.eval;
   const std::unique_ptr<WindowChunkRunner> runner = WindowChunkRunner::Make(window, ctx);

@@ -189,6 +189,14 @@ void SortKeyEncoder::Encode(int batch, int64_t begin, int64_t end, uint64_t* out
   }
 }
 
+void SplitSortKeys(const std::vector<SortKey>& keys, std::vector<ExprPtr>* exprs,
+                   std::vector<SortOrder>* orders) {
+  for (const SortKey& k : keys) {
+    exprs->push_back(k.expr);
+    orders->push_back({k.ascending, k.nulls_first});
+  }
+}
+
 int CompareSortRows(const std::vector<ColumnPtr>& a, int64_t ra, const std::vector<ColumnPtr>& b,
                     int64_t rb, const std::vector<SortOrder>& orders, int from, int to) {
   for (int k = from; k < to; ++k) {

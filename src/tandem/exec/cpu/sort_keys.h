@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tandem/column/column.h"
+#include "tandem/expr/aggregate.h"
 
 namespace tandem::cpu {
 
@@ -17,6 +18,10 @@ struct SortOrder {
   bool ascending = true;
   bool nulls_first = false;
 };
+
+// The expressions and orders of a list of sort keys, as the encoder and comparisons take them.
+void SplitSortKeys(const std::vector<SortKey>& keys, std::vector<ExprPtr>* exprs,
+                   std::vector<SortOrder>* orders);
 
 // Compares the sort keys [from, to) of row ra of key columns `a` with row rb of key columns `b`
 // in the SQL order (< 0, 0 or > 0): the typed comparison behind CompareTail, and the merge of

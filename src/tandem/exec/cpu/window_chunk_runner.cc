@@ -411,10 +411,7 @@ class ChunkRunner final : public WindowChunkRunner {
   Result<Peers> PeersOf(const std::vector<BatchPtr>& batches) {
     std::vector<ExprPtr> exprs;
     std::vector<SortOrder> orders;
-    for (const SortKey& k : window_.windows[0].order_by) {
-      exprs.push_back(k.expr);
-      orders.push_back({k.ascending, k.nulls_first});
-    }
+    SplitSortKeys(window_.windows[0].order_by, &exprs, &orders);
     const int num_keys = static_cast<int>(exprs.size());
     Peers peers;
     EvalContext eval = ctx_.eval;
