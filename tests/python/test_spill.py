@@ -310,12 +310,12 @@ def test_a_window_that_needs_its_partition_whole_fails_cleanly(tables, tmp_path)
     assert len(proc.stderr.strip().splitlines()) == 1 and "tandem.memory.host.limit" in proc.stderr
 
 
-def run_with_output(tables, tmp_path, sql, limit):
-    """`tandem sql` writing sql's rows to a Parquet --output in a folder of its own, under the
-    host limit: (the process, the folder, the file)."""
+def run_with_output(tables, tmp_path, sql, limit, name="result.parquet"):
+    """`tandem sql` writing sql's rows to an --output file (Parquet or CSV by its name) in a folder
+    of its own, under the host limit: (the process, the folder, the file)."""
     out_dir = tmp_path / "out"
     out_dir.mkdir()
-    out = out_dir / "result.parquet"
+    out = out_dir / name
     cmd = tandem_command() + ["sql", sql, "--output", str(out)]
     for name, path in tables.items():
         cmd += ["--table", f"{name}={path}"]
@@ -345,6 +345,23 @@ def test_a_result_larger_than_the_limit_goes_straight_to_its_file(tables, tmp_pa
            "WHERE f.v > -900")
     _, out, con = written_result(tables, tmp_path, sql, LIMIT, 4 * LIMIT)
     for a, b in [(f"read_parquet('{out}')", f"({sql})"), (f"({sql})", f"read_parquet('{out}')")]:
+        left = con.execute(f"SELECT count(*) FROM (SELECT * FROM {a} EXCEPT ALL "
+                           f"SELECT * FROM {b})").fetchone()[0]
+        assert left == 0, f"{left} rows of {a} are not in {b}"
+
+
+def test_a_csv_result_larger_than_the_limit_goes_straight_to_its_file(tables, tmp_path):
+    # The same for a CSV --output: the text goes out a megabyte at a time.
+    sql = ("SELECT f.k, f.v, f.s, d.name FROM fact f JOIN dim d ON f.k = d.id "
+           "WHERE f.v > -900")
+    proc, out_dir, out = run_with_output(tables, tmp_path, sql, LIMIT, "result.csv")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert os.listdir(out_dir) == ["result.csv"]
+    assert os.path.getsize(out) > 2 * LIMIT
+    con = duck(tables)
+    read = (f"read_csv('{out}', header = true, columns = {{'k': 'BIGINT', 'v': 'BIGINT', "
+            f"'s': 'VARCHAR', 'name': 'VARCHAR'}})")
+    for a, b in [(read, f"({sql})"), (f"({sql})", read)]:
         left = con.execute(f"SELECT count(*) FROM (SELECT * FROM {a} EXCEPT ALL "
                            f"SELECT * FROM {b})").fetchone()[0]
         assert left == 0, f"{left} rows of {a} are not in {b}"

@@ -360,11 +360,9 @@ int RunSql(const std::vector<std::string>& argv) {
     // --timing reports what the process held at most during each statement.
     if (args.timing) host_memory::ResetResidentPeak();
     const bool last_statement = i + 1 == statements->size();
-    // A query's rows go to a Parquet --output as they are made (a result larger than memory
+    // A query's rows go to the --output file as they are made (a result larger than memory
     // reaches its file); other statements' rows are written below.
-    if (last_statement && !args.output.empty() && !EndsWithLower(args.output, ".csv")) {
-      session.WriteNextQueryTo(args.output);
-    }
+    if (last_statement && !args.output.empty()) session.WriteNextQueryTo(args.output);
     Result<sql::StatementResult> result = RunWithIndicator(
         session, text,
         StatementLabel(script.substr(std::min<size_t>(std::max(stmt.location, 0), script.size()))));

@@ -23,7 +23,7 @@
 #include "tandem/common/text.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
-#include "tandem/exec/cpu/parquet_write_sink.h"
+#include "tandem/exec/cpu/result_file_sink.h"
 #include "tandem/exec/executor.h"
 #include "tandem/exec/plan_text.h"
 #include "tandem/gpu/device_column.h"
@@ -493,9 +493,8 @@ class StatementRunner {
     int64_t rows_written = -1;
     auto execute = [&](ExecContext& ctx) -> Result<Table> {
       if (output.empty()) return ::tandem::Execute(root, ctx);
-      TANDEM_ASSIGN_OR_RAISE(
-          std::unique_ptr<cpu::ParquetWriteSink> sink,
-          cpu::ParquetWriteSink::Open(output, names ? *names : root.schema, what));
+      TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<cpu::ResultFileSink> sink,
+                             cpu::ResultFileSink::Open(output, names ? *names : root.schema, what));
       TANDEM_ASSIGN_OR_RAISE(Table none, ::tandem::Execute(root, ctx, *sink));
       rows_written = sink->rows();
       return none;

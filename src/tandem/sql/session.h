@@ -86,10 +86,11 @@ class Session {
   Result<StatementResult> Execute(const std::string& sql);
 
   // The next statement, when it is a query (SELECT, WITH, VALUES), writes its rows to this
-  // Parquet file as they are made (exec/cpu/parquet_write_sink.h) instead of returning them: a
-  // result larger than memory still reaches its file, which appears only when the query
-  // succeeds. Any other statement leaves its rows to the caller. Taken by the next statement.
-  void WriteNextQueryTo(std::string parquet_path) { next_output_ = std::move(parquet_path); }
+  // Parquet or CSV file (by its extension) as they are made (exec/cpu/result_file_sink.h)
+  // instead of returning them: a result larger than memory still reaches its file, which
+  // appears only when the query succeeds. Any other statement leaves its rows to the caller.
+  // Taken by the next statement.
+  void WriteNextQueryTo(std::string path) { next_output_ = std::move(path); }
 
   // `tandem explain`: the plan of one query (SELECT, WITH, VALUES), with devices; `analyze`
   // runs it and adds each operator's metrics; `json` gives one JSON document instead of lines.
