@@ -337,17 +337,22 @@ def written_result(tables, tmp_path, sql, limit, min_bytes):
     return written, out, con
 
 
+def assert_same_rows(con, a, b):
+    """The rows of relations a and b (SQL text) are the same multiset."""
+    for x, y in [(a, b), (b, a)]:
+        left = con.execute(f"SELECT count(*) FROM (SELECT * FROM {x} EXCEPT ALL "
+                           f"SELECT * FROM {y})").fetchone()[0]
+        assert left == 0, f"{left} rows of {x} are not in {y}"
+
+
 def test_a_result_larger_than_the_limit_goes_straight_to_its_file(tables, tmp_path):
     # 28 MiB of joined rows under a 6 MB limit: the rows go to the Parquet --output as the
-    # pipeline makes them (exec/cpu/parquet_write_sink.h), never whole in memory. The file holds
+    # pipeline makes them (exec/cpu/result_file_sink.h), never whole in memory. The file holds
     # DuckDB's rows; nothing else is left in its folder.
     sql = ("SELECT f.k, f.v, f.s, f.amt, d.name FROM fact f JOIN dim d ON f.k = d.id "
            "WHERE f.v > -900")
     _, out, con = written_result(tables, tmp_path, sql, LIMIT, 4 * LIMIT)
-    for a, b in [(f"read_parquet('{out}')", f"({sql})"), (f"({sql})", f"read_parquet('{out}')")]:
-        left = con.execute(f"SELECT count(*) FROM (SELECT * FROM {a} EXCEPT ALL "
-                           f"SELECT * FROM {b})").fetchone()[0]
-        assert left == 0, f"{left} rows of {a} are not in {b}"
+    assert_same_rows(con, f"read_parquet('{out}')", f"({sql})")
 
 
 def test_a_csv_result_larger_than_the_limit_goes_straight_to_its_file(tables, tmp_path):
@@ -361,10 +366,7 @@ def test_a_csv_result_larger_than_the_limit_goes_straight_to_its_file(tables, tm
     con = duck(tables)
     read = (f"read_csv('{out}', header = true, columns = {{'k': 'BIGINT', 'v': 'BIGINT', "
             f"'s': 'VARCHAR', 'name': 'VARCHAR'}})")
-    for a, b in [(read, f"({sql})"), (f"({sql})", read)]:
-        left = con.execute(f"SELECT count(*) FROM (SELECT * FROM {a} EXCEPT ALL "
-                           f"SELECT * FROM {b})").fetchone()[0]
-        assert left == 0, f"{left} rows of {a} are not in {b}"
+    assert_same_rows(con, read, f"({sql})")
 
 
 def test_an_ordered_result_larger_than_the_limit_is_merged_into_its_file(tables, tmp_path):
@@ -377,9 +379,7 @@ def test_an_ordered_result_larger_than_the_limit_is_merged_into_its_file(tables,
     expected = con.execute(f"SELECT s, k, v FROM ({sql})").fetchall()
     got = list(zip(*(written.column(c).to_pylist() for c in ["s", "k", "v"])))
     assert got == expected  # (s, k, v) is unique but for rows that are equal anyway
-    left = con.execute(f"SELECT count(*) FROM (SELECT * FROM read_parquet('{out}') EXCEPT ALL "
-                       f"SELECT * FROM ({sql}))").fetchone()[0]
-    assert left == 0
+    assert_same_rows(con, f"read_parquet('{out}')", f"({sql})")
 
 
 def test_a_result_that_cannot_be_made_writes_nothing(tables, tmp_path):
