@@ -66,16 +66,6 @@ struct SqlArgs {
   bool timing = false;
 };
 
-bool EndsWithLower(const std::string& s, const std::string& suffix) {
-  if (s.size() < suffix.size()) return false;
-  for (size_t i = 0; i < suffix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) != suffix[i]) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // Returns 0 when parsed, else the exit code (2) after printing the usage error.
 int ParseArgs(const std::vector<std::string>& args, SqlArgs* out) {
   ArgReader reader(args);
@@ -98,7 +88,7 @@ int ParseArgs(const std::vector<std::string>& args, SqlArgs* out) {
       out->format = value;
     } else if (arg == "--output" || arg == "-o") {
       if (!take_value()) return UsageError(arg + " needs a file name");
-      if (!EndsWithLower(value, ".parquet") && !EndsWithLower(value, ".csv")) {
+      if (!EndsWithIgnoringCase(value, ".parquet") && !EndsWithIgnoringCase(value, ".csv")) {
         return UsageError("--output must name a .parquet or .csv file, got '" + value + "'");
       }
       out->output = value;
@@ -311,7 +301,7 @@ void PrintPlan(const Table& table) {
 }
 
 Status WriteOutput(const std::string& path, const Table& table) {
-  if (EndsWithLower(path, ".csv")) return csv::WriteCsv(path, table);
+  if (EndsWithIgnoringCase(path, ".csv")) return csv::WriteCsv(path, table);
   return parquet::WriteParquet(path, table);
 }
 

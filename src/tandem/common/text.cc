@@ -17,6 +17,11 @@ std::string AsciiLower(std::string s) {
   return s;
 }
 
+bool EndsWithIgnoringCase(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         AsciiLower(s.substr(s.size() - suffix.size())) == AsciiLower(suffix);
+}
+
 std::string TrimSpace(const std::string& s) {
   size_t b = 0, e = s.size();
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;

@@ -12,6 +12,8 @@
 namespace tandem {
 
 std::string AsciiLower(std::string s);
+// Whether `s` ends with `suffix`, ignoring ASCII case ("OUT.CSV" ends with ".csv").
+bool EndsWithIgnoringCase(const std::string& s, const std::string& suffix);
 // `s` without leading and trailing whitespace.
 std::string TrimSpace(const std::string& s);
 // A byte count for people: "512 B", "3.1 KiB", "20.0 MiB", "1.5 GiB".

@@ -365,11 +365,7 @@ Result<Table> QueryRun::RunInto(const PlanNode& root, cpu::PipelineSink& sink) {
     // on one thread) when the sink can forget the rows it took.
     bool first = true;
     auto run = [&]() -> Result<Table> {
-      if (!first && !sink.Restart()) {
-        return Status::OutOfMemory(
-            "host memory limit reached (tandem.memory.host.limit) while the result's rows were "
-            "written, which cannot be taken back to run again");
-      }
+      if (!first) TANDEM_RETURN_NOT_OK(sink.Restart());
       first = false;
       return RunPipelineAt(root, &sink);
     };

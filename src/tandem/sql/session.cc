@@ -43,10 +43,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-bool EndsWithCsv(const std::string& path) {
-  return path.size() >= 4 && AsciiLower(path.substr(path.size() - 4)) == ".csv";
-}
-
 // Skips whitespace and SQL comments (-- to end of line, nested /* */) from `i`.
 size_t SkipSpaceAndComments(const std::string& s, size_t i, size_t end) {
   while (i < end) {
@@ -483,9 +479,9 @@ class StatementRunner {
     return RunQuery(plan, output_, nullptr);
   }
 
-  // Places and runs a query's plan. With `output`, its rows go to that Parquet file as they are
-  // made (named by `names` when given) and the result holds none; a run that fails leaves no
-  // file (each run writes a fresh one).
+  // Places and runs a query's plan. With `output`, its rows go to that Parquet or CSV file as
+  // they are made (named by `names` when given) and the result holds none; a run that fails
+  // leaves no file (each run writes a fresh one).
   Result<StatementResult> RunQuery(const PlanPtr& plan, const std::string& output,
                                    const Schema* names, const std::string& what = "") {
     TANDEM_ASSIGN_OR_RAISE(Placed placed, Place(plan, placement::PlanPurpose::kExecute));
@@ -1030,8 +1026,9 @@ Result<std::vector<ParsedStatement>> SplitScript(const std::string& sql) {
 }
 
 Status Session::RegisterTable(const std::string& name, const std::string& path) {
-  Result<std::shared_ptr<TableSource>> source =
-      EndsWithCsv(path) ? TableSource::Csv(name, path) : TableSource::Parquet(name, path);
+  Result<std::shared_ptr<TableSource>> source = EndsWithIgnoringCase(path, ".csv")
+                                                    ? TableSource::Csv(name, path)
+                                                    : TableSource::Parquet(name, path);
   if (!source.ok()) return source.status().WithContext("table " + name);
   return catalog_.AddTable(name, *source, true);
 }

@@ -13,8 +13,13 @@ class PipelineSink {
   virtual Status Consume(const Batch& batch, EvalContext& eval) = 0;
   virtual Result<Table> Finish() = 0;
   // Forgets every row consumed so far, for a pipeline that runs again from its start (after
-  // running out of memory); false when the sink cannot (its rows are gone where they went).
-  virtual bool Restart() { return false; }
+  // running out of memory). A sink that cannot (its rows are gone where they went) says so as
+  // running out of memory, which the retry then ends with.
+  virtual Status Restart() {
+    return Status::OutOfMemory(
+        "host memory limit reached (tandem.memory.host.limit) after rows went where they cannot "
+        "be taken back to run again");
+  }
 };
 
 }  // namespace tandem::cpu

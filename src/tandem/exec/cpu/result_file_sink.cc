@@ -2,23 +2,11 @@
 #include "tandem/exec/cpu/result_file_sink.h"
 
 #include <algorithm>
-#include <cctype>
 
+#include "tandem/common/text.h"
 #include "tandem/exec/cpu/spilling_pipeline.h"
 
 namespace tandem::cpu {
-namespace {
-
-bool IsCsvName(const std::string& path) {
-  if (path.size() < 4) return false;
-  std::string ext = path.substr(path.size() - 4);
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".csv";
-}
-
-}  // namespace
-
 Result<std::unique_ptr<ResultFileSink>> ResultFileSink::Open(const std::string& path,
                                                              const Schema& schema,
                                                              std::string context) {
@@ -34,7 +22,7 @@ Result<std::unique_ptr<ResultFileSink>> ResultFileSink::Open(const std::string& 
 }
 
 Status ResultFileSink::OpenWriter() {
-  if (IsCsvName(path_)) {
+  if (EndsWithIgnoringCase(path_, ".csv")) {
     auto writer = csv::CsvFileWriter::Open(path_, schema_);
     if (!writer.ok()) return Named(writer.status());
     csv_ = std::move(writer).value();
@@ -69,13 +57,13 @@ Result<Table> ResultFileSink::Finish() {
   return Table{schema_, {}};
 }
 
-bool ResultFileSink::Restart() {
+Status ResultFileSink::Restart() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (finished_) return false;
+  if (finished_) return Status::Internal("a finished result file restarted");
   parquet_.reset();  // removes its temporary file
   csv_.reset();
   rows_ = 0;
-  return OpenWriter().ok();
+  return OpenWriter();
 }
 
 }  // namespace tandem::cpu

@@ -25,7 +25,7 @@ class ResultFileSink final : public PipelineSink {
   // Closes the file; returns no rows (they are in the file).
   Result<Table> Finish() override;
   // Drops what was written (the temporary file) and starts a fresh one.
-  bool Restart() override;
+  Status Restart() override;
   int64_t rows() const { return rows_; }
 
  private:

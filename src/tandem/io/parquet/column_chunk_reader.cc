@@ -820,7 +820,7 @@ Result<const uint8_t*> ChunkDecoder::PendingValues() {
   PendingPage& h = pending_;
   if (h.fresh != nullptr) return h.fresh;
   if (h.in_place != nullptr) return h.in_place;
-  TANDEM_ASSIGN_OR_RAISE(const uint8_t* page, DecompressAgain(h.body));
+  TANDEM_ASSIGN_OR_RAISE(const uint8_t* page, DecompressPage(h.body));
   return page + h.values_offset;
 }
 

@@ -29,7 +29,9 @@ decode::RawBuffer& Scratch() {
   return scratch;
 }
 
-Result<const uint8_t*> DecompressIntoScratch(const PageBody& body) {
+}  // namespace
+
+Result<const uint8_t*> DecompressPage(const PageBody& body) {
   decode::RawBuffer& scratch = Scratch();
   try {
     scratch.Clear();
@@ -48,10 +50,6 @@ Result<const uint8_t*> DecompressIntoScratch(const PageBody& body) {
   }
   return static_cast<const uint8_t*>(scratch.data());
 }
-
-}  // namespace
-
-Result<const uint8_t*> DecompressAgain(const PageBody& body) { return DecompressIntoScratch(body); }
 
 Result<bool> PageReader::Next(Page* page) {
   if (pos_ >= end_) return false;
@@ -113,7 +111,7 @@ Result<bool> PageReader::Next(Page* page) {
     return true;
   }
   page->body = PageBody{body, body_size, raw_size, prefix, codec_};
-  auto data = DecompressIntoScratch(page->body);
+  auto data = DecompressPage(page->body);
   if (!data.ok()) return fail(data.status());
   page->data = *data;
   page->size = raw_size;

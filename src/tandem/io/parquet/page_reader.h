@@ -11,7 +11,7 @@
 
 namespace tandem::parquet {
 
-// Where a decompressed page's bytes came from, to decompress it again (DecompressAgain): a
+// Where a decompressed page's bytes came from, to decompress it again (DecompressPage): a
 // reader that decodes a page in parts need not hold a copy of it between them.
 struct PageBody {
   const uint8_t* compressed = nullptr;  // the page's body in its chunk (v2: levels first)
@@ -32,9 +32,10 @@ struct Page {
   PageBody body;
 };
 
-// Decompresses `body` again into the calling thread's scratch (the one PageReader::Next uses: the
-// page it read last on this thread is overwritten) and returns the uncompressed page.
-Result<const uint8_t*> DecompressAgain(const PageBody& body);
+// Decompresses `body` into the calling thread's scratch and returns the uncompressed page:
+// PageReader::Next's own step, and a reader's way to have a page again later (the page read last
+// on this thread is overwritten).
+Result<const uint8_t*> DecompressPage(const PageBody& body);
 
 class PageReader {
  public:
