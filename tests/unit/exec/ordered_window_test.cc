@@ -4,7 +4,8 @@
 // sizes (an empty one among them); chunks of 1 to 1000 rows. The in-memory Window sorts stably,
 // so both keep the input's order and every value must match row for row: ROW_NUMBER, RANK,
 // DENSE_RANK, COUNT(*), COUNT(x), SUM by RANGE and by ROWS, MIN and MAX (NaN above all numbers)
-// of integers, doubles and decimals with NULLs, SUM, AVG, MAX over the whole partition, LAG and
+// of integers, doubles and decimals with NULLs, running AVG by RANGE and by ROWS (NaN and
+// infinities among the doubles), SUM, AVG, MAX over the whole partition, LAG and
 // LEAD by up to 20 rows (past several chunks), NTILE, PERCENT_RANK, CUME_DIST, FIRST_VALUE,
 // LAST_VALUE and NTH_VALUE; with no ORDER BY too. Calls that need the partition whole are
 // refused.
@@ -14,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "tandem/column/column_builder.h"
@@ -48,6 +50,8 @@ Table SortedInput(int64_t rows, uint64_t seed) {
     const uint64_t pick = rng() % 12;
     if (pick == 0) {
       r.d = std::nan("");
+    } else if (pick == 1 && rng() % 4 == 0) {
+      r.d = (rng() % 2 ? 1 : -1) * std::numeric_limits<double>::infinity();
     } else if (pick > 2) {
       r.d = static_cast<double>(rng() % 100) - 50;
     }
@@ -193,6 +197,22 @@ PlanPtr PickWindow() {
        nth("nth5000", 5000, Frame::kWhole), nth("nth2_all", 2, Frame::kWhole)});
 }
 
+// Running AVG by RANGE and by ROWS of integers, doubles (NaN and infinities among them) and
+// decimals: sums and counts carried from chunk to chunk.
+PlanPtr AverageWindow() {
+  using K = WindowFunctionKind;
+  using A = AggregateKind;
+  return MakeWindow(
+      MakeValues(InputSchema(), {}),
+      {Call("ax", K::kAggregate, DataType::Float64(), A::kAvg, 1),
+       Call("ax_rows", K::kAggregate, DataType::Float64(), A::kAvg, 1, Frame::kRunningRows),
+       Call("ad", K::kAggregate, DataType::Float64(), A::kAvg, 2),
+       Call("ad_rows", K::kAggregate, DataType::Float64(), A::kAvg, 2, Frame::kRunningRows),
+       Call("am", K::kAggregate, DataType::Decimal(16, 6), A::kAvg, 3),
+       Call("am_rows", K::kAggregate, DataType::Decimal(16, 6), A::kAvg, 3, Frame::kRunningRows),
+       Call("sx", K::kAggregate, DataType::Int64(), A::kSum, 1)});
+}
+
 // Calls with no ORDER BY: ROW_NUMBER in the input's order, aggregates over every row (the
 // default frame), a running SUM by ROWS.
 PlanPtr UnorderedWindow() {
@@ -241,6 +261,8 @@ void ExpectChunksMatch(const PlanPtr& window) {
 
 TEST(OrderedWindow, ChunksGiveTheInMemoryWindowsValues) { ExpectChunksMatch(ChunkableWindow()); }
 
+TEST(OrderedWindow, RunningAveragesCarryTheirSumsAndCounts) { ExpectChunksMatch(AverageWindow()); }
+
 TEST(OrderedWindow, LagAndLeadReachAcrossChunks) { ExpectChunksMatch(NavigationWindow()); }
 
 TEST(OrderedWindow, PositionsAmongAllRows) { ExpectChunksMatch(PositionWindow()); }
@@ -262,8 +284,11 @@ TEST(OrderedWindow, CallsThatNeedThePartitionWholeAreRefused) {
   WindowCall computed = Navigation("l", K::kLag, 1, -1);
   computed.args.push_back(MakeColumnRef(0, DataType::Int64(), true, "g"));
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(computed)));
-  EXPECT_FALSE(cpu::ComputesInOrderedChunks(
-      *only(Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1))));
+  WindowCall sliding =
+      Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1, Frame::kRunningRows);
+  sliding.frame.start = WindowFrame::BoundKind::kPreceding;  // the last three rows
+  sliding.frame.start_offset = 2;
+  EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(sliding)));
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(Call(
       "r", K::kRank, DataType::Int64(), AggregateKind::kCountStar, -1, Frame::kWhole, false))));
   WindowCall ahead = Call("s", K::kAggregate, DataType::Int64(), AggregateKind::kSum, 1);

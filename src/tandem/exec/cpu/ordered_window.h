@@ -4,7 +4,8 @@
 // computed a chunk at a time, each chunk ending where a peer group ends, and each call's values
 // carry over from one chunk to the next: ROW_NUMBER and RANK add the rows before the chunk,
 // DENSE_RANK and a running COUNT add their value at the end of the chunk before, a running SUM
-// adds it too (a NULL so far takes it), a running MIN or MAX compares with it. "Running": the
+// adds it too (a NULL so far takes it), a running MIN or MAX compares with it, a running AVG
+// carries its sum and count (exact for integers and decimals). "Running": the
 // frame from UNBOUNDED PRECEDING to the CURRENT ROW, by ROWS or RANGE (the default with ORDER
 // BY). An aggregate over the whole partition (any aggregate; the default frame with no ORDER BY)
 // is computed first over every row, by an aggregation without keys, and each chunk's rows take
@@ -13,9 +14,9 @@
 // those are made. NTILE, PERCENT_RANK and CUME_DIST come from the row's place (its peer group's)
 // among all rows, whose count the sort knows. FIRST_VALUE, NTH_VALUE (up to the current row or
 // over the whole partition) and LAST_VALUE over the whole partition take a row picked out of the
-// sorted rows first; LAST_VALUE up to the current row is right within its chunk. Other calls (a
-// running AVG, frames that slide or look ahead but not to the end) need the partition whole, and
-// a peer group must fit in memory.
+// sorted rows first; LAST_VALUE up to the current row is right within its chunk. Other calls
+// (frames that slide or look ahead but not to the end) need the partition whole, and a peer group
+// must fit in memory.
 #pragma once
 
 #include <cstdint>

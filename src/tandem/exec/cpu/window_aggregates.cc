@@ -100,13 +100,7 @@ std::vector<long double> FloatFrameSums(const Column& arg, const WindowLayout& L
   if (any_special) {
     for (int64_t i = 0; i < n; ++i) {
       const int64_t s = fs[i], e = fe[i];
-      const bool nan = nans[e] > nans[s], pinf = pinfs[e] > pinfs[s], ninf = ninfs[e] > ninfs[s];
-      if (nan || (pinf && ninf)) {
-        out[i] = std::numeric_limits<long double>::quiet_NaN();
-      } else if (pinf || ninf) {
-        out[i] = pinf ? std::numeric_limits<long double>::infinity()
-                      : -std::numeric_limits<long double>::infinity();
-      }
+      out[i] = FloatFrameValue(out[i], nans[e] > nans[s], pinfs[e] > pinfs[s], ninfs[e] > ninfs[s]);
     }
   }
   return out;
@@ -228,42 +222,56 @@ Result<ColumnPtr> ComputeWindowAggregate(const WindowCall& call, const WindowLay
   }
   std::vector<int128_t> sum(static_cast<size_t>(n + 1), 0);
   for (int64_t i = 0; i < n; ++i) sum[i + 1] = sum[i] + (arg.IsValid(i) ? ExactValue(arg, i) : 0);
-  const DataType& rt = call.type;
   for (int64_t i = 0; i < n; ++i) {
     const int64_t c = count[fe[i]] - count[fs[i]];
     if (c == 0) {
       b.AppendNull();
       continue;
     }
-    const int128_t s = sum[fe[i]] - sum[fs[i]];
-    int128_t v = s;
-    if (kind == AggregateKind::kAvg) {
-      if (rt.id == TypeId::kFloat64) {
-        double d = static_cast<double>(s) / static_cast<double>(c);
-        if (t.is_decimal()) d /= static_cast<double>(decimal::Pow10(t.scale));
-        b.Append<double>(d);
-        continue;
-      }
-      const int shift = rt.is_decimal() && t.is_decimal() ? rt.scale - t.scale : 0;
-      // Exact through 256 bits (types/decimal_core.h), rounded half away from zero.
-      if (!decimal::DivideScaled(s, std::max(shift, 0), c, &v)) {
-        return Status::Invalid(call.name + ": integer overflow in window " +
-                               AggregateKindName(kind));
-      }
-    }
-    if (rt.id == TypeId::kFloat64) {
-      b.Append<double>(static_cast<double>(v));
-    } else if (rt.is_wide_decimal()) {
-      b.Append<int128_t>(v);
-    } else {
-      if (v > INT64_MAX || v < INT64_MIN) {
-        return Status::Invalid(call.name + ": integer overflow in window " +
-                               AggregateKindName(kind));
-      }
-      b.Append<int64_t>(static_cast<int64_t>(v));
-    }
+    TANDEM_RETURN_NOT_OK(AppendExactSumOrAverage(call, t, sum[fe[i]] - sum[fs[i]], c, &b));
   }
   return b.Finish();
 }
+
+Status AppendExactSumOrAverage(const WindowCall& call, const DataType& arg_type, int128_t sum,
+                               int64_t count, ColumnBuilder* out) {
+  const AggregateKind kind = call.aggregate;
+  const DataType& rt = call.type;
+  int128_t v = sum;
+  if (kind == AggregateKind::kAvg) {
+    if (rt.id == TypeId::kFloat64) {
+      double d = static_cast<double>(sum) / static_cast<double>(count);
+      if (arg_type.is_decimal()) d /= static_cast<double>(decimal::Pow10(arg_type.scale));
+      out->Append<double>(d);
+      return Status::OK();
+    }
+    const int shift = rt.is_decimal() && arg_type.is_decimal() ? rt.scale - arg_type.scale : 0;
+    // Exact through 256 bits (types/decimal_core.h), rounded half away from zero.
+    if (!decimal::DivideScaled(sum, std::max(shift, 0), count, &v)) {
+      return Status::Invalid(call.name + ": integer overflow in window " + AggregateKindName(kind));
+    }
+  }
+  if (rt.id == TypeId::kFloat64) {
+    out->Append<double>(static_cast<double>(v));
+  } else if (rt.is_wide_decimal()) {
+    out->Append<int128_t>(v);
+  } else {
+    if (v > INT64_MAX || v < INT64_MIN) {
+      return Status::Invalid(call.name + ": integer overflow in window " + AggregateKindName(kind));
+    }
+    out->Append<int64_t>(static_cast<int64_t>(v));
+  }
+  return Status::OK();
+}
+
+long double FloatFrameValue(long double finite_sum, bool nan, bool pinf, bool ninf) {
+  if (nan || (pinf && ninf)) return std::numeric_limits<long double>::quiet_NaN();
+  if (pinf) return std::numeric_limits<long double>::infinity();
+  if (ninf) return -std::numeric_limits<long double>::infinity();
+  return finite_sum;
+}
+
+int128_t WindowExactValue(const Column& c, int64_t i) { return ExactValue(c, i); }
+long double WindowFloatValue(const Column& c, int64_t i) { return FloatValue(c, i); }
 
 }  // namespace tandem::cpu

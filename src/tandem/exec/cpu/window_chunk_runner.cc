@@ -23,6 +23,7 @@ enum class CarryKind {
   kAddLast,   // DENSE_RANK, COUNT, SUM: plus the value at the end of the chunk before
   kMin,       // MIN: the least of it and the value at the end of the chunk before
   kMax,       // MAX: the greatest of them
+  kAverage,   // AVG: the sum and count at the end of the chunk before, carried on
   kWhole,     // an aggregate over the whole partition: its value over every row
   kPosition,  // NTILE, PERCENT_RANK, CUME_DIST: from the row's place among all rows
   kPick,      // FIRST_VALUE, NTH_VALUE, LAST_VALUE over the whole partition: a row picked first
@@ -124,6 +125,13 @@ CarryKind CarryOf(const WindowCall& call) {
           return CarryKind::kMin;
         case AggregateKind::kMax:
           return CarryKind::kMax;
+        case AggregateKind::kAvg: {
+          const DataType& arg = call.args.empty() ? call.type : call.args[0]->type;
+          return call.args.size() == 1 &&
+                         (arg.is_integer() || arg.is_decimal() || arg.is_floating())
+                     ? CarryKind::kAverage
+                     : CarryKind::kNone;
+        }
         default:
           return CarryKind::kNone;
       }
@@ -137,6 +145,33 @@ struct Carried {
   bool valid = false;
   int128_t integer = 0;
   double real = 0;
+};
+
+// A running AVG's state after the rows so far: the count of non-NULL values and their exact sum
+// (integers, decimals) or, for floats, the sum of the finite ones in long double, added in the
+// rows' order as the in-memory Window adds them, and how many were NaN, +inf or -inf.
+struct AverageState {
+  int64_t count = 0;
+  int128_t exact = 0;
+  long double finite = 0;
+  int64_t nans = 0, pinfs = 0, ninfs = 0;
+
+  void Add(const Column& values, int64_t i, bool floating) {
+    if (!values.IsValid(i)) return;
+    ++count;
+    if (!floating) {
+      exact += WindowExactValue(values, i);
+      return;
+    }
+    const long double v = WindowFloatValue(values, i);
+    if (std::isfinite(v)) {
+      finite += v;
+    } else if (std::isnan(v)) {
+      ++nans;
+    } else {
+      ++(v > 0 ? pinfs : ninfs);
+    }
+  }
 };
 
 // NaN above every number, as the SQL order has it.
@@ -257,6 +292,7 @@ class ChunkRunner final : public WindowChunkRunner {
     lag_tail_.resize(window.windows.size());
     picks_.resize(window.windows.size());
     lead_waiting_.resize(window.windows.size());
+    averages_.resize(window.windows.size());
   }
 
   // The whole-partition aggregates over every row of `rows` (before any chunk runs): one
@@ -299,22 +335,27 @@ class ChunkRunner final : public WindowChunkRunner {
   Status Run(std::vector<BatchPtr> chunk, Table* out) override {
     Table in{window_.children[0]->schema, std::move(chunk)};
     TANDEM_ASSIGN_OR_RAISE(Table computed, Window(window_, in, ctx_));
-    // LAG and LEAD: their arguments over the chunk's rows, in order, for the chunks around it.
+    // LAG and LEAD: their arguments over the chunk's rows, in order, for the chunks around it;
+    // AVG: its argument, summed on from the chunks before.
     std::vector<ColumnPtr> navigated(window_.windows.size());
     for (size_t w = 0; w < window_.windows.size(); ++w) {
       const CarryKind kind = CarryOf(window_.windows[w]);
-      if (kind != CarryKind::kLag && kind != CarryKind::kLead) continue;
+      if (kind != CarryKind::kLag && kind != CarryKind::kLead && kind != CarryKind::kAverage) {
+        continue;
+      }
       EvalContext eval = ctx_.eval;
       const WindowCall& call = window_.windows[w];
-      TANDEM_ASSIGN_OR_RAISE(navigated[w], ValuesOver(*call.args[0], call.type, in.batches, eval));
+      const DataType& type = kind == CarryKind::kAverage ? call.args[0]->type : call.type;
+      TANDEM_ASSIGN_OR_RAISE(navigated[w], ValuesOver(*call.args[0], type, in.batches, eval));
     }
     // PERCENT_RANK and CUME_DIST: each row's peer group within the chunk (chunks end at one).
     Peers peers;
     for (const WindowCall& call : window_.windows) {
-      const bool nth_by_range = call.kind == WindowFunctionKind::kNthValue &&
-                                call.frame.unit == WindowFrame::Unit::kRange && Running(call.frame);
+      const bool by_range =
+          call.frame.unit == WindowFrame::Unit::kRange && Running(call.frame) &&
+          (call.kind == WindowFunctionKind::kNthValue || CarryOf(call) == CarryKind::kAverage);
       if ((call.kind != WindowFunctionKind::kNtile && CarryOf(call) == CarryKind::kPosition) ||
-          nth_by_range) {
+          by_range) {
         TANDEM_ASSIGN_OR_RAISE(peers, PeersOf(in.batches));
         break;
       }
@@ -342,6 +383,10 @@ class ChunkRunner final : public WindowChunkRunner {
         continue;
       }
       if (kind == CarryKind::kLocal) continue;
+      if (kind == CarryKind::kAverage) {
+        TANDEM_RETURN_NOT_OK(Average(w, *navigated[w], peers, computed, column));
+        continue;
+      }
       if (kind == CarryKind::kPick) {
         Pick(w, peers, computed, column);
         continue;
@@ -465,6 +510,38 @@ class ChunkRunner final : public WindowChunkRunner {
     }
   }
 
+  // A running AVG over the chunk's rows: each row's frame ends at the row (ROWS) or at its last
+  // peer (RANGE); the sums and counts go on from the chunks before (averages_).
+  Status Average(size_t w, const Column& values, const Peers& peers, const Table& computed,
+                 int column) {
+    const WindowCall& call = window_.windows[w];
+    const bool by_rows = call.frame.unit == WindowFrame::Unit::kRows;
+    const bool floating = values.type().is_floating();
+    AverageState& state = averages_[w];
+    int64_t added = 0;  // rows of the chunk in `state`
+    int64_t j = 0;      // row of the chunk
+    for (const BatchPtr& batch : computed.batches) {
+      ColumnBuilder out(call.type, batch->num_rows);
+      for (int64_t x = 0; x < batch->num_rows; ++x, ++j) {
+        const int64_t frame_end = by_rows ? j + 1 : peers.end[j];
+        for (; added < frame_end; ++added) state.Add(values, added, floating);
+        if (state.count == 0) {
+          out.AppendNull();
+        } else if (floating) {
+          const long double sum =
+              FloatFrameValue(state.finite, state.nans > 0, state.pinfs > 0, state.ninfs > 0);
+          out.Append<double>(static_cast<double>(sum / state.count));
+        } else {
+          TANDEM_RETURN_NOT_OK(
+              AppendExactSumOrAverage(call, values.type(), state.exact, state.count, &out));
+        }
+      }
+      batch->columns[column] = out.Finish();
+    }
+    for (; added < values.length(); ++added) state.Add(values, added, floating);
+    return Status::OK();
+  }
+
   // NTILE, PERCENT_RANK and CUME_DIST of the chunk's rows, from their places among all rows.
   void Place(const WindowCall& call, const Peers& peers, const Table& computed, int column) {
     const int64_t n_all = total_rows_;
@@ -567,7 +644,8 @@ class ChunkRunner final : public WindowChunkRunner {
   std::vector<ColumnPtr> picks_;     // per FIRST/LAST/NTH_VALUE call: its row's value (null: none)
   std::vector<ColumnPtr> lag_tail_;  // per LAG call
   std::vector<std::vector<RowFix>> lead_waiting_;  // per LEAD call
-  std::vector<ColumnPtr> totals_;  // per call: a whole-partition aggregate's value (one row)
+  std::vector<ColumnPtr> totals_;       // per call: a whole-partition aggregate's value (one row)
+  std::vector<AverageState> averages_;  // per running AVG call: its state after the chunks so far
   int64_t rows_before_ = 0;
 };
 

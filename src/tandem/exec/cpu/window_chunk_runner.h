@@ -3,7 +3,8 @@
 // peer group ends). Each chunk runs through the in-memory Window; then each call's values are
 // continued from the chunks before (ROW_NUMBER, RANK: plus the rows before; DENSE_RANK and
 // running COUNT/SUM: plus the value at the end of the chunk before; running MIN/MAX: compared with
-// it; LAG: the first rows from values kept from before; LEAD: the last rows patched in once the
+// it; running AVG: its sum and count carried on; LAG: the first rows from values kept from
+// before; LEAD: the last rows patched in once the
 // chunks after are made), placed among all rows (NTILE, PERCENT_RANK, CUME_DIST), or taken from
 // values computed over every row before the first chunk (aggregates over the whole partition,
 // FIRST_VALUE, NTH_VALUE, LAST_VALUE over the whole partition).
