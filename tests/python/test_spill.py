@@ -263,9 +263,18 @@ BREAKERS = {
     # Running AVG (RANGE, the default, and ROWS) of integers and decimals: sums and counts
     # carried from chunk to chunk.
     "window_one_partition_running_avg": (
-        "SELECT k, v, avg(v) OVER w AS av, avg(amt) OVER (ORDER BY s, k, v ROWS BETWEEN "
+        "SELECT k, v, avg(v) OVER w AS av, avg(amt) OVER (ORDER BY s, k, v, amt ROWS BETWEEN "
         "UNBOUNDED PRECEDING AND CURRENT ROW) AS aa FROM fact WHERE v > 500 "
-        "WINDOW w AS (ORDER BY s, k, v)", None,
+        "WINDOW w AS (ORDER BY s, k, v, amt)", None,
+        "one partition, in order"),
+    # Sliding ROWS frames (moving aggregates, before and after the row): each chunk computed
+    # with the rows kept from before it, the rows whose frames reach into it patched.
+    "window_one_partition_sliding": (
+        "SELECT k, avg(v) OVER (w ROWS BETWEEN 3 PRECEDING AND 2 FOLLOWING) AS ma, "
+        "sum(v) OVER (w ROWS BETWEEN CURRENT ROW AND 100 FOLLOWING) AS ahead, "
+        "min(k) OVER (w ROWS BETWEEN 10 PRECEDING AND 1 PRECEDING) AS mn, "
+        "first_value(s) OVER (w ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS fs "
+        "FROM fact WHERE v > 600 WINDOW w AS (ORDER BY s, k, v)", None,
         "one partition, in order"),
     # Aggregates over the whole partition next to a running one: computed first over every row.
     "window_one_partition_whole_aggregates": (
@@ -307,10 +316,10 @@ def test_a_window_over_every_row_with_no_order_runs_in_chunks(tables, tmp_path):
 
 
 def test_a_window_that_needs_its_partition_whole_fails_cleanly(tables, tmp_path):
-    # No PARTITION BY to split on, and a sliding frame is not carried from chunk to chunk: the
-    # limit is a one-line error, not a wrong answer.
-    sql = ("SELECT k, v, s, avg(v) OVER (ORDER BY k, v ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) "
-           "AS cs FROM fact WHERE v > 200")
+    # No PARTITION BY to split on, and a frame reaching further back than chunks keep (4096
+    # rows): the limit is a one-line error, not a wrong answer.
+    sql = ("SELECT k, v, s, avg(v) OVER (ORDER BY k, v ROWS BETWEEN 10000 PRECEDING AND CURRENT "
+           "ROW) AS cs FROM fact WHERE v > 200")
     cmd = tandem_command() + ["sql", sql, "--table", f"fact={tables['fact']}"]
     proc = subprocess.run(cmd + limited(tmp_path, BREAKER_LIMIT), capture_output=True, text=True,
                           timeout=300)
@@ -391,10 +400,10 @@ def test_an_ordered_result_larger_than_the_limit_is_merged_into_its_file(tables,
 
 
 def test_a_result_that_cannot_be_made_writes_nothing(tables, tmp_path):
-    # A sliding frame over one partition larger than the limit cannot be computed in chunks: a
-    # one-line error, and no file, not even a part of one.
-    sql = ("SELECT f.k, f.v, f.s, d.name, avg(f.v) OVER (ORDER BY f.s ROWS BETWEEN 2 PRECEDING "
-           "AND CURRENT ROW) AS t FROM fact f JOIN dim d ON f.k = d.id")
+    # A frame over one partition larger than the limit that reaches too far back to be computed
+    # in chunks: a one-line error, and no file, not even a part of one.
+    sql = ("SELECT f.k, f.v, f.s, d.name, avg(f.v) OVER (ORDER BY f.s ROWS BETWEEN 10000 "
+           "PRECEDING AND CURRENT ROW) AS t FROM fact f JOIN dim d ON f.k = d.id")
     proc, out_dir, _ = run_with_output(tables, tmp_path, sql, LIMIT)
     assert proc.returncode == 1, proc.stdout[:500]
     assert len(proc.stderr.strip().splitlines()) == 1 and "tandem.memory.host.limit" in proc.stderr

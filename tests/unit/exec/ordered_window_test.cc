@@ -5,10 +5,10 @@
 // so both keep the input's order and every value must match row for row: ROW_NUMBER, RANK,
 // DENSE_RANK, COUNT(*), COUNT(x), SUM by RANGE and by ROWS, MIN and MAX (NaN above all numbers)
 // of integers, doubles and decimals with NULLs, running AVG by RANGE and by ROWS (NaN and
-// infinities among the doubles), SUM, AVG, MAX over the whole partition, LAG and
-// LEAD by up to 20 rows (past several chunks), NTILE, PERCENT_RANK, CUME_DIST, FIRST_VALUE,
-// LAST_VALUE and NTH_VALUE; with no ORDER BY too. Calls that need the partition whole are
-// refused.
+// infinities among the doubles), sliding ROWS frames (reaching past several chunks), SUM, AVG,
+// MAX over the whole partition, LAG and LEAD by up to 20 rows (past several chunks), NTILE,
+// PERCENT_RANK, CUME_DIST, FIRST_VALUE, LAST_VALUE and NTH_VALUE; with no ORDER BY too. Calls
+// that need the partition whole are refused.
 #include "tandem/exec/cpu/ordered_window.h"
 
 #include <gtest/gtest.h>
@@ -213,6 +213,38 @@ PlanPtr AverageWindow() {
        Call("sx", K::kAggregate, DataType::Int64(), A::kSum, 1)});
 }
 
+// A ROWS frame from `start` to `end` rows from the current one (negative: before it).
+WindowCall Sliding(WindowCall call, int64_t start, int64_t end) {
+  using BK = WindowFrame::BoundKind;
+  auto bound = [](int64_t at) {
+    return at < 0 ? BK::kPreceding : at > 0 ? BK::kFollowing : BK::kCurrentRow;
+  };
+  call.frame.unit = WindowFrame::Unit::kRows;
+  call.frame.start = bound(start);
+  call.frame.start_offset = start < 0 ? -start : start;
+  call.frame.end = bound(end);
+  call.frame.end_offset = end < 0 ? -end : end;
+  return call;
+}
+
+// Sliding ROWS frames, before and after the current row, some reaching past several chunks.
+PlanPtr SlidingWindow() {
+  using K = WindowFunctionKind;
+  using A = AggregateKind;
+  WindowCall nth2 = Call("nth2", K::kNthValue, DataType::Int64(), A::kCountStar, 1);
+  nth2.args.push_back(MakeLiteral(Value::Int64(2)));
+  return MakeWindow(
+      MakeValues(InputSchema(), {}),
+      {Sliding(Call("sx", K::kAggregate, DataType::Int64(), A::kSum, 1), -3, 2),
+       Sliding(Call("ad", K::kAggregate, DataType::Float64(), A::kAvg, 2), 0, 5),
+       Sliding(Call("mnm", K::kAggregate, DataType::Decimal(12, 2), A::kMin, 3), -20, -1),
+       Sliding(Call("mxx", K::kAggregate, DataType::Int64(), A::kMax, 1), 2, 7),
+       Sliding(Call("c", K::kAggregate, DataType::Int64(), A::kCountStar), 0, 30),
+       Sliding(Call("fv", K::kFirstValue, DataType::Int64(), A::kCountStar, 1), -2, 0),
+       Sliding(Call("lv", K::kLastValue, DataType::Float64(), A::kCountStar, 2), 0, 3),
+       Sliding(nth2, -4, 4), Call("rn", K::kRowNumber, DataType::Int64())});
+}
+
 // Calls with no ORDER BY: ROW_NUMBER in the input's order, aggregates over every row (the
 // default frame), a running SUM by ROWS.
 PlanPtr UnorderedWindow() {
@@ -263,6 +295,8 @@ TEST(OrderedWindow, ChunksGiveTheInMemoryWindowsValues) { ExpectChunksMatch(Chun
 
 TEST(OrderedWindow, RunningAveragesCarryTheirSumsAndCounts) { ExpectChunksMatch(AverageWindow()); }
 
+TEST(OrderedWindow, SlidingFramesReachIntoTheChunksAround) { ExpectChunksMatch(SlidingWindow()); }
+
 TEST(OrderedWindow, LagAndLeadReachAcrossChunks) { ExpectChunksMatch(NavigationWindow()); }
 
 TEST(OrderedWindow, PositionsAmongAllRows) { ExpectChunksMatch(PositionWindow()); }
@@ -284,11 +318,14 @@ TEST(OrderedWindow, CallsThatNeedThePartitionWholeAreRefused) {
   WindowCall computed = Navigation("l", K::kLag, 1, -1);
   computed.args.push_back(MakeColumnRef(0, DataType::Int64(), true, "g"));
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(computed)));
-  WindowCall sliding =
-      Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1, Frame::kRunningRows);
-  sliding.frame.start = WindowFrame::BoundKind::kPreceding;  // the last three rows
-  sliding.frame.start_offset = 2;
-  EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(sliding)));
+  // Sliding frames reaching further than a chunk's least size, or by RANGE.
+  WindowCall far =
+      Sliding(Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1), -5000, 0);
+  EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(far)));
+  WindowCall by_range =
+      Sliding(Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1), -2, 0);
+  by_range.frame.unit = WindowFrame::Unit::kRange;
+  EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(by_range)));
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(Call(
       "r", K::kRank, DataType::Int64(), AggregateKind::kCountStar, -1, Frame::kWhole, false))));
   WindowCall ahead = Call("s", K::kAggregate, DataType::Int64(), AggregateKind::kSum, 1);

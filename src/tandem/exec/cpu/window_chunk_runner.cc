@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <type_traits>
 
 #include "tandem/column/column_builder.h"
+#include "tandem/column/slice.h"
 #include "tandem/column/take.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
@@ -30,6 +32,7 @@ enum class CarryKind {
   kLocal,     // LAST_VALUE up to the current row: right within its chunk
   kLag,       // LAG: the first rows take values from the chunks before
   kLead,      // LEAD: the last rows take values from the chunks after
+  kSliding,   // a ROWS frame within a few rows of the current one: over the rows kept from before
   kNone,      // cannot be computed in chunks
 };
 
@@ -81,6 +84,36 @@ bool Running(const WindowFrame& frame) {
          frame.end == WindowFrame::BoundKind::kCurrentRow && !Whole(frame);
 }
 
+// How far a ROWS frame reaches before and after the current row.
+struct FrameReach {
+  int64_t back = 0, ahead = 0;
+};
+
+// A ROWS frame both of whose ends lie within kMaxNavigationOffset rows of the current row (n
+// PRECEDING, CURRENT ROW, n FOLLOWING); none otherwise.
+std::optional<FrameReach> SlidingReach(const WindowFrame& frame) {
+  using BK = WindowFrame::BoundKind;
+  if (frame.unit != WindowFrame::Unit::kRows) return std::nullopt;
+  auto offset = [](BK bound, int64_t n) -> std::optional<int64_t> {
+    if (n < 0 || n > kMaxNavigationOffset) return std::nullopt;
+    switch (bound) {
+      case BK::kPreceding:
+        return -n;
+      case BK::kCurrentRow:
+        return 0;
+      case BK::kFollowing:
+        return n;
+      default:
+        return std::nullopt;
+    }
+  };
+  const std::optional<int64_t> start = offset(frame.start, frame.start_offset);
+  const std::optional<int64_t> end = offset(frame.end, frame.end_offset);
+  if (!start || !end) return std::nullopt;
+  return FrameReach{std::max<int64_t>(0, -std::min(*start, *end)),
+                    std::max<int64_t>(0, std::max(*start, *end))};
+}
+
 bool NumericStorage(const DataType& type) {
   return VisitStorage(type, Overloaded{[](BoolTag) { return false; },
                                        [](StringTag) { return false; }, [](auto) { return true; }});
@@ -100,12 +133,15 @@ CarryKind CarryOf(const WindowCall& call) {
     case WindowFunctionKind::kLead:
       return NavigationOffset(call) >= 0 ? CarryKind::kLead : CarryKind::kNone;
     case WindowFunctionKind::kFirstValue:
+      if (SlidingReach(call.frame)) return CarryKind::kSliding;
       return Running(call.frame) || Whole(call.frame) ? CarryKind::kPick : CarryKind::kNone;
     case WindowFunctionKind::kLastValue:
+      if (SlidingReach(call.frame)) return CarryKind::kSliding;
       return Whole(call.frame)     ? CarryKind::kPick
              : Running(call.frame) ? CarryKind::kLocal
                                    : CarryKind::kNone;
     case WindowFunctionKind::kNthValue:
+      if (SlidingReach(call.frame) && NthPosition(call) > 0) return CarryKind::kSliding;
       return (Running(call.frame) || Whole(call.frame)) && NthPosition(call) > 0 ? CarryKind::kPick
                                                                                  : CarryKind::kNone;
     case WindowFunctionKind::kNtile:  // with no ORDER BY, in any order
@@ -115,6 +151,7 @@ CarryKind CarryOf(const WindowCall& call) {
       return ordered ? CarryKind::kPosition : CarryKind::kNone;
     case WindowFunctionKind::kAggregate:
       if (Whole(call.frame)) return CarryKind::kWhole;
+      if (SlidingReach(call.frame)) return CarryKind::kSliding;
       if (!Running(call.frame) || !NumericStorage(call.type)) return CarryKind::kNone;
       switch (call.aggregate) {
         case AggregateKind::kCountStar:
@@ -293,6 +330,25 @@ class ChunkRunner final : public WindowChunkRunner {
     picks_.resize(window.windows.size());
     lead_waiting_.resize(window.windows.size());
     averages_.resize(window.windows.size());
+    // Sliding calls run as one window over the rows kept from before and the chunk's; the others
+    // as another over the chunk's rows alone.
+    std::vector<WindowCall> sliding, local;
+    for (const WindowCall& call : window.windows) {
+      const bool slides = CarryOf(call) == CarryKind::kSliding;
+      call_place_.push_back(static_cast<int>(slides ? sliding.size() : local.size()));
+      call_slides_.push_back(slides);
+      if (!slides) {
+        local.push_back(call);
+        continue;
+      }
+      sliding.push_back(call);
+      const FrameReach reach = *SlidingReach(call.frame);
+      halo_rows_ = std::max(halo_rows_, reach.back + reach.ahead);
+    }
+    if (!sliding.empty()) {
+      sliding_window_ = MakeWindow(window.children[0], std::move(sliding));
+      if (!local.empty()) local_window_ = MakeWindow(window.children[0], std::move(local));
+    }
   }
 
   // The whole-partition aggregates over every row of `rows` (before any chunk runs): one
@@ -334,7 +390,8 @@ class ChunkRunner final : public WindowChunkRunner {
 
   Status Run(std::vector<BatchPtr> chunk, Table* out) override {
     Table in{window_.children[0]->schema, std::move(chunk)};
-    TANDEM_ASSIGN_OR_RAISE(Table computed, Window(window_, in, ctx_));
+    std::vector<ColumnPtr> slid;  // per sliding call: over the rows kept and the chunk's
+    TANDEM_ASSIGN_OR_RAISE(Table computed, ComputeChunk(in, &slid));
     // LAG and LEAD: their arguments over the chunk's rows, in order, for the chunks around it;
     // AVG: its argument, summed on from the chunks before.
     std::vector<ColumnPtr> navigated(window_.windows.size());
@@ -360,6 +417,8 @@ class ChunkRunner final : public WindowChunkRunner {
         break;
       }
     }
+    std::vector<BatchPtr> chunk_rows;  // kept only for the sliding calls of the next chunks
+    if (halo_rows_ > 0) chunk_rows = std::move(in.batches);
     in = Table();
     const int64_t rows = computed.num_rows();
     const int first_call = window_.children[0]->schema.num_fields();
@@ -383,6 +442,10 @@ class ChunkRunner final : public WindowChunkRunner {
         continue;
       }
       if (kind == CarryKind::kLocal) continue;
+      if (kind == CarryKind::kSliding) {
+        PatchRowsBefore(w, slid[call_place_[w]], column);
+        continue;
+      }
       if (kind == CarryKind::kAverage) {
         TANDEM_RETURN_NOT_OK(Average(w, *navigated[w], peers, computed, column));
         continue;
@@ -418,6 +481,7 @@ class ChunkRunner final : public WindowChunkRunner {
       }
     }
     carried_ = std::move(next);
+    KeepHalo(chunk_rows, computed);
     rows_before_ += rows;
     for (BatchPtr& b : computed.batches) out->batches.push_back(std::move(b));
     return Status::OK();
@@ -507,6 +571,89 @@ class ChunkRunner final : public WindowChunkRunner {
         }
       }
       batch->columns[column] = values.Finish();
+    }
+  }
+
+  // The window's output over the chunk's rows `in`, each call's values local to the chunk but
+  // the sliding calls', which are over the rows kept from before and the chunk's (`slid`, per
+  // sliding call, the kept rows' values first).
+  Result<Table> ComputeChunk(const Table& in, std::vector<ColumnPtr>* slid) {
+    if (!sliding_window_) return Window(window_, in, ctx_);
+    Table with_halo{window_.children[0]->schema, halo_};
+    for (const BatchPtr& b : in.batches) with_halo.batches.push_back(b);
+    TANDEM_ASSIGN_OR_RAISE(Table over, Window(*sliding_window_, with_halo, ctx_));
+    with_halo = Table();
+    const int first_call = window_.children[0]->schema.num_fields();
+    for (size_t k = 0; k < sliding_window_->windows.size(); ++k) {
+      const DataType& type = sliding_window_->windows[k].type;
+      EvalContext eval = ctx_.eval;
+      TANDEM_ASSIGN_OR_RAISE(
+          ColumnPtr values, ValuesOver(*MakeColumnRef(first_call + static_cast<int>(k), type, true),
+                                       type, over.batches, eval));
+      slid->push_back(std::move(values));
+    }
+    over = Table();
+    Table local = in;
+    if (local_window_) {
+      TANDEM_ASSIGN_OR_RAISE(local, Window(*local_window_, in, ctx_));
+    }
+    // The local calls' columns and the sliding calls' (the chunk's rows) in the node's order.
+    Table computed{window_.schema, {}};
+    int64_t row = static_cast<int64_t>(halo_places_.size());  // of the sliding values
+    for (const BatchPtr& b : local.batches) {
+      if (b->num_rows == 0) continue;
+      auto batch = std::make_shared<Batch>();
+      batch->schema = window_.schema;
+      batch->num_rows = b->num_rows;
+      batch->columns.assign(b->columns.begin(), b->columns.begin() + first_call);
+      for (size_t w = 0; w < window_.windows.size(); ++w) {
+        const int at = call_place_[w];
+        batch->columns.push_back(call_slides_[w] ? SliceColumnView((*slid)[at], row, b->num_rows)
+                                                 : b->columns[first_call + at]);
+      }
+      row += b->num_rows;
+      computed.batches.push_back(std::move(batch));
+    }
+    return computed;
+  }
+
+  // A sliding call's rows before the chunk whose frames reach into it take their values from
+  // `values` (over the rows kept from before, then the chunk's).
+  void PatchRowsBefore(size_t w, const ColumnPtr& values, int column) {
+    const int64_t kept = static_cast<int64_t>(halo_places_.size());
+    const int64_t ahead = SlidingReach(window_.windows[w].frame)->ahead;
+    std::vector<RowFix> fixes;
+    for (int64_t t = std::max<int64_t>(0, kept - ahead); t < kept; ++t) {
+      fixes.push_back(RowFix{halo_places_[t].first, halo_places_[t].second, values, t});
+    }
+    ApplyFixes(std::move(fixes), column);
+  }
+
+  // Keeps the last halo_rows_ input rows (the chunk's after those kept before) and where their
+  // output rows are, for the sliding frames of the chunks after.
+  void KeepHalo(const std::vector<BatchPtr>& chunk_rows, const Table& computed) {
+    if (halo_rows_ == 0) return;
+    std::vector<BatchPtr> rows = std::move(halo_);
+    std::vector<std::pair<BatchPtr, int64_t>> places = std::move(halo_places_);
+    for (const BatchPtr& b : chunk_rows) {
+      if (b->num_rows > 0) rows.push_back(b);
+    }
+    for (const BatchPtr& b : computed.batches) {
+      for (int64_t r = 0; r < b->num_rows; ++r) places.emplace_back(b, r);
+    }
+    // The last halo_rows_ of them.
+    const int64_t total = static_cast<int64_t>(places.size());
+    int64_t drop = std::max<int64_t>(0, total - halo_rows_);
+    places.erase(places.begin(), places.begin() + drop);
+    halo_places_ = std::move(places);
+    halo_.clear();
+    for (const BatchPtr& b : rows) {
+      if (drop >= b->num_rows) {
+        drop -= b->num_rows;
+        continue;
+      }
+      halo_.push_back(drop > 0 ? SliceBatchView(*b, drop, b->num_rows - drop) : b);
+      drop = 0;
     }
   }
 
@@ -646,6 +793,14 @@ class ChunkRunner final : public WindowChunkRunner {
   std::vector<std::vector<RowFix>> lead_waiting_;  // per LEAD call
   std::vector<ColumnPtr> totals_;       // per call: a whole-partition aggregate's value (one row)
   std::vector<AverageState> averages_;  // per running AVG call: its state after the chunks so far
+  // With sliding calls: a window of them, one of the others (null: none), and per call of the
+  // node whether it slides and its place in its window.
+  PlanPtr sliding_window_, local_window_;
+  std::vector<bool> call_slides_;
+  std::vector<int> call_place_;
+  int64_t halo_rows_ = 0;       // input rows the sliding calls keep from before a chunk
+  std::vector<BatchPtr> halo_;  // those rows
+  std::vector<std::pair<BatchPtr, int64_t>> halo_places_;  // their output rows: batch, row
   int64_t rows_before_ = 0;
 };
 
