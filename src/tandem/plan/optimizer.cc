@@ -3,6 +3,7 @@
 #include "tandem/plan/optimizer.h"
 
 #include "tandem/plan/cardinality.h"
+#include "tandem/plan/aggregate_below_join.h"
 #include "tandem/plan/count_over_join.h"
 #include "tandem/plan/decorrelate.h"
 #include "tandem/plan/fold_constants.h"
@@ -50,6 +51,7 @@ Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options) {
   plan = plan::PushDownPredicates(plan);
   if (options.reorder_joins) plan = plan::ReorderJoins(plan);
   plan = plan::CountOverJoinWithoutRows(plan);
+  plan = plan::AggregateBelowJoin(plan);
   plan = plan::PruneColumns(plan);
   plan = plan::AddScanPredicates(plan);
   plan = plan::AnnotateEstimates(plan);
