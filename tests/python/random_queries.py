@@ -87,6 +87,17 @@ def run_duckdb(con, sql):
     return result
 
 
+def explain_text(sql, tables, analyze=False, extra_args=()):
+    """`tandem explain` (with --analyze: the query run, each node's metrics) of sql over tables
+    (name -> path): its text; the command must succeed."""
+    cmd = tandem_command() + ["explain", sql] + (["--analyze"] if analyze else [])
+    for name, path in tables.items():
+        cmd += ["--table", f"{name}={path}"]
+    proc = subprocess.run(cmd + list(extra_args), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
 def run_tandem(sql, tables, extra_args=(), timeout=600, sql_file=None):
     """Runs SQL text (or a file) through `tandem sql --format jsonl`.
 

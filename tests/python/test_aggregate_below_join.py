@@ -5,7 +5,6 @@ must not). The tables hold what makes the rewrite easy to get wrong: left rows t
 duplicate left keys, NULL keys on both sides, NULL values, two-column keys."""
 import decimal
 import re
-import subprocess
 
 import duckdb
 import numpy as np
@@ -13,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from random_queries import compare_results, run_duckdb, run_tandem, tandem_command
+from random_queries import compare_results, explain_text, run_duckdb, run_tandem
 
 LEFT_ROWS = 3_000
 RIGHT_ROWS = 60_000
@@ -51,15 +50,6 @@ def duck(tables):
     for name, path in tables.items():
         con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_parquet('{path}')")
     return con
-
-
-def explain(sql, tables):
-    cmd = tandem_command() + ["explain", sql]
-    for name, path in tables.items():
-        cmd += ["--table", f"{name}={path}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
 
 
 AGGS = ("count(*) AS n, count(r.x) AS cx, sum(r.x) AS sx, sum(r.m) AS sm, sum(r.d) AS sd, "
@@ -102,7 +92,7 @@ def test_aggregate_below_join_matches_duckdb(tables, case):
     actual = run_tandem(sql, tables)
     diff = compare_results(actual, expected)
     assert diff is None, f"{case}: {diff}"
-    plan = explain(sql, tables)
+    plan = explain_text(sql, tables)
     # The partial aggregation groups the right side by its join key, below the join.
     below = re.search(r"^cpu +Aggregate keys=\[k(, k2)?\]", plan, re.M) is not None
     assert below == rewritten, plan

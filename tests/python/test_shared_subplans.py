@@ -3,7 +3,6 @@ join repeated under a HAVING subquery. The answers stay DuckDB's, EXPLAIN ANALYZ
 occurrence reused the other's output, and subplans that differ in anything that decides their
 rows (a constant, a column, a LIMIT's row budget) are never merged.
 """
-import subprocess
 
 import duckdb
 import numpy as np
@@ -11,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from random_queries import compare_results, run_duckdb, run_tandem, tandem_command
+from random_queries import compare_results, explain_text, run_duckdb, run_tandem, tandem_command
 
 pytestmark = pytest.mark.skipif(not tandem_command(), reason="TANDEM_BIN not set")
 
@@ -40,12 +39,7 @@ def check(tables, sql):
 
 
 def explain_analyze(tables, sql):
-    cmd = tandem_command() + ["sql", "EXPLAIN ANALYZE " + sql]
-    for name, path in tables.items():
-        cmd += ["--table", f"{name}={path}"]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    return out.stdout
+    return explain_text(sql, tables, analyze=True)
 
 
 TWICE = ("WITH r AS (SELECT k, sum(v) AS s FROM fact WHERE g < 10 GROUP BY k) "
