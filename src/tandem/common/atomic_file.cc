@@ -6,6 +6,12 @@
 // created, so whenever the handler runs, every temporary file that exists or is about to is in
 // the registry: the handler waits for a file another thread is creating at that moment, and a
 // thread that creates one after the handler started removes it itself.
+//
+// The handler's process dies right after it: a thread still between deciding to create a file
+// and registering it could otherwise create the file after the handler's pass and die before
+// removing it (a cancelled datagen once left a part file so). So a thread counts itself in
+// (g_creators) before it looks at g_terminating, and creates nothing once that is set; the
+// handler sets it, then waits for the threads counted in to finish creating, then removes.
 #include "tandem/common/atomic_file.h"
 
 #include <fcntl.h>
@@ -41,6 +47,8 @@ struct Slot {
 Slot g_slots[kSlots];
 std::atomic<bool> g_terminating{false};  // a signal handler is removing the files
 thread_local int t_creating_slot = -1;   // the slot this thread is creating a file for
+std::atomic<int> g_creators{0};          // threads inside AtomicFile::Create's critical part
+thread_local bool t_creator = false;     // this thread is one of them
 
 void CopyPath(char* to, const std::string& from) {
   const size_t n = std::min(from.size(), kPathBytes - 1);
@@ -95,11 +103,21 @@ std::string DirectoryOf(const std::string& path) {
 Result<std::unique_ptr<AtomicFile>> AtomicFile::Create(const std::string& path) {
   for (int attempt = 0; attempt < 16; ++attempt) {
     std::string temp = path + RandomSuffix();
+    // Counted in before looking: a handler that has not begun yet will wait for this file.
+    g_creators.fetch_add(1);
+    t_creator = true;
+    if (g_terminating.load()) {
+      t_creator = false;
+      g_creators.fetch_sub(1);
+      return Status::IOError("cannot write " + path + ": the command is being cancelled");
+    }
     const int slot = Register(temp, path);
     const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     const int err = errno;
     Created(slot, fd >= 0);
     if (fd >= 0 && g_terminating.load()) ::unlink(temp.c_str());  // the handler has begun
+    t_creator = false;
+    g_creators.fetch_sub(1);
     if (fd < 0) {
       if (err == EEXIST) continue;
       std::string msg = "cannot write " + path + ": " + std::strerror(err);
@@ -195,6 +213,14 @@ void AppendSignalSafe(char* line, size_t* len, size_t cap, const char* text) {
 
 int RemoveUnfinishedFiles(char* line, size_t* len, size_t cap) {
   g_terminating.store(true);
+  // Threads counted in before that are creating their files now (a few microseconds; at most
+  // 200 ms): once they are out, every file that will ever exist is in the registry. This thread
+  // may be one of them (the signal arrived inside Create): it does not wait for itself.
+  const int own = t_creator ? 1 : 0;
+  for (int wait = 0; wait < 2000 && g_creators.load() > own; ++wait) {
+    const struct timespec pause = {0, 100000};
+    ::nanosleep(&pause, nullptr);
+  }
   int removed = 0;
   for (int i = 0; i < kSlots; ++i) {
     Slot& slot = g_slots[i];

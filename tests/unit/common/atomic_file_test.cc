@@ -95,5 +95,17 @@ TEST_F(AtomicFileTest, TheCleanupLineIsTruncatedNotOverrun) {
   EXPECT_LT(len, sizeof(line));
 }
 
+TEST_F(AtomicFileTest, NothingIsCreatedOnceTheCleanupHasBegun) {
+  // The process is about to die: a file created now could outlive the cleanup.
+  char line[256];
+  size_t len = 0;
+  RemoveUnfinishedFiles(line, &len, sizeof(line));
+  auto late = AtomicFile::Create((dir_ / "late.parquet").string());
+  ASSERT_FALSE(late.ok());
+  EXPECT_NE(late.status().message().find("being cancelled"), std::string::npos)
+      << late.status().ToString();
+  EXPECT_EQ(Entries(), 0);
+}
+
 }  // namespace
 }  // namespace tandem
