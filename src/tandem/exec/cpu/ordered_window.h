@@ -14,9 +14,11 @@
 // those are made. NTILE, PERCENT_RANK and CUME_DIST come from the row's place (its peer group's)
 // among all rows, whose count the sort knows. FIRST_VALUE, NTH_VALUE (up to the current row or
 // over the whole partition) and LAST_VALUE over the whole partition take a row picked out of the
-// sorted rows first; LAST_VALUE up to the current row is right within its chunk. Other calls
-// (frames that slide or look ahead but not to the end) need the partition whole, and a peer group
-// must fit in memory.
+// sorted rows first; LAST_VALUE up to the current row is right within its chunk. A ROWS frame
+// reaching at most 4096 rows before and after the current row is computed over the rows kept
+// from before the chunk and the chunk's, the earlier rows whose frames reach into the chunk
+// patched. Other calls (RANGE frames with offsets, longer frames, frames from the start to past
+// the current row) need the partition whole, and a peer group must fit in memory.
 #pragma once
 
 #include <cstdint>

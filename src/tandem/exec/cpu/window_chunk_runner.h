@@ -7,7 +7,9 @@
 // before; LEAD: the last rows patched in once the
 // chunks after are made), placed among all rows (NTILE, PERCENT_RANK, CUME_DIST), or taken from
 // values computed over every row before the first chunk (aggregates over the whole partition,
-// FIRST_VALUE, NTH_VALUE, LAST_VALUE over the whole partition).
+// FIRST_VALUE, NTH_VALUE, LAST_VALUE over the whole partition). Calls over sliding ROWS frames
+// run as one window over the rows kept from before the chunk and the chunk's, and the rows of
+// earlier chunks whose frames reach into this one are patched.
 #pragma once
 
 #include <memory>
