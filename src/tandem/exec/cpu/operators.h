@@ -19,7 +19,11 @@ Result<Table> Scan(const PlanNode& node, ExecContext& ctx);
 // a pipeline above (exec/cpu/pipeline.h) runs while the other row groups are read and no
 // unprocessed row group piles up in memory; other sources, after reading.
 using ScanPieceFn = std::function<Result<std::vector<BatchPtr>>(BatchPtr)>;
-Result<Table> ScanStreaming(const PlanNode& scan_node, ExecContext& ctx, const ScanPieceFn& each);
+// `filter`: the predicate of a Filter directly above the scan, which runs on what the scan hands
+// on: Parquet scans test its conditions on single string columns on their chunks' dictionaries
+// first (exec/cpu/scan_conditions.h), so that rows it would drop are never built. Null: none.
+Result<Table> ScanStreaming(const PlanNode& scan_node, ExecContext& ctx, const ScanPieceFn& each,
+                            const Expr* filter = nullptr);
 // A kFilter directly over a kScan, run inside the scan (ScanStreaming; with tandem.exec.pipelines
 // off, as a pipeline does it otherwise).
 Result<Table> ScanFiltered(const PlanNode& scan_node, const PlanNode& filter_node,

@@ -125,6 +125,15 @@ Status Push(Pipeline& p, size_t i, const BatchPtr& batch, EvalContext& eval, Exe
   return Status::OK();
 }
 
+// The node in `top`'s subtree whose child `node` is, or null.
+const PlanNode* ParentOf(const PlanNode& top, const PlanNode& node) {
+  for (const auto& child : top.children) {
+    if (child.get() == &node) return &top;
+    if (const PlanNode* found = ParentOf(*child, node)) return found;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::unique_ptr<PipelineStep> MakeFilterStep(const PlanNode& node, const PlanNode* consumer) {
@@ -163,7 +172,13 @@ Result<Table> RunPipeline(Pipeline& p, ExecContext& ctx, PipelineTimes* times) {
       TANDEM_RETURN_NOT_OK(Push(p, 0, piece, eval, ctx, &sink_nanos, &collected));
       return collected;
     };
-    TANDEM_ASSIGN_OR_RAISE(Table passed, ScanStreaming(*p.scan, ctx, each));
+    // The Filter over the scan (a step, or run inside a probe or the aggregation): its
+    // conditions on string columns are tested on the dictionaries as the row groups are read.
+    const PlanNode* parent = ParentOf(*p.top, *p.scan);
+    const Expr* filter = parent && parent->kind == PlanKind::kFilter && parent->predicate
+                             ? parent->predicate.get()
+                             : nullptr;
+    TANDEM_ASSIGN_OR_RAISE(Table passed, ScanStreaming(*p.scan, ctx, each, filter));
     out.batches = std::move(passed.batches);
   } else if (p.spilled) {
     const int64_t blocks = p.spilled->num_blocks();

@@ -9,6 +9,7 @@
 #include "tandem/common/thread_pool.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/cpu/scan_conditions.h"
 #include "tandem/io/csv/csv.h"
 #include "tandem/io/parquet/dataset.h"
 
@@ -87,8 +88,10 @@ Result<Table> ShapeToNode(const PlanNode& node, const Table& read) {
 }
 
 // Scan; for Parquet sources with `each`, every piece of a row group goes through `each` as soon
-// as it is decoded (see ScanStreaming).
-Result<Table> ScanImpl(const PlanNode& node, const ScanPieceFn* each, ExecContext& ctx) {
+// as it is decoded (see ScanStreaming), after the row conditions taken from `filter` (the
+// predicate of a Filter right above the scan, or null) dropped what they could.
+Result<Table> ScanImpl(const PlanNode& node, const ScanPieceFn* each, const Expr* filter,
+                       ExecContext& ctx) {
   if (!node.source) return Status::Internal("scan without a source");
   const TableSource& source = *node.source;
   for (int c : node.scan_columns) {
@@ -111,6 +114,7 @@ Result<Table> ScanImpl(const PlanNode& node, const ScanPieceFn* each, ExecContex
       if (each) {
         streamed = true;
         options.piece_rows = ctx.scan_piece_rows;
+        if (filter != nullptr) options.row_conditions = RowConditionsFor(*filter, node, ctx.eval);
         options.per_row_group = [&](BatchPtr row_group) -> Result<std::vector<BatchPtr>> {
           Table one;
           one.schema = row_group->schema;
@@ -143,6 +147,12 @@ Result<Table> ScanImpl(const PlanNode& node, const ScanPieceFn* each, ExecContex
                 FormatByteSize(stats.bytes_read) + " read" +
                 (options.per_row_group && options.piece_rows > 0
                      ? ", row groups in pieces of " + std::to_string(options.piece_rows) + " rows"
+                     : std::string()) +
+                (stats.chunks_as_codes > 0
+                     ? ", " + std::to_string(options.row_conditions.size()) +
+                           " condition(s) tested on the dictionaries of " +
+                           std::to_string(stats.chunks_as_codes) + " chunks: " +
+                           std::to_string(stats.rows_dropped_by_conditions) + " rows dropped"
                      : std::string()) +
                 ")";
       m.rows = stats.rows;
@@ -186,10 +196,13 @@ Result<Table> ScanImpl(const PlanNode& node, const ScanPieceFn* each, ExecContex
 
 }  // namespace
 
-Result<Table> Scan(const PlanNode& node, ExecContext& ctx) { return ScanImpl(node, nullptr, ctx); }
+Result<Table> Scan(const PlanNode& node, ExecContext& ctx) {
+  return ScanImpl(node, nullptr, nullptr, ctx);
+}
 
-Result<Table> ScanStreaming(const PlanNode& scan_node, ExecContext& ctx, const ScanPieceFn& each) {
-  return ScanImpl(scan_node, &each, ctx);
+Result<Table> ScanStreaming(const PlanNode& scan_node, ExecContext& ctx, const ScanPieceFn& each,
+                            const Expr* filter) {
+  return ScanImpl(scan_node, &each, filter, ctx);
 }
 
 Result<Table> ScanFiltered(const PlanNode& scan_node, const PlanNode& filter_node,
@@ -202,7 +215,7 @@ Result<Table> ScanFiltered(const PlanNode& scan_node, const PlanNode& filter_nod
     if (!kept) return std::vector<BatchPtr>{};
     return std::vector<BatchPtr>{std::move(kept)};
   };
-  TANDEM_ASSIGN_OR_RAISE(Table out, ScanImpl(scan_node, &filter, ctx));
+  TANDEM_ASSIGN_OR_RAISE(Table out, ScanImpl(scan_node, &filter, filter_node.predicate.get(), ctx));
   out.schema = filter_node.schema;
   return out;
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -110,8 +111,13 @@ Status GatherFixedWidth(int width, const uint8_t* dict, const uint32_t* idx, int
 
 class ChunkDecoder {
  public:
-  ChunkDecoder(const ColumnMetaData& meta, const LeafColumn& leaf, int64_t num_rows)
-      : meta_(meta),
+  // `codes_only`: a string or binary chunk is decoded into its dictionary and one code per row
+  // (FinishCodes) instead of its values; a page that is not dictionary-encoded stops it
+  // (not_dictionary()).
+  ChunkDecoder(const ColumnMetaData& meta, const LeafColumn& leaf, int64_t num_rows,
+               bool codes_only = false)
+      : codes_only_(codes_only),
+        meta_(meta),
         leaf_(leaf),
         num_rows_(num_rows),
         large_threshold_(std::min<int64_t>(large_offset_threshold.load(std::memory_order_relaxed),
@@ -128,6 +134,8 @@ class ChunkDecoder {
   }
 
   int64_t rows() const { return rows_; }
+  // Codes only: a data page was not dictionary-encoded, so the chunk has no codes for every row.
+  bool not_dictionary() const { return not_dictionary_; }
 
   // `chunk_size`: the bytes of the (possibly compressed) chunk. The row group's row count is a
   // claim from the footer, so the first allocation is also bounded by the chunk (64 rows per
@@ -141,7 +149,7 @@ class ChunkDecoder {
       constexpr int64_t kMinRows = 64 * 1024, kRowsPerByte = 64;
       const int64_t first = std::min(num_rows_, rows_wanted);
       GrowRows(std::min(first, std::max(kMinRows, chunk_size * kRowsPerByte)));
-      if (kind_ == OutKind::kBytes) {
+      if (kind_ == OutKind::kBytes && !codes_only_) {
         offsets()[0] = 0;
         const int64_t bound =
             meta_.codec == CompressionCodec::UNCOMPRESSED ? chunk_size : int64_t{1} << 30;
@@ -183,6 +191,8 @@ class ChunkDecoder {
   bool pending_reads_chunk() const { return pending_.rows > 0 && !pending_.dictionary; }
   Status DecodePending(int64_t rows);
   Result<ColumnPtr> Finish();
+  // Codes only: the dictionary and every row's code, once all rows are decoded.
+  Result<DictionaryCodes> FinishCodes();
   // The rows decoded so far as a column (a block that pieces are cut from); decoding then goes
   // on into fresh buffers. Throws std::bad_alloc.
   ColumnPtr FinishBlock();
@@ -231,6 +241,9 @@ class ChunkDecoder {
   Status DecodeBool(Encoding enc, const uint8_t* p, int64_t size, int64_t n, int64_t n_valid,
                     const uint8_t* valid);
   Status DecodeBytes(Encoding enc, const uint8_t* p, int64_t size, int64_t n, int64_t n_valid,
+                     const uint8_t* valid);
+  // Codes only: a page's dictionary indices scattered to its rows (0 where a row is NULL).
+  Status DecodeCodes(Encoding enc, const uint8_t* p, int64_t size, int64_t n, int64_t n_valid,
                      const uint8_t* valid);
   // Makes room for up to `extra` more string bytes (plus `slack` bytes the copy loop may
   // touch). Called before every page's offsets are written: when the bytes could pass the
@@ -320,6 +333,8 @@ class ChunkDecoder {
   };
   PendingPage pending_;
 
+  const bool codes_only_;
+  bool not_dictionary_ = false;
   const ColumnMetaData& meta_;
   const LeafColumn& leaf_;
   int64_t num_rows_;
@@ -728,6 +743,7 @@ Status ChunkDecoder::DecodeDataPage(const Page& page, int64_t max_rows) {
     TANDEM_RETURN_NOT_OK(DecodeLevels(def_data, def_size, n, levels_bit_packed, &n_valid));
   }
   const uint8_t* valid = n_valid == n ? nullptr : valid_.data();
+  if (codes_only_) return DecodeCodes(enc, p, size, n, n_valid, valid);
   if (max_rows < n && SplitsPages(enc)) {
     TANDEM_RETURN_NOT_OK(HoldPage(page, enc, p, size, n, n_valid, valid));
     return DecodePending(max_rows);
@@ -762,6 +778,65 @@ Status ChunkDecoder::DecodeDataPage(const Page& page, int64_t max_rows) {
   null_count_ += n - n_valid;
   rows_ += n;
   return Status::OK();
+}
+
+Status ChunkDecoder::DecodeCodes(Encoding enc, const uint8_t* p, int64_t size, int64_t n,
+                                 int64_t n_valid, const uint8_t* valid) {
+  if (enc != Encoding::PLAIN_DICTIONARY && enc != Encoding::RLE_DICTIONARY) {
+    not_dictionary_ = true;
+    return Status::OK();
+  }
+  TANDEM_RETURN_NOT_OK(DecodeIndices(p, size, n_valid));
+  EnsureRows(rows_ + n);
+  uint32_t* codes = reinterpret_cast<uint32_t*>(values_.data()) + rows_;
+  if (valid == nullptr) {
+    std::memcpy(codes, indices_.data(), static_cast<size_t>(n) * sizeof(uint32_t));
+    if (leaf_.max_definition_level > 0) bit_util::SetBitsTo(validity_.data(), rows_, n, true);
+  } else {
+    uint8_t* bits = validity_.data();
+    int64_t j = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (valid[i]) {
+        codes[i] = indices_[j++];
+        bit_util::SetBit(bits, rows_ + i);
+      } else {
+        codes[i] = 0;
+      }
+    }
+  }
+  null_count_ += n - n_valid;
+  rows_ += n;
+  return Status::OK();
+}
+
+Result<DictionaryCodes> ChunkDecoder::FinishCodes() {
+  if (rows_ != num_rows_) {
+    return Status::Invalid("column chunk holds " + std::to_string(rows_) +
+                           " values, its row group has " + std::to_string(num_rows_) + " rows");
+  }
+  DictionaryCodes out;
+  const int64_t n = dict_bytes_.size();
+  const int64_t bytes = n > 0 ? dict_bytes_.offsets[static_cast<size_t>(n)] : 0;
+  const bool large = bytes > std::numeric_limits<int32_t>::max();
+  RawBuffer offsets, data;
+  offsets.Resize((n + 1) * (large ? 8 : 4));
+  for (int64_t i = 0; i <= n; ++i) {
+    const int64_t o = n > 0 ? dict_bytes_.offsets[static_cast<size_t>(i)] : 0;
+    if (large) {
+      reinterpret_cast<int64_t*>(offsets.data())[i] = o;
+    } else {
+      reinterpret_cast<int32_t*>(offsets.data())[i] = static_cast<int32_t>(o);
+    }
+  }
+  data.Resize(bytes);
+  if (bytes > 0) std::memcpy(data.data(), dict_bytes_.base, static_cast<size_t>(bytes));
+  out.dictionary =
+      std::make_shared<Column>(leaf_.type, n, 0, nullptr, offsets.Finish(), data.Finish(), large);
+  out.num_rows = num_rows_;
+  out.null_count = null_count_;
+  out.validity = null_count_ > 0 ? validity_.Finish() : nullptr;
+  out.codes = values_.Finish();
+  return out;
 }
 
 Result<ColumnPtr> ChunkDecoder::Finish() {
@@ -1020,6 +1095,47 @@ Result<ColumnPtr> DecodeColumnChunk(const uint8_t* chunk, int64_t size, const Co
   auto column = decoder.Finish();
   if (!column.ok()) return column.status().WithContext(context);
   return column;
+}
+
+Result<std::optional<DictionaryCodes>> DecodeDictionaryCodes(const uint8_t* chunk, int64_t size,
+                                                             const ColumnMetaData& meta,
+                                                             const LeafColumn& leaf,
+                                                             int64_t num_rows,
+                                                             const std::string& context) {
+  if (!leaf.type.is_string_like() || num_rows <= 0 || !CodecSupported(meta.codec)) {
+    return std::optional<DictionaryCodes>();
+  }
+  // Writers that record their pages' encodings tell ahead when a chunk fell back to PLAIN.
+  for (const PageEncodingStats& e : meta.encoding_stats) {
+    const bool data = e.page_type == PageType::DATA_PAGE || e.page_type == PageType::DATA_PAGE_V2;
+    if (data && e.count > 0 && e.encoding != Encoding::PLAIN_DICTIONARY &&
+        e.encoding != Encoding::RLE_DICTIONARY) {
+      return std::optional<DictionaryCodes>();
+    }
+  }
+  ChunkDecoder decoder(meta, leaf, num_rows, /*codes_only=*/true);
+  TANDEM_RETURN_NOT_OK(decoder.Init(size, num_rows).WithContext(context));
+  PageReader reader(chunk, size, meta.codec);
+  Page page;
+  while (decoder.rows() < num_rows || reader.pages_read() == 0) {
+    auto more = reader.Next(&page);
+    if (!more.ok()) {
+      return more.status().WithContext(context + ", page " +
+                                       std::to_string(reader.pages_read() - 1));
+    }
+    if (!*more) break;
+    Status st;
+    try {
+      st = decoder.DecodePage(page);
+    } catch (const std::bad_alloc& e) {
+      st = Status::OutOfMemory("out of memory decoding the page: " + OutOfMemoryText(e));
+    }
+    if (!st.ok()) return st.WithContext(context + ", page " + std::to_string(page.index));
+    if (decoder.not_dictionary()) return std::optional<DictionaryCodes>();
+  }
+  auto codes = decoder.FinishCodes();
+  if (!codes.ok()) return codes.status().WithContext(context);
+  return std::optional<DictionaryCodes>(std::move(codes).value());
 }
 
 struct ColumnChunkPieces::State {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "tandem/column/column.h"
@@ -19,6 +20,25 @@ namespace tandem::parquet {
 Result<ColumnPtr> DecodeColumnChunk(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
                                     const LeafColumn& leaf, int64_t num_rows,
                                     const std::string& context);
+
+// A string or binary column chunk whose data pages are all dictionary-encoded, as its dictionary
+// and one code per row, without the rows' values: a scan tests a condition on the dictionary's
+// values once and keeps rows by their codes, and builds the strings of the rows kept only.
+struct DictionaryCodes {
+  ColumnPtr dictionary;              // the dictionary's values (no NULLs)
+  std::shared_ptr<Buffer> codes;     // uint32 per row, an index into `dictionary`; 0 if NULL
+  std::shared_ptr<Buffer> validity;  // the rows' validity bitmap; null when none is NULL
+  int64_t num_rows = 0;
+  int64_t null_count = 0;
+};
+
+// The chunk as DictionaryCodes; nullopt when it is not a string or binary chunk or a data page
+// is not dictionary-encoded (the caller decodes it with DecodeColumnChunk).
+Result<std::optional<DictionaryCodes>> DecodeDictionaryCodes(const uint8_t* chunk, int64_t size,
+                                                             const ColumnMetaData& meta,
+                                                             const LeafColumn& leaf,
+                                                             int64_t num_rows,
+                                                             const std::string& context);
 
 // Decodes one column chunk a piece at a time, for row groups larger than memory allows at once:
 // Next(rows) decodes pages until it holds `rows` rows and hands out exactly those (the rows of the

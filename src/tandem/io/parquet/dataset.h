@@ -16,6 +16,10 @@ struct ReadStats {
   int64_t row_groups_skipped = 0;  // skipped by min/max/null-count statistics
   int64_t rows = 0;                // rows returned
   int64_t bytes_read = 0;          // compressed bytes of the column chunks decoded
+  // ReadOptions::row_conditions: chunks read as dictionary codes, and the rows their conditions
+  // dropped before the row groups' batches were built.
+  int64_t chunks_as_codes = 0;
+  int64_t rows_dropped_by_conditions = 0;
 };
 
 // ReadParquet (reader.h) that also fills *stats (when not null), even on the error path as far

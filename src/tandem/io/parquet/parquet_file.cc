@@ -32,6 +32,7 @@ class ParquetFileImpl final : public ParquetFile {
   Result<BatchPtr> ReadRowGroup(int row_group, const std::vector<int>& columns) const override;
   Status ReadRowGroupPieces(int row_group, const std::vector<int>& columns, int64_t piece_rows,
                             const std::function<Status(BatchPtr)>& each) const override;
+  Result<std::optional<DictionaryCodes>> ReadColumnCodes(int row_group, int column) const override;
 
  private:
   // Where one column chunk's bytes lie, checked against the footer and the file.
@@ -43,6 +44,10 @@ class ParquetFileImpl final : public ParquetFile {
     int64_t length = 0;  // 0 for an empty row group
   };
   Result<ChunkPlace> PlaceChunk(int row_group, int column) const;
+  // Calls decode(chunk bytes, size, place, row count) with the chunk in place (a buffer, a
+  // mapping) or read into a buffer of the thread's.
+  template <typename R, typename Decode>
+  Result<R> WithChunk(int row_group, int column, const Decode& decode) const;
   Result<ColumnPtr> ReadColumn(int row_group, int column) const;
 
   std::string path_;
@@ -154,16 +159,14 @@ Result<ParquetFileImpl::ChunkPlace> ParquetFileImpl::PlaceChunk(int row_group, i
   return place;
 }
 
-Result<ColumnPtr> ParquetFileImpl::ReadColumn(int row_group, int column) const {
+template <typename R, typename Decode>
+Result<R> ParquetFileImpl::WithChunk(int row_group, int column, const Decode& decode) const {
   TANDEM_ASSIGN_OR_RAISE(ChunkPlace place, PlaceChunk(row_group, column));
-  const ColumnMetaData& md = *place.meta;
-  const LeafColumn& leaf = *place.leaf;
-  const std::string& context = place.context;
   const int64_t start = place.start, length = place.length;
-  const RowGroup& rg = meta_.row_groups[row_group];
-  if (rg.num_rows == 0) return DecodeColumnChunk(nullptr, 0, md, leaf, 0, context);
+  const int64_t num_rows = meta_.row_groups[row_group].num_rows;
+  if (num_rows == 0) return decode(nullptr, 0, place, 0);
   if (const uint8_t* in_place = source_->View(start, length)) {
-    return DecodeColumnChunk(in_place, length, md, leaf, rg.num_rows, context);
+    return decode(in_place, length, place, num_rows);
   }
   // Chunks up to kReusedBytes reuse one per-thread buffer: no fresh pages to fault in per chunk.
   constexpr int64_t kReusedBytes = int64_t{64} << 20;
@@ -174,11 +177,36 @@ Result<ColumnPtr> ParquetFileImpl::ReadColumn(int row_group, int column) const {
   try {
     bytes.Resize(length);
   } catch (const std::bad_alloc& e) {
-    return Status::OutOfMemory(context + ": cannot allocate " + std::to_string(length) +
+    return Status::OutOfMemory(place.context + ": cannot allocate " + std::to_string(length) +
                                " bytes: " + OutOfMemoryText(e));
   }
   TANDEM_RETURN_NOT_OK(source_->ReadAt(start, length, bytes.data()));
-  return DecodeColumnChunk(bytes.data(), length, md, leaf, rg.num_rows, context);
+  return decode(bytes.data(), length, place, num_rows);
+}
+
+Result<ColumnPtr> ParquetFileImpl::ReadColumn(int row_group, int column) const {
+  return WithChunk<ColumnPtr>(row_group, column,
+                              [](const uint8_t* chunk, int64_t size, const ChunkPlace& place,
+                                 int64_t num_rows) -> Result<ColumnPtr> {
+                                return DecodeColumnChunk(chunk, size, *place.meta, *place.leaf,
+                                                         num_rows, place.context);
+                              });
+}
+
+Result<std::optional<DictionaryCodes>> ParquetFileImpl::ReadColumnCodes(int row_group,
+                                                                        int column) const {
+  if (row_group < 0 || row_group >= num_row_groups() || column < 0 ||
+      column >= schema_.num_fields()) {
+    return Status::Invalid("file " + path_ + ": row group " + std::to_string(row_group) +
+                           ", column index " + std::to_string(column) + " out of range");
+  }
+  return WithChunk<std::optional<DictionaryCodes>>(
+      row_group, column,
+      [](const uint8_t* chunk, int64_t size, const ChunkPlace& place,
+         int64_t num_rows) -> Result<std::optional<DictionaryCodes>> {
+        return DecodeDictionaryCodes(chunk, size, *place.meta, *place.leaf, num_rows,
+                                     place.context);
+      });
 }
 
 Result<BatchPtr> ParquetFileImpl::ReadRowGroup(int row_group,

@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <limits>
+#include <optional>
 
+#include "tandem/column/take.h"
 #include "tandem/common/query_progress.h"
 #include "tandem/common/thread_pool.h"
 #include "tandem/io/parquet/read_plan.h"
@@ -64,24 +67,73 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
     return cost[a] > cost[b];
   });
 
-  // The batch of row group r from its decoded columns (partition columns added as constants).
-  auto assemble = [&](size_t r) {
+  // Row conditions (whole row groups streamed only): the condition on each file column, if
+  // any; such columns are read as dictionary codes where their chunks allow.
+  std::vector<const RowCondition*> condition_of(ncols, nullptr);
+  if (streaming && options.piece_rows == 0) {
+    for (const RowCondition& condition : options.row_conditions) {
+      const int index = file_schema.FieldIndex(condition.column);
+      const size_t slot =
+          std::find(file_columns.begin(), file_columns.end(), index) - file_columns.begin();
+      if (index >= 0 && slot < ncols && condition.keep &&
+          file_schema.field(index).type.is_string_like() && condition_of[slot] == nullptr) {
+        condition_of[slot] = &condition;
+      }
+    }
+  }
+  const bool any_condition =
+      std::any_of(condition_of.begin(), condition_of.end(), [](auto* c) { return c != nullptr; });
+  std::vector<std::optional<DictionaryCodes>> codes(any_condition ? decoded.size() : 0);
+  std::atomic<int64_t> chunks_as_codes{0}, rows_dropped{0};
+
+  // The batch of row group r from its decoded columns (partition columns added as constants),
+  // only the rows at `rows` when given.
+  auto assemble = [&](size_t r, const std::vector<int32_t>* rows = nullptr) {
     const KeptRowGroup& rg = row_groups[r];
+    const int64_t n = rows ? static_cast<int64_t>(rows->size()) : rg.rows;
     auto batch = std::make_shared<Batch>();
     batch->schema = out_schema;
-    batch->num_rows = rg.rows;
+    batch->num_rows = n;
     for (int index : projection) {
       if (index < file_schema.num_fields()) {
         const size_t slot =
             std::find(file_columns.begin(), file_columns.end(), index) - file_columns.begin();
-        batch->columns.push_back(decoded[r * ncols + slot]);
+        const size_t t = r * ncols + slot;
+        if (!codes.empty() && codes[t]) {
+          batch->columns.push_back(MaterializeCodes(*codes[t], rows));
+        } else if (rows) {
+          batch->columns.push_back(Take(*decoded[t], rows->data(), n));
+        } else {
+          batch->columns.push_back(decoded[t]);
+        }
       } else {
         const size_t k = static_cast<size_t>(index - file_schema.num_fields());
         batch->columns.push_back(
-            PartitionColumnValues(partitions[k].type, plan.PartitionValue(r, k), rg.rows));
+            PartitionColumnValues(partitions[k].type, plan.PartitionValue(r, k), n));
       }
     }
     return batch;
+  };
+  // Row group r's batch: the rows that meet the conditions of its columns read as codes.
+  auto assemble_kept = [&](size_t r) -> Result<BatchPtr> {
+    std::vector<const RowCondition*> tested;
+    std::vector<const DictionaryCodes*> tested_codes;
+    for (size_t c = 0; c < ncols && any_condition; ++c) {
+      if (condition_of[c] && codes[r * ncols + c]) {
+        tested.push_back(condition_of[c]);
+        tested_codes.push_back(&*codes[r * ncols + c]);
+      }
+    }
+    if (tested.empty()) return assemble(r);
+    chunks_as_codes.fetch_add(static_cast<int64_t>(tested.size()), std::memory_order_relaxed);
+    bool all = false;
+    TANDEM_ASSIGN_OR_RAISE(std::vector<int32_t> rows,
+                           RowsMeetingConditions(tested, tested_codes, row_groups[r].rows, &all));
+    if (all) return assemble(r);
+    rows_dropped.fetch_add(row_groups[r].rows - static_cast<int64_t>(rows.size()),
+                           std::memory_order_relaxed);
+    if (rows.empty()) return BatchPtr();
+    return assemble(r, &rows);
   };
   std::vector<std::vector<BatchPtr>> transformed(streaming ? row_groups.size() : 0);
   std::vector<Status> transform_status(transformed.size());
@@ -89,8 +141,17 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
       new std::atomic<size_t>[streaming ? row_groups.size() : 0]);
   for (size_t r = 0; r < transformed.size(); ++r) columns_left[r] = ncols;
   auto finish_row_group = [&](size_t r) -> Status {
-    BatchPtr batch = assemble(r);
-    for (size_t c = 0; c < ncols; ++c) decoded[r * ncols + c].reset();  // the batch holds them
+    Result<BatchPtr> assembled = assemble_kept(r);
+    for (size_t c = 0; c < ncols; ++c) {
+      decoded[r * ncols + c].reset();  // the batch holds what it needs
+      if (!codes.empty()) codes[r * ncols + c].reset();
+    }
+    if (!assembled.ok()) {
+      transform_status[r] = assembled.status();
+      return transform_status[r];
+    }
+    BatchPtr batch = std::move(assembled).value();
+    if (!batch) return Status::OK();  // no row met the conditions
     auto result = options.per_row_group(std::move(batch));
     if (!result.ok()) {
       transform_status[r] = result.status();
@@ -157,6 +218,30 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
                   const KeptRowGroup& rg = row_groups[t / ncols];
                   const int column = file_columns[t % ncols];
                   const ParquetFile& file = *files[rg.file];
+                  if (any_condition && condition_of[t % ncols] &&
+                      rg.rows <= std::numeric_limits<int32_t>::max()) {
+                    auto as_codes = file.ReadColumnCodes(rg.row_group, column);
+                    if (!as_codes.ok()) {
+                      slot_status[t] = as_codes.status();
+                      return slot_status[t];
+                    }
+                    if (*as_codes) {
+                      if ((*as_codes)->num_rows != rg.rows) {
+                        slot_status[t] = Status::Invalid(
+                            file.path() + ": row group " + std::to_string(rg.row_group) +
+                            ", column " + file_schema.field(column).name +
+                            ": decoded length differs from the row group's row count " +
+                            std::to_string(rg.rows));
+                        return slot_status[t];
+                      }
+                      codes[t] = std::move(*as_codes);
+                      query_progress::AddDone(rg.rows);
+                      if (columns_left[t / ncols].fetch_sub(1) == 1) {
+                        return finish_row_group(t / ncols);
+                      }
+                      return Status::OK();
+                    }
+                  }
                   auto batch = file.ReadRowGroup(rg.row_group, {column});
                   if (!batch.ok()) {
                     slot_status[t] = batch.status();
@@ -189,6 +274,8 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
     return decode_status;  // an exception turned into a Status
   }
 
+  st.chunks_as_codes = chunks_as_codes.load();
+  st.rows_dropped_by_conditions = rows_dropped.load();
   Table table;
   table.schema = out_schema;
   table.batches.reserve(row_groups.size());

@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "tandem/column/table.h"
+#include "tandem/io/parquet/column_chunk_reader.h"
 #include "tandem/io/parquet/metadata.h"
+#include "tandem/io/parquet/row_conditions.h"
 #include "tandem/io/parquet/scan_predicate.h"
 
 namespace tandem::parquet {
@@ -43,6 +45,10 @@ struct ReadOptions {
   // thread), so that a scan holds a piece per thread instead of whole row groups: for queries
   // that run out of memory otherwise. 0: whole row groups.
   int64_t piece_rows = 0;
+  // With per_row_group (whole row groups): conditions on single string columns that a row must
+  // meet to reach per_row_group, tested on each dictionary-encoded chunk's dictionary rather
+  // than on every row (io/parquet/row_conditions.h). The rows they drop are never built.
+  std::vector<RowCondition> row_conditions;
 };
 
 // One open Parquet file: footer parsed, schema converted, column chunks readable.
@@ -72,6 +78,10 @@ class ParquetFile {
   virtual Status ReadRowGroupPieces(int row_group, const std::vector<int>& columns,
                                     int64_t piece_rows,
                                     const std::function<Status(BatchPtr)>& each) const = 0;
+  // One string or binary column of a row group as its dictionary and the rows' codes; nullopt
+  // when the chunk is not dictionary-encoded throughout (read it with ReadRowGroup).
+  virtual Result<std::optional<DictionaryCodes>> ReadColumnCodes(int row_group,
+                                                                 int column) const = 0;
 };
 
 // Reads a file, directory, glob or hive-partitioned tree as one table. Batches come in file

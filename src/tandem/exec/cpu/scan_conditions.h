@@ -1,0 +1,21 @@
+// The row conditions a Parquet scan tests on its dictionaries (io/parquet/row_conditions.h),
+// taken from the Filter right above the scan: each conjunct of the filter that reads one string
+// column and nothing that could fail or vary (comparisons, IN lists, LIKE, IS NULL, AND/OR/NOT,
+// CASE, COALESCE, LOWER/UPPER/TRIM over constants) becomes a condition evaluated by the CPU
+// evaluator over the values it is given: a chunk's dictionary. The Filter itself still runs on
+// the rows kept, so the conditions change what is built, never the answer.
+#pragma once
+
+#include <vector>
+
+#include "tandem/exec/exec_context.h"
+#include "tandem/io/parquet/row_conditions.h"
+#include "tandem/plan/logical_plan.h"
+
+namespace tandem::cpu {
+
+// `predicate` reads the scan node's output columns (a Filter directly over `scan`).
+std::vector<parquet::RowCondition> RowConditionsFor(const Expr& predicate, const PlanNode& scan,
+                                                    const EvalContext& eval);
+
+}  // namespace tandem::cpu
