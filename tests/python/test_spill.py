@@ -410,6 +410,60 @@ def test_a_result_that_cannot_be_made_writes_nothing(tables, tmp_path):
     assert os.listdir(out_dir) == []
 
 
+def print_to_stdout(tables, tmp_path, sql, limit, fmt):
+    """`tandem sql` printing sql's rows to standard output (into a file) in format `fmt` under the
+    host limit, with --timing: (the process, the file with what it printed)."""
+    printed = tmp_path / f"printed.{fmt}"
+    cmd = tandem_command() + ["sql", sql, "--format", fmt, "--timing"]
+    for name, path in tables.items():
+        cmd += ["--table", f"{name}={path}"]
+    with open(printed, "w") as out:
+        proc = subprocess.run(cmd + limited(tmp_path, limit), stdout=out, stderr=subprocess.PIPE,
+                              text=True, timeout=300)
+    return proc, printed
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "table"])
+def test_a_result_larger_than_the_limit_prints_to_standard_output(tables, tmp_path, fmt):
+    # 28 MiB of joined rows under a 6 MB limit, printed: the query runs out of memory holding its
+    # result, runs again with its rows going to a spill file, and they are printed from there a
+    # batch at a time (exec/cpu/spool_sink.h). Before, a one-line "limit reached" error.
+    sql = ("SELECT f.k, f.v, f.s, d.name FROM fact f JOIN dim d ON f.k = d.id "
+           "WHERE f.v > -900")
+    proc, printed = print_to_stdout(tables, tmp_path, sql, LIMIT, fmt)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "rows going to a spill file" in proc.stderr, proc.stderr
+    assert os.path.getsize(printed) > 2 * LIMIT
+    con = duck(tables)
+    if fmt == "table":
+        # The footer counts every row printed.
+        n = con.execute(f"SELECT count(*) FROM ({sql})").fetchone()[0]
+        with open(printed, "rb") as f:
+            f.seek(-200, os.SEEK_END)
+            tail = f.read().decode()
+        assert f"({n} rows)" in tail, tail
+        return
+    columns = "{'k': 'BIGINT', 'v': 'BIGINT', 's': 'VARCHAR', 'name': 'VARCHAR'}"
+    read = (f"read_csv('{printed}', header = true, columns = {columns})" if fmt == "csv" else
+            f"read_json('{printed}', format = 'newline_delimited', columns = {columns})")
+    assert_same_rows(con, read, f"({sql})")
+
+
+def test_an_ordered_result_larger_than_the_limit_prints_in_order(tables, tmp_path):
+    # ORDER BY over rows that do not fit: sorted through disk, merged into the spill file in
+    # order, printed in DuckDB's order.
+    sql = ("SELECT f.k, f.v, f.s, d.name FROM fact f JOIN dim d ON f.k = d.id "
+           "ORDER BY f.s DESC, f.k, f.v")
+    proc, printed = print_to_stdout(tables, tmp_path, sql, BREAKER_LIMIT, "csv")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "rows going to a spill file" in proc.stderr, proc.stderr
+    con = duck(tables)
+    got = con.execute(f"SELECT s, k, v FROM read_csv('{printed}', header = true, columns = "
+                      "{'k': 'BIGINT', 'v': 'BIGINT', 's': 'VARCHAR', 'name': 'VARCHAR'})"
+                      ).fetchall()
+    assert got == con.execute(f"SELECT s, k, v FROM ({sql})").fetchall()
+
+
 def test_create_table_as_larger_than_the_limit(tables, tmp_path):
     # CREATE TABLE ... AS writes its rows as the query makes them, like --output: 28 MiB of
     # joined rows under a 6 MB limit; the new table then reads back as DuckDB's rows.

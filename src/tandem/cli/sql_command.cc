@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -241,42 +242,61 @@ std::string StatementLabel(const std::string& text) {
   return label;
 }
 
-void PrintTable(const Table& table) {
-  format::TablePrinter printer(stdout, table.schema);
-  for (const BatchPtr& batch : table.batches) printer.AddRows(*batch, 0, batch->num_rows);
-  printer.Finish();
+// Calls `each` with every batch of a result's rows: the table's, or, for a result larger than
+// memory, the batches read back one at a time from the spill file its rows went to.
+Status ForEachBatch(const sql::StatementResult& result,
+                    const std::function<void(const Batch&)>& each) {
+  if (!result.spooled) {
+    for (const BatchPtr& batch : result.table.batches) each(*batch);
+    return Status::OK();
+  }
+  for (int64_t i = 0; i < result.spooled->num_blocks(); ++i) {
+    TANDEM_ASSIGN_OR_RAISE(BatchPtr batch, result.spooled->ReadBlock(i, result.table.schema));
+    each(*batch);
+  }
+  return Status::OK();
 }
 
-void PrintCsv(const Table& table) {
+Status PrintTable(const sql::StatementResult& result) {
+  format::TablePrinter printer(stdout, result.table.schema);
+  TANDEM_RETURN_NOT_OK(
+      ForEachBatch(result, [&](const Batch& batch) { printer.AddRows(batch, 0, batch.num_rows); }));
+  printer.Finish();
+  return Status::OK();
+}
+
+Status PrintCsv(const sql::StatementResult& result) {
   csv::CsvWriteOptions options;
   std::string out;
-  csv::AppendCsvHeader(table.schema, options, &out);
+  csv::AppendCsvHeader(result.table.schema, options, &out);
   constexpr int64_t kStep = 4096;
-  for (const BatchPtr& batch : table.batches) {
-    for (int64_t b = 0; b < batch->num_rows; b += kStep) {
-      csv::AppendCsvRows(*batch, b, std::min(batch->num_rows, b + kStep), options, &out);
+  TANDEM_RETURN_NOT_OK(ForEachBatch(result, [&](const Batch& batch) {
+    for (int64_t b = 0; b < batch.num_rows; b += kStep) {
+      csv::AppendCsvRows(batch, b, std::min(batch.num_rows, b + kStep), options, &out);
       std::fwrite(out.data(), 1, out.size(), stdout);
       out.clear();
     }
-  }
+  }));
   std::fwrite(out.data(), 1, out.size(), stdout);
+  return Status::OK();
 }
 
-void PrintJsonLines(const Table& table) {
+Status PrintJsonLines(const sql::StatementResult& result) {
+  const Schema& schema = result.table.schema;
   std::vector<std::string> keys;
-  for (int i = 0; i < table.schema.num_fields(); ++i) {
+  for (int i = 0; i < schema.num_fields(); ++i) {
     std::string key = i == 0 ? "{" : ",";
-    format::AppendJsonString(table.schema.field(i).name, &key);
+    format::AppendJsonString(schema.field(i).name, &key);
     key.push_back(':');
     keys.push_back(std::move(key));
   }
   std::string out;
-  for (const BatchPtr& batch : table.batches) {
-    for (int64_t row = 0; row < batch->num_rows; ++row) {
+  TANDEM_RETURN_NOT_OK(ForEachBatch(result, [&](const Batch& batch) {
+    for (int64_t row = 0; row < batch.num_rows; ++row) {
       if (keys.empty()) out.push_back('{');
       for (size_t c = 0; c < keys.size(); ++c) {
         out.append(keys[c]);
-        format::AppendJson(*batch->column(static_cast<int>(c)), row, &out);
+        format::AppendJson(*batch.column(static_cast<int>(c)), row, &out);
       }
       out.append("}\n");
       if (out.size() >= (1 << 16)) {
@@ -284,8 +304,9 @@ void PrintJsonLines(const Table& table) {
         out.clear();
       }
     }
-  }
+  }));
   std::fwrite(out.data(), 1, out.size(), stdout);
+  return Status::OK();
 }
 
 // EXPLAIN output: the plan lines as they are (a table would truncate long lines).
@@ -328,6 +349,8 @@ int RunSql(const std::vector<std::string>& argv) {
     gpu::StartRuntimeInBackground(gpu::DeviceMemoryConfigFrom(options.config));
   }
   if (Status st = ApplySessionArgs(args.session, session); !st.ok()) return Fail(st.ToString());
+  // Rows are printed a batch at a time: a result larger than memory is read back from disk.
+  session.SpoolLargeResults(true);
 
   std::string script;
   if (args.file) {
@@ -416,18 +439,23 @@ int RunSql(const std::vector<std::string>& argv) {
       }
       continue;
     }
+    Status printed;
     if (args.format == "csv") {
-      PrintCsv(result->table);
+      printed = PrintCsv(*result);
     } else if (args.format == "jsonl") {
-      PrintJsonLines(result->table);
+      printed = PrintJsonLines(*result);
     } else {
       if (printed_any) std::fputc('\n', stdout);
       if (is_explain) {
         PrintPlan(result->table);
       } else {
-        PrintTable(result->table);
+        printed = PrintTable(*result);
       }
       printed_any = true;
+    }
+    if (!printed.ok()) {
+      std::fflush(stdout);
+      return Fail(printed.ToString());
     }
     if (std::fflush(stdout) != 0) {
       return Fail(std::string("writing standard output failed: ") + std::strerror(errno));

@@ -24,12 +24,14 @@
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/cpu/result_file_sink.h"
+#include "tandem/exec/cpu/spool_sink.h"
 #include "tandem/exec/executor.h"
 #include "tandem/exec/plan_text.h"
 #include "tandem/gpu/device_column.h"
 #include "tandem/gpu/memory_config.h"
 #include "tandem/io/parquet/writer.h"
 #include "tandem/memory/host_memory.h"
+#include "tandem/placement/cost_model.h"
 #include "tandem/placement/explain.h"
 #include "tandem/placement/placement.h"
 #include "tandem/placement/settings.h"
@@ -511,9 +513,31 @@ class StatementRunner {
       Configure(*context);
       run = execute(*context);
     }
+    // Still out of host memory, with its rows bound for the caller: when the session allows it
+    // and the rows may be what did not fit (estimated at an eighth of the budget or more), the
+    // query runs again with its rows going to a spill file (tandem.spill.dir) as they are made,
+    // which the caller reads back a batch at a time.
+    std::shared_ptr<SpillFile> spooled;
+    bool spooled_after_oom = false;
+    if (!run.ok() && run.status().code() == StatusCode::kOutOfMemory && output.empty() &&
+        session_.spool_large_results_ && !context->Cancelled() &&
+        placement::EstimatedOutputBytes(root) * 8 >= static_cast<double>(host_memory::Limit())) {
+      context = std::make_unique<ExecContext>();
+      Configure(*context);
+      spooled_after_oom = true;
+      run = [&]() -> Result<Table> {
+        TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<cpu::SpoolSink> sink,
+                               cpu::SpoolSink::Open(context->spill_dir));
+        TANDEM_ASSIGN_OR_RAISE(Table none, ::tandem::Execute(root, *context, *sink));
+        spooled = sink->TakeFile();
+        none.schema = root.schema;
+        return none;
+      }();
+    }
     ExecContext& ctx = *context;
     StatementResult result;
     TANDEM_ASSIGN_OR_RAISE(result.table, std::move(run));
+    result.spooled = std::move(spooled);
     result.rows_written = rows_written;
     result.devices = DevicesLine(*placed.result.plan);
     if (!dropped.empty()) {
@@ -524,6 +548,11 @@ class StatementRunner {
     if (ctx.host_oom_retries > 0) {
       result.devices += "; out of host memory: " + std::to_string(ctx.host_oom_retries) +
                         " operator(s) ran again";
+    }
+    if (spooled_after_oom) {
+      result.devices +=
+          "; out of host memory: the query ran again with its rows going to a spill file "
+          "(tandem.spill.dir), read back a batch at a time";
     }
     if (ctx.gpu_oom_fallbacks > 0) {
       result.devices += "; out of GPU memory: " + std::to_string(ctx.gpu_oom_fallbacks) +

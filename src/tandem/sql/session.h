@@ -21,6 +21,7 @@
 #include "tandem/common/config.h"
 #include "tandem/exec/exec_context.h"
 #include "tandem/gpu/runtime.h"
+#include "tandem/memory/spill_file.h"
 #include "tandem/sql/parser.h"
 
 namespace tandem::sql {
@@ -62,6 +63,9 @@ struct StatementResult {
   // A query whose rows went to Session::WriteNextQueryTo's file (`table` is then empty): how many;
   // -1 otherwise.
   int64_t rows_written = -1;
+  // A query whose rows did not fit in host memory, with Session::SpoolLargeResults on: its rows
+  // in a spill file, one block per batch (`table` is then empty but for its schema); else null.
+  std::shared_ptr<SpillFile> spooled;
 };
 
 // Splits a script into statements as the session runs them (CACHE/UNCACHE TABLE included).
@@ -92,6 +96,11 @@ class Session {
   // Taken by the next statement.
   void WriteNextQueryTo(std::string path) { next_output_ = std::move(path); }
 
+  // Queries whose rows run out of host memory (tandem.memory.host.limit) run again with their
+  // rows going to a spill file (StatementResult::spooled) instead of failing: for callers that
+  // read results a batch at a time (`tandem sql` printing to standard output).
+  void SpoolLargeResults(bool on) { spool_large_results_ = on; }
+
   // `tandem explain`: the plan of one query (SELECT, WITH, VALUES), with devices; `analyze`
   // runs it and adds each operator's metrics; `json` gives one JSON document instead of lines.
   Result<StatementResult> ExplainQuery(const std::string& query, bool analyze, bool json);
@@ -107,7 +116,8 @@ class Session {
   std::optional<gpu::Stream> cache_stream_;  // allocates the cached device batches: outlives them
   TableCache cache_;
   bool fallback_noticed_ = false;
-  std::string next_output_;  // WriteNextQueryTo
+  std::string next_output_;           // WriteNextQueryTo
+  bool spool_large_results_ = false;  // SpoolLargeResults
 };
 
 }  // namespace tandem::sql
