@@ -71,6 +71,10 @@ std::vector<ConfigKey> MakeKeys() {
             "run CPU operators as push-based pipelines (batches stream from a scan through "
             "filters, projections and join probes into the next aggregation or build); false: "
             "one operator at a time over whole tables, for comparison"),
+      Plain(kDictionaryConditions, ConfigType::kBool, "true",
+            "CPU Parquet scans test a filter's conditions on single columns on the dictionaries "
+            "of dictionary-encoded chunks and build only the rows kept; false: every row is "
+            "decoded and filtered, for comparison"),
       Number(kGpuChunkBytes, ConfigType::kBytes, "0", 0, kMaxBytes,
              "a GPU part whose input comes from host memory (a table cached there, the CPU's "
              "rows) runs over slices of about this many bytes when the input is larger, "

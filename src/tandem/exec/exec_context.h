@@ -135,6 +135,9 @@ class ExecContext {
   // tandem.exec.pipelines: CPU operators run as pipelines (exec/cpu/pipeline.h), else one at a
   // time over whole tables.
   bool pipelines = true;
+  // tandem.exec.dictionaryConditions: Parquet scans test the filter above them on dictionaries
+  // (exec/cpu/scan_conditions.h).
+  bool dictionary_conditions = true;
   // tandem.spill.dir: where sinks that outgrow tandem.memory.host.limit spill
   // (memory/spill_file.h).
   std::string spill_dir;

@@ -85,6 +85,7 @@ Status FragmentTask::Execute() {
   ctx_.eval.legacy_overflow = !fragment_.settings.ansi;
   ctx_.num_threads = static_cast<int>(config_.GetInt(config_keys::kThreads));
   ctx_.pipelines = config_.GetBool(config_keys::kPipelines);
+  ctx_.dictionary_conditions = config_.GetBool(config_keys::kDictionaryConditions);
   ctx_.spill_dir = config_.Get(config_keys::kSpillDir);
   ctx_.gpu_memory = gpu::DeviceMemoryConfigFrom(config_);
   ctx_.gpu_limit_bytes = config_.GetInt(config_keys::kGpuLimit);

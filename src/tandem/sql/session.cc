@@ -420,6 +420,7 @@ class StatementRunner {
     ctx.eval.ansi = config.GetBool(config_keys::kAnsi);
     ctx.num_threads = static_cast<int>(config.GetInt(config_keys::kThreads));
     ctx.pipelines = config.GetBool(config_keys::kPipelines);
+    ctx.dictionary_conditions = config.GetBool(config_keys::kDictionaryConditions);
     ctx.spill_dir = config.Get(config_keys::kSpillDir);
     ctx.gpu_memory = gpu::DeviceMemoryConfigFrom(config);
     ctx.gpu_limit_bytes = config.GetInt(config_keys::kGpuLimit);

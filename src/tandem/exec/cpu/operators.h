@@ -20,7 +20,7 @@ Result<Table> Scan(const PlanNode& node, ExecContext& ctx);
 // unprocessed row group piles up in memory; other sources, after reading.
 using ScanPieceFn = std::function<Result<std::vector<BatchPtr>>(BatchPtr)>;
 // `filter`: the predicate of a Filter directly above the scan, which runs on what the scan hands
-// on: Parquet scans test its conditions on single string columns on their chunks' dictionaries
+// on: Parquet scans test its conditions on single columns on their chunks' dictionaries
 // first (exec/cpu/scan_conditions.h), so that rows it would drop are never built. Null: none.
 Result<Table> ScanStreaming(const PlanNode& scan_node, ExecContext& ctx, const ScanPieceFn& each,
                             const Expr* filter = nullptr);

@@ -114,7 +114,9 @@ Result<Table> ScanImpl(const PlanNode& node, const ScanPieceFn* each, const Expr
       if (each) {
         streamed = true;
         options.piece_rows = ctx.scan_piece_rows;
-        if (filter != nullptr) options.row_conditions = RowConditionsFor(*filter, node, ctx.eval);
+        if (filter != nullptr && ctx.dictionary_conditions) {
+          options.row_conditions = RowConditionsFor(*filter, node, ctx.eval);
+        }
         options.per_row_group = [&](BatchPtr row_group) -> Result<std::vector<BatchPtr>> {
           Table one;
           one.schema = row_group->schema;

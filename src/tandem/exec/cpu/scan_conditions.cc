@@ -1,6 +1,7 @@
 // Row conditions from a filter's conjuncts (scan_conditions.h).
 #include "tandem/exec/cpu/scan_conditions.h"
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -89,15 +90,22 @@ std::vector<parquet::RowCondition> RowConditionsFor(const Expr& predicate, const
                                                     const EvalContext& eval) {
   std::vector<parquet::RowCondition> out;
   if (!scan.source || scan.kind != PlanKind::kScan) return out;
-  const auto conjuncts = plan::SplitConjuncts(std::make_shared<Expr>(predicate));
-  for (const ExprPtr& conjunct : conjuncts) {
+  // The conjuncts that can be tested alone, by the one column they read (a range's two bounds
+  // become one condition).
+  std::map<int, std::vector<ExprPtr>> by_column;
+  for (const ExprPtr& conjunct : plan::SplitConjuncts(std::make_shared<Expr>(predicate))) {
     const std::vector<int> columns = plan::ColumnsOf(*conjunct);
     if (columns.size() != 1 || !SafeOnAnyValue(*conjunct)) continue;
     const int c = columns[0];
-    if (c < 0 || c >= scan.schema.num_fields() || c >= static_cast<int>(scan.scan_columns.size()) ||
-        !scan.schema.field(c).type.is_string_like()) {
+    if (c < 0 || c >= scan.schema.num_fields() ||
+        c >= static_cast<int>(scan.scan_columns.size()) ||
+        scan.schema.field(c).type.id == TypeId::kBool) {
       continue;
     }
+    by_column[c].push_back(conjunct);
+  }
+  for (const auto& [c, conjuncts] : by_column) {
+    const ExprPtr conjunct = plan::CombineConjuncts(conjuncts);
     const Field field = scan.schema.field(c);
     std::vector<int> mapping(static_cast<size_t>(c) + 1, -1);
     mapping[static_cast<size_t>(c)] = 0;

@@ -1,9 +1,9 @@
 // The row conditions a Parquet scan tests on its dictionaries (io/parquet/row_conditions.h),
-// taken from the Filter right above the scan: each conjunct of the filter that reads one string
-// column and nothing that could fail or vary (comparisons, IN lists, LIKE, IS NULL, AND/OR/NOT,
-// CASE, COALESCE, LOWER/UPPER/TRIM over constants) becomes a condition evaluated by the CPU
-// evaluator over the values it is given: a chunk's dictionary. The Filter itself still runs on
-// the rows kept, so the conditions change what is built, never the answer.
+// taken from the Filter right above the scan: each conjunct of the filter that reads one column
+// (not BOOLEAN) and nothing that could fail or vary (comparisons, IN lists, LIKE, IS NULL,
+// AND/OR/NOT, CASE, COALESCE, LOWER/UPPER/TRIM over constants) becomes a condition evaluated by
+// the CPU evaluator over the values it is given: a chunk's dictionary. The Filter itself still
+// runs on the rows kept, so the conditions change what is built, never the answer.
 #pragma once
 
 #include <vector>

@@ -145,6 +145,7 @@ class ChunkDecoder {
   // `rows_wanted`: the rows the first piece needs (the whole row group when read at once), which
   // bounds the first allocation too.
   Status Init(int64_t chunk_size, int64_t rows_wanted) {
+    if (codes_only_) return Status::OK();  // DecodeCodes grows its own buffers
     try {
       constexpr int64_t kMinRows = 64 * 1024, kRowsPerByte = 64;
       const int64_t first = std::min(num_rows_, rows_wanted);
@@ -348,6 +349,7 @@ class ChunkDecoder {
   int64_t capacity_rows_ = 0;  // rows the output buffers hold room for
   int64_t null_count_ = 0;
   RawBuffer values_, data_, validity_;
+  RawBuffer codes_;  // codes only: one uint32 per row
   bool has_dict_ = false;
   int64_t dict_size_ = 0;
   RawBuffer dict_fixed_;
@@ -787,8 +789,9 @@ Status ChunkDecoder::DecodeCodes(Encoding enc, const uint8_t* p, int64_t size, i
     return Status::OK();
   }
   TANDEM_RETURN_NOT_OK(DecodeIndices(p, size, n_valid));
-  EnsureRows(rows_ + n);
-  uint32_t* codes = reinterpret_cast<uint32_t*>(values_.data()) + rows_;
+  codes_.Resize((rows_ + n) * 4);
+  uint32_t* codes = reinterpret_cast<uint32_t*>(codes_.data()) + rows_;
+  if (leaf_.max_definition_level > 0) GrowZeroed(&validity_, bit_util::BytesForBits(rows_ + n));
   if (valid == nullptr) {
     std::memcpy(codes, indices_.data(), static_cast<size_t>(n) * sizeof(uint32_t));
     if (leaf_.max_definition_level > 0) bit_util::SetBitsTo(validity_.data(), rows_, n, true);
@@ -815,6 +818,19 @@ Result<DictionaryCodes> ChunkDecoder::FinishCodes() {
                            " values, its row group has " + std::to_string(num_rows_) + " rows");
   }
   DictionaryCodes out;
+  out.num_rows = num_rows_;
+  out.null_count = null_count_;
+  out.validity = null_count_ > 0 ? validity_.Finish() : nullptr;
+  out.codes = codes_.Finish();
+  if (kind_ == OutKind::kFixed) {
+    RawBuffer values;
+    values.Resize(dict_size_ * width_);
+    if (dict_size_ > 0) {
+      std::memcpy(values.data(), dict_fixed_.data(), static_cast<size_t>(dict_size_ * width_));
+    }
+    out.dictionary = std::make_shared<Column>(leaf_.type, dict_size_, 0, nullptr, values.Finish());
+    return out;
+  }
   const int64_t n = dict_bytes_.size();
   const int64_t bytes = n > 0 ? dict_bytes_.offsets[static_cast<size_t>(n)] : 0;
   const bool large = bytes > std::numeric_limits<int32_t>::max();
@@ -832,10 +848,6 @@ Result<DictionaryCodes> ChunkDecoder::FinishCodes() {
   if (bytes > 0) std::memcpy(data.data(), dict_bytes_.base, static_cast<size_t>(bytes));
   out.dictionary =
       std::make_shared<Column>(leaf_.type, n, 0, nullptr, offsets.Finish(), data.Finish(), large);
-  out.num_rows = num_rows_;
-  out.null_count = null_count_;
-  out.validity = null_count_ > 0 ? validity_.Finish() : nullptr;
-  out.codes = values_.Finish();
   return out;
 }
 
@@ -1102,7 +1114,7 @@ Result<std::optional<DictionaryCodes>> DecodeDictionaryCodes(const uint8_t* chun
                                                              const LeafColumn& leaf,
                                                              int64_t num_rows,
                                                              const std::string& context) {
-  if (!leaf.type.is_string_like() || num_rows <= 0 || !CodecSupported(meta.codec)) {
+  if (leaf.type.id == TypeId::kBool || num_rows <= 0 || !CodecSupported(meta.codec)) {
     return std::optional<DictionaryCodes>();
   }
   // Writers that record their pages' encodings tell ahead when a chunk fell back to PLAIN.

@@ -21,9 +21,10 @@ Result<ColumnPtr> DecodeColumnChunk(const uint8_t* chunk, int64_t size, const Co
                                     const LeafColumn& leaf, int64_t num_rows,
                                     const std::string& context);
 
-// A string or binary column chunk whose data pages are all dictionary-encoded, as its dictionary
-// and one code per row, without the rows' values: a scan tests a condition on the dictionary's
-// values once and keeps rows by their codes, and builds the strings of the rows kept only.
+// A column chunk whose data pages are all dictionary-encoded, as its dictionary (converted to the
+// column's type) and one code per row, without the rows' values: a scan tests a condition on the
+// dictionary's values once, keeps rows by their codes, and builds the values of the rows kept
+// only.
 struct DictionaryCodes {
   ColumnPtr dictionary;              // the dictionary's values (no NULLs)
   std::shared_ptr<Buffer> codes;     // uint32 per row, an index into `dictionary`; 0 if NULL
@@ -32,8 +33,8 @@ struct DictionaryCodes {
   int64_t null_count = 0;
 };
 
-// The chunk as DictionaryCodes; nullopt when it is not a string or binary chunk or a data page
-// is not dictionary-encoded (the caller decodes it with DecodeColumnChunk).
+// The chunk as DictionaryCodes; nullopt when it is a BOOLEAN chunk or a data page is not
+// dictionary-encoded (the caller decodes it with DecodeColumnChunk).
 Result<std::optional<DictionaryCodes>> DecodeDictionaryCodes(const uint8_t* chunk, int64_t size,
                                                              const ColumnMetaData& meta,
                                                              const LeafColumn& leaf,

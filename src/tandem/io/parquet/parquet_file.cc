@@ -18,6 +18,12 @@
 namespace tandem::parquet {
 namespace {
 
+// The calling thread's buffer for column chunks read from a file (one for every kind of read).
+decode::RawBuffer& ChunkScratch() {
+  thread_local decode::RawBuffer reused(decode::RawBuffer::Use::kScratch);
+  return reused;
+}
+
 class ParquetFileImpl final : public ParquetFile {
  public:
   ParquetFileImpl(std::string path, std::unique_ptr<ByteSource> source)
@@ -170,9 +176,8 @@ Result<R> ParquetFileImpl::WithChunk(int row_group, int column, const Decode& de
   }
   // Chunks up to kReusedBytes reuse one per-thread buffer: no fresh pages to fault in per chunk.
   constexpr int64_t kReusedBytes = int64_t{64} << 20;
-  thread_local decode::RawBuffer reused(decode::RawBuffer::Use::kScratch);
   decode::RawBuffer large;
-  decode::RawBuffer& bytes = length <= kReusedBytes ? reused : large;
+  decode::RawBuffer& bytes = length <= kReusedBytes ? ChunkScratch() : large;
   bytes.Clear();
   try {
     bytes.Resize(length);

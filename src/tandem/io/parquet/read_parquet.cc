@@ -76,7 +76,7 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
       const size_t slot =
           std::find(file_columns.begin(), file_columns.end(), index) - file_columns.begin();
       if (index >= 0 && slot < ncols && condition.keep &&
-          file_schema.field(index).type.is_string_like() && condition_of[slot] == nullptr) {
+          file_schema.field(index).type.id != TypeId::kBool && condition_of[slot] == nullptr) {
         condition_of[slot] = &condition;
       }
     }
@@ -85,6 +85,15 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
       std::any_of(condition_of.begin(), condition_of.end(), [](auto* c) { return c != nullptr; });
   std::vector<std::optional<DictionaryCodes>> codes(any_condition ? decoded.size() : 0);
   std::atomic<int64_t> chunks_as_codes{0}, rows_dropped{0};
+  // Rows of the row groups tested so far, and of those that went on whole because their
+  // conditions kept too many rows to be worth gathering: once most rows tested go whole (over at
+  // least kProbeRows), the later chunks are decoded as usual.
+  constexpr int64_t kProbeRows = 1 << 20;
+  std::atomic<int64_t> tested_rows{0}, whole_rows{0};
+  auto conditions_pay = [&] {
+    const int64_t tested = tested_rows.load(std::memory_order_relaxed);
+    return tested < kProbeRows || whole_rows.load(std::memory_order_relaxed) * 2 <= tested;
+  };
 
   // The batch of row group r from its decoded columns (partition columns added as constants),
   // only the rows at `rows` when given.
@@ -129,7 +138,17 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
     bool all = false;
     TANDEM_ASSIGN_OR_RAISE(std::vector<int32_t> rows,
                            RowsMeetingConditions(tested, tested_codes, row_groups[r].rows, &all));
-    if (all) return assemble(r);
+    // Gathering the rows kept pays when it spares building most strings, or when few rows are
+    // kept (the filter above copies the rows it keeps again, or hands on a selection); else the
+    // row group goes on whole and the filter drops the rest.
+    const int64_t n = row_groups[r].rows;
+    const int64_t kept = all ? n : static_cast<int64_t>(rows.size());
+    bool strings = false;
+    for (const DictionaryCodes* c : tested_codes) strings |= c->dictionary->type().is_string_like();
+    const bool whole = all || kept * (strings ? 2 : 4) > n;
+    tested_rows.fetch_add(n, std::memory_order_relaxed);
+    if (whole) whole_rows.fetch_add(n, std::memory_order_relaxed);
+    if (whole) return assemble(r);
     rows_dropped.fetch_add(row_groups[r].rows - static_cast<int64_t>(rows.size()),
                            std::memory_order_relaxed);
     if (rows.empty()) return BatchPtr();
@@ -219,7 +238,7 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
                   const int column = file_columns[t % ncols];
                   const ParquetFile& file = *files[rg.file];
                   if (any_condition && condition_of[t % ncols] &&
-                      rg.rows <= std::numeric_limits<int32_t>::max()) {
+                      rg.rows <= std::numeric_limits<int32_t>::max() && conditions_pay()) {
                     auto as_codes = file.ReadColumnCodes(rg.row_group, column);
                     if (!as_codes.ok()) {
                       slot_status[t] = as_codes.status();

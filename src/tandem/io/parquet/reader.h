@@ -45,9 +45,9 @@ struct ReadOptions {
   // thread), so that a scan holds a piece per thread instead of whole row groups: for queries
   // that run out of memory otherwise. 0: whole row groups.
   int64_t piece_rows = 0;
-  // With per_row_group (whole row groups): conditions on single string columns that a row must
-  // meet to reach per_row_group, tested on each dictionary-encoded chunk's dictionary rather
-  // than on every row (io/parquet/row_conditions.h). The rows they drop are never built.
+  // With per_row_group (whole row groups): conditions on single columns that a row must meet to
+  // reach per_row_group, tested on each dictionary-encoded chunk's dictionary rather than on
+  // every row (io/parquet/row_conditions.h). The rows they drop are never built.
   std::vector<RowCondition> row_conditions;
 };
 

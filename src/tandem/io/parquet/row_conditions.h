@@ -1,11 +1,13 @@
-// Row conditions: tests on single string columns that a Parquet scan applies to a row group
-// before it builds the row group's batch. A string column decoded from a dictionary-encoded chunk
-// comes as its dictionary and one code per row (DictionaryCodes); a condition is tested once per
-// dictionary value, and each row is kept or dropped by its code. Only the rows kept get their
-// strings built and their other columns gathered, so a filter such as TPC-H Q19's
+// Row conditions: tests on single columns that a Parquet scan applies to a row group before it
+// builds the row group's batch. A column decoded from a dictionary-encoded chunk comes as its
+// dictionary and one code per row (DictionaryCodes); a condition is tested once per dictionary
+// value, and each row is kept or dropped by its code. Only the rows kept get their values built
+// and their other columns gathered, so a filter such as TPC-H Q19's
 // `l_shipmode IN ('AIR', 'AIR REG') AND l_shipinstruct = 'DELIVER IN PERSON'` reads 60M codes and
 // builds the strings of the 7 % of rows that pass instead of 120M strings. The caller still
-// applies its whole filter to the rows kept: a condition only drops rows early.
+// applies its whole filter to the rows kept: a condition only drops rows early. When the
+// conditions keep most rows, the reader stops using them (read_parquet.cc): gathering most rows
+// again costs more than it saves.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +21,7 @@
 namespace tandem::parquet {
 
 struct RowCondition {
-  std::string column;  // a string or binary column of the scan
+  std::string column;  // a column of the scan (not BOOLEAN)
   // One byte per value of `values` (a column of `column`'s type): 1 where the condition is TRUE.
   // Must not fail for any value of the type (the caller builds it from comparisons and the like).
   std::function<Result<std::vector<uint8_t>>(const ColumnPtr& values)> keep;
