@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tandem/io/parquet/reader.h"
+#include "tandem/io/parquet/row_conditions.h"
 #include "tandem/io/parquet/statistics.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -47,6 +48,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!(*batch)->Validate().ok()) {
         std::fprintf(stderr, "inconsistent batch: %s\n", (*batch)->Validate().message().c_str());
         std::abort();
+      }
+      // The same column as dictionary codes (what a scan with conditions reads): a valid
+      // dictionary, a code per row within it, the values built from them consistent.
+      auto codes = parquet_file.ReadColumnCodes(rg, c);
+      if (codes.ok() && *codes) {
+        const tandem::parquet::DictionaryCodes& dc = **codes;
+        if (!dc.dictionary->Validate().ok() || dc.num_rows != (*batch)->num_rows) {
+          std::fprintf(stderr, "inconsistent dictionary codes\n");
+          std::abort();
+        }
+        const tandem::ColumnPtr values = tandem::parquet::MaterializeCodes(dc, nullptr);
+        if (!values->Validate().ok() || values->length() != dc.num_rows) {
+          std::fprintf(stderr, "inconsistent values from codes: %s\n",
+                       values->Validate().message().c_str());
+          std::abort();
+        }
       }
       // The same column in pieces (what a scan reads after running out of memory): every piece
       // consistent, and as many rows in all as the whole read.

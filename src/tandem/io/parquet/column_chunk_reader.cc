@@ -1077,17 +1077,13 @@ int64_t SetLargeOffsetThresholdForTesting(int64_t bytes) {
   return large_offset_threshold.exchange(bytes);
 }
 
-Result<ColumnPtr> DecodeColumnChunk(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
-                                    const LeafColumn& leaf, int64_t num_rows,
-                                    const std::string& context) {
-  if (!CodecSupported(meta.codec)) {
-    return Status::Unsupported(std::string("compression codec ") + CodecName(meta.codec))
-        .WithContext(context);
-  }
-  if (num_rows < 0) return Status::Invalid("negative row count").WithContext(context);
-  ChunkDecoder decoder(meta, leaf, num_rows);
-  TANDEM_RETURN_NOT_OK(decoder.Init(size, num_rows).WithContext(context));
-  PageReader reader(chunk, size, meta.codec);
+namespace {
+
+// Feeds every page of a chunk to `decoder` until it holds the row group's rows (a codes-only
+// decoder: or until a page is not dictionary-encoded). Errors name the page.
+Status DecodePages(ChunkDecoder& decoder, const uint8_t* chunk, int64_t size,
+                   CompressionCodec codec, int64_t num_rows, const std::string& context) {
+  PageReader reader(chunk, size, codec);
   Page page;
   while (decoder.rows() < num_rows || reader.pages_read() == 0) {
     auto more = reader.Next(&page);
@@ -1103,7 +1099,24 @@ Result<ColumnPtr> DecodeColumnChunk(const uint8_t* chunk, int64_t size, const Co
       st = Status::OutOfMemory("out of memory decoding the page: " + OutOfMemoryText(e));
     }
     if (!st.ok()) return st.WithContext(context + ", page " + std::to_string(page.index));
+    if (decoder.not_dictionary()) break;
   }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<ColumnPtr> DecodeColumnChunk(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
+                                    const LeafColumn& leaf, int64_t num_rows,
+                                    const std::string& context) {
+  if (!CodecSupported(meta.codec)) {
+    return Status::Unsupported(std::string("compression codec ") + CodecName(meta.codec))
+        .WithContext(context);
+  }
+  if (num_rows < 0) return Status::Invalid("negative row count").WithContext(context);
+  ChunkDecoder decoder(meta, leaf, num_rows);
+  TANDEM_RETURN_NOT_OK(decoder.Init(size, num_rows).WithContext(context));
+  TANDEM_RETURN_NOT_OK(DecodePages(decoder, chunk, size, meta.codec, num_rows, context));
   auto column = decoder.Finish();
   if (!column.ok()) return column.status().WithContext(context);
   return column;
@@ -1127,27 +1140,16 @@ Result<std::optional<DictionaryCodes>> DecodeDictionaryCodes(const uint8_t* chun
   }
   ChunkDecoder decoder(meta, leaf, num_rows, /*codes_only=*/true);
   TANDEM_RETURN_NOT_OK(decoder.Init(size, num_rows).WithContext(context));
-  PageReader reader(chunk, size, meta.codec);
-  Page page;
-  while (decoder.rows() < num_rows || reader.pages_read() == 0) {
-    auto more = reader.Next(&page);
-    if (!more.ok()) {
-      return more.status().WithContext(context + ", page " +
-                                       std::to_string(reader.pages_read() - 1));
-    }
-    if (!*more) break;
-    Status st;
-    try {
-      st = decoder.DecodePage(page);
-    } catch (const std::bad_alloc& e) {
-      st = Status::OutOfMemory("out of memory decoding the page: " + OutOfMemoryText(e));
-    }
-    if (!st.ok()) return st.WithContext(context + ", page " + std::to_string(page.index));
-    if (decoder.not_dictionary()) return std::optional<DictionaryCodes>();
+  TANDEM_RETURN_NOT_OK(DecodePages(decoder, chunk, size, meta.codec, num_rows, context));
+  if (decoder.not_dictionary()) return std::optional<DictionaryCodes>();
+  try {
+    Result<DictionaryCodes> codes = decoder.FinishCodes();
+    if (!codes.ok()) return codes.status().WithContext(context);
+    return std::optional<DictionaryCodes>(std::move(codes).value());
+  } catch (const std::bad_alloc& e) {
+    return Status::OutOfMemory("out of memory building the dictionary: " + OutOfMemoryText(e))
+        .WithContext(context);
   }
-  auto codes = decoder.FinishCodes();
-  if (!codes.ok()) return codes.status().WithContext(context);
-  return std::optional<DictionaryCodes>(std::move(codes).value());
 }
 
 struct ColumnChunkPieces::State {
