@@ -358,3 +358,15 @@ def test_probe_filters_of_integer_keys(request, data, query):
     expected = run_duckdb(duck(tables), sql)
     diff = compare_results(run_tandem(sql, tables), expected)
     assert diff is None, f"{sql}: {diff}"
+
+
+@pytest.mark.parametrize("rows", [1024, 4096, 131072])
+def test_the_cpu_batch_size_is_a_setting(tables, rows):
+    # tandem.exec.cpu.batchRows cuts each 100,000-row row group into pieces of that many rows
+    # (at most) on their way through the pipeline; the answer does not change.
+    extra = ["--conf", f"tandem.exec.cpu.batchRows={rows}", "--conf", "tandem.sql.threads=2"]
+    assert_as_duckdb(JOIN_QUERY, tables, extra)
+    text = explain_analyze(JOIN_QUERY, tables, extra)
+    m = re.search(r"Scan shuffled \(parquet[^\]]* on cpu: 400000 rows, (\d+) batches", text)
+    assert m, text
+    assert int(m.group(1)) == 4 * -(-100_000 // rows), text

@@ -75,6 +75,10 @@ std::vector<ConfigKey> MakeKeys() {
             "CPU Parquet scans test a filter's conditions on single columns on the dictionaries "
             "of dictionary-encoded chunks and build only the rows kept; false: every row is "
             "decoded and filtered, for comparison"),
+      Number(kCpuBatchRows, ConfigType::kInt, "131072", 1024, 16777216,
+             "rows per batch a CPU pipeline pushes through its operators (a Parquet row group "
+             "cut into pieces of this size, a table in memory into morsels of it): large enough "
+             "to spread per-batch work, small enough to stay in the caches"),
       Number(kGpuChunkBytes, ConfigType::kBytes, "0", 0, kMaxBytes,
              "a GPU part whose input comes from host memory (a table cached there, the CPU's "
              "rows) runs over slices of about this many bytes when the input is larger, "

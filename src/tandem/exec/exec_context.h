@@ -148,6 +148,8 @@ class ExecContext {
   // tandem.exec.gpu.chunkBytes (0: a quarter of what the GPU may hold): the slice of a GPU
   // part's input from host memory when that input is larger (docs/gpu.md, GPU chunks).
   int64_t gpu_chunk_bytes = 0;
+  // tandem.exec.cpu.batchRows: rows per batch of a CPU pipeline (scan pieces, morsels).
+  int64_t cpu_batch_rows = int64_t{1} << 17;
   // tandem.sql.concurrentGpuTasks: queries (and Spark tasks) of the process on the GPU at once.
   // Each is admitted before its first GPU operator against its estimated peak of GPU memory
   // (memory/gpu_admission.h, exec/gpu_peak_estimate.h); 0: no bound by count.

@@ -425,6 +425,7 @@ class StatementRunner {
     ctx.gpu_memory = gpu::DeviceMemoryConfigFrom(config);
     ctx.gpu_limit_bytes = config.GetInt(config_keys::kGpuLimit);
     ctx.gpu_chunk_bytes = config.GetInt(config_keys::kGpuChunkBytes);
+    ctx.cpu_batch_rows = config.GetInt(config_keys::kCpuBatchRows);
     ctx.gpu_max_queries = config.GetInt(config_keys::kConcurrentGpuTasks);
     ctx.table_cache = &session_.cache_;
     // Validated when it was set.

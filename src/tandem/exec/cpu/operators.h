@@ -13,7 +13,7 @@
 namespace tandem::cpu {
 
 Result<Table> Scan(const PlanNode& node, ExecContext& ctx);
-// A scan that hands each piece of the data it reads (at most opx::kTargetBatchRows rows, in the
+// A scan that hands each piece of the data it reads (at most ctx.cpu_batch_rows rows, in the
 // node's output shape) to `each`; what `each` returns takes the piece's place in the result, in
 // order. Parquet sources call it on the reader's threads as each row group is decoded, so that
 // a pipeline above (exec/cpu/pipeline.h) runs while the other row groups are read and no

@@ -195,7 +195,7 @@ Result<Table> RunPipeline(Pipeline& p, ExecContext& ctx, PipelineTimes* times) {
       for (auto& b : r) out.batches.push_back(std::move(b));
     }
   } else {
-    const std::vector<BatchPtr> morsels = opx::Morsels(p.input, threads);
+    const std::vector<BatchPtr> morsels = opx::Morsels(p.input, threads, ctx.cpu_batch_rows);
     std::vector<std::vector<BatchPtr>> results(morsels.size());
     TANDEM_RETURN_NOT_OK(opx::ForEachMorsel(
         static_cast<int64_t>(morsels.size()), threads, ctx.eval, [&](int64_t m, EvalContext& eval) {

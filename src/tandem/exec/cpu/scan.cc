@@ -1,7 +1,7 @@
 // Scan (kScan): reads the listed columns of a Parquet dataset (with row-group pruning by the
 // node's scan predicates), a CSV file, or an in-memory table (zero-copy column selection), and
 // records what the read touched and skipped in the operator's metrics name for EXPLAIN ANALYZE.
-// Batches come out at most opx::kTargetBatchRows rows long (large row groups are sliced).
+// Batches come out at most tandem.exec.cpu.batchRows rows long (large row groups are sliced).
 #include <string>
 #include <vector>
 
@@ -70,7 +70,7 @@ Result<Table> ToNodeSchema(const PlanNode& node, const Table& read) {
 
 // The read table in the node's output shape, cut into cache-sized batches (views, no copy): row
 // groups of a million rows would make every operator above work far beyond the caches.
-Result<Table> ShapeToNode(const PlanNode& node, const Table& read) {
+Result<Table> ShapeToNode(const PlanNode& node, const Table& read, int64_t batch_rows) {
   Table out;
   if (node.scan_columns.empty()) {
     out.schema = node.schema;
@@ -84,7 +84,7 @@ Result<Table> ShapeToNode(const PlanNode& node, const Table& read) {
   } else {
     TANDEM_ASSIGN_OR_RAISE(out, ToNodeSchema(node, read));
   }
-  return opx::SplitLargeBatches(std::move(out));
+  return opx::SplitLargeBatches(std::move(out), batch_rows);
 }
 
 // Scan; for Parquet sources with `each`, every piece of a row group goes through `each` as soon
@@ -121,7 +121,7 @@ Result<Table> ScanImpl(const PlanNode& node, const ScanPieceFn* each, const Expr
           Table one;
           one.schema = row_group->schema;
           one.batches.push_back(std::move(row_group));
-          TANDEM_ASSIGN_OR_RAISE(Table shaped, ShapeToNode(node, one));
+          TANDEM_ASSIGN_OR_RAISE(Table shaped, ShapeToNode(node, one, ctx.cpu_batch_rows));
           // The pieces of a row group go to every idle thread (a row group of a million rows
           // is eight pieces), in order in the result.
           std::vector<std::vector<BatchPtr>> outs(shaped.batches.size());
@@ -179,7 +179,7 @@ Result<Table> ScanImpl(const PlanNode& node, const ScanPieceFn* each, const Expr
   if (streamed) {
     out = std::move(read);
   } else {
-    TANDEM_ASSIGN_OR_RAISE(out, ShapeToNode(node, read));
+    TANDEM_ASSIGN_OR_RAISE(out, ShapeToNode(node, read, ctx.cpu_batch_rows));
     m.rows = out.num_rows();
     if (each) {  // not Parquet: the whole table read, then each piece in turn
       read = Table();
