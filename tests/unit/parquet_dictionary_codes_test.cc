@@ -36,7 +36,7 @@ bool Same(const Column& a, int64_t i, const Column& b, int64_t j) {
 }
 
 // A condition that holds for Even values, and for NULL when `null_kept`.
-RowCondition EvenLength(bool null_kept) {
+RowCondition EvenCondition(bool null_kept) {
   RowCondition c;
   c.column = "any";
   c.keep_null = null_kept;
@@ -53,9 +53,18 @@ RowCondition EvenLength(bool null_kept) {
 // Compares the codes of one chunk with its decoded column; returns whether it read as codes.
 bool ExpectCodesMatch(const ParquetFile& file, int g, int c, const std::string& what) {
   auto codes = file.ReadColumnCodes(g, c);
-  if (!codes.ok() || !*codes) return false;
   auto whole = file.ReadRowGroup(g, {c});
-  if (!whole.ok()) return false;
+  // A chunk that decodes reads as codes or says it is not dictionary-encoded; it never fails
+  // where the ordinary decode succeeds, nor succeeds where that fails.
+  if (!codes.ok()) {
+    EXPECT_FALSE(whole.ok()) << what << ": " << codes.status().ToString();
+    return false;
+  }
+  if (!*codes) return false;
+  if (!whole.ok()) {
+    ADD_FAILURE() << what << ": read as codes, but its decode fails: " << whole.status().ToString();
+    return false;
+  }
   const Column& expected = *(*whole)->column(0);
   const DictionaryCodes& dc = **codes;
   EXPECT_EQ(dc.num_rows, expected.length()) << what;
@@ -69,7 +78,7 @@ bool ExpectCodesMatch(const ParquetFile& file, int g, int c, const std::string& 
     }
   }
   for (bool null_kept : {false, true}) {
-    const RowCondition condition = EvenLength(null_kept);
+    const RowCondition condition = EvenCondition(null_kept);
     bool all = false;
     auto rows = RowsMeetingConditions({&condition}, {&dc}, dc.num_rows, &all);
     EXPECT_TRUE(rows.ok()) << what;
@@ -139,7 +148,7 @@ TEST(ParquetDictionaryCodes, ConditionsOfSeveralColumnsAllMustHold) {
   const std::vector<uint32_t> codes_a{0, 1, 0, 1, 0}, codes_b{1, 1, 0, 0, 1};
   a = {dictionary({"xx", "y"}), Buffer::CopyOf(codes_a.data(), 20), nullptr, 5, 0};
   b = {dictionary({"z", "ww"}), Buffer::CopyOf(codes_b.data(), 20), nullptr, 5, 0};
-  const RowCondition even = EvenLength(false);
+  const RowCondition even = EvenCondition(false);
   bool all = true;
   auto rows = RowsMeetingConditions({&even, &even}, {&a, &b}, 5, &all);
   ASSERT_TRUE(rows.ok());

@@ -1,8 +1,6 @@
 // Row conditions tested on dictionaries (row_conditions.h).
 #include "tandem/io/parquet/row_conditions.h"
 
-#include <numeric>
-
 #include "tandem/column/take.h"
 
 namespace tandem::parquet {
