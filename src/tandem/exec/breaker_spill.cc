@@ -19,7 +19,15 @@ Result<Table> QueryRun::RunWholeOrSpilled(
   auto out_of_memory = [&](const Status& st) {
     return can_spill && st.code() == StatusCode::kOutOfMemory && !ctx_.Cancelled();
   };
-  Result<Table> input = RunHost(child);
+  std::unique_ptr<SpillFile> groups;
+  Result<Table> input = RunPipelineSource(child, &groups);
+  if (input.ok() && groups) {
+    // The input is an aggregation's groups, written to disk as they were made: read from there.
+    SpillFile& file = *groups;
+    outputs_on_disk_[&child] = std::move(groups);
+    if (can_spill) return spilled(nullptr);
+    TANDEM_ASSIGN_OR_RAISE(input, file.ReadAll(child.schema));
+  }
   if (!input.ok()) {
     // Collecting the input ran out: the pipeline below runs again straight into the spill.
     const bool streams = (Streams(child) || StreamedScan(child)) && !shared_.IsShared(&child);
@@ -41,10 +49,24 @@ Result<Table> QueryRun::RunWholeOrSpilled(
 }
 
 Status QueryRun::FeedSpill(const PlanNode& node, Table* input, cpu::PipelineSink& sink) {
+  const PlanNode& child = *node.children[0];
+  if (!input && OutputMaySpill(child)) {
+    // An aggregation's groups: from their file on disk when they went there (read again on a
+    // retry), else from memory.
+    auto kept = outputs_on_disk_.find(&child);
+    if (kept == outputs_on_disk_.end()) {
+      std::unique_ptr<SpillFile> groups;
+      TANDEM_ASSIGN_OR_RAISE(Table rows, RunPipelineSource(child, &groups));
+      if (!groups) return FeedSpill(node, &rows, sink);
+      kept = outputs_on_disk_.emplace(&child, std::move(groups)).first;
+    }
+    TANDEM_RETURN_NOT_OK(cpu::ConsumeSpilledBlocks(*kept->second, child.schema, sink, ctx_));
+    return sink.Finish().status();
+  }
   if (!input) {
     // A pipeline leaves its sink open (RunPipelineAt): the rows a sort still holds are its last
     // run only once finished.
-    TANDEM_RETURN_NOT_OK(RunPipelineAt(*node.children[0], &sink).status());
+    TANDEM_RETURN_NOT_OK(RunPipelineAt(child, &sink).status());
     return sink.Finish().status();
   }
   EvalContext eval = ctx_.eval;
@@ -118,6 +140,19 @@ Result<Table> QueryRun::WindowBySpilling(const PlanNode& node, Table* input) {
   int64_t spilled = 0;
   std::string counts;
   Table last{split.steps.back()->schema, {}};
+  // The last step's columns in the node's order (views of the same columns).
+  auto in_node_order = [&](const Batch& b) {
+    auto batch = std::make_shared<Batch>();
+    batch->schema = node.schema;
+    batch->num_rows = b.num_rows;
+    for (int c : split.output_columns) batch->columns.push_back(b.columns[c]);
+    return batch;
+  };
+  // A reader that takes the output from disk (RunPipelineSource): each partition's rows go there.
+  std::unique_ptr<SpillFile>* out_file = OutputFileOf(node);
+  if (out_file) {
+    TANDEM_ASSIGN_OR_RAISE(*out_file, SpillFile::Create(ctx_.spill_dir));
+  }
   for (size_t i = 0; i < split.steps.size(); ++i) {
     const PlanNode& step = *split.steps[i];
     spilled += parts->bytes();
@@ -127,7 +162,13 @@ Result<Table> QueryRun::WindowBySpilling(const PlanNode& node, Table* input) {
               std::to_string(parts->count());
     if (i + 1 == split.steps.size()) {
       TANDEM_RETURN_NOT_OK(cpu::WindowOverPartitions(step, *parts, ctx_, retry, [&](Table part) {
-        for (BatchPtr& b : part.batches) last.batches.push_back(std::move(b));
+        if (!out_file) {
+          for (BatchPtr& b : part.batches) last.batches.push_back(std::move(b));
+          return Status::OK();
+        }
+        for (const BatchPtr& b : cpu::opx::Morsels(part, 1, ctx_.cpu_batch_rows)) {
+          TANDEM_RETURN_NOT_OK((*out_file)->Append(*in_node_order(*b)));
+        }
         return Status::OK();
       }));
       break;
@@ -147,24 +188,29 @@ Result<Table> QueryRun::WindowBySpilling(const PlanNode& node, Table* input) {
     TANDEM_RETURN_NOT_OK(next->FinishWriting());
     parts = std::move(next);
   }
-  // The last step's columns in the node's order (views of the same columns).
   Table out{node.schema, {}};
-  for (const BatchPtr& b : last.batches) {
-    auto batch = std::make_shared<Batch>();
-    batch->schema = node.schema;
-    batch->num_rows = b->num_rows;
-    for (int c : split.output_columns) batch->columns.push_back(b->columns[c]);
-    out.batches.push_back(std::move(batch));
-  }
+  for (const BatchPtr& b : last.batches) out.batches.push_back(in_node_order(*b));
   last = Table();
   TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
-  const std::string how =
+  std::string how =
       split.steps.size() == 1
           ? "partitioned on disk: " + counts + " partitions"
           : "in " + std::to_string(split.steps.size()) +
                 " steps by their PARTITION BY keys, each partitioned on disk: " + counts +
                 " partitions";
+  if (out_file) {
+    TANDEM_RETURN_NOT_OK((*out_file)->FinishWriting());
+    how += "; its rows written to disk as made, read back by the operator above";
+    spilled += (*out_file)->bytes();
+  }
   RecordSpilledOperator(node, "Window (" + how + ")", out, spilled, start);
+  if (out_file) {
+    OperatorMetrics m = *ctx_.Find(&node);
+    m.rows = (*out_file)->rows();
+    m.batches = (*out_file)->num_blocks();
+    m.bytes = (*out_file)->bytes();
+    ctx_.Record(&node, m);
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/cpu/partition_sink.h"
+#include "tandem/exec/cpu/window_spill.h"
 #include "tandem/exec/query_run.h"
 
 namespace tandem::exec_detail {
@@ -162,8 +163,28 @@ Result<std::shared_ptr<SpillPartitions>> QueryRun::SpillBuildSide(const PlanNode
   return spilled;
 }
 
+bool QueryRun::OutputMaySpill(const PlanNode& node) const {
+  if (!ctx_.pipelines || OnGpuHere(node) || shared_.IsShared(&node)) return false;
+  if (node.kind == PlanKind::kAggregate) return cpu::CanSpillAggregate(node);
+  return node.kind == PlanKind::kWindow && !cpu::SplitByPartitionKeys(node).steps.empty();
+}
+
+std::unique_ptr<SpillFile>* QueryRun::OutputFileOf(const PlanNode& node) const {
+  return output_to_disk_.node == &node ? output_to_disk_.file : nullptr;
+}
+
+Result<Table> QueryRun::RunPipelineSource(const PlanNode& node,
+                                          std::unique_ptr<SpillFile>* on_disk) {
+  if (!OutputMaySpill(node)) return RunHost(node);
+  const ScopedValue<OutputToDisk> to_disk(&output_to_disk_, OutputToDisk{&node, on_disk});
+  return RunHost(node);
+}
+
 Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* into) {
   const bool aggregate = node.kind == PlanKind::kAggregate;
+  // An aggregation that a pipeline above reads (RunPipelineSource): where its groups go when
+  // they are partitioned on disk.
+  std::unique_ptr<SpillFile>* groups_file = aggregate ? OutputFileOf(node) : nullptr;
   // The streaming nodes from the top down; the build side of each join runs on the way. A build
   // side whose hash table does not fit the host budget is spilled: that join goes grace.
   std::vector<const PlanNode*> chain;
@@ -214,10 +235,15 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* i
   }
   cpu::Pipeline p;
   p.top = &node;
+  std::unique_ptr<SpillFile> source_groups;  // an aggregation's groups on disk, read in blocks
   if (StreamedScan(*cur)) {
     p.scan = cur;
   } else {
-    TANDEM_ASSIGN_OR_RAISE(p.input, RunHost(*cur));
+    TANDEM_ASSIGN_OR_RAISE(p.input, RunPipelineSource(*cur, &source_groups));
+    if (source_groups) {
+      p.spilled = source_groups.get();
+      p.spilled_schema = cur->schema;
+    }
   }
   // A Filter right below the aggregation runs inside it (rows are aggregated where they lie).
   const PlanNode* fused_filter = nullptr;
@@ -312,8 +338,13 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* i
       // partition is aggregated on its own; again, then on one thread, as for any operator.
       result = WithHostRetry(node, [&]() -> Result<Table> {
         make_steps();
+        SpillFile* to_disk = nullptr;
+        if (groups_file) {  // a fresh file for each attempt
+          TANDEM_ASSIGN_OR_RAISE(*groups_file, SpillFile::Create(ctx_.spill_dir));
+          to_disk = groups_file->get();
+        }
         return cpu::AggregateBySpilling(p, spill, node, fused_predicate, ctx_, retry, &times,
-                                        &selected);
+                                        &selected, to_disk);
       });
     } else {
       // Again (with the joins gone grace), then on one thread.
@@ -335,6 +366,17 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* i
     ctx_.Record(fused_filter, fm);
   }
   NoteSpills(chain, spill, node, ctx_);
+  if (groups_file && *groups_file) {
+    OperatorMetrics m;
+    if (const OperatorMetrics* own = ctx_.Find(&node)) m = *own;
+    m.name += " (its groups written to disk as made, read back by the pipeline above)";
+    m.rows = (*groups_file)->rows();
+    m.bytes = (*groups_file)->bytes();
+    m.batches = (*groups_file)->num_blocks();
+    m.spilled_bytes += (*groups_file)->bytes();
+    ctx_.spilled_bytes += (*groups_file)->bytes();
+    ctx_.Record(&node, m);
+  }
   RecordPeaks(node, start, ctx_);
   return result;
 }
@@ -372,6 +414,20 @@ Result<Table> QueryRun::RunInto(const PlanNode& root, cpu::PipelineSink& sink) {
     TANDEM_RETURN_NOT_OK(WithHostRetry(root, run).status());
     return sink.Finish();
   }
+  if (OutputMaySpill(root)) {
+    // An aggregation's groups: straight from memory, or from disk when they were partitioned.
+    std::unique_ptr<SpillFile> groups;
+    TANDEM_ASSIGN_OR_RAISE(Table rows, RunPipelineSource(root, &groups));
+    EvalContext eval = ctx_.eval;
+    if (groups) {
+      TANDEM_RETURN_NOT_OK(cpu::ConsumeSpilledBlocks(*groups, root.schema, sink, ctx_));
+    }
+    for (BatchPtr& batch : rows.batches) {
+      TANDEM_RETURN_NOT_OK(sink.Consume(*batch, eval));
+      batch.reset();
+    }
+    return sink.Finish();
+  }
   Result<Table> whole = cpu::opx::CatchOutOfMemory([&] { return RunHost(root); });
   if (!whole.ok()) {
     // Rows in an ORDER BY's order that do not fit whole: sorted through disk and merged straight
@@ -407,7 +463,8 @@ Status QueryRun::SortInto(const PlanNode& sort, const std::vector<const PlanNode
   std::optional<cpu::SortRunSink> runs;
   auto fill = [&]() -> Result<Table> {
     runs.emplace(sort, cpu::SpillBudget() / 4, ctx_);
-    if ((Streams(child) || StreamedScan(child)) && !shared_.IsShared(&child)) {
+    if (((Streams(child) || StreamedScan(child)) && !shared_.IsShared(&child)) ||
+        OutputMaySpill(child)) {
       TANDEM_RETURN_NOT_OK(FeedSpill(sort, nullptr, *runs));
     } else {
       TANDEM_ASSIGN_OR_RAISE(Table input, RunHost(child));

@@ -310,6 +310,7 @@ void UseKnownKeyRange(const cpu::Pipeline& p, int workers, cpu::AggregateSink* s
   const int column = key >= 0 ? cpu::SourceColumnOf(p, key) : -1;
   if (column < 0) return;
   int64_t lo = 0, span = 0;
+  if (p.spilled) return;
   if (!p.scan) {
     if (cpu::DirectIndexRangeOf(p.input, column, workers, &lo, &span)) {
       sink->UseDirectIndex(lo, span);

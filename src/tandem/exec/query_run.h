@@ -180,6 +180,17 @@ class QueryRun {
   std::optional<Result<Table>> TryPipeline(const PlanNode& node);
   // into: a sink for a pipeline that would collect its output (a spilled build side).
   Result<Table> RunPipelineAt(const PlanNode& node, cpu::PipelineSink* into = nullptr);
+  // The rows of a pipeline's source that is not a streamed scan (or of a Sort's or Window's
+  // input). A CPU aggregation whose partial states had to be partitioned on disk, or a Window
+  // computed over partitions on disk, returns no rows and sets *on_disk: a file of its output,
+  // each partition's appended as it is made, that the reader takes block by block, so the
+  // output need not fit in memory whole (a HAVING over millions of groups).
+  Result<Table> RunPipelineSource(const PlanNode& node, std::unique_ptr<SpillFile>* on_disk);
+  // Whether RunPipelineSource may put node's output on disk: a CPU aggregation that can be
+  // partitioned by a key, or a CPU Window whose calls can be, run once.
+  bool OutputMaySpill(const PlanNode& node) const;
+  // Where node's output goes when it is partitioned on disk (RunPipelineSource), or null.
+  std::unique_ptr<SpillFile>* OutputFileOf(const PlanNode& node) const;
   // The build side of a grace join run again into partitions on disk, when collecting it
   // whole ran out of host memory (null: it cannot stream).
   Result<std::shared_ptr<SpillPartitions>> SpillBuildPipeline(const PlanNode& join);
@@ -238,6 +249,14 @@ class QueryRun {
   std::set<const PlanNode*> force_stream_, whole_join_running_;
   // Flipped SEMI/ANTI joins whose streamed run ran out of host memory (they run whole after).
   std::set<const PlanNode*> flipped_stream_failed_;
+  // Set by RunPipelineSource while its node runs: where its output goes once partitioned.
+  struct OutputToDisk {
+    const PlanNode* node = nullptr;
+    std::unique_ptr<SpillFile>* file = nullptr;
+  };
+  OutputToDisk output_to_disk_;
+  // Outputs on disk that a Sort or Window reads (FeedSpill), kept for its retries.
+  std::map<const PlanNode*, std::unique_ptr<SpillFile>> outputs_on_disk_;
   // GPU slices: outputs standing in for nodes while a part runs over a slice; the node made to
   // split its input after running out of GPU memory whole, into at least this many slices.
   std::map<const PlanNode*, gpu::DeviceBatchPtr> device_overrides_;

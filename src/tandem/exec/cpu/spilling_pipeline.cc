@@ -47,15 +47,18 @@ std::vector<int> SharedGroupKeys(const PlanNode& aggregate) {
   return keys;
 }
 
-// Feeds every block of `file` to `sink` on the operator's threads.
-Status ConsumeBlocks(const SpillFile& file, const Schema& schema, PipelineSink& sink,
-                     ExecContext& ctx) {
+}  // namespace
+
+Status ConsumeSpilledBlocks(const SpillFile& file, const Schema& schema, PipelineSink& sink,
+                            ExecContext& ctx) {
   return opx::ForEachMorsel(file.num_blocks(), opx::OperatorThreads(ctx), ctx.eval,
                             [&](int64_t m, EvalContext& eval) -> Status {
                               TANDEM_ASSIGN_OR_RAISE(BatchPtr block, file.ReadBlock(m, schema));
                               return sink.Consume(*block, eval);
                             });
 }
+
+namespace {
 
 Result<Table> RunSteps(const Pipeline& p, size_t from, size_t search, const SpillFile* spilled,
                        SpillableSteps& spill, ExecContext& ctx, const HostRetry& retry,
@@ -83,6 +86,8 @@ Result<Table> RunSteps(const Pipeline& p, size_t from, size_t search, const Spil
     run.spilled_schema = p.steps[from]->node().children[0]->schema;
   } else {
     run.scan = p.scan;
+    run.spilled = p.spilled;
+    run.spilled_schema = p.spilled_schema;
     run.input = p.input;
   }
   run.steps.assign(p.steps.begin() + static_cast<ptrdiff_t>(from),
@@ -171,8 +176,9 @@ Status JoinPartition(const Pipeline& p, size_t g, SpillFile& build_rows,
                               seed);
     PartitionSink probe_split(Pointers(join.left_keys), nullptr, join.children[0]->schema,
                               *probe_pieces, seed);
-    TANDEM_RETURN_NOT_OK(ConsumeBlocks(build_rows, right_schema, build_split, ctx));
-    TANDEM_RETURN_NOT_OK(ConsumeBlocks(probe_rows, join.children[0]->schema, probe_split, ctx));
+    TANDEM_RETURN_NOT_OK(ConsumeSpilledBlocks(build_rows, right_schema, build_split, ctx));
+    TANDEM_RETURN_NOT_OK(
+        ConsumeSpilledBlocks(probe_rows, join.children[0]->schema, probe_split, ctx));
     TANDEM_RETURN_NOT_OK(build_pieces->FinishWriting());
     TANDEM_RETURN_NOT_OK(probe_pieces->FinishWriting());
     spill.probe_bytes[g] += build_pieces->bytes() + probe_pieces->bytes();
@@ -189,19 +195,26 @@ Status JoinPartition(const Pipeline& p, size_t g, SpillFile& build_rows,
 }
 
 // Aggregates the rows of one partition (streamed from its file into an AggregateSink) into
-// *out; a partition whose groups still do not fit is split again on disk (another partition
-// function) and its pieces aggregated in turn.
+// *out, or into `to_disk` (in batches of the pipelines' size) when given; a partition whose
+// groups still do not fit is split again on disk (another partition function) and its pieces
+// aggregated in turn.
 Status AggregatePartition(const PlanNode& aggregate, const SpillFile& rows,
                           const std::vector<const Expr*>& keys, int depth, ExecContext& ctx,
-                          SpillableSteps& spill, Table* out) {
+                          SpillableSteps& spill, Table* out, SpillFile* to_disk) {
   if (rows.rows() == 0) return Status::OK();
   const Schema& schema = aggregate.children[0]->schema;
   Result<Table> part = opx::CatchOutOfMemory([&]() -> Result<Table> {
     AggregateSink sink(aggregate, nullptr, ctx);
     TANDEM_RETURN_NOT_OK(sink.Prepare());
-    TANDEM_RETURN_NOT_OK(ConsumeBlocks(rows, schema, sink, ctx));
+    TANDEM_RETURN_NOT_OK(ConsumeSpilledBlocks(rows, schema, sink, ctx));
     return sink.Finish();
   });
+  if (part.ok() && to_disk) {
+    for (const BatchPtr& b : opx::Morsels(*part, 1, ctx.cpu_batch_rows)) {
+      TANDEM_RETURN_NOT_OK(to_disk->Append(*b));
+    }
+    return Status::OK();
+  }
   if (part.ok()) {
     for (BatchPtr& b : part->batches) out->batches.push_back(std::move(b));
     return Status::OK();
@@ -214,12 +227,12 @@ Status AggregatePartition(const PlanNode& aggregate, const SpillFile& rows,
   TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> pieces,
                          SpillPartitions::Create(kSplitPieces, ctx.spill_dir));
   PartitionSink split(keys, nullptr, schema, *pieces, static_cast<uint64_t>(depth));
-  TANDEM_RETURN_NOT_OK(ConsumeBlocks(rows, schema, split, ctx));
+  TANDEM_RETURN_NOT_OK(ConsumeSpilledBlocks(rows, schema, split, ctx));
   TANDEM_RETURN_NOT_OK(pieces->FinishWriting());
   spill.aggregate_bytes += pieces->bytes();
   for (int q = 0; q < kSplitPieces; ++q) {
     TANDEM_RETURN_NOT_OK(
-        AggregatePartition(aggregate, pieces->file(q), keys, depth + 1, ctx, spill, out));
+        AggregatePartition(aggregate, pieces->file(q), keys, depth + 1, ctx, spill, out, to_disk));
   }
   return Status::OK();
 }
@@ -275,7 +288,7 @@ bool CanSpillAggregate(const PlanNode& aggregate) {
 
 Result<Table> AggregateBySpilling(Pipeline& p, SpillableSteps& spill, const PlanNode& aggregate,
                                   const Expr* predicate, ExecContext& ctx, const HostRetry& retry,
-                                  PipelineTimes* times, int64_t* selected) {
+                                  PipelineTimes* times, int64_t* selected, SpillFile* to_disk) {
   const PlanNode& below = *aggregate.children[0];
   const int count = SpillPartitionCount(EstimatedSpillBytes(below), SpillBudget());
   TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> parts,
@@ -297,8 +310,10 @@ Result<Table> AggregateBySpilling(Pipeline& p, SpillableSteps& spill, const Plan
   out.schema = aggregate.schema;
   for (int q = 0; q < count; ++q) {
     if (ctx.Cancelled()) return ExecContext::CancelledError();
-    TANDEM_RETURN_NOT_OK(AggregatePartition(aggregate, parts->file(q), keys, 1, ctx, spill, &out));
+    TANDEM_RETURN_NOT_OK(
+        AggregatePartition(aggregate, parts->file(q), keys, 1, ctx, spill, &out, to_disk));
   }
+  if (to_disk) TANDEM_RETURN_NOT_OK(to_disk->FinishWriting());
   return out;
 }
 

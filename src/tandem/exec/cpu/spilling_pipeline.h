@@ -56,12 +56,19 @@ Result<std::shared_ptr<SpillPartitions>> SpillBuildSide(const PlanNode& join, co
 Result<Table> RunPipelineSpilling(Pipeline& p, SpillableSteps& spill, ExecContext& ctx,
                                   const HostRetry& retry, PipelineTimes* times);
 
+// Feeds every block of `file` (batches of `schema`) to `sink` on the operator's threads.
+Status ConsumeSpilledBlocks(const SpillFile& file, const Schema& schema, PipelineSink& sink,
+                            ExecContext& ctx);
+
 // Whether an aggregation can be partitioned by a key all its grouping sets share.
 bool CanSpillAggregate(const PlanNode& aggregate);
 // The partitioned aggregation of `aggregate` over what p produces (p's sink is replaced); the
-// rows that passed `predicate` (a fused filter, or null) go to *selected.
+// rows that passed `predicate` (a fused filter, or null) go to *selected. With `to_disk`, each
+// partition's groups are appended to that file as they are made (and no rows are returned): the
+// groups need not fit in memory together.
 Result<Table> AggregateBySpilling(Pipeline& p, SpillableSteps& spill, const PlanNode& aggregate,
                                   const Expr* predicate, ExecContext& ctx, const HostRetry& retry,
-                                  PipelineTimes* times, int64_t* selected);
+                                  PipelineTimes* times, int64_t* selected,
+                                  SpillFile* to_disk = nullptr);
 
 }  // namespace tandem::cpu

@@ -1,0 +1,80 @@
+"""Breaker outputs larger than the host budget (tandem.memory.host.limit): an aggregation whose
+partial states were partitioned on disk, or a Window computed over partitions on disk, writes its
+output to a spill file as each partition is made, and what reads it (the pipeline above: a
+HAVING filter, a join's probe, another aggregation; a Sort or Window; the printed result) takes
+it from there block by block (QueryRun::RunPipelineSource). Before, the output was one table in
+memory, and a query whose groups did not fit together failed with "limit reached" even when the
+operator above kept few of them (TPC-H Q18's subquery at an eighth of its working set).
+
+Each query runs with a limit several times below its output; its answer must be DuckDB's and
+EXPLAIN ANALYZE must say the output went to disk. Unlimited, nothing spills.
+"""
+import os
+
+import pytest
+
+from random_queries import compare_results, run_duckdb, run_tandem, tandem_command
+from test_spill import (LIMIT, THREADS, assert_same_rows, duck, explain_analyze, limited,
+                        print_to_stdout, tables)  # noqa: F401 (tables is a fixture)
+
+pytestmark = pytest.mark.skipif(not tandem_command(), reason="TANDEM_BIN not set")
+
+# About 590 000 groups of (k, s): some 40 MB of output against a 6 MB limit.
+GROUPS = "SELECT k, s, count(*) AS c, sum(v) AS sv, sum(amt) AS sa FROM fact GROUP BY k, s"
+GROUPS_ON_DISK = "its groups written to disk"
+ROWS_ON_DISK = "its rows written to disk"
+
+# (query, what EXPLAIN ANALYZE must show)
+CASES = {
+    "having_keeps_few_groups": (
+        "SELECT k, s, sum(v) AS sv, count(*) AS c FROM fact GROUP BY k, s HAVING sum(v) > 990",
+        GROUPS_ON_DISK),
+    "aggregation_over_aggregation": (
+        f"SELECT c, count(*) AS n, sum(sv) AS sv, sum(sa) AS sa FROM ({GROUPS}) x GROUP BY c",
+        GROUPS_ON_DISK),
+    "groups_probe_a_join": (
+        f"SELECT d.grp, count(*) AS n, sum(x.sv) AS sv FROM ({GROUPS}) x JOIN dim d "
+        "ON x.k = d.id WHERE x.c > 0 GROUP BY d.grp", GROUPS_ON_DISK),
+    "window_over_groups": (
+        "SELECT count(*) AS n, sum(sv) AS sv, max(s) AS ms FROM (SELECT k, s, sv, row_number() "
+        f"OVER (PARTITION BY k ORDER BY s) AS r FROM ({GROUPS}) x) y WHERE r = 1",
+        GROUPS_ON_DISK),
+    "window_rows_filtered": (
+        "SELECT k, v, s, r FROM (SELECT k, v, s, row_number() OVER (PARTITION BY s ORDER BY k, v) "
+        "AS r FROM fact) y WHERE r <= 2 AND v > 0", ROWS_ON_DISK),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_outputs_larger_than_the_limit_are_read_from_disk(tables, case, tmp_path):
+    sql, note = CASES[case]
+    expected = run_duckdb(duck(tables), sql)
+    actual = run_tandem(sql, tables, limited(tmp_path))
+    diff = compare_results(actual[:2], expected)
+    assert diff is None, f"{case}: {diff}"
+    assert os.listdir(tmp_path) == []
+    plan = explain_analyze(sql, tables, limited(tmp_path))
+    assert note in plan and "spilled " in plan, plan
+    unlimited = explain_analyze(sql, tables, THREADS + ["--conf", f"tandem.spill.dir={tmp_path}"])
+    assert note not in unlimited and "spilled " not in unlimited, unlimited
+
+
+def test_groups_larger_than_the_limit_print_to_standard_output(tables, tmp_path):
+    # The query's result is the aggregation itself: printed from its file on disk.
+    proc, printed = print_to_stdout(tables, tmp_path, GROUPS, LIMIT, "csv")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert os.path.getsize(printed) > 2 * LIMIT
+    columns = "{'k': 'BIGINT', 's': 'VARCHAR', 'c': 'BIGINT', 'sv': 'HUGEINT', 'sa': 'DECIMAL(38,2)'}"
+    assert_same_rows(duck(tables), f"read_csv('{printed}', header = true, columns = {columns})",
+                     f"({GROUPS})")
+
+
+def test_groups_larger_than_the_limit_sort(tables, tmp_path):
+    # ORDER BY over the groups: sorted runs made from the file of groups, merged in order.
+    sql = f"SELECT k, s, sv FROM ({GROUPS}) x ORDER BY sv DESC, k, s"
+    proc, printed = print_to_stdout(tables, tmp_path, sql, LIMIT, "csv")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    con = duck(tables)
+    got = con.execute(f"SELECT k, s, sv FROM read_csv('{printed}', header = true, columns = "
+                      "{'k': 'BIGINT', 's': 'VARCHAR', 'sv': 'HUGEINT'})").fetchall()
+    assert got == con.execute(sql).fetchall()
