@@ -6,6 +6,7 @@
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/cpu/partition_sink.h"
+#include "tandem/exec/cpu/topn_sink.h"
 #include "tandem/exec/cpu/window_spill.h"
 #include "tandem/exec/query_run.h"
 
@@ -125,6 +126,50 @@ std::optional<Result<Table>> QueryRun::TryPipeline(const PlanNode& node) {
     return std::nullopt;
   }
   return RunPipelineAt(node);
+}
+
+std::optional<Result<Table>> QueryRun::TryTopNSink(const PlanNode& limit) {
+  const PlanNode& sort = *limit.children[0];
+  const PlanNode& child = *sort.children[0];
+  const bool streams = (Streams(child) || StreamedScan(child)) && !shared_.IsShared(&child);
+  if (!ctx_.pipelines || (!streams && !OutputMaySpill(child))) return std::nullopt;
+  cpu::TopNSink sink(limit, sort, ctx_);
+  Result<Table> out = Table();
+  OperatorStart start = StartOperator();
+  double millis = 0;
+  if (streams) {
+    bool first = true;
+    out = WithHostRetry(limit, [&]() -> Result<Table> {
+      if (!first) TANDEM_RETURN_NOT_OK(sink.Restart());
+      first = false;
+      TANDEM_RETURN_NOT_OK(RunPipelineAt(child, &sink).status());
+      const OperatorStart finish = StartOperator();
+      Result<Table> top = sink.Finish();
+      // The sink's share of the pipeline's wall time, and its last cut.
+      millis = sink.consume_millis() / std::max(1, cpu::opx::OperatorThreads(ctx_)) +
+               MillisSince(finish);
+      return top;
+    });
+  } else {
+    // An aggregation: its groups from memory, or from disk when they were partitioned.
+    std::unique_ptr<SpillFile> groups;
+    Result<Table> rows = RunPipelineSource(child, &groups);
+    if (!rows.ok()) return rows.status();
+    start = StartOperator();
+    if (!groups) {
+      out = WithHostRetry(limit, [&] { return cpu::TopN(limit, sort, *rows, ctx_); });
+    } else {
+      const Status fed = cpu::ConsumeSpilledBlocks(*groups, child.schema, sink, ctx_);
+      out = fed.ok() ? sink.Finish() : Result<Table>(fed);
+    }
+    millis = MillisSince(start);
+  }
+  if (!out.ok()) return out.status();
+  TANDEM_RETURN_NOT_OK(CheckOutput(limit, *out));
+  RecordMetrics(sort, "Sort (in TopN)", *out, 0, ctx_);
+  RecordMetrics(limit, streams ? "TopN (pipeline sink)" : "TopN", *out, millis, ctx_);
+  RecordPeaks(limit, start, ctx_);
+  return out;
 }
 
 Result<std::shared_ptr<SpillPartitions>> QueryRun::SpillBuildPipeline(const PlanNode& join) {

@@ -706,6 +706,7 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
   // Limit over Sort: one TopN.
   if (IsTopN(node)) {
     const PlanNode& sort = *node.children[0];
+    if (std::optional<Result<Table>> sunk = TryTopNSink(node)) return std::move(*sunk);
     TANDEM_ASSIGN_OR_RAISE(Table input, RunHost(*sort.children[0]));
     const OperatorStart start = StartOperator();
     TANDEM_ASSIGN_OR_RAISE(Table out,

@@ -178,6 +178,10 @@ class QueryRun {
   std::optional<Result<Table>> TryStreamIntoFlippedJoin(const PlanNode& join,
                                                         const PlanNode* aggregate = nullptr);
   std::optional<Result<Table>> TryPipeline(const PlanNode& node);
+  // A TopN (`limit` over its Sort) as the sink of the pipeline below it (cpu/topn_sink.h), or
+  // reading an aggregation's groups from disk: its input is never whole. Null: the input is
+  // collected (it does not stream).
+  std::optional<Result<Table>> TryTopNSink(const PlanNode& limit);
   // into: a sink for a pipeline that would collect its output (a spilled build side).
   Result<Table> RunPipelineAt(const PlanNode& node, cpu::PipelineSink* into = nullptr);
   // The rows of a pipeline's source that is not a streamed scan (or of a Sort's or Window's

@@ -2,12 +2,13 @@
 // columns are unchanged.
 #include "tandem/plan/optimizer.h"
 
-#include "tandem/plan/cardinality.h"
 #include "tandem/plan/aggregate_below_join.h"
+#include "tandem/plan/cardinality.h"
 #include "tandem/plan/count_over_join.h"
 #include "tandem/plan/decorrelate.h"
 #include "tandem/plan/fold_constants.h"
 #include "tandem/plan/join_order.h"
+#include "tandem/plan/limit_below_project.h"
 #include "tandem/plan/prune_columns.h"
 #include "tandem/plan/pushdown.h"
 #include "tandem/plan/rewrite_util.h"
@@ -53,6 +54,7 @@ Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options) {
   plan = plan::CountOverJoinWithoutRows(plan);
   plan = plan::AggregateBelowJoin(plan);
   plan = plan::PruneColumns(plan);
+  plan = plan::LimitBelowProjections(plan);
   plan = plan::AddScanPredicates(plan);
   plan = plan::AnnotateEstimates(plan);
   return RestoreRootSchema(plan, original);

@@ -7,6 +7,7 @@
 //   join ordering   greedy on estimated cardinalities (Parquet footers, filter selectivities);
 //                   the smaller input becomes the build (right) side
 //   projection pruning  each scan reads only the columns used above it
+//   limit below projections  Limit(Project(Sort)) -> Project(Limit(Sort)), a TopN
 //   scan predicates  simple column-vs-constant conjuncts copied to the scan for row-group pruning
 #pragma once
 
