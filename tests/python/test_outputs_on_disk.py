@@ -35,6 +35,15 @@ CASES = {
     "groups_probe_a_join": (
         f"SELECT d.grp, count(*) AS n, sum(x.sv) AS sv FROM ({GROUPS}) x JOIN dim d "
         "ON x.k = d.id WHERE x.c > 0 GROUP BY d.grp", GROUPS_ON_DISK),
+    # The join's build side (dim, filtered) is built first and leaves too little for the
+    # aggregation below the probe: the join goes grace and the aggregation runs again.
+    "groups_probe_a_join_built_first": (
+        "SELECT count(*) AS n, sum(g.sv) AS sv FROM dim d JOIN (SELECT k, s, sum(v) AS sv FROM fact "
+        "GROUP BY k, s) g ON d.id = g.k WHERE d.grp < 7", "grace"),
+    # The groups are the join's build side: partitioned from their file, the join grace.
+    "groups_build_a_join": (
+        "SELECT count(*) AS n, sum(g.sv) AS sv FROM fact f JOIN (SELECT k, s, sum(v) AS sv FROM "
+        "fact GROUP BY k, s) g ON f.k = g.k AND f.s = g.s", GROUPS_ON_DISK),
     "window_over_groups": (
         "SELECT count(*) AS n, sum(sv) AS sv, max(s) AS ms FROM (SELECT k, s, sv, row_number() "
         f"OVER (PARTITION BY k ORDER BY s) AS r FROM ({GROUPS}) x) y WHERE r = 1",

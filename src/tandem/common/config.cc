@@ -93,12 +93,13 @@ std::vector<ConfigKey> MakeKeys() {
              "past it; AND/OR lists, IN lists and UNION chains count as one level)"),
       Number(kHostMemoryLimit, ConfigType::kBytes, "0", 0, kMaxBytes,
              "host memory a process's queries may hold (column buffers, hash tables, aggregate "
-             "states); aggregations and hash joins that outgrow it spill to tandem.spill.dir, "
-             "other operators fail with an error naming this setting (bytes; 0: 80% of the "
-             "machine's or cgroup's memory)"),
+             "states); hash joins, aggregations, sorts, windows and results that outgrow it "
+             "spill to tandem.spill.dir, scans read in pieces, what still does not fit fails "
+             "with an error naming this setting (bytes; 0: 80% of the machine's or cgroup's "
+             "memory)"),
       Plain(kSpillDir, ConfigType::kString, "",
-            "directory for the temporary files of aggregations and joins that spill (unnamed "
-            "files, gone when the process ends; empty: $TMPDIR, else /tmp)"),
+            "directory for the temporary files of operators that spill (unnamed files, gone "
+            "when the process ends; empty: $TMPDIR, else /tmp)"),
       Number(kGpuAllocFraction, ConfigType::kDouble, "0.9", 0, 1,
              "fraction of free GPU memory the device pool may take", true),
       Number(kGpuReserve, ConfigType::kBytes, "1073741824", 0, kMaxBytes,

@@ -245,9 +245,19 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* i
     double ms = 0;
     Result<Table> collected = Table();
     if (cur->kind == PlanKind::kJoin) {
-      collected = RunHost(*cur->children[1]);
-      if (!collected.ok() && collected.status().code() == StatusCode::kOutOfMemory &&
-          cpu::CanGraceJoin(*cur) && !ctx_.Cancelled()) {
+      // A build side whose rows went to disk (an aggregation's groups) is partitioned from there:
+      // the join goes grace.
+      std::unique_ptr<SpillFile> build_rows;
+      collected = cpu::CanGraceJoin(*cur) ? RunPipelineSource(*cur->children[1], &build_rows)
+                                          : RunHost(*cur->children[1]);
+      if (collected.ok() && build_rows) {
+        TANDEM_RETURN_NOT_OK(WithHostRetry(*cur, [&]() -> Result<Table> {
+                               TANDEM_ASSIGN_OR_RAISE(
+                                   spilled, cpu::SpillBuildSideFrom(*cur, *build_rows, ctx_));
+                               return Table();
+                             }).status());
+      } else if (!collected.ok() && collected.status().code() == StatusCode::kOutOfMemory &&
+                 cpu::CanGraceJoin(*cur) && !ctx_.Cancelled()) {
         TANDEM_ASSIGN_OR_RAISE(spilled, SpillBuildPipeline(*cur));
         if (!spilled) return collected.status();
       } else if (!collected.ok()) {
@@ -284,7 +294,26 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* i
   if (StreamedScan(*cur)) {
     p.scan = cur;
   } else {
-    TANDEM_ASSIGN_OR_RAISE(p.input, RunPipelineSource(*cur, &source_groups));
+    Result<Table> source = RunPipelineSource(*cur, &source_groups);
+    bool can_give_way = false;
+    for (size_t i = 0; i < chain.size(); ++i) {
+      can_give_way = can_give_way || (probes[i] && cpu::CanGraceJoin(*chain[i]));
+    }
+    if (!source.ok() && source.status().code() == StatusCode::kOutOfMemory && can_give_way &&
+        !ctx_.Cancelled()) {
+      // The joins' hash tables, built first, leave too little for the source (an aggregation
+      // below them, say): they go grace, their build rows on disk, and the source runs again.
+      for (size_t i = 0; i < chain.size(); ++i) {
+        if (!probes[i] || !cpu::CanGraceJoin(*chain[i])) continue;
+        const Table right = probes[i]->right();
+        probes[i].reset();
+        TANDEM_ASSIGN_OR_RAISE(build_spills[i], SpillBuildSide(*chain[i], right));
+      }
+      ForgetMetrics(*cur, ctx_);
+      source_groups.reset();
+      source = RunPipelineSource(*cur, &source_groups);
+    }
+    TANDEM_ASSIGN_OR_RAISE(p.input, std::move(source));
     if (source_groups) {
       p.spilled = source_groups.get();
       p.spilled_schema = cur->schema;

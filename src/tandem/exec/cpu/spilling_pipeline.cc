@@ -273,6 +273,19 @@ Result<std::shared_ptr<SpillPartitions>> SpillBuildSide(const PlanNode& join, co
   return std::shared_ptr<SpillPartitions>(std::move(parts));
 }
 
+Result<std::shared_ptr<SpillPartitions>> SpillBuildSideFrom(const PlanNode& join,
+                                                            const SpillFile& rows,
+                                                            ExecContext& ctx) {
+  const int count = SpillPartitionCount(3 * rows.bytes(), SpillBudget());
+  TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> parts,
+                         SpillPartitions::Create(count, ctx.spill_dir));
+  const Schema& schema = join.children[1]->schema;
+  PartitionSink sink(Pointers(join.right_keys), nullptr, schema, *parts);
+  TANDEM_RETURN_NOT_OK(ConsumeSpilledBlocks(rows, schema, sink, ctx));
+  TANDEM_RETURN_NOT_OK(parts->FinishWriting());
+  return std::shared_ptr<SpillPartitions>(std::move(parts));
+}
+
 Result<Table> RunPipelineSpilling(Pipeline& p, SpillableSteps& spill, ExecContext& ctx,
                                   const HostRetry& retry, PipelineTimes* times) {
   *times = PipelineTimes{};

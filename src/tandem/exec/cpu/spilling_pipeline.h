@@ -51,6 +51,11 @@ bool CanGraceJoin(const PlanNode& join);
 Result<std::shared_ptr<SpillPartitions>> SpillBuildSide(const PlanNode& join, const Table& right,
                                                         ExecContext& ctx);
 
+// The same for a build side on disk already (an aggregation's groups, RunPipelineSource).
+Result<std::shared_ptr<SpillPartitions>> SpillBuildSideFrom(const PlanNode& join,
+                                                            const SpillFile& rows,
+                                                            ExecContext& ctx);
+
 // Runs p (source and steps; its sink is not finished) with the grace joins of `spill`; the
 // collected output when p has no sink. times add up over the runs.
 Result<Table> RunPipelineSpilling(Pipeline& p, SpillableSteps& spill, ExecContext& ctx,
