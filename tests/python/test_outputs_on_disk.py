@@ -32,6 +32,9 @@ CASES = {
     "aggregation_over_aggregation": (
         f"SELECT c, count(*) AS n, sum(sv) AS sv, sum(sa) AS sa FROM ({GROUPS}) x GROUP BY c",
         GROUPS_ON_DISK),
+    # Straight over the groups, with no projection between: a pipeline too.
+    "count_of_distinct_rows": (
+        "SELECT count(*) AS n FROM (SELECT DISTINCT k, s FROM fact) t", GROUPS_ON_DISK),
     "groups_probe_a_join": (
         f"SELECT d.grp, count(*) AS n, sum(x.sv) AS sv FROM ({GROUPS}) x JOIN dim d "
         "ON x.k = d.id WHERE x.c > 0 GROUP BY d.grp", GROUPS_ON_DISK),

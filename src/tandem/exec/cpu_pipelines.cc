@@ -119,9 +119,12 @@ std::optional<Result<Table>> QueryRun::TryStreamIntoFlippedJoin(const PlanNode& 
 std::optional<Result<Table>> QueryRun::TryPipeline(const PlanNode& node) {
   if (!ctx_.pipelines || OnGpuHere(node)) return std::nullopt;
   if (node.kind == PlanKind::kAggregate) {
-    // Worth a pipeline: something streams below, or the rows come from Parquet files.
+    // Worth a pipeline: something streams below, the rows come from Parquet files, or from an
+    // aggregation whose groups may go to disk (RunPipelineSource).
     const PlanNode* below = node.children.empty() ? nullptr : node.children[0].get();
-    if (!below || (!Streams(*below) && !StreamedScan(*below))) return std::nullopt;
+    if (!below || (!Streams(*below) && !StreamedScan(*below) && !OutputMaySpill(*below))) {
+      return std::nullopt;
+    }
   } else if (!Streams(node)) {
     return std::nullopt;
   }
