@@ -23,6 +23,7 @@ pytestmark = pytest.mark.skipif(not tandem_command(), reason="TANDEM_BIN not set
 GROUPS = "SELECT k, s, count(*) AS c, sum(v) AS sv, sum(amt) AS sa FROM fact GROUP BY k, s"
 GROUPS_ON_DISK = "its groups written to disk"
 ROWS_ON_DISK = "its rows written to disk"
+UNION_ON_DISK = "UNION ALL: its inputs' rows written to disk"
 
 # (query, what EXPLAIN ANALYZE must show)
 CASES = {
@@ -47,6 +48,16 @@ CASES = {
     "groups_build_a_join": (
         "SELECT count(*) AS n, sum(g.sv) AS sv FROM fact f JOIN (SELECT k, s, sum(v) AS sv FROM "
         "fact GROUP BY k, s) g ON f.k = g.k AND f.s = g.s", GROUPS_ON_DISK),
+    # UNION ALL inputs that do not fit together: each input's rows go to one file as made (a
+    # filtered scan straight from its pipeline), read by the aggregation above.
+    "union_all_aggregated": (
+        "SELECT k % 7 AS g, count(*) AS n, sum(v) AS sv, max(s) AS ms FROM (SELECT k, v, s FROM "
+        "fact WHERE v > 0 UNION ALL SELECT k, v, s FROM fact UNION ALL SELECT id, grp, name FROM "
+        "dim) t GROUP BY 1", UNION_ON_DISK),
+    "union_all_of_groups_joined": (
+        "SELECT d.grp, count(*) AS n, sum(u.sv) AS sv FROM (SELECT k, sum(v) AS sv FROM fact "
+        "GROUP BY k, s UNION ALL SELECT id, grp FROM dim) u JOIN dim d ON u.k = d.id "
+        "GROUP BY d.grp", UNION_ON_DISK),
     "window_over_groups": (
         "SELECT count(*) AS n, sum(sv) AS sv, max(s) AS ms FROM (SELECT k, s, sv, row_number() "
         f"OVER (PARTITION BY k ORDER BY s) AS r FROM ({GROUPS}) x) y WHERE r = 1",
@@ -79,6 +90,15 @@ def test_groups_larger_than_the_limit_print_to_standard_output(tables, tmp_path)
     columns = "{'k': 'BIGINT', 's': 'VARCHAR', 'c': 'BIGINT', 'sv': 'HUGEINT', 'sa': 'DECIMAL(38,2)'}"
     assert_same_rows(duck(tables), f"read_csv('{printed}', header = true, columns = {columns})",
                      f"({GROUPS})")
+
+
+def test_a_union_all_larger_than_the_limit_prints_to_standard_output(tables, tmp_path):
+    sql = "SELECT k, v, s FROM fact UNION ALL SELECT id, grp, name FROM dim"
+    proc, printed = print_to_stdout(tables, tmp_path, sql, LIMIT, "csv")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    columns = "{'k': 'BIGINT', 'v': 'BIGINT', 's': 'VARCHAR'}"
+    assert_same_rows(duck(tables), f"read_csv('{printed}', header = true, columns = {columns})",
+                     f"({sql})")
 
 
 def test_groups_larger_than_the_limit_sort(tables, tmp_path):

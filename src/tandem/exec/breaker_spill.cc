@@ -6,6 +6,7 @@
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/cpu/ordered_window.h"
 #include "tandem/exec/cpu/partition_sink.h"
+#include "tandem/exec/cpu/spool_sink.h"
 #include "tandem/exec/cpu/window_spill.h"
 #include "tandem/exec/query_run.h"
 
@@ -75,6 +76,51 @@ Status QueryRun::FeedSpill(const PlanNode& node, Table* input, cpu::PipelineSink
     batch.reset();
   }
   return sink.Finish().status();
+}
+
+Status QueryRun::UnionAllToDisk(const PlanNode& node, std::unique_ptr<SpillFile>* file) {
+  const OperatorStart start = StartOperator();
+  TANDEM_ASSIGN_OR_RAISE(*file, SpillFile::Create(ctx_.spill_dir));
+  for (const PlanPtr& input : node.children) {
+    const PlanNode& child = *input;
+    cpu::FileAppendSink sink(file->get());
+    if ((Streams(child) || StreamedScan(child)) && !shared_.IsShared(&child)) {
+      bool first = true;
+      TANDEM_RETURN_NOT_OK(WithHostRetry(child, [&]() -> Result<Table> {
+                             if (!first) TANDEM_RETURN_NOT_OK(sink.Restart());
+                             first = false;
+                             TANDEM_RETURN_NOT_OK(RunPipelineAt(child, &sink).status());
+                             return Table();
+                           }).status());
+      continue;
+    }
+    // An input that does not stream: its rows whole (released as they go), or from its own
+    // file on disk.
+    std::unique_ptr<SpillFile> rows_file;
+    TANDEM_ASSIGN_OR_RAISE(Table rows, RunPipelineSource(child, &rows_file));
+    if (rows_file) {
+      TANDEM_RETURN_NOT_OK(cpu::ConsumeSpilledBlocks(*rows_file, child.schema, sink, ctx_));
+    }
+    EvalContext eval = ctx_.eval;
+    for (BatchPtr& batch : rows.batches) {
+      TANDEM_RETURN_NOT_OK(sink.Consume(*batch, eval));
+      batch.reset();
+    }
+  }
+  TANDEM_RETURN_NOT_OK((*file)->FinishWriting());
+  OperatorMetrics m;
+  m.name =
+      "SetOperation (UNION ALL: its inputs' rows written to disk as made, read back by the "
+      "operator above)";
+  m.rows = (*file)->rows();
+  m.batches = (*file)->num_blocks();
+  m.bytes = (*file)->bytes();
+  m.millis = MillisSince(start);
+  m.spilled_bytes = (*file)->bytes();
+  ctx_.Record(&node, m);
+  ctx_.spilled_bytes += (*file)->bytes();
+  RecordPeaks(node, start, ctx_);
+  return Status::OK();
 }
 
 void QueryRun::RecordSpilledOperator(const PlanNode& node, const std::string& name,

@@ -810,10 +810,22 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
     RecordPeaks(node, start, ctx_);
     return out;
   }
+  // A UNION ALL that a reader can take from disk (RunPipelineSource): when its inputs do not fit
+  // in memory together, their rows go to a file as they are made.
+  std::unique_ptr<SpillFile>* union_file =
+      node.kind == PlanKind::kSetOp ? OutputFileOf(node) : nullptr;
   std::vector<Table> inputs;
   for (const auto& c : node.children) {
-    TANDEM_ASSIGN_OR_RAISE(Table t, RunHost(*c));
-    inputs.push_back(std::move(t));
+    Result<Table> t = RunHost(*c);
+    if (!t.ok() && union_file && t.status().code() == StatusCode::kOutOfMemory &&
+        !ctx_.Cancelled()) {
+      inputs.clear();
+      ForgetMetrics(node, ctx_);
+      TANDEM_RETURN_NOT_OK(UnionAllToDisk(node, union_file));
+      return Table{node.schema, {}};
+    }
+    TANDEM_RETURN_NOT_OK(t.status());
+    inputs.push_back(std::move(t).ValueOrDie());
   }
   const OperatorStart start = StartOperator();
   std::string name = OperatorName(node);

@@ -191,8 +191,11 @@ class QueryRun {
   // output need not fit in memory whole (a HAVING over millions of groups).
   Result<Table> RunPipelineSource(const PlanNode& node, std::unique_ptr<SpillFile>* on_disk);
   // Whether RunPipelineSource may put node's output on disk: a CPU aggregation that can be
-  // partitioned by a key, or a CPU Window whose calls can be, run once.
+  // partitioned by a key, a CPU Window whose calls can be, or a CPU UNION ALL, run once.
   bool OutputMaySpill(const PlanNode& node) const;
+  // A UNION ALL whose inputs did not fit in memory together: each input's rows appended to
+  // *file as they are made (an input that streams straight from its pipeline).
+  Status UnionAllToDisk(const PlanNode& node, std::unique_ptr<SpillFile>* file);
   // Where node's output goes when it is partitioned on disk (RunPipelineSource), or null.
   std::unique_ptr<SpillFile>* OutputFileOf(const PlanNode& node) const;
   // The build side of a grace join run again into partitions on disk, when collecting it

@@ -131,10 +131,24 @@ Status SpillFile::Append(const Batch& batch) {
   }
   std::lock_guard<std::mutex> lock(mu_);
   block_starts_.push_back(offset_ + static_cast<int64_t>(pending_.size()));
+  rows_before_.push_back(rows_);
   PutInt(&pending_, static_cast<int64_t>(block.size()));
   pending_ += block;
   rows_ += batch.num_rows;
   return pending_.size() >= kFlushBytes ? Flush() : Status::OK();
+}
+
+Status SpillFile::TruncateBlocks(int64_t blocks) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (blocks < 0 || blocks >= num_blocks()) return Status::OK();
+  TANDEM_RETURN_NOT_OK(Flush());
+  offset_ = block_starts_[blocks];
+  rows_ = rows_before_[blocks];
+  block_starts_.resize(static_cast<size_t>(blocks));
+  rows_before_.resize(static_cast<size_t>(blocks));
+  // Give the disk space back; what follows is written over it anyway.
+  if (::ftruncate(fd_, static_cast<off_t>(offset_)) != 0) return Fail("truncate", errno);
+  return Status::OK();
 }
 
 Status SpillFile::FinishWriting() {

@@ -36,6 +36,9 @@ class SpillFile {
 
   // Thread-safe; batches are read back in the order they were appended.
   Status Append(const Batch& batch);
+  // Forgets every block from `blocks` on (their rows appended again, say, by a pipeline that
+  // runs again after running out of memory); nothing when there are no more.
+  Status TruncateBlocks(int64_t blocks);
   // After the last Append: writes what is buffered, so that blocks can be read (from any
   // number of threads at once).
   Status FinishWriting();
@@ -61,6 +64,7 @@ class SpillFile {
   int64_t offset_ = 0;  // bytes on disk
   int64_t rows_ = 0;
   std::vector<int64_t> block_starts_;  // file offset of each block's length prefix
+  std::vector<int64_t> rows_before_;   // rows in the blocks before each block
   std::string pending_;                // written at 64 KiB (kFlushBytes)
 };
 

@@ -358,6 +358,33 @@ TEST(SpillFile, AppendAfterReadAllKeepsTheOrder) {
   EXPECT_EQ(file->rows(), 70);
 }
 
+TEST(SpillFile, TruncateBlocksForgetsTheLaterBlocksOnly) {
+  // A UNION ALL input's pipeline that runs again forgets only what it appended (FileAppendSink),
+  // whether its blocks were flushed to disk (2000 rows each, past the flush threshold) or not.
+  TempDir dir;
+  auto file = MustCreate(dir.path());
+  ASSERT_NE(file, nullptr);
+  std::vector<BatchPtr> kept = {MakeAllTypesBatch(20, 2000, true), MakeAllTypesBatch(21, 7, false)};
+  for (const auto& b : kept) ASSERT_TRUE(file->Append(*b).ok());
+  for (int64_t seed = 22; seed < 25; ++seed) {
+    ASSERT_TRUE(file->Append(*MakeAllTypesBatch(seed, 2000, true)).ok());
+  }
+  ASSERT_TRUE(file->TruncateBlocks(2).ok());
+  EXPECT_EQ(file->num_blocks(), 2);
+  EXPECT_EQ(file->rows(), 2007);
+  ASSERT_TRUE(file->TruncateBlocks(5).ok());  // past the end: nothing
+  EXPECT_EQ(file->num_blocks(), 2);
+  kept.push_back(MakeAllTypesBatch(30, 33, true));
+  ASSERT_TRUE(file->Append(*kept.back()).ok());
+  auto all = file->ReadAll(AllTypesSchema());
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ExpectSameTable(kept, *all);
+  EXPECT_EQ(file->rows(), 2040);
+  ASSERT_TRUE(file->TruncateBlocks(0).ok());
+  EXPECT_EQ(file->rows(), 0);
+  EXPECT_EQ(file->num_blocks(), 0);
+}
+
 TEST(SpillFile, RoundTripsInt64StringOffsets) {
   TempDir dir;
   auto file = MustCreate(dir.path());

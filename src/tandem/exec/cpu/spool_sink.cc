@@ -1,4 +1,4 @@
-// SpoolSink (spool_sink.h).
+// SpoolSink and FileAppendSink (spool_sink.h).
 #include "tandem/exec/cpu/spool_sink.h"
 
 namespace tandem::cpu {
@@ -23,6 +23,11 @@ Status SpoolSink::Restart() {
   file_.reset();
   TANDEM_ASSIGN_OR_RAISE(file_, SpillFile::Create(dir_));
   return Status::OK();
+}
+
+Status FileAppendSink::Consume(const Batch& batch, EvalContext& /*eval*/) {
+  if (batch.num_rows == 0) return Status::OK();
+  return file_->Append(batch);
 }
 
 }  // namespace tandem::cpu

@@ -29,4 +29,19 @@ class SpoolSink final : public PipelineSink {
   std::unique_ptr<SpillFile> file_;
 };
 
+// FileAppendSink: a pipeline's rows appended to a spill file that others share (the inputs of a
+// UNION ALL, one after another); a restart forgets only the rows appended since this sink was
+// made.
+class FileAppendSink final : public PipelineSink {
+ public:
+  explicit FileAppendSink(SpillFile* file) : file_(file), start_(file->num_blocks()) {}
+  Status Consume(const Batch& batch, EvalContext& eval) override;
+  Result<Table> Finish() override { return Table(); }
+  Status Restart() override { return file_->TruncateBlocks(start_); }
+
+ private:
+  SpillFile* file_;
+  int64_t start_;
+};
+
 }  // namespace tandem::cpu
