@@ -1,8 +1,9 @@
 """Breaker outputs larger than the host budget (tandem.memory.host.limit): an aggregation whose
-partial states were partitioned on disk, or a Window computed over partitions on disk, writes its
-output to a spill file as each partition is made, and what reads it (the pipeline above: a
-HAVING filter, a join's probe, another aggregation; a Sort or Window; the printed result) takes
-it from there block by block (QueryRun::RunPipelineSource). Before, the output was one table in
+partial states were partitioned on disk, a Window computed over partitions on disk, a UNION ALL
+whose inputs do not fit together, or a UNION, INTERSECT or EXCEPT partitioned on disk by all
+columns, writes its output to a spill file as it is made, and what reads it (the pipeline above:
+a HAVING filter, a join's probe or build, another aggregation; a Sort, TopN or Window; the
+printed result) takes it from there block by block (QueryRun::RunPipelineSource). Before, the output was one table in
 memory, and a query whose groups did not fit together failed with "limit reached" even when the
 operator above kept few of them (TPC-H Q18's subquery at an eighth of its working set).
 
@@ -24,6 +25,7 @@ GROUPS = "SELECT k, s, count(*) AS c, sum(v) AS sv, sum(amt) AS sa FROM fact GRO
 GROUPS_ON_DISK = "its groups written to disk"
 ROWS_ON_DISK = "its rows written to disk"
 UNION_ON_DISK = "UNION ALL: its inputs' rows written to disk"
+SET_OP_PARTITIONED = "SetOperation (partitioned on disk"
 
 # (query, what EXPLAIN ANALYZE must show)
 CASES = {
@@ -58,6 +60,20 @@ CASES = {
         "SELECT d.grp, count(*) AS n, sum(u.sv) AS sv FROM (SELECT k, sum(v) AS sv FROM fact "
         "GROUP BY k, s UNION ALL SELECT id, grp FROM dim) u JOIN dim d ON u.k = d.id "
         "GROUP BY d.grp", UNION_ON_DISK),
+    # UNION, INTERSECT and EXCEPT: every input partitioned on disk by all its columns, the
+    # operation run one partition at a time.
+    "union": (
+        "SELECT count(*) AS n, sum(k) AS sk FROM (SELECT k, s FROM fact UNION SELECT k, s FROM "
+        "fact WHERE v > 0 UNION SELECT id, name FROM dim) t", SET_OP_PARTITIONED),
+    "except": (
+        "SELECT count(*) AS n, sum(k) AS sk, max(s) AS ms FROM (SELECT k, s FROM fact EXCEPT "
+        "SELECT k, s FROM fact WHERE v > 0) t", SET_OP_PARTITIONED),
+    "intersect_all": (
+        "SELECT k % 5 AS g, count(*) AS n, sum(k) AS sk FROM (SELECT k, s FROM fact INTERSECT ALL "
+        "SELECT k, s FROM fact WHERE v > 0) t GROUP BY 1", SET_OP_PARTITIONED),
+    "except_all": (
+        "SELECT count(*) AS n, sum(k) AS sk FROM (SELECT k, s FROM fact EXCEPT ALL SELECT k, s "
+        "FROM fact WHERE v > 0) t", SET_OP_PARTITIONED),
     "window_over_groups": (
         "SELECT count(*) AS n, sum(sv) AS sv, max(s) AS ms FROM (SELECT k, s, sv, row_number() "
         f"OVER (PARTITION BY k ORDER BY s) AS r FROM ({GROUPS}) x) y WHERE r = 1",
@@ -97,6 +113,15 @@ def test_a_union_all_larger_than_the_limit_prints_to_standard_output(tables, tmp
     proc, printed = print_to_stdout(tables, tmp_path, sql, LIMIT, "csv")
     assert proc.returncode == 0, proc.stderr[-2000:]
     columns = "{'k': 'BIGINT', 'v': 'BIGINT', 's': 'VARCHAR'}"
+    assert_same_rows(duck(tables), f"read_csv('{printed}', header = true, columns = {columns})",
+                     f"({sql})")
+
+
+def test_an_intersect_larger_than_the_limit_prints_to_standard_output(tables, tmp_path):
+    sql = "SELECT k, s FROM fact INTERSECT SELECT k, s FROM fact WHERE v < 500"
+    proc, printed = print_to_stdout(tables, tmp_path, sql, LIMIT, "csv")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    columns = "{'k': 'BIGINT', 's': 'VARCHAR'}"
     assert_same_rows(duck(tables), f"read_csv('{printed}', header = true, columns = {columns})",
                      f"({sql})")
 

@@ -9,6 +9,7 @@
 #include "tandem/exec/cpu/spool_sink.h"
 #include "tandem/exec/cpu/window_spill.h"
 #include "tandem/exec/query_run.h"
+#include "tandem/plan/rewrite_util.h"
 
 namespace tandem::exec_detail {
 
@@ -70,12 +71,17 @@ Status QueryRun::FeedSpill(const PlanNode& node, Table* input, cpu::PipelineSink
     TANDEM_RETURN_NOT_OK(RunPipelineAt(child, &sink).status());
     return sink.Finish().status();
   }
+  TANDEM_RETURN_NOT_OK(FeedRows(input, sink));
+  return sink.Finish().status();
+}
+
+Status QueryRun::FeedRows(Table* rows, cpu::PipelineSink& sink) {
   EvalContext eval = ctx_.eval;
-  for (BatchPtr& batch : input->batches) {
+  for (BatchPtr& batch : rows->batches) {
     TANDEM_RETURN_NOT_OK(sink.Consume(*batch, eval));
     batch.reset();
   }
-  return sink.Finish().status();
+  return Status::OK();
 }
 
 Status QueryRun::UnionAllToDisk(const PlanNode& node, std::unique_ptr<SpillFile>* file) {
@@ -101,11 +107,7 @@ Status QueryRun::UnionAllToDisk(const PlanNode& node, std::unique_ptr<SpillFile>
     if (rows_file) {
       TANDEM_RETURN_NOT_OK(cpu::ConsumeSpilledBlocks(*rows_file, child.schema, sink, ctx_));
     }
-    EvalContext eval = ctx_.eval;
-    for (BatchPtr& batch : rows.batches) {
-      TANDEM_RETURN_NOT_OK(sink.Consume(*batch, eval));
-      batch.reset();
-    }
+    TANDEM_RETURN_NOT_OK(FeedRows(&rows, sink));
   }
   TANDEM_RETURN_NOT_OK((*file)->FinishWriting());
   OperatorMetrics m;
@@ -121,6 +123,82 @@ Status QueryRun::UnionAllToDisk(const PlanNode& node, std::unique_ptr<SpillFile>
   ctx_.spilled_bytes += (*file)->bytes();
   RecordPeaks(node, start, ctx_);
   return Status::OK();
+}
+
+Result<Table> QueryRun::SetOpBySpilling(const PlanNode& node) {
+  const OperatorStart start = StartOperator();
+  int64_t estimate = 0;
+  for (const PlanPtr& input : node.children) estimate += cpu::EstimatedSpillBytes(*input);
+  const int count = cpu::SpillPartitionCount(estimate, cpu::SpillBudget());
+  std::vector<std::unique_ptr<SpillPartitions>> parts(node.children.size());
+  int64_t spilled = 0;
+  for (size_t i = 0; i < node.children.size(); ++i) {
+    const PlanNode& child = *node.children[i];
+    std::vector<ExprPtr> columns;
+    std::vector<const Expr*> keys;
+    for (int c = 0; c < child.schema.num_fields(); ++c) {
+      columns.push_back(plan::ColumnOf(child, c));
+      keys.push_back(columns.back().get());
+    }
+    // Each attempt writes fresh partitions (a failed one leaves its rows in its own).
+    TANDEM_RETURN_NOT_OK(
+        WithHostRetry(child, [&]() -> Result<Table> {
+          TANDEM_ASSIGN_OR_RAISE(parts[i], SpillPartitions::Create(count, ctx_.spill_dir));
+          cpu::PartitionSink sink(keys, nullptr, child.schema, *parts[i]);
+          if ((Streams(child) || StreamedScan(child)) && !shared_.IsShared(&child)) {
+            TANDEM_RETURN_NOT_OK(RunPipelineAt(child, &sink).status());
+          } else {
+            std::unique_ptr<SpillFile> rows_file;
+            TANDEM_ASSIGN_OR_RAISE(Table rows, RunPipelineSource(child, &rows_file));
+            if (rows_file) {
+              TANDEM_RETURN_NOT_OK(cpu::ConsumeSpilledBlocks(*rows_file, child.schema, sink, ctx_));
+            }
+            TANDEM_RETURN_NOT_OK(FeedRows(&rows, sink));
+          }
+          TANDEM_RETURN_NOT_OK(parts[i]->FinishWriting());
+          return Table();
+        }).status());
+    spilled += parts[i]->bytes();
+  }
+  std::unique_ptr<SpillFile>* out_file = OutputFileOf(node);
+  if (out_file) {
+    TANDEM_ASSIGN_OR_RAISE(*out_file, SpillFile::Create(ctx_.spill_dir));
+  }
+  Table out{node.schema, {}};
+  for (int q = 0; q < count; ++q) {
+    TANDEM_RETURN_NOT_OK(CheckCancelled());
+    TANDEM_ASSIGN_OR_RAISE(Table part, WithHostRetry(node, [&]() -> Result<Table> {
+                             std::vector<Table> inputs;
+                             for (size_t i = 0; i < parts.size(); ++i) {
+                               TANDEM_ASSIGN_OR_RAISE(
+                                   Table rows, parts[i]->file(q).ReadAll(node.children[i]->schema));
+                               inputs.push_back(std::move(rows));
+                             }
+                             return cpu::SetOperation(node, inputs, ctx_);
+                           }));
+    if (!out_file) {
+      for (BatchPtr& b : part.batches) out.batches.push_back(std::move(b));
+      continue;
+    }
+    for (const BatchPtr& b : cpu::opx::Morsels(part, 1, ctx_.cpu_batch_rows)) {
+      TANDEM_RETURN_NOT_OK((*out_file)->Append(*b));
+    }
+  }
+  std::string name = "SetOperation (partitioned on disk: " + std::to_string(count) + " partitions";
+  if (out_file) {
+    TANDEM_RETURN_NOT_OK((*out_file)->FinishWriting());
+    spilled += (*out_file)->bytes();
+    name += "; its rows written to disk as made, read back by the operator above";
+  }
+  RecordSpilledOperator(node, name + ")", out, spilled, start);
+  if (out_file) {
+    OperatorMetrics m = *ctx_.Find(&node);
+    m.rows = (*out_file)->rows();
+    m.batches = (*out_file)->num_blocks();
+    m.bytes = (*out_file)->bytes();
+    ctx_.Record(&node, m);
+  }
+  return out;
 }
 
 void QueryRun::RecordSpilledOperator(const PlanNode& node, const std::string& name,

@@ -214,7 +214,7 @@ Result<std::shared_ptr<SpillPartitions>> QueryRun::SpillBuildSide(const PlanNode
 bool QueryRun::OutputMaySpill(const PlanNode& node) const {
   if (!ctx_.pipelines || OnGpuHere(node) || shared_.IsShared(&node)) return false;
   if (node.kind == PlanKind::kAggregate) return cpu::CanSpillAggregate(node);
-  if (node.kind == PlanKind::kSetOp) return node.set_op == SetOpKind::kUnion && node.set_all;
+  if (node.kind == PlanKind::kSetOp) return true;
   return node.kind == PlanKind::kWindow && !cpu::SplitByPartitionKeys(node).steps.empty();
 }
 

@@ -812,17 +812,27 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
   }
   // A UNION ALL that a reader can take from disk (RunPipelineSource): when its inputs do not fit
   // in memory together, their rows go to a file as they are made.
-  std::unique_ptr<SpillFile>* union_file =
-      node.kind == PlanKind::kSetOp ? OutputFileOf(node) : nullptr;
+  const bool union_all =
+      node.kind == PlanKind::kSetOp && node.set_op == SetOpKind::kUnion && node.set_all;
+  std::unique_ptr<SpillFile>* union_file = union_all ? OutputFileOf(node) : nullptr;
+  // UNION, INTERSECT and EXCEPT whose inputs or counts do not fit: partitioned on disk.
+  const bool set_op_spills = ctx_.pipelines && node.kind == PlanKind::kSetOp && !union_all;
+  auto out_of_memory = [&](const Status& st) {
+    return st.code() == StatusCode::kOutOfMemory && !ctx_.Cancelled();
+  };
   std::vector<Table> inputs;
   for (const auto& c : node.children) {
     Result<Table> t = RunHost(*c);
-    if (!t.ok() && union_file && t.status().code() == StatusCode::kOutOfMemory &&
-        !ctx_.Cancelled()) {
+    if (!t.ok() && union_file && out_of_memory(t.status())) {
       inputs.clear();
       ForgetMetrics(node, ctx_);
       TANDEM_RETURN_NOT_OK(UnionAllToDisk(node, union_file));
       return Table{node.schema, {}};
+    }
+    if (!t.ok() && set_op_spills && out_of_memory(t.status())) {
+      inputs.clear();
+      ForgetMetrics(node, ctx_);
+      return SetOpBySpilling(node);
     }
     TANDEM_RETURN_NOT_OK(t.status());
     inputs.push_back(std::move(t).ValueOrDie());
@@ -830,6 +840,11 @@ Result<Table> QueryRun::RunCpuOperator(const PlanNode& node) {
   const OperatorStart start = StartOperator();
   std::string name = OperatorName(node);
   Result<Table> result = WithHostRetry(node, [&] { return ApplyCpuOperator(node, inputs, &name); });
+  if (!result.ok() && set_op_spills && out_of_memory(result.status())) {
+    inputs.clear();
+    ForgetMetrics(node, ctx_);
+    return SetOpBySpilling(node);
+  }
   if (!result.ok()) return result.status();
   inputs.clear();  // free the inputs before the parent runs
   const double millis = MillisSince(start);

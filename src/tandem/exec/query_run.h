@@ -156,6 +156,8 @@ class QueryRun {
                                   const std::function<Result<Table>(const Table&)>& in_memory,
                                   const std::function<Result<Table>(Table*)>& spilled);
   Status FeedSpill(const PlanNode& node, Table* input, cpu::PipelineSink& sink);
+  // Every batch of *rows into `sink` (not finished), each released once taken.
+  Status FeedRows(Table* rows, cpu::PipelineSink& sink);
   void RecordSpilledOperator(const PlanNode& node, const std::string& name, const Table& out,
                              int64_t spilled, const OperatorStart& start);
   // Sorted runs on disk, merged (exec/cpu/external_sort.h).
@@ -191,11 +193,16 @@ class QueryRun {
   // output need not fit in memory whole (a HAVING over millions of groups).
   Result<Table> RunPipelineSource(const PlanNode& node, std::unique_ptr<SpillFile>* on_disk);
   // Whether RunPipelineSource may put node's output on disk: a CPU aggregation that can be
-  // partitioned by a key, a CPU Window whose calls can be, or a CPU UNION ALL, run once.
+  // partitioned by a key, a CPU Window whose calls can be, or a CPU set operation, run once.
   bool OutputMaySpill(const PlanNode& node) const;
   // A UNION ALL whose inputs did not fit in memory together: each input's rows appended to
   // *file as they are made (an input that streams straight from its pipeline).
   Status UnionAllToDisk(const PlanNode& node, std::unique_ptr<SpillFile>* file);
+  // UNION, INTERSECT or EXCEPT (ALL or not) whose inputs or counts do not fit: every input is
+  // partitioned on disk by a hash of all its columns (equal rows land in the same partition)
+  // and the operation runs one partition at a time; the output goes to the reader's file when
+  // it takes one (RunPipelineSource).
+  Result<Table> SetOpBySpilling(const PlanNode& node);
   // Where node's output goes when it is partitioned on disk (RunPipelineSource), or null.
   std::unique_ptr<SpillFile>* OutputFileOf(const PlanNode& node) const;
   // The build side of a grace join run again into partitions on disk, when collecting it
