@@ -45,6 +45,11 @@ CASES = {
     "over_groups": (
         "SELECT k, s, sum(v) AS sv FROM fact GROUP BY k, s ORDER BY sv DESC, k, s LIMIT 10",
         ["sv", "k", "s"], 10, 0),
+    # The rows to keep (half a million with the offset) do not fit as candidates under the
+    # limit: an external sort merged into the Limit's range of rows.
+    "large_offset": (
+        "SELECT k, v, s FROM fact ORDER BY s DESC, k, v, amt LIMIT 4 OFFSET 500000",
+        ["s", "k", "v"], 4, 500000),
     "limit_zero": ("SELECT k, v FROM fact ORDER BY v LIMIT 0", ["v"], 0, 0),
     "limit_above_the_rows": (
         "SELECT k, v, s, amt FROM fact WHERE v = 17 ORDER BY k, s, amt LIMIT 100000",
@@ -68,6 +73,12 @@ def test_topn_equals_duckdb(tables, case, limited_run, tmp_path):
         return
     diff = compare_results(actual[:2], expected, order_by=order_by, limit=limit, offset=offset)
     assert diff is None, f"{case}: {diff}"
+
+
+def test_a_large_offset_under_the_limit_sorts_through_disk(tables, tmp_path):
+    plan = explain_analyze(CASES["large_offset"][0], tables, limited(tmp_path))
+    assert "Limit (over an external sort: the TopN's rows did not fit)" in plan, plan
+    assert "sorted runs on disk" in plan, plan
 
 
 def test_explain_analyze_names_the_pipeline_sink(tables, tmp_path):

@@ -167,6 +167,21 @@ std::optional<Result<Table>> QueryRun::TryTopNSink(const PlanNode& limit) {
     }
     millis = MillisSince(start);
   }
+  if (!out.ok() && out.status().code() == StatusCode::kOutOfMemory && !ctx_.Cancelled()) {
+    // The rows to keep do not fit as candidates (a large OFFSET): an external sort, merged into
+    // the range of rows the Limit keeps.
+    TANDEM_RETURN_NOT_OK(sink.Restart());  // the candidates' memory back
+    ForgetMetrics(sort, ctx_);
+    start = StartOperator();
+    cpu::RowRangeSink range(sort.schema, std::max<int64_t>(limit.offset, 0), limit.limit);
+    TANDEM_RETURN_NOT_OK(SortInto(sort, {}, range));
+    TANDEM_ASSIGN_OR_RAISE(Table kept, range.Finish());
+    TANDEM_RETURN_NOT_OK(CheckOutput(limit, kept));
+    RecordMetrics(limit, "Limit (over an external sort: the TopN's rows did not fit)", kept,
+                  MillisSince(start), ctx_);
+    RecordPeaks(limit, start, ctx_);
+    return kept;
+  }
   if (!out.ok()) return out.status();
   TANDEM_RETURN_NOT_OK(CheckOutput(limit, *out));
   RecordMetrics(sort, "Sort (in TopN)", *out, 0, ctx_);
@@ -568,7 +583,7 @@ Status QueryRun::SortInto(const PlanNode& sort, const std::vector<const PlanNode
   OperatorMetrics m;
   m.name = "Sort (external: " + std::to_string(runs->runs_written()) + " sorted runs on disk, " +
            std::to_string(passes) + (passes == 1 ? " merge pass" : " merge passes") +
-           ", merged into the result's file)";
+           ", merged in order into what reads it)";
   m.rows = rows;
   m.millis = MillisSince(start);
   m.spilled_bytes = runs->spilled_bytes();

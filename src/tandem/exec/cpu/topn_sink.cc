@@ -7,11 +7,20 @@
 #include <utility>
 
 #include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/cpu/row_gather.h"
 #include "tandem/exec/cpu/sort_runs.h"
 
 namespace tandem::cpu {
 
 namespace {
+
+// Packed refs (sort_runs.h) of rows [begin, end) of batch 0.
+std::vector<int64_t> RowRange(int64_t begin, int64_t end) {
+  std::vector<int64_t> refs;
+  refs.reserve(static_cast<size_t>(end - begin));
+  for (int64_t r = begin; r < end; ++r) refs.push_back(PackRowRef(0, r));
+  return refs;
+}
 
 int64_t RowsOf(const std::vector<BatchPtr>& batches) {
   int64_t rows = 0;
@@ -95,6 +104,19 @@ Status TopNSink::Restart() {
   consume_nanos_ = 0;
   candidates_.clear();
   candidate_rows_ = 0;
+  return Status::OK();
+}
+
+Status RowRangeSink::Consume(const Batch& batch, EvalContext& /*eval*/) {
+  int64_t begin = std::min(offset_, batch.num_rows);
+  offset_ -= begin;
+  const int64_t take = std::min(limit_, batch.num_rows - begin);
+  if (take <= 0) return Status::OK();
+  limit_ -= take;
+  // A copy, not a view: the merge's block is freed as the next one comes.
+  TANDEM_ASSIGN_OR_RAISE(Table rows, GatherTable(Table{schema_, {std::make_shared<Batch>(batch)}},
+                                                 schema_, RowRange(begin, begin + take), 0, take));
+  for (BatchPtr& b : rows.batches) kept_.push_back(std::move(b));
   return Status::OK();
 }
 

@@ -40,4 +40,21 @@ class TopNSink final : public PipelineSink {
   std::atomic<int64_t> consume_nanos_{0};
 };
 
+// RowRangeSink: rows [offset, offset + limit) of what arrives in order from one thread (the
+// merge of an external sort): a TopN whose kept rows do not fit as candidates (a large OFFSET)
+// runs as the external sort and this.
+class RowRangeSink final : public PipelineSink {
+ public:
+  RowRangeSink(Schema schema, int64_t offset, int64_t limit)
+      : schema_(std::move(schema)), offset_(offset), limit_(limit) {}
+  Status Consume(const Batch& batch, EvalContext& eval) override;
+  Result<Table> Finish() override { return Table{schema_, std::move(kept_)}; }
+
+ private:
+  Schema schema_;
+  int64_t offset_;  // rows still to skip
+  int64_t limit_;   // rows still to keep
+  std::vector<BatchPtr> kept_;
+};
+
 }  // namespace tandem::cpu
