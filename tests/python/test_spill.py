@@ -86,6 +86,14 @@ CASES = {
         "sum(dv) AS dv FROM (SELECT k % 20000 AS g, count(*) AS c, sum(v) AS sv, avg(amt) AS a, "
         "min(s) AS mn, count(DISTINCT v % 100) AS dv FROM fact GROUP BY k % 20000) x",
         "partitioned on disk"),
+    # No keys: partitioned by the DISTINCT argument (a value's rows in one partition), each
+    # partition's partial row, then one merge (count, sum and avg of distinct values add up).
+    "aggregate_global_distinct": (
+        "SELECT count(DISTINCT k) AS dk, sum(DISTINCT k) AS sk, avg(DISTINCT k) AS ak, "
+        "count(k) AS ck, avg(amt) AS aa, min(s) AS mn, max(v) AS mx, count(*) AS n "
+        "FROM fact WHERE v > -500", "partitioned on disk"),
+    "aggregate_global_distinct_strings": (
+        "SELECT count(DISTINCT s) AS ds, sum(v) AS sv FROM fact", "partitioned on disk"),
     "aggregate_filtered_string_keys": (
         "SELECT count(*) AS groups, sum(c) AS c, max(hi) AS hi, sum(sa) AS sa FROM (SELECT s, "
         "count(*) AS c, max(v) AS hi, sum(amt) AS sa FROM fact WHERE v <> 0 GROUP BY s) x",

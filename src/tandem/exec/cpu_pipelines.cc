@@ -228,7 +228,10 @@ Result<std::shared_ptr<SpillPartitions>> QueryRun::SpillBuildSide(const PlanNode
 
 bool QueryRun::OutputMaySpill(const PlanNode& node) const {
   if (!ctx_.pipelines || OnGpuHere(node) || shared_.IsShared(&node)) return false;
-  if (node.kind == PlanKind::kAggregate) return cpu::CanSpillAggregate(node);
+  // (Not one without keys: its one row is never large.)
+  if (node.kind == PlanKind::kAggregate) {
+    return !node.group_keys.empty() && cpu::CanSpillAggregate(node);
+  }
   if (node.kind == PlanKind::kSetOp) return true;
   return node.kind == PlanKind::kWindow && !cpu::SplitByPartitionKeys(node).steps.empty();
 }

@@ -26,9 +26,10 @@ AggregateCall Call(AggregateKind kind, ExprPtr arg, ExprPtr filter, const std::s
   return c;
 }
 
-// Whether `call` combines from partial results; `why` names what does not.
-bool Combines(const AggregateCall& call, std::string* why) {
-  if (call.distinct) {
+// Whether `call` combines from partial results; `why` names what does not. A DISTINCT call
+// combines when the chunks are partitions by its argument (`distinct_key`).
+bool Combines(const AggregateCall& call, const Expr* distinct_key, std::string* why) {
+  if (call.distinct && !(distinct_key && call.arg && SameExpr(*call.arg, *distinct_key))) {
     *why = std::string(AggregateKindName(call.kind)) + "(DISTINCT ...)";
     return false;
   }
@@ -77,7 +78,8 @@ PlanPtr Placeholder(const Schema& schema) { return MakeValues(schema, {}); }
 
 }  // namespace
 
-std::optional<SplitAggregate> SplitForChunks(const PlanNode& aggregate, std::string* why) {
+std::optional<SplitAggregate> SplitForChunks(const PlanNode& aggregate, std::string* why,
+                                             const Expr* distinct_key) {
   if (aggregate.kind != PlanKind::kAggregate || aggregate.children.size() != 1) {
     *why = "not an aggregation";
     return std::nullopt;
@@ -87,7 +89,7 @@ std::optional<SplitAggregate> SplitForChunks(const PlanNode& aggregate, std::str
     return std::nullopt;
   }
   for (const AggregateCall& a : aggregate.aggregates) {
-    if (!Combines(a, why)) return std::nullopt;
+    if (!Combines(a, distinct_key, why)) return std::nullopt;
   }
   const int nk = static_cast<int>(aggregate.group_keys.size());
   std::vector<std::string> key_names;
@@ -115,6 +117,7 @@ std::optional<SplitAggregate> SplitForChunks(const PlanNode& aggregate, std::str
       // are checked against 128 bits only, the merge against 38 digits: one slice's sum may
       // pass them where the whole's does not (values of both signs).
       partial_calls.push_back(WideSum(a.arg, a.filter, name));
+      partial_calls.back().distinct = a.distinct;
       continue;
     }
     // avg(x): sum and count. An integer x is summed as decimal(38, 0): exact, as the one-pass
@@ -126,7 +129,9 @@ std::optional<SplitAggregate> SplitForChunks(const PlanNode& aggregate, std::str
       sum.check_precision = false;  // the one-pass average checks only the average
       partial_calls.push_back(std::move(sum));
     }
+    partial_calls.back().distinct = a.distinct;
     partial_calls.push_back(Call(AggregateKind::kCount, a.arg, a.filter, name + "_n"));
+    partial_calls.back().distinct = a.distinct;
   }
   PlanPtr partial = std::make_shared<PlanNode>(aggregate);
   {

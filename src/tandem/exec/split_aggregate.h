@@ -21,6 +21,11 @@ struct SplitAggregate {
 };
 
 // The split of `aggregate`, or nullopt with `why` saying what does not combine.
-std::optional<SplitAggregate> SplitForChunks(const PlanNode& aggregate, std::string* why);
+// `distinct_key`: the chunks are partitions of the input by this expression (equal values in one
+// chunk only), so DISTINCT calls whose argument it is combine too: count, sum and avg of the
+// distinct values of each chunk add up (a global aggregation spilled by its DISTINCT argument,
+// exec/cpu/spilling_pipeline.h).
+std::optional<SplitAggregate> SplitForChunks(const PlanNode& aggregate, std::string* why,
+                                             const Expr* distinct_key = nullptr);
 
 }  // namespace tandem

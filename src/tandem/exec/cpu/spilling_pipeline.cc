@@ -2,10 +2,14 @@
 #include "tandem/exec/cpu/spilling_pipeline.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "tandem/exec/cpu/hash_aggregate.h"
 #include "tandem/exec/cpu/operator_util.h"
+#include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/cpu/partition_sink.h"
+#include "tandem/exec/split_aggregate.h"
 #include "tandem/memory/host_memory.h"
 
 namespace tandem::cpu {
@@ -295,8 +299,22 @@ Result<Table> RunPipelineSpilling(Pipeline& p, SpillableSteps& spill, ExecContex
   return RunSteps(p, 0, 0, nullptr, spill, ctx, retry, times);
 }
 
+const Expr* DistinctPartitionKey(const PlanNode& aggregate) {
+  if (aggregate.kind != PlanKind::kAggregate || !aggregate.group_keys.empty() ||
+      !aggregate.grouping_sets.empty()) {
+    return nullptr;
+  }
+  const Expr* key = nullptr;
+  for (const AggregateCall& a : aggregate.aggregates) {
+    if (a.distinct && a.arg && !key) key = a.arg.get();
+  }
+  std::string why;
+  return key && SplitForChunks(aggregate, &why, key) ? key : nullptr;
+}
+
 bool CanSpillAggregate(const PlanNode& aggregate) {
-  return aggregate.kind == PlanKind::kAggregate && !SharedGroupKeys(aggregate).empty();
+  return aggregate.kind == PlanKind::kAggregate &&
+         (!SharedGroupKeys(aggregate).empty() || DistinctPartitionKey(aggregate));
 }
 
 Result<Table> AggregateBySpilling(Pipeline& p, SpillableSteps& spill, const PlanNode& aggregate,
@@ -308,6 +326,18 @@ Result<Table> AggregateBySpilling(Pipeline& p, SpillableSteps& spill, const Plan
                          SpillPartitions::Create(count, ctx.spill_dir));
   std::vector<const Expr*> keys;
   for (int k : SharedGroupKeys(aggregate)) keys.push_back(aggregate.group_keys[k].get());
+  // A global aggregation with DISTINCT calls on one argument: partitioned by that argument,
+  // each partition's partial row (its own distinct values), then one merge of those rows.
+  std::optional<SplitAggregate> split;
+  if (keys.empty()) {
+    const Expr* distinct = DistinctPartitionKey(aggregate);
+    std::string why;
+    if (distinct) split = SplitForChunks(aggregate, &why, distinct);
+    if (!split) return Status::Internal("aggregation without keys partitioned: " + why);
+    keys.push_back(distinct);
+    to_disk = nullptr;  // one row
+  }
+  const PlanNode& per_partition = split ? *split->partial : aggregate;
   PartitionSink sink(keys, predicate, below.schema, *parts);
   PipelineSink* own = p.sink;
   p.sink = &sink;
@@ -320,14 +350,16 @@ Result<Table> AggregateBySpilling(Pipeline& p, SpillableSteps& spill, const Plan
   spill.aggregate_partitions = count;
   spill.aggregate_resplits = 0;
   Table out;
-  out.schema = aggregate.schema;
+  out.schema = per_partition.schema;
   for (int q = 0; q < count; ++q) {
     if (ctx.Cancelled()) return ExecContext::CancelledError();
     TANDEM_RETURN_NOT_OK(
-        AggregatePartition(aggregate, parts->file(q), keys, 1, ctx, spill, &out, to_disk));
+        AggregatePartition(per_partition, parts->file(q), keys, 1, ctx, spill, &out, to_disk));
   }
   if (to_disk) TANDEM_RETURN_NOT_OK(to_disk->FinishWriting());
-  return out;
+  if (!split) return out;
+  TANDEM_ASSIGN_OR_RAISE(Table merged, HashAggregate(*split->merge, out, ctx));
+  return Project(*split->finish, merged, ctx);
 }
 
 }  // namespace tandem::cpu

@@ -65,7 +65,12 @@ Result<Table> RunPipelineSpilling(Pipeline& p, SpillableSteps& spill, ExecContex
 Status ConsumeSpilledBlocks(const SpillFile& file, const Schema& schema, PipelineSink& sink,
                             ExecContext& ctx);
 
-// Whether an aggregation can be partitioned by a key all its grouping sets share.
+// For an aggregation without keys whose DISTINCT calls all take one argument (and whose other
+// calls combine, exec/split_aggregate.h): that argument, by which its input can be partitioned
+// (each partition's distinct values its own, the partitions' partial rows merged); else null.
+const Expr* DistinctPartitionKey(const PlanNode& aggregate);
+// Whether an aggregation can be partitioned by a key all its grouping sets share, or by its
+// DISTINCT argument (DistinctPartitionKey).
 bool CanSpillAggregate(const PlanNode& aggregate);
 // The partitioned aggregation of `aggregate` over what p produces (p's sink is replaced); the
 // rows that passed `predicate` (a fused filter, or null) go to *selected. With `to_disk`, each
