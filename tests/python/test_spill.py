@@ -474,6 +474,25 @@ def test_an_ordered_result_larger_than_the_limit_prints_in_order(tables, tmp_pat
     assert got == con.execute(f"SELECT s, k, v FROM ({sql})").fetchall()
 
 
+def test_an_ordered_result_merges_in_blocks_its_budget_holds(tables, tmp_path):
+    # Under 6 MB with 8 threads the runs are small and many; the last merge's output block was a
+    # morsel's rows (131072, over 5 MB of copies) whatever the budget, and the query failed.
+    # Its blocks are now a third of the merge's budget at most.
+    sql = "SELECT k, v, s FROM fact ORDER BY s DESC, k, v, amt"
+    printed = tmp_path / "printed.csv"
+    cmd = tandem_command() + ["sql", sql, "--format", "csv", "--table", f"fact={tables['fact']}",
+                              "--conf", f"tandem.memory.host.limit={LIMIT}",
+                              "--conf", "tandem.sql.threads=8",
+                              "--conf", f"tandem.spill.dir={tmp_path}"]
+    with open(printed, "w") as out:
+        proc = subprocess.run(cmd, stdout=out, stderr=subprocess.PIPE, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    con = duck(tables)
+    got = con.execute(f"SELECT k, v, s FROM read_csv('{printed}', header = true, columns = "
+                      "{'k': 'BIGINT', 'v': 'BIGINT', 's': 'VARCHAR'})").fetchall()
+    assert got == con.execute(sql).fetchall()
+
+
 def test_create_table_as_larger_than_the_limit(tables, tmp_path):
     # CREATE TABLE ... AS writes its rows as the query makes them, like --output: 28 MiB of
     # joined rows under a 6 MB limit; the new table then reads back as DuckDB's rows.

@@ -5,8 +5,8 @@ the SELECT list does not show) goes below the projections first (plan/limit_belo
 that it is a TopN too. Before, the TopN's input was collected whole: lineitem at SF1 ordered by
 price, LIMIT 5, held 647 MiB of host memory, and failed under a 28 MiB limit.
 
-Every case runs unlimited and under a 6 MB host limit (16 MB for the one that keeps 40000 rows,
-8 MB for the large offset; the input collected whole is 10-40 MB), against DuckDB's rows in DuckDB's order (ties that the LIMIT cuts compare by key).
+Every case runs unlimited and under a 6 MB host limit (16 MB for the one that keeps 40000 rows;
+the input collected whole is 10-40 MB), against DuckDB's rows in DuckDB's order (ties that the LIMIT cuts compare by key).
 """
 import re
 
@@ -63,11 +63,8 @@ def test_topn_equals_duckdb(tables, case, limited_run, tmp_path):
     sql, order_by, limit, offset = CASES[case]
     expected = run_duckdb(duck(tables), sql)
     # 40000 kept rows take about 2.7 MB, their candidates up to four times that: 16 MB (the
-    # input collected whole is about 40 MB). The external sort behind a large offset merges
-    # about 40 runs with a block of each in memory: at 6 MB it passed on an idle machine and
-    # failed when its threads shared one core (ctest's load), so 8 MB, still far below the 20 MB
-    # its 500004 kept rows would take as candidates.
-    budget = {"candidates_cut_back": 16_000_000, "large_offset": 8_000_000}.get(case, LIMIT)
+    # input collected whole is about 40 MB).
+    budget = 16_000_000 if case == "candidates_cut_back" else LIMIT
     args = limited(tmp_path, budget) if limited_run else THREADS
     actual = run_tandem(sql, tables, args)
     if order_by is None:
@@ -79,7 +76,7 @@ def test_topn_equals_duckdb(tables, case, limited_run, tmp_path):
 
 
 def test_a_large_offset_under_the_limit_sorts_through_disk(tables, tmp_path):
-    plan = explain_analyze(CASES["large_offset"][0], tables, limited(tmp_path, 8_000_000))
+    plan = explain_analyze(CASES["large_offset"][0], tables, limited(tmp_path))
     assert "Limit (over an external sort: the TopN's rows did not fit)" in plan, plan
     assert "sorted runs on disk" in plan, plan
 

@@ -122,10 +122,17 @@ Status SortRunSink::MergeInto(int64_t merge_budget, const std::function<Status(B
   // Runs merged at once: one block each (and the output rows pointing into them) within budget.
   int64_t blocks = 0;
   int64_t bytes = 0;
+  int64_t rows = 0;
   for (const auto& r : runs_) {
     blocks += r->num_blocks();
     bytes += r->bytes();
+    rows += r->rows();
   }
+  // The last merge's output blocks, copies of the rows: a third of the budget at most (at a
+  // small budget a block of a morsel's rows was larger than the runs' blocks together).
+  const int64_t row_bytes = std::max<int64_t>(1, bytes / std::max<int64_t>(rows, 1));
+  const int64_t out_rows =
+      std::clamp<int64_t>(merge_budget / (3 * row_bytes), 1024, kDefaultMorselRows);
   const int64_t block_bytes = std::max<int64_t>(1, bytes / std::max<int64_t>(blocks, 1));
   const size_t fan_in =
       static_cast<size_t>(std::clamp<int64_t>(merge_budget / (3 * block_bytes), 2, 64));
@@ -150,7 +157,7 @@ Status SortRunSink::MergeInto(int64_t merge_budget, const std::function<Status(B
     runs_ = std::move(longer);
     ++merge_passes_;
   }
-  TANDEM_RETURN_NOT_OK(MergeGroup(std::move(runs_), kDefaultMorselRows, emit));
+  TANDEM_RETURN_NOT_OK(MergeGroup(std::move(runs_), out_rows, emit));
   runs_.clear();
   ++merge_passes_;
   return Status::OK();
