@@ -108,20 +108,20 @@ def test_groups_larger_than_the_limit_print_to_standard_output(tables, tmp_path)
                      f"({GROUPS})")
 
 
-def test_a_union_all_larger_than_the_limit_prints_to_standard_output(tables, tmp_path):
-    sql = "SELECT k, v, s FROM fact UNION ALL SELECT id, grp, name FROM dim"
-    proc, printed = print_to_stdout(tables, tmp_path, sql, LIMIT, "csv")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    columns = "{'k': 'BIGINT', 'v': 'BIGINT', 's': 'VARCHAR'}"
-    assert_same_rows(duck(tables), f"read_csv('{printed}', header = true, columns = {columns})",
-                     f"({sql})")
+# (query, its columns as DuckDB reads them from CSV)
+PRINTED = {
+    "union_all": ("SELECT k, v, s FROM fact UNION ALL SELECT id, grp, name FROM dim",
+                  "{'k': 'BIGINT', 'v': 'BIGINT', 's': 'VARCHAR'}"),
+    "intersect": ("SELECT k, s FROM fact INTERSECT SELECT k, s FROM fact WHERE v < 500",
+                  "{'k': 'BIGINT', 's': 'VARCHAR'}"),
+}
 
 
-def test_an_intersect_larger_than_the_limit_prints_to_standard_output(tables, tmp_path):
-    sql = "SELECT k, s FROM fact INTERSECT SELECT k, s FROM fact WHERE v < 500"
+@pytest.mark.parametrize("case", sorted(PRINTED))
+def test_a_set_operation_larger_than_the_limit_prints_to_standard_output(tables, tmp_path, case):
+    sql, columns = PRINTED[case]
     proc, printed = print_to_stdout(tables, tmp_path, sql, LIMIT, "csv")
     assert proc.returncode == 0, proc.stderr[-2000:]
-    columns = "{'k': 'BIGINT', 's': 'VARCHAR'}"
     assert_same_rows(duck(tables), f"read_csv('{printed}', header = true, columns = {columns})",
                      f"({sql})")
 

@@ -114,13 +114,11 @@ Status QueryRun::UnionAllToDisk(const PlanNode& node, std::unique_ptr<SpillFile>
   m.name =
       "SetOperation (UNION ALL: its inputs' rows written to disk as made, read back by the "
       "operator above)";
-  m.rows = (*file)->rows();
-  m.batches = (*file)->num_blocks();
-  m.bytes = (*file)->bytes();
   m.millis = MillisSince(start);
   m.spilled_bytes = (*file)->bytes();
   ctx_.Record(&node, m);
   ctx_.spilled_bytes += (*file)->bytes();
+  RecordOutputFile(node, **file);
   RecordPeaks(node, start, ctx_);
   return Status::OK();
 }
@@ -191,14 +189,17 @@ Result<Table> QueryRun::SetOpBySpilling(const PlanNode& node) {
     name += "; its rows written to disk as made, read back by the operator above";
   }
   RecordSpilledOperator(node, name + ")", out, spilled, start);
-  if (out_file) {
-    OperatorMetrics m = *ctx_.Find(&node);
-    m.rows = (*out_file)->rows();
-    m.batches = (*out_file)->num_blocks();
-    m.bytes = (*out_file)->bytes();
-    ctx_.Record(&node, m);
-  }
+  if (out_file) RecordOutputFile(node, **out_file);
   return out;
+}
+
+void QueryRun::RecordOutputFile(const PlanNode& node, const SpillFile& file) {
+  OperatorMetrics m;
+  if (const OperatorMetrics* own = ctx_.Find(&node)) m = *own;
+  m.rows = file.rows();
+  m.batches = file.num_blocks();
+  m.bytes = file.bytes();
+  ctx_.Record(&node, m);
 }
 
 void QueryRun::RecordSpilledOperator(const PlanNode& node, const std::string& name,
@@ -328,13 +329,7 @@ Result<Table> QueryRun::WindowBySpilling(const PlanNode& node, Table* input) {
     spilled += (*out_file)->bytes();
   }
   RecordSpilledOperator(node, "Window (" + how + ")", out, spilled, start);
-  if (out_file) {
-    OperatorMetrics m = *ctx_.Find(&node);
-    m.rows = (*out_file)->rows();
-    m.batches = (*out_file)->num_blocks();
-    m.bytes = (*out_file)->bytes();
-    ctx_.Record(&node, m);
-  }
+  if (out_file) RecordOutputFile(node, **out_file);
   return out;
 }
 

@@ -466,12 +466,10 @@ Result<Table> QueryRun::RunPipelineAt(const PlanNode& node, cpu::PipelineSink* i
     OperatorMetrics m;
     if (const OperatorMetrics* own = ctx_.Find(&node)) m = *own;
     m.name += " (its groups written to disk as made, read back by the pipeline above)";
-    m.rows = (*groups_file)->rows();
-    m.bytes = (*groups_file)->bytes();
-    m.batches = (*groups_file)->num_blocks();
     m.spilled_bytes += (*groups_file)->bytes();
     ctx_.spilled_bytes += (*groups_file)->bytes();
     ctx_.Record(&node, m);
+    RecordOutputFile(node, **groups_file);
   }
   RecordPeaks(node, start, ctx_);
   return result;

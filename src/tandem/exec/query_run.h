@@ -158,6 +158,8 @@ class QueryRun {
   Status FeedSpill(const PlanNode& node, Table* input, cpu::PipelineSink& sink);
   // Every batch of *rows into `sink` (not finished), each released once taken.
   Status FeedRows(Table* rows, cpu::PipelineSink& sink);
+  // The rows, blocks and bytes of the file an operator wrote its output to, as its metrics.
+  void RecordOutputFile(const PlanNode& node, const SpillFile& file);
   void RecordSpilledOperator(const PlanNode& node, const std::string& name, const Table& out,
                              int64_t spilled, const OperatorStart& start);
   // Sorted runs on disk, merged (exec/cpu/external_sort.h).
