@@ -21,14 +21,17 @@ Result<Table> QueryRun::RunWholeOrSpilled(
   auto out_of_memory = [&](const Status& st) {
     return can_spill && st.code() == StatusCode::kOutOfMemory && !ctx_.Cancelled();
   };
+  // The child's output file on disk (if it went there) lives until this node is done with it.
+  const ForgetOutputFile forget(this, &child);
   std::unique_ptr<SpillFile> groups;
   Result<Table> input = RunPipelineSource(child, &groups);
   if (input.ok() && groups) {
-    // The input is an aggregation's groups, written to disk as they were made: read from there.
+    // The input went to disk as it was made (its operator's state did not fit): read whole when
+    // it fits, else the spilled path reads it from there (FeedSpill).
     SpillFile& file = *groups;
     outputs_on_disk_[&child] = std::move(groups);
-    if (can_spill) return spilled(nullptr);
-    TANDEM_ASSIGN_OR_RAISE(input, file.ReadAll(child.schema));
+    input = cpu::opx::CatchOutOfMemory([&] { return file.ReadAll(child.schema); });
+    if (!input.ok() && out_of_memory(input.status())) return spilled(nullptr);
   }
   if (!input.ok()) {
     // Collecting the input ran out: the pipeline below runs again straight into the spill.
@@ -246,8 +249,10 @@ Result<Table> QueryRun::WindowBySpilling(const PlanNode& node, Table* input) {
   };
   std::unique_ptr<SpillPartitions> parts;
   auto partition = [&]() -> Result<Table> {
-    const int64_t bytes =
-        input ? 3 * cpu::opx::TableBytes(*input) : cpu::EstimatedSpillBytes(child);
+    const auto on_disk = outputs_on_disk_.find(&child);
+    const int64_t bytes = input                               ? 3 * cpu::opx::TableBytes(*input)
+                          : on_disk != outputs_on_disk_.end() ? 3 * on_disk->second->bytes()
+                                                              : cpu::EstimatedSpillBytes(child);
     TANDEM_ASSIGN_OR_RAISE(parts, partitions_for(bytes));
     cpu::PartitionSink sink(cpu::SharedPartitionKeys(*split.steps[0]), nullptr, child.schema,
                             *parts);

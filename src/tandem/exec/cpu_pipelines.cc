@@ -162,11 +162,16 @@ std::optional<Result<Table>> QueryRun::TryTopNSink(const PlanNode& limit) {
     if (!groups) {
       out = WithHostRetry(limit, [&] { return cpu::TopN(limit, sort, *rows, ctx_); });
     } else {
-      const Status fed = cpu::ConsumeSpilledBlocks(*groups, child.schema, sink, ctx_);
-      out = fed.ok() ? sink.Finish() : Result<Table>(fed);
+      out = cpu::opx::CatchOutOfMemory([&]() -> Result<Table> {
+        TANDEM_RETURN_NOT_OK(cpu::ConsumeSpilledBlocks(*groups, child.schema, sink, ctx_));
+        return sink.Finish();
+      });
+      // Kept for the external sort below, should the candidates not fit (FeedSpill reads it).
+      outputs_on_disk_[&child] = std::move(groups);
     }
     millis = MillisSince(start);
   }
+  const ForgetOutputFile forget(this, &child);
   if (!out.ok() && out.status().code() == StatusCode::kOutOfMemory && !ctx_.Cancelled()) {
     // The rows to keep do not fit as candidates (a large OFFSET): an external sort, merged into
     // the range of rows the Limit keeps.
@@ -174,8 +179,10 @@ std::optional<Result<Table>> QueryRun::TryTopNSink(const PlanNode& limit) {
     ForgetMetrics(sort, ctx_);
     start = StartOperator();
     cpu::RowRangeSink range(sort.schema, std::max<int64_t>(limit.offset, 0), limit.limit);
-    TANDEM_RETURN_NOT_OK(SortInto(sort, {}, range));
-    TANDEM_ASSIGN_OR_RAISE(Table kept, range.Finish());
+    TANDEM_ASSIGN_OR_RAISE(Table kept, cpu::opx::CatchOutOfMemory([&]() -> Result<Table> {
+                             TANDEM_RETURN_NOT_OK(SortInto(sort, {}, range));
+                             return range.Finish();
+                           }));
     TANDEM_RETURN_NOT_OK(CheckOutput(limit, kept));
     RecordMetrics(limit, "Limit (over an external sort: the TopN's rows did not fit)", kept,
                   MillisSince(start), ctx_);
@@ -554,6 +561,7 @@ Status QueryRun::SortInto(const PlanNode& sort, const std::vector<const PlanNode
                           cpu::PipelineSink& sink) {
   const OperatorStart start = StartOperator();
   const PlanNode& child = *sort.children[0];
+  const ForgetOutputFile forget(this, &child);
   std::optional<cpu::SortRunSink> runs;
   auto fill = [&]() -> Result<Table> {
     runs.emplace(sort, cpu::SpillBudget() / 4, ctx_);

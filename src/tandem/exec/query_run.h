@@ -271,8 +271,20 @@ class QueryRun {
     std::unique_ptr<SpillFile>* file = nullptr;
   };
   OutputToDisk output_to_disk_;
-  // Outputs on disk that a Sort or Window reads (FeedSpill), kept for its retries.
+  // Outputs on disk that a Sort, Window or TopN reads (FeedSpill), kept for its retries.
   std::map<const PlanNode*, std::unique_ptr<SpillFile>> outputs_on_disk_;
+  // Drops child's entry of outputs_on_disk_ (its file) when the reader is done with it.
+  class ForgetOutputFile {
+   public:
+    ForgetOutputFile(QueryRun* run, const PlanNode* child) : run_(run), child_(child) {}
+    ~ForgetOutputFile() { run_->outputs_on_disk_.erase(child_); }
+    ForgetOutputFile(const ForgetOutputFile&) = delete;
+    ForgetOutputFile& operator=(const ForgetOutputFile&) = delete;
+
+   private:
+    QueryRun* run_;
+    const PlanNode* child_;
+  };
   // GPU slices: outputs standing in for nodes while a part runs over a slice; the node made to
   // split its input after running out of GPU memory whole, into at least this many slices.
   std::map<const PlanNode*, gpu::DeviceBatchPtr> device_overrides_;
