@@ -5,6 +5,10 @@ medians over the rounds, the ratio new/old, and whether the two ranges overlap (
 within this machine's noise).
 
     python3 bench/ab_cpu.py --old OLD --new NEW --data DIR [--rounds 5] [--threads 2] [--out F]
+                            [--sql FILE]
+
+--sql FILE times the queries of FILE (statements separated by ';', each one timed) instead of
+the 22 TPC-H queries, over the same tables (bench/topn_queries.sql: ORDER BY ... LIMIT).
 """
 import argparse
 import os
@@ -36,13 +40,20 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out")
+    ap.add_argument("--sql", help="time the statements of this file instead of TPC-H's")
     args = ap.parse_args()
     # A query file with a view (Q15) keeps its statements; the timed one is its last SELECT.
     statements, last = [], []
-    for q in range(1, 23):
-        lines = open(os.path.join(QUERIES, f"q{q:02d}.sql")).read().splitlines()
+    files = [args.sql] if args.sql else [os.path.join(QUERIES, f"q{q:02d}.sql")
+                                         for q in range(1, 23)]
+    for path in files:
+        lines = open(path).read().splitlines()
         text = "\n".join(l for l in lines if not l.lstrip().startswith("--"))
         parts = [p.strip() for p in text.split(";") if p.strip()]
+        if args.sql:  # every statement timed
+            last += range(len(statements), len(statements) + len(parts))
+            statements += parts
+            continue
         timed = max(i for i, p in enumerate(parts) if p.lower().startswith(("select", "with")))
         last.append(len(statements) + timed)
         statements += parts
@@ -56,7 +67,7 @@ def main():
             times[name].append([t[i] for i in last])
     lines = ["| query | old (ms) | new (ms) | new / old | ranges |", "|---|---:|---:|---:|---|"]
     ratios = []
-    for q in range(22):
+    for q in range(len(last)):
         o = [r[q] for r in times["old"]]
         n = [r[q] for r in times["new"]]
         ratio = statistics.median(n) / statistics.median(o)
@@ -66,7 +77,7 @@ def main():
                      f"{ratio:.2f} | {'overlap' if overlap else 'apart'} |")
     total = [sum(r) for r in times["old"]], [sum(r) for r in times["new"]]
     geo = statistics.geometric_mean(ratios)
-    lines.append(f"\nSum of the 22 per round: old {sorted(round(x) for x in total[0])} ms, "
+    lines.append(f"\nSum of the {len(last)} per round: old {sorted(round(x) for x in total[0])} ms, "
                  f"new {sorted(round(x) for x in total[1])} ms; geomean of new/old {geo:.3f}")
     text = "\n".join(lines)
     print(text)
