@@ -54,28 +54,29 @@ Result<Table> QueryRun::RunWholeOrSpilled(
 }
 
 Status QueryRun::FeedSpill(const PlanNode& node, Table* input, cpu::PipelineSink& sink) {
-  const PlanNode& child = *node.children[0];
-  if (!input && OutputMaySpill(child)) {
-    // An aggregation's groups: from their file on disk when they went there (read again on a
-    // retry), else from memory.
-    auto kept = outputs_on_disk_.find(&child);
-    if (kept == outputs_on_disk_.end()) {
-      std::unique_ptr<SpillFile> groups;
-      TANDEM_ASSIGN_OR_RAISE(Table rows, RunPipelineSource(child, &groups));
-      if (!groups) return FeedSpill(node, &rows, sink);
-      kept = outputs_on_disk_.emplace(&child, std::move(groups)).first;
-    }
-    TANDEM_RETURN_NOT_OK(cpu::ConsumeSpilledBlocks(*kept->second, child.schema, sink, ctx_));
-    return sink.Finish().status();
-  }
-  if (!input) {
+  if (input) {
+    TANDEM_RETURN_NOT_OK(FeedRows(input, sink));
+  } else {
     // A pipeline leaves its sink open (RunPipelineAt): the rows a sort still holds are its last
     // run only once finished.
-    TANDEM_RETURN_NOT_OK(RunPipelineAt(child, &sink).status());
-    return sink.Finish().status();
+    TANDEM_RETURN_NOT_OK(FeedChild(*node.children[0], sink));
   }
-  TANDEM_RETURN_NOT_OK(FeedRows(input, sink));
   return sink.Finish().status();
+}
+
+Status QueryRun::FeedChild(const PlanNode& child, cpu::PipelineSink& sink) {
+  auto kept = outputs_on_disk_.find(&child);
+  if (kept == outputs_on_disk_.end()) {
+    if ((Streams(child) || StreamedScan(child)) && !shared_.IsShared(&child)) {
+      return RunPipelineAt(child, &sink).status();
+    }
+    std::unique_ptr<SpillFile> on_disk;
+    TANDEM_ASSIGN_OR_RAISE(Table rows, RunPipelineSource(child, &on_disk));
+    if (!on_disk) return FeedRows(&rows, sink);
+    // Kept for a retry of the reader (ForgetOutputFile drops it when the reader is done).
+    kept = outputs_on_disk_.emplace(&child, std::move(on_disk)).first;
+  }
+  return cpu::ConsumeSpilledBlocks(*kept->second, child.schema, sink, ctx_);
 }
 
 Status QueryRun::FeedRows(Table* rows, cpu::PipelineSink& sink) {
@@ -92,25 +93,16 @@ Status QueryRun::UnionAllToDisk(const PlanNode& node, std::unique_ptr<SpillFile>
   TANDEM_ASSIGN_OR_RAISE(*file, SpillFile::Create(ctx_.spill_dir));
   for (const PlanPtr& input : node.children) {
     const PlanNode& child = *input;
+    const ForgetOutputFile forget(this, &child);
+    // An input that streams goes straight from its pipeline; a retry truncates only its rows.
     cpu::FileAppendSink sink(file->get());
-    if ((Streams(child) || StreamedScan(child)) && !shared_.IsShared(&child)) {
-      bool first = true;
-      TANDEM_RETURN_NOT_OK(WithHostRetry(child, [&]() -> Result<Table> {
-                             if (!first) TANDEM_RETURN_NOT_OK(sink.Restart());
-                             first = false;
-                             TANDEM_RETURN_NOT_OK(RunPipelineAt(child, &sink).status());
-                             return Table();
-                           }).status());
-      continue;
-    }
-    // An input that does not stream: its rows whole (released as they go), or from its own
-    // file on disk.
-    std::unique_ptr<SpillFile> rows_file;
-    TANDEM_ASSIGN_OR_RAISE(Table rows, RunPipelineSource(child, &rows_file));
-    if (rows_file) {
-      TANDEM_RETURN_NOT_OK(cpu::ConsumeSpilledBlocks(*rows_file, child.schema, sink, ctx_));
-    }
-    TANDEM_RETURN_NOT_OK(FeedRows(&rows, sink));
+    bool first = true;
+    TANDEM_RETURN_NOT_OK(WithHostRetry(child, [&]() -> Result<Table> {
+                           if (!first) TANDEM_RETURN_NOT_OK(sink.Restart());
+                           first = false;
+                           TANDEM_RETURN_NOT_OK(FeedChild(child, sink));
+                           return Table();
+                         }).status());
   }
   TANDEM_RETURN_NOT_OK((*file)->FinishWriting());
   OperatorMetrics m;
@@ -135,6 +127,7 @@ Result<Table> QueryRun::SetOpBySpilling(const PlanNode& node) {
   int64_t spilled = 0;
   for (size_t i = 0; i < node.children.size(); ++i) {
     const PlanNode& child = *node.children[i];
+    const ForgetOutputFile forget(this, &child);
     std::vector<ExprPtr> columns;
     std::vector<const Expr*> keys;
     for (int c = 0; c < child.schema.num_fields(); ++c) {
@@ -142,23 +135,14 @@ Result<Table> QueryRun::SetOpBySpilling(const PlanNode& node) {
       keys.push_back(columns.back().get());
     }
     // Each attempt writes fresh partitions (a failed one leaves its rows in its own).
-    TANDEM_RETURN_NOT_OK(
-        WithHostRetry(child, [&]() -> Result<Table> {
-          TANDEM_ASSIGN_OR_RAISE(parts[i], SpillPartitions::Create(count, ctx_.spill_dir));
-          cpu::PartitionSink sink(keys, nullptr, child.schema, *parts[i]);
-          if ((Streams(child) || StreamedScan(child)) && !shared_.IsShared(&child)) {
-            TANDEM_RETURN_NOT_OK(RunPipelineAt(child, &sink).status());
-          } else {
-            std::unique_ptr<SpillFile> rows_file;
-            TANDEM_ASSIGN_OR_RAISE(Table rows, RunPipelineSource(child, &rows_file));
-            if (rows_file) {
-              TANDEM_RETURN_NOT_OK(cpu::ConsumeSpilledBlocks(*rows_file, child.schema, sink, ctx_));
-            }
-            TANDEM_RETURN_NOT_OK(FeedRows(&rows, sink));
-          }
-          TANDEM_RETURN_NOT_OK(parts[i]->FinishWriting());
-          return Table();
-        }).status());
+    TANDEM_RETURN_NOT_OK(WithHostRetry(child, [&]() -> Result<Table> {
+                           TANDEM_ASSIGN_OR_RAISE(parts[i],
+                                                  SpillPartitions::Create(count, ctx_.spill_dir));
+                           cpu::PartitionSink sink(keys, nullptr, child.schema, *parts[i]);
+                           TANDEM_RETURN_NOT_OK(FeedChild(child, sink));
+                           TANDEM_RETURN_NOT_OK(parts[i]->FinishWriting());
+                           return Table();
+                         }).status());
     spilled += parts[i]->bytes();
   }
   std::unique_ptr<SpillFile>* out_file = OutputFileOf(node);

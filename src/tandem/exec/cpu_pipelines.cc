@@ -516,17 +516,10 @@ Result<Table> QueryRun::RunInto(const PlanNode& root, cpu::PipelineSink& sink) {
     return sink.Finish();
   }
   if (OutputMaySpill(root)) {
-    // An aggregation's groups: straight from memory, or from disk when they were partitioned.
-    std::unique_ptr<SpillFile> groups;
-    TANDEM_ASSIGN_OR_RAISE(Table rows, RunPipelineSource(root, &groups));
-    EvalContext eval = ctx_.eval;
-    if (groups) {
-      TANDEM_RETURN_NOT_OK(cpu::ConsumeSpilledBlocks(*groups, root.schema, sink, ctx_));
-    }
-    for (BatchPtr& batch : rows.batches) {
-      TANDEM_RETURN_NOT_OK(sink.Consume(*batch, eval));
-      batch.reset();
-    }
+    // An aggregation, window or set operation: its rows from memory, or from disk when they
+    // went there.
+    const ForgetOutputFile forget(this, &root);
+    TANDEM_RETURN_NOT_OK(FeedChild(root, sink));
     return sink.Finish();
   }
   Result<Table> whole = cpu::opx::CatchOutOfMemory([&] { return RunHost(root); });
@@ -565,13 +558,7 @@ Status QueryRun::SortInto(const PlanNode& sort, const std::vector<const PlanNode
   std::optional<cpu::SortRunSink> runs;
   auto fill = [&]() -> Result<Table> {
     runs.emplace(sort, cpu::SpillBudget() / 4, ctx_);
-    if (((Streams(child) || StreamedScan(child)) && !shared_.IsShared(&child)) ||
-        OutputMaySpill(child)) {
-      TANDEM_RETURN_NOT_OK(FeedSpill(sort, nullptr, *runs));
-    } else {
-      TANDEM_ASSIGN_OR_RAISE(Table input, RunHost(child));
-      TANDEM_RETURN_NOT_OK(FeedSpill(sort, &input, *runs));
-    }
+    TANDEM_RETURN_NOT_OK(FeedSpill(sort, nullptr, *runs));
     return Table();
   };
   TANDEM_RETURN_NOT_OK(WithHostRetry(sort, fill).status());

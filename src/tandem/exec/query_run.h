@@ -156,6 +156,10 @@ class QueryRun {
                                   const std::function<Result<Table>(const Table&)>& in_memory,
                                   const std::function<Result<Table>(Table*)>& spilled);
   Status FeedSpill(const PlanNode& node, Table* input, cpu::PipelineSink& sink);
+  // The rows of `child` into `sink` (not finished): its pipeline straight into the sink when it
+  // streams, else its output from memory, or from its file on disk (RunPipelineSource; kept in
+  // outputs_on_disk_ for a retry of the reader).
+  Status FeedChild(const PlanNode& child, cpu::PipelineSink& sink);
   // Every batch of *rows into `sink` (not finished), each released once taken.
   Status FeedRows(Table* rows, cpu::PipelineSink& sink);
   // The rows, blocks and bytes of the file an operator wrote its output to, as its metrics.
