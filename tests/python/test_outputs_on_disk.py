@@ -109,16 +109,16 @@ def test_groups_larger_than_the_limit_print_to_standard_output(tables, tmp_path)
 
 
 def test_groups_on_disk_that_fit_are_read_whole(tables, tmp_path):
-    # Under 8 MB the aggregation's states spill, so its groups (230 000, about 4 MB) go to disk,
+    # Under 10 MB the aggregation's states spill, so its groups (230 000, about 4 MB) go to disk,
     # but they fit: the window over every row (OVER (): no PARTITION BY, no ORDER BY, which only
     # runs in memory) reads them back whole. Reading them from disk only, it failed.
     sql = ("SELECT k, c, c * 100.0 / sum(c) OVER () AS pct FROM (SELECT k, count(*) AS c FROM "
            "fact GROUP BY k) g ORDER BY pct DESC, k LIMIT 3")
     expected = run_duckdb(duck(tables), sql)
-    actual = run_tandem(sql, tables, limited(tmp_path, 8_000_000))
+    actual = run_tandem(sql, tables, limited(tmp_path, 10_000_000))
     diff = compare_results(actual[:2], expected, order_by=["pct", "k"], limit=3)
     assert diff is None, diff
-    plan = explain_analyze(sql, tables, limited(tmp_path, 8_000_000))
+    plan = explain_analyze(sql, tables, limited(tmp_path, 10_000_000))
     assert GROUPS_ON_DISK in plan, plan
 
 
