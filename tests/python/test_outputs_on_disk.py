@@ -3,7 +3,8 @@ partial states were partitioned on disk, a Window computed over partitions on di
 whose inputs do not fit together, or a UNION, INTERSECT or EXCEPT partitioned on disk by all
 columns, writes its output to a spill file as it is made, and what reads it (the pipeline above:
 a HAVING filter, a join's probe or build, another aggregation; a Sort, TopN or Window; the
-printed result) takes it from there block by block (QueryRun::RunPipelineSource). Before, the output was one table in
+printed result) takes it from there block by block (QueryRun::RunPipelineSource). So does a
+Window over one partition (no PARTITION BY) computed in chunks as its sorted rows are merged. Before, the output was one table in
 memory, and a query whose groups did not fit together failed with "limit reached" even when the
 operator above kept few of them (TPC-H Q18's subquery at an eighth of its working set).
 
@@ -26,6 +27,8 @@ GROUPS_ON_DISK = "its groups written to disk"
 ROWS_ON_DISK = "its rows written to disk"
 UNION_ON_DISK = "UNION ALL: its inputs' rows written to disk"
 SET_OP_PARTITIONED = "SetOperation (partitioned on disk"
+ONE_PARTITION_ON_DISK = "computed in chunks of"  # with ROWS_ON_DISK, checked below
+ONE_PARTITION_READ_TWICE = "read twice, computed in chunks of"
 
 # (query, what EXPLAIN ANALYZE must show)
 CASES = {
@@ -81,6 +84,23 @@ CASES = {
     "window_rows_filtered": (
         "SELECT k, v, s, r FROM (SELECT k, v, s, row_number() OVER (PARTITION BY s ORDER BY k, v) "
         "AS r FROM fact) y WHERE r <= 2 AND v > 0", ROWS_ON_DISK),
+    # One partition of every row (no PARTITION BY): neither its sorted rows nor its output fit.
+    # The merge of the sorted runs feeds the chunks as it makes blocks; the output goes to disk.
+    "window_one_partition_rows_filtered": (
+        "SELECT k, v, s, rn, pv, cs FROM (SELECT k, v, s, row_number() OVER w AS rn, "
+        "lag(v, 2) OVER w AS pv, sum(v) OVER w AS cs FROM fact WINDOW w AS (ORDER BY s, k, v)) y "
+        "WHERE rn % 997 = 0", ONE_PARTITION_ON_DISK),
+    # NTILE and FIRST_VALUE need every row first: the sorted rows go to a file read twice.
+    "window_one_partition_read_twice": (
+        "SELECT nt, count(*) AS n, min(k) AS mk, max(v) AS mv, max(fs) AS fs, min(lv) AS lv "
+        "FROM (SELECT k, v, ntile(10) OVER w AS nt, first_value(s) OVER w AS fs, "
+        "last_value(k) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS lv "
+        "FROM fact WINDOW w AS (ORDER BY k, v, s)) t GROUP BY nt", ONE_PARTITION_READ_TWICE),
+    # OVER () with no ORDER BY over rows that do not fit: they go to disk as they come, read
+    # once for the aggregates over every row, then again for the rows.
+    "window_over_every_row_unordered": (
+        "SELECT k, v, s, n FROM (SELECT k, v, s, max(v) OVER () AS mv, count(*) OVER () AS n, "
+        "min(s) OVER () AS ms FROM fact) t WHERE v = mv OR s = ms", ONE_PARTITION_READ_TWICE),
 }
 
 
@@ -94,8 +114,24 @@ def test_outputs_larger_than_the_limit_are_read_from_disk(tables, case, tmp_path
     assert os.listdir(tmp_path) == []
     plan = explain_analyze(sql, tables, limited(tmp_path))
     assert note in plan and "spilled " in plan, plan
+    if note in (ONE_PARTITION_ON_DISK, ONE_PARTITION_READ_TWICE):
+        assert "Window (one partition" in plan and ROWS_ON_DISK in plan, plan
     unlimited = explain_analyze(sql, tables, THREADS + ["--conf", f"tandem.spill.dir={tmp_path}"])
     assert note not in unlimited and "spilled " not in unlimited, unlimited
+
+
+def test_a_window_over_one_partition_larger_than_the_limit_prints_to_standard_output(
+        tables, tmp_path):
+    # The window's output is the result: printed from its file on disk. (k, v, s) leaves ties
+    # only between rows that are equal anyway, so the rows with their numbers are DuckDB's.
+    sql = ("SELECT k, v, s, row_number() OVER w AS rn, lead(k, 3) OVER w AS nk FROM fact "
+           "WINDOW w AS (ORDER BY k, v, s)")
+    proc, printed = print_to_stdout(tables, tmp_path, sql, LIMIT, "csv")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert os.path.getsize(printed) > 2 * LIMIT
+    columns = "{'k': 'BIGINT', 'v': 'BIGINT', 's': 'VARCHAR', 'rn': 'BIGINT', 'nk': 'BIGINT'}"
+    assert_same_rows(duck(tables), f"read_csv('{printed}', header = true, columns = {columns})",
+                     f"({sql})")
 
 
 def test_groups_larger_than_the_limit_print_to_standard_output(tables, tmp_path):
@@ -110,8 +146,8 @@ def test_groups_larger_than_the_limit_print_to_standard_output(tables, tmp_path)
 
 def test_groups_on_disk_that_fit_are_read_whole(tables, tmp_path):
     # Under 10 MB the aggregation's states spill, so its groups (230 000, about 4 MB) go to disk,
-    # but they fit: the window over every row (OVER (): no PARTITION BY, no ORDER BY, which only
-    # runs in memory) reads them back whole. Reading them from disk only, it failed.
+    # but they fit: the window over every row (OVER (): no PARTITION BY, no ORDER BY) reads them
+    # back whole. Reading them from disk only, it once failed.
     sql = ("SELECT k, c, c * 100.0 / sum(c) OVER () AS pct FROM (SELECT k, count(*) AS c FROM "
            "fact GROUP BY k) g ORDER BY pct DESC, k LIMIT 3")
     expected = run_duckdb(duck(tables), sql)

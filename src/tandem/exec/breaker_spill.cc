@@ -327,44 +327,109 @@ Result<Table> QueryRun::WindowInOrder(const PlanNode& node, Table* input) {
     return Status::Internal("window that cannot spill spilled");
   }
   const OperatorStart start = StartOperator();
+  const PlanNode& child = *node.children[0];
   const std::vector<SortKey>& order_by = node.windows[0].order_by;
-  Table sorted;
+  const bool read_twice = cpu::NeedsEveryRowFirst(node);
+  // The window's rows go to a spill file when what reads them can take them from there
+  // (RunPipelineSource), else to one table.
+  std::unique_ptr<SpillFile>* out_file = OutputFileOf(node);
+  if (out_file) {
+    TANDEM_ASSIGN_OR_RAISE(*out_file, SpillFile::Create(ctx_.spill_dir));
+  }
+  Table out{node.schema, {}};
+  std::optional<cpu::OrderedWindowChunks> chunks;
+  int64_t chunk_rows = 0;
+  // Chunks of an eighth of what the budget has free: the window over a chunk holds a few times
+  // its rows.
+  auto start_chunks = [&](int64_t bytes, int64_t rows) {
+    const int64_t row_bytes = rows > 0 ? std::max<int64_t>(1, bytes / rows) : int64_t{1};
+    chunk_rows = std::max<int64_t>(4096, cpu::SpillBudget() / 8 / row_bytes);
+    chunks.emplace(node, chunk_rows, ctx_, [&, out_file](BatchPtr b) -> Status {
+      if (out_file) return (*out_file)->Append(*b);
+      out.batches.push_back(std::move(b));
+      return Status::OK();
+    });
+  };
   std::optional<cpu::SortRunSink> sink;
-  if (order_by.empty()) {
+  // The rows in order on disk, when they are read twice or do not fit unsorted.
+  std::unique_ptr<SpillFile> rows_file;
+  std::string how;
+  if (order_by.empty() && input) {
     // No order to sort by: the chunks are the input's rows as they come.
-    if (!input) {
-      return Status::OutOfMemory(
-          "host memory limit reached: the rows of a window with no PARTITION BY and no ORDER BY "
-          "do not fit (raise tandem.memory.host.limit)");
+    start_chunks(cpu::opx::TableBytes(*input), input->num_rows());
+    if (read_twice) {
+      for (const BatchPtr& b : input->batches) TANDEM_RETURN_NOT_OK(chunks->PrepareBatch(b));
+      TANDEM_RETURN_NOT_OK(chunks->FinishPrepare());
     }
-    sorted = std::move(*input);
+    for (BatchPtr& b : input->batches) TANDEM_RETURN_NOT_OK(chunks->Consume(std::move(b)));
+    input->batches.clear();
+  } else if (order_by.empty()) {
+    // Nor do the rows fit: they go to disk as they come (in any order).
+    TANDEM_ASSIGN_OR_RAISE(rows_file, SpillFile::Create(ctx_.spill_dir));
+    cpu::FileAppendSink append(rows_file.get());
+    bool first = true;
+    TANDEM_RETURN_NOT_OK(WithHostRetry(node, [&]() -> Result<Table> {
+                           if (!first) TANDEM_RETURN_NOT_OK(append.Restart());
+                           first = false;
+                           TANDEM_RETURN_NOT_OK(FeedChild(child, append));
+                           return Table();
+                         }).status());
+    TANDEM_RETURN_NOT_OK(rows_file->FinishWriting());
+    how = "its rows on disk, ";
   } else {
-    // The input sorted by the calls' ORDER BY, through disk.
+    // The input sorted by the calls' ORDER BY through disk; its merge feeds the chunks, or a file
+    // read twice.
     const PlanPtr sort = MakeSort(node.children[0], order_by);
     auto run = [&]() -> Result<Table> {
       sink.emplace(*sort, cpu::SpillBudget() / 4, ctx_);
       TANDEM_RETURN_NOT_OK(FeedSpill(node, input, *sink));
-      return sink->Merge(cpu::SpillBudget());
+      return Table();
     };
-    TANDEM_ASSIGN_OR_RAISE(sorted,
-                           input ? cpu::opx::CatchOutOfMemory(run) : WithHostRetry(node, run));
-  }
-  // Chunks of an eighth of what the budget has free: the window over a chunk holds a few times
-  // its rows.
-  const int64_t rows = sorted.num_rows();
-  const int64_t row_bytes =
-      rows > 0 ? std::max<int64_t>(1, cpu::opx::TableBytes(sorted) / rows) : int64_t{1};
-  const int64_t chunk_rows = std::max<int64_t>(4096, cpu::SpillBudget() / 8 / row_bytes);
-  TANDEM_ASSIGN_OR_RAISE(Table out, cpu::WindowInOrderedChunks(node, &sorted, chunk_rows, ctx_));
-  TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
-  std::string how = "computed in chunks of " + std::to_string(chunk_rows) + " rows";
-  if (sink) {
+    TANDEM_RETURN_NOT_OK(
+        (input ? cpu::opx::CatchOutOfMemory(run) : WithHostRetry(node, run)).status());
+    if (read_twice) {
+      TANDEM_ASSIGN_OR_RAISE(rows_file, SpillFile::Create(ctx_.spill_dir));
+    }
+    // The merge holds a block per run; the chunks the rest.
+    TANDEM_RETURN_NOT_OK(sink->MergeInto(cpu::SpillBudget() / 2, [&](BatchPtr b) -> Status {
+      if (rows_file) return rows_file->Append(*b);
+      if (!chunks) start_chunks(cpu::opx::BatchBytes(*b), b->num_rows);
+      return chunks->Consume(std::move(b));
+    }));
+    if (rows_file) TANDEM_RETURN_NOT_OK(rows_file->FinishWriting());
     const int passes = sink->merge_passes();
-    how = "in order: " + std::to_string(sink->runs_written()) + " sorted runs on disk, " +
-          std::to_string(passes) + (passes == 1 ? " merge pass, " : " merge passes, ") + how;
+    how = std::to_string(sink->runs_written()) + " sorted runs on disk, " + std::to_string(passes) +
+          (passes == 1 ? " merge pass, " : " merge passes, ");
   }
-  RecordSpilledOperator(node, "Window (one partition, " + how + ")", out,
-                        sink ? sink->spilled_bytes() : 0, start);
+  if (rows_file) {
+    // Read once for what needs every row first (when a call does), then for the chunks.
+    start_chunks(rows_file->bytes(), rows_file->rows());
+    for (int pass = read_twice ? 0 : 1; pass < 2; ++pass) {
+      for (int64_t i = 0; i < rows_file->num_blocks(); ++i) {
+        TANDEM_RETURN_NOT_OK(CheckCancelled());
+        TANDEM_ASSIGN_OR_RAISE(BatchPtr b, rows_file->ReadBlock(i, child.schema));
+        TANDEM_RETURN_NOT_OK(pass == 0 ? chunks->PrepareBatch(b) : chunks->Consume(std::move(b)));
+      }
+      if (pass == 0) TANDEM_RETURN_NOT_OK(chunks->FinishPrepare());
+    }
+    if (read_twice) how += "read twice, ";
+  }
+  if (!chunks) {  // no rows at all
+    start_chunks(0, 0);
+    if (read_twice) TANDEM_RETURN_NOT_OK(chunks->FinishPrepare());
+  }
+  TANDEM_RETURN_NOT_OK(chunks->Finish());
+  TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
+  int64_t spilled = (sink ? sink->spilled_bytes() : 0) + (rows_file ? rows_file->bytes() : 0);
+  how = (sink ? "in order: " : "") + how + "computed in chunks of " + std::to_string(chunk_rows) +
+        " rows";
+  if (out_file) {
+    TANDEM_RETURN_NOT_OK((*out_file)->FinishWriting());
+    how += "; its rows written to disk as made, read back by the operator above";
+    spilled += (*out_file)->bytes();
+  }
+  RecordSpilledOperator(node, "Window (one partition, " + how + ")", out, spilled, start);
+  if (out_file) RecordOutputFile(node, **out_file);
   return out;
 }
 

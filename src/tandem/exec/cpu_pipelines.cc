@@ -5,6 +5,7 @@
 #include "tandem/exec/cpu/flipped_join.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/cpu/ordered_window.h"
 #include "tandem/exec/cpu/partition_sink.h"
 #include "tandem/exec/cpu/topn_sink.h"
 #include "tandem/exec/cpu/window_spill.h"
@@ -240,7 +241,8 @@ bool QueryRun::OutputMaySpill(const PlanNode& node) const {
     return !node.group_keys.empty() && cpu::CanSpillAggregate(node);
   }
   if (node.kind == PlanKind::kSetOp) return true;
-  return node.kind == PlanKind::kWindow && !cpu::SplitByPartitionKeys(node).steps.empty();
+  return node.kind == PlanKind::kWindow &&
+         (!cpu::SplitByPartitionKeys(node).steps.empty() || cpu::ComputesInOrderedChunks(node));
 }
 
 std::unique_ptr<SpillFile>* QueryRun::OutputFileOf(const PlanNode& node) const {

@@ -171,8 +171,9 @@ class QueryRun {
   // Partitions on disk by the shared PARTITION BY keys, one at a time; calls that share no key in
   // steps, each partitioned by its own (exec/cpu/window_spill.h).
   Result<Table> WindowBySpilling(const PlanNode& node, Table* input);
-  // Calls with no PARTITION BY: the input sorted through disk, computed in chunks in that order
-  // (exec/cpu/ordered_window.h).
+  // Calls with no PARTITION BY: the input sorted through disk, computed in chunks as the merge
+  // makes its rows (from a file read twice when a call needs every row first), the output to disk
+  // when its reader takes it from there (exec/cpu/ordered_window.h).
   Result<Table> WindowInOrder(const PlanNode& node, Table* input);
   // Pipelines (exec/cpu/pipeline.h): whether a CPU node streams batch by batch, and the run of
   // the pipeline that ends at `node` (null when `node` is not worth one).

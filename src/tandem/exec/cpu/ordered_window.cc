@@ -39,96 +39,147 @@ bool ComputesInOrderedChunks(const PlanNode& window) {
   return true;
 }
 
+bool NeedsEveryRowFirst(const PlanNode& window) {
+  for (const WindowCall& call : window.windows) {
+    if (CallNeedsEveryRowFirst(call)) return true;
+  }
+  return false;
+}
+
+OrderedWindowChunks::OrderedWindowChunks(const PlanNode& window, int64_t chunk_rows,
+                                         ExecContext& ctx, std::function<Status(BatchPtr)> emit)
+    : window_(window),
+      chunk_rows_(chunk_rows),
+      ctx_(ctx),
+      emit_(std::move(emit)),
+      runner_(WindowChunkRunner::Make(window, ctx)),
+      made_{window.schema, {}} {
+  SplitSortKeys(window.windows[0].order_by, &key_exprs_, &orders_);
+}
+
+OrderedWindowChunks::~OrderedWindowChunks() = default;
+
+Status OrderedWindowChunks::PrepareBatch(const BatchPtr& batch) {
+  return runner_->PrepareBatch(batch);
+}
+
+Status OrderedWindowChunks::FinishPrepare() { return runner_->FinishPrepare(); }
+
+Result<const std::vector<ColumnPtr>*> OrderedWindowChunks::KeysOf(size_t b) {
+  if (pending_keys_[b].empty()) {
+    EvalContext eval = ctx_.eval;
+    TANDEM_ASSIGN_OR_RAISE(pending_keys_[b], EvaluateColumns(key_exprs_, *pending_[b], eval));
+  }
+  return &pending_keys_[b];
+}
+
+Status OrderedWindowChunks::RunChunk(std::vector<BatchPtr> chunk) {
+  TANDEM_RETURN_NOT_OK(runner_->Run(std::move(chunk), &made_));
+  // The batches before the last OpenRows() rows are final: they go.
+  int64_t open = runner_->OpenRows();
+  size_t keep_from = made_.batches.size();
+  while (keep_from > 0 && open > 0) {
+    --keep_from;
+    open -= made_.batches[keep_from]->num_rows;
+  }
+  for (size_t b = 0; b < keep_from; ++b) TANDEM_RETURN_NOT_OK(emit_(std::move(made_.batches[b])));
+  made_.batches.erase(made_.batches.begin(), made_.batches.begin() + static_cast<long>(keep_from));
+  return Status::OK();
+}
+
+Status OrderedWindowChunks::Consume(BatchPtr batch) {
+  if (!batch || batch->num_rows == 0) return Status::OK();
+  const int num_keys = static_cast<int>(key_exprs_.size());
+  pending_rows_ += batch->num_rows;
+  pending_.push_back(std::move(batch));
+  pending_keys_.emplace_back();
+  if (pending_rows_ < chunk_rows_) return Status::OK();
+  if (num_keys == 0) {  // no ORDER BY: no peers to keep together
+    pending_keys_.clear();
+    pending_rows_ = 0;
+    std::vector<BatchPtr> chunk = std::move(pending_);
+    pending_.clear();
+    return RunChunk(std::move(chunk));
+  }
+  // The peer group of the last row may go on in the next batch: it waits for the next chunk.
+  // Walk back from the last row to where its group starts (not below rows known to be one).
+  const size_t last_b = pending_.size() - 1;
+  const int64_t last_r = pending_[last_b]->num_rows - 1;
+  TANDEM_ASSIGN_OR_RAISE(const std::vector<ColumnPtr>* last_keys, KeysOf(last_b));
+  size_t cut_b = last_b;
+  int64_t cut_r = last_r;  // the group's first row
+  int64_t position = pending_rows_ - 1;
+  while (position > 0) {
+    size_t b = cut_b;
+    int64_t r = cut_r - 1;
+    if (r < 0) {
+      b = cut_b - 1;
+      r = pending_[b]->num_rows - 1;
+    }
+    TANDEM_ASSIGN_OR_RAISE(const std::vector<ColumnPtr>* keys, KeysOf(b));
+    if (CompareSortRows(*keys, r, *last_keys, last_r, orders_, 0, num_keys) != 0) break;
+    cut_b = b;
+    cut_r = r;
+    --position;
+    if (position < one_group_rows_) {  // a peer of the rows known to be one group: all are
+      cut_b = 0;
+      cut_r = 0;
+      position = 0;
+    }
+  }
+  if (position == 0) {  // all one peer group so far
+    one_group_rows_ = pending_rows_;
+    return Status::OK();
+  }
+  std::vector<BatchPtr> chunk(pending_.begin(), pending_.begin() + static_cast<long>(cut_b));
+  std::vector<BatchPtr> rest;
+  std::vector<std::vector<ColumnPtr>> rest_keys;
+  if (cut_r > 0) chunk.push_back(SliceBatchView(*pending_[cut_b], 0, cut_r));
+  rest.push_back(cut_r > 0
+                     ? SliceBatchView(*pending_[cut_b], cut_r, pending_[cut_b]->num_rows - cut_r)
+                     : pending_[cut_b]);
+  rest_keys.emplace_back();
+  for (size_t b = cut_b + 1; b < pending_.size(); ++b) {
+    rest.push_back(pending_[b]);
+    rest_keys.push_back(std::move(pending_keys_[b]));
+  }
+  pending_ = std::move(rest);
+  pending_keys_ = std::move(rest_keys);
+  pending_rows_ -= position;
+  one_group_rows_ = pending_rows_;
+  return RunChunk(std::move(chunk));
+}
+
+Status OrderedWindowChunks::Finish() {
+  if (!pending_.empty()) {
+    std::vector<BatchPtr> chunk = std::move(pending_);
+    pending_.clear();
+    pending_keys_.clear();
+    pending_rows_ = 0;
+    TANDEM_RETURN_NOT_OK(runner_->Run(std::move(chunk), &made_));
+  }
+  for (BatchPtr& b : made_.batches) TANDEM_RETURN_NOT_OK(emit_(std::move(b)));
+  made_.batches.clear();
+  return Status::OK();
+}
+
 Result<Table> WindowInOrderedChunks(const PlanNode& window, Table* sorted, int64_t chunk_rows,
                                     ExecContext& ctx) {
   if (!ComputesInOrderedChunks(window)) {
     return Status::Internal("window computed in chunks that cannot be");
   }
-  std::vector<ExprPtr> key_exprs;
-  std::vector<SortOrder> orders;
-  SplitSortKeys(window.windows[0].order_by, &key_exprs, &orders);
-  const int num_keys = static_cast<int>(key_exprs.size());
-  EvalContext eval = ctx.eval;
-  const std::unique_ptr<WindowChunkRunner> runner = WindowChunkRunner::Make(window, ctx);
-  TANDEM_RETURN_NOT_OK(runner->Prepare(*sorted));
   Table out{window.schema, {}};
-
-  // The rows taken and not yet computed, with their ORDER BY keys (evaluated when first needed).
-  std::vector<BatchPtr> pending;
-  std::vector<std::vector<ColumnPtr>> pending_keys;
-  int64_t pending_rows = 0;
-  // The first pending rows known to be one peer group (of the row at their end).
-  int64_t one_group_rows = 0;
-  auto keys_of = [&](size_t b) -> Result<const std::vector<ColumnPtr>*> {
-    if (pending_keys[b].empty()) {
-      TANDEM_ASSIGN_OR_RAISE(pending_keys[b], EvaluateColumns(key_exprs, *pending[b], eval));
-    }
-    return &pending_keys[b];
-  };
-  for (BatchPtr& taken : sorted->batches) {
-    BatchPtr batch = std::move(taken);
-    if (!batch || batch->num_rows == 0) continue;
-    pending_rows += batch->num_rows;
-    pending.push_back(std::move(batch));
-    pending_keys.emplace_back();
-    if (pending_rows < chunk_rows) continue;
-    if (num_keys == 0) {  // no ORDER BY: no peers to keep together
-      pending_keys.clear();
-      pending_rows = 0;
-      TANDEM_RETURN_NOT_OK(runner->Run(std::move(pending), &out));
-      pending.clear();
-      continue;
-    }
-    // The peer group of the last row may go on in the next batch: it waits for the next chunk.
-    // Walk back from the last row to where its group starts (not below rows known to be one).
-    const size_t last_b = pending.size() - 1;
-    const int64_t last_r = pending[last_b]->num_rows - 1;
-    TANDEM_ASSIGN_OR_RAISE(const std::vector<ColumnPtr>* last_keys, keys_of(last_b));
-    size_t cut_b = last_b;
-    int64_t cut_r = last_r;  // the group's first row
-    int64_t position = pending_rows - 1;
-    while (position > 0) {
-      size_t b = cut_b;
-      int64_t r = cut_r - 1;
-      if (r < 0) {
-        b = cut_b - 1;
-        r = pending[b]->num_rows - 1;
-      }
-      TANDEM_ASSIGN_OR_RAISE(const std::vector<ColumnPtr>* keys, keys_of(b));
-      if (CompareSortRows(*keys, r, *last_keys, last_r, orders, 0, num_keys) != 0) break;
-      cut_b = b;
-      cut_r = r;
-      --position;
-      if (position < one_group_rows) {  // a peer of the rows known to be one group: all are
-        cut_b = 0;
-        cut_r = 0;
-        position = 0;
-      }
-    }
-    if (position == 0) {  // all one peer group so far
-      one_group_rows = pending_rows;
-      continue;
-    }
-    std::vector<BatchPtr> chunk(pending.begin(), pending.begin() + static_cast<long>(cut_b));
-    std::vector<BatchPtr> rest;
-    std::vector<std::vector<ColumnPtr>> rest_keys;
-    if (cut_r > 0) chunk.push_back(SliceBatchView(*pending[cut_b], 0, cut_r));
-    rest.push_back(cut_r > 0
-                       ? SliceBatchView(*pending[cut_b], cut_r, pending[cut_b]->num_rows - cut_r)
-                       : pending[cut_b]);
-    rest_keys.emplace_back();
-    for (size_t b = cut_b + 1; b < pending.size(); ++b) {
-      rest.push_back(pending[b]);
-      rest_keys.push_back(std::move(pending_keys[b]));
-    }
-    pending = std::move(rest);
-    pending_keys = std::move(rest_keys);
-    pending_rows -= position;
-    one_group_rows = pending_rows;
-    TANDEM_RETURN_NOT_OK(runner->Run(std::move(chunk), &out));
+  OrderedWindowChunks chunks(window, chunk_rows, ctx, [&](BatchPtr b) {
+    out.batches.push_back(std::move(b));
+    return Status::OK();
+  });
+  if (NeedsEveryRowFirst(window)) {
+    for (const BatchPtr& b : sorted->batches) TANDEM_RETURN_NOT_OK(chunks.PrepareBatch(b));
+    TANDEM_RETURN_NOT_OK(chunks.FinishPrepare());
   }
+  for (BatchPtr& b : sorted->batches) TANDEM_RETURN_NOT_OK(chunks.Consume(std::move(b)));
   sorted->batches.clear();
-  if (!pending.empty()) TANDEM_RETURN_NOT_OK(runner->Run(std::move(pending), &out));
+  TANDEM_RETURN_NOT_OK(chunks.Finish());
   return out;
 }
 

@@ -1,29 +1,33 @@
 // Window calls with no PARTITION BY (one partition of every row) over more rows than the host
 // budget (tandem.memory.host.limit) lets the in-memory Window hold. The rows, sorted by the calls'
 // shared ORDER BY (an external sort, exec/cpu/external_sort.h; none without ORDER BY), are
-// computed a chunk at a time, each chunk ending where a peer group ends, and each call's values
-// carry over from one chunk to the next: ROW_NUMBER and RANK add the rows before the chunk,
-// DENSE_RANK and a running COUNT add their value at the end of the chunk before, a running SUM
-// adds it too (a NULL so far takes it), a running MIN or MAX compares with it, a running AVG
-// carries its sum and count (exact for integers and decimals). "Running": the
-// frame from UNBOUNDED PRECEDING to the CURRENT ROW, by ROWS or RANGE (the default with ORDER
-// BY). An aggregate over the whole partition (any aggregate; the default frame with no ORDER BY)
-// is computed first over every row, by an aggregation without keys, and each chunk's rows take
-// its value. LAG and LEAD by a constant of at most 4096 rows take the values their chunk lacks
-// from the rows kept from the chunks before, or (LEAD) from the chunks after, patched in once
-// those are made. NTILE, PERCENT_RANK and CUME_DIST come from the row's place (its peer group's)
-// among all rows, whose count the sort knows. FIRST_VALUE, NTH_VALUE (up to the current row or
-// over the whole partition) and LAST_VALUE over the whole partition take a row picked out of the
-// sorted rows first; LAST_VALUE up to the current row is right within its chunk. A ROWS frame
-// reaching at most 4096 rows before and after the current row is computed over the rows kept
-// from before the chunk and the chunk's, the earlier rows whose frames reach into the chunk
-// patched. Other calls (RANGE frames with offsets, longer frames, frames from the start to past
-// the current row) need the partition whole, and a peer group must fit in memory.
+// taken as they come from the sort's merge (or from a file) and computed a chunk at a time, each
+// chunk ending where a peer group ends, and each call's values carry over from one chunk to the
+// next: ROW_NUMBER and RANK add the rows before the chunk, DENSE_RANK and a running COUNT add their
+// value at the end of the chunk before, a running SUM adds it too (a NULL so far takes it), a
+// running MIN or MAX compares with it, a running AVG carries its sum and count (exact for integers
+// and decimals). "Running": the frame from UNBOUNDED PRECEDING to the CURRENT ROW, by ROWS or RANGE
+// (the default with ORDER BY). An aggregate over the whole partition (any aggregate; the default
+// frame with no ORDER BY) is computed first over every row, by an aggregation without keys, and
+// each chunk's rows take its value. LAG and LEAD by a constant of at most 4096 rows take the values
+// their chunk lacks from the rows kept from the chunks before, or (LEAD) from the chunks after,
+// patched in once those are made. NTILE, PERCENT_RANK and CUME_DIST come from the row's place (its
+// peer group's) among all rows, whose count the sort knows. FIRST_VALUE, NTH_VALUE (up to the
+// current row or over the whole partition) and LAST_VALUE over the whole partition take a row
+// picked out of the sorted rows first; LAST_VALUE up to the current row is right within its chunk.
+// A ROWS frame reaching at most 4096 rows before and after the current row is computed over the
+// rows kept from before the chunk and the chunk's, the earlier rows whose frames reach into the
+// chunk patched. Other calls (RANGE frames with offsets, longer frames, frames from the start to
+// past the current row) need the partition whole, and a peer group must fit in memory.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
 
 #include "tandem/column/table.h"
+#include "tandem/exec/cpu/sort_keys.h"
 #include "tandem/exec/exec_context.h"
 #include "tandem/plan/logical_plan.h"
 
@@ -34,8 +38,53 @@ namespace tandem::cpu {
 // ORDER BY).
 bool ComputesInOrderedChunks(const PlanNode& window);
 
-// The window over `sorted`, its input's rows in the calls' ORDER BY order, in chunks of about
-// `chunk_rows` rows; `sorted`'s batches are released as they are taken.
+// Whether such a window needs every row seen once before its first chunk (aggregates over the
+// whole partition, FIRST_VALUE, NTH_VALUE and LAST_VALUE picks, NTILE, PERCENT_RANK, CUME_DIST):
+// its sorted rows are then read twice (from a file on disk when they do not fit).
+bool NeedsEveryRowFirst(const PlanNode& window);
+
+class WindowChunkRunner;
+
+// The window over its input's rows taken in the calls' ORDER BY order, a batch at a time, in
+// chunks of about `chunk_rows` rows. Output batches go to `emit` once no later chunk can change
+// them (a LEAD or a sliding frame patches the last rows made), so neither the rows nor the
+// window's output need fit whole.
+class OrderedWindowChunks {
+ public:
+  OrderedWindowChunks(const PlanNode& window, int64_t chunk_rows, ExecContext& ctx,
+                      std::function<Status(BatchPtr)> emit);
+  ~OrderedWindowChunks();
+
+  // When NeedsEveryRowFirst: every row first (in order), then FinishPrepare, before Consume.
+  Status PrepareBatch(const BatchPtr& batch);
+  Status FinishPrepare();
+  // The next rows in order.
+  Status Consume(BatchPtr batch);
+  // After the last row: computes what is left and emits every row not yet emitted.
+  Status Finish();
+
+ private:
+  Status RunChunk(std::vector<BatchPtr> chunk);
+  Result<const std::vector<ColumnPtr>*> KeysOf(size_t b);
+
+  const PlanNode& window_;
+  const int64_t chunk_rows_;
+  ExecContext& ctx_;
+  std::function<Status(BatchPtr)> emit_;
+  std::unique_ptr<WindowChunkRunner> runner_;
+  std::vector<ExprPtr> key_exprs_;
+  std::vector<SortOrder> orders_;
+  // The rows taken and not yet computed, with their ORDER BY keys (evaluated when first needed).
+  std::vector<BatchPtr> pending_;
+  std::vector<std::vector<ColumnPtr>> pending_keys_;
+  int64_t pending_rows_ = 0;
+  // The first pending rows known to be one peer group (of the row at their end).
+  int64_t one_group_rows_ = 0;
+  Table made_;  // output rows not yet emitted
+};
+
+// The window over `sorted` (all of its input's rows, in order), collected in one table;
+// `sorted`'s batches are released as they are taken.
 Result<Table> WindowInOrderedChunks(const PlanNode& window, Table* sorted, int64_t chunk_rows,
                                     ExecContext& ctx);
 

@@ -9,6 +9,7 @@
 #include "tandem/column/column_builder.h"
 #include "tandem/column/slice.h"
 #include "tandem/column/take.h"
+#include "tandem/exec/cpu/hash_aggregate.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/cpu/row_gather.h"
@@ -351,13 +352,11 @@ class ChunkRunner final : public WindowChunkRunner {
     }
   }
 
-  // The whole-partition aggregates over every row of `rows` (before any chunk runs): one
-  // aggregation without keys, whose row each chunk's rows then take.
-  Status ComputeTotals(const Table& rows) {
-    PlanNode aggregate;
-    aggregate.kind = PlanKind::kAggregate;
-    aggregate.children = window_.children;
-    std::vector<size_t> whole;
+  // The whole-partition aggregates, by one aggregation without keys fed every row before any
+  // chunk runs; each chunk's rows then take its row.
+  Status StartTotals() {
+    totals_node_.kind = PlanKind::kAggregate;
+    totals_node_.children = window_.children;
     for (size_t w = 0; w < window_.windows.size(); ++w) {
       const WindowCall& call = window_.windows[w];
       if (CarryOf(call) != CarryKind::kWhole) continue;
@@ -367,25 +366,75 @@ class ChunkRunner final : public WindowChunkRunner {
       a.type = call.type;
       a.nullable = call.nullable;
       a.name = call.name;
-      aggregate.aggregates.push_back(std::move(a));
-      aggregate.schema.fields.push_back({call.name, call.type, true});
-      whole.push_back(w);
+      totals_node_.aggregates.push_back(std::move(a));
+      totals_node_.schema.fields.push_back({call.name, call.type, true});
+      whole_calls_.push_back(w);
     }
-    if (whole.empty()) return Status::OK();
-    TANDEM_ASSIGN_OR_RAISE(Table totals, HashAggregate(aggregate, rows, ctx_));
-    for (const BatchPtr& b : totals.batches) {
-      if (b->num_rows == 0) continue;
-      for (size_t i = 0; i < whole.size(); ++i) totals_[whole[i]] = b->columns[i];
-      break;
+    if (whole_calls_.empty()) return Status::OK();
+    totals_sink_ = std::make_unique<AggregateSink>(totals_node_, nullptr, ctx_);
+    return totals_sink_->Prepare();
+  }
+
+  Status PrepareBatch(const BatchPtr& batch) override {
+    if (!prepare_started_) {
+      prepare_started_ = true;
+      TANDEM_RETURN_NOT_OK(StartTotals());
     }
+    if (!batch || batch->num_rows == 0) return Status::OK();
+    EvalContext eval = ctx_.eval;
+    if (totals_sink_) TANDEM_RETURN_NOT_OK(totals_sink_->Consume(*batch, eval));
+    // FIRST_VALUE and NTH_VALUE: their row when it comes; LAST_VALUE: the last row, at the end.
+    for (size_t w = 0; w < window_.windows.size(); ++w) {
+      const WindowCall& call = window_.windows[w];
+      if (CarryOf(call) != CarryKind::kPick || call.kind == WindowFunctionKind::kLastValue) {
+        continue;
+      }
+      const int64_t at = call.kind == WindowFunctionKind::kNthValue ? NthPosition(call) - 1 : 0;
+      if (at < total_rows_ || at >= total_rows_ + batch->num_rows) continue;
+      TANDEM_ASSIGN_OR_RAISE(ColumnPtr values,
+                             opx::EvaluateOrReference(*call.args[0], *batch, eval));
+      int64_t row = at - total_rows_;
+      picks_[w] = Take(*values, &row, 1);
+    }
+    last_batch_ = batch;
+    total_rows_ += batch->num_rows;
     return Status::OK();
   }
 
-  Status Prepare(const Table& sorted) override {
-    TANDEM_RETURN_NOT_OK(ComputeTotals(sorted));
-    TANDEM_RETURN_NOT_OK(ComputePicks(sorted));
-    total_rows_ = sorted.num_rows();
+  Status FinishPrepare() override {
+    if (!prepare_started_) TANDEM_RETURN_NOT_OK(StartTotals());
+    prepare_started_ = true;
+    if (totals_sink_) {
+      TANDEM_ASSIGN_OR_RAISE(Table totals, totals_sink_->Finish());
+      totals_sink_.reset();
+      for (const BatchPtr& b : totals.batches) {
+        if (b->num_rows == 0) continue;
+        for (size_t i = 0; i < whole_calls_.size(); ++i) totals_[whole_calls_[i]] = b->columns[i];
+        break;
+      }
+    }
+    for (size_t w = 0; w < window_.windows.size(); ++w) {
+      const WindowCall& call = window_.windows[w];
+      if (CarryOf(call) != CarryKind::kPick || call.kind != WindowFunctionKind::kLastValue ||
+          !last_batch_) {
+        continue;
+      }
+      EvalContext eval = ctx_.eval;
+      TANDEM_ASSIGN_OR_RAISE(ColumnPtr values,
+                             opx::EvaluateOrReference(*call.args[0], *last_batch_, eval));
+      int64_t row = last_batch_->num_rows - 1;
+      picks_[w] = Take(*values, &row, 1);
+    }
+    last_batch_.reset();
     return Status::OK();
+  }
+
+  int64_t OpenRows() const override {
+    int64_t open = halo_rows_;
+    for (const WindowCall& call : window_.windows) {
+      if (CarryOf(call) == CarryKind::kLead) open = std::max(open, NavigationOffset(call));
+    }
+    return open;
   }
 
   Status Run(std::vector<BatchPtr> chunk, Table* out) override {
@@ -484,31 +533,6 @@ class ChunkRunner final : public WindowChunkRunner {
     KeepHalo(chunk_rows, computed);
     rows_before_ += rows;
     for (BatchPtr& b : computed.batches) out->batches.push_back(std::move(b));
-    return Status::OK();
-  }
-
-  // FIRST_VALUE, LAST_VALUE and NTH_VALUE: the rows they pick out of `rows` (all, sorted), taken
-  // before any chunk runs.
-  Status ComputePicks(const Table& rows) {
-    const int64_t n_all = rows.num_rows();
-    for (size_t w = 0; w < window_.windows.size(); ++w) {
-      const WindowCall& call = window_.windows[w];
-      if (CarryOf(call) != CarryKind::kPick) continue;
-      int64_t at = 0;  // FIRST_VALUE
-      if (call.kind == WindowFunctionKind::kLastValue) at = n_all - 1;
-      if (call.kind == WindowFunctionKind::kNthValue) at = NthPosition(call) - 1;
-      if (at < 0 || at >= n_all) continue;  // no such row: NULL
-      for (const BatchPtr& b : rows.batches) {
-        if (at >= b->num_rows) {
-          at -= b->num_rows;
-          continue;
-        }
-        EvalContext eval = ctx_.eval;
-        TANDEM_ASSIGN_OR_RAISE(ColumnPtr values, opx::EvaluateOrReference(*call.args[0], *b, eval));
-        picks_[w] = Take(*values, &at, 1);
-        break;
-      }
-    }
     return Status::OK();
   }
 
@@ -791,7 +815,13 @@ class ChunkRunner final : public WindowChunkRunner {
   std::vector<ColumnPtr> picks_;     // per FIRST/LAST/NTH_VALUE call: its row's value (null: none)
   std::vector<ColumnPtr> lag_tail_;  // per LAG call
   std::vector<std::vector<RowFix>> lead_waiting_;  // per LEAD call
-  std::vector<ColumnPtr> totals_;       // per call: a whole-partition aggregate's value (one row)
+  std::vector<ColumnPtr> totals_;  // per call: a whole-partition aggregate's value (one row)
+  // The aggregation that makes them (fed by PrepareBatch) and the calls of its columns.
+  PlanNode totals_node_;
+  std::unique_ptr<AggregateSink> totals_sink_;
+  std::vector<size_t> whole_calls_;
+  bool prepare_started_ = false;
+  BatchPtr last_batch_;  // the last row seen by PrepareBatch is its last (LAST_VALUE)
   std::vector<AverageState> averages_;  // per running AVG call: its state after the chunks so far
   // With sliding calls: a window of them, one of the others (null: none), and per call of the
   // node whether it slides and its place in its window.
@@ -807,6 +837,11 @@ class ChunkRunner final : public WindowChunkRunner {
 }  // namespace
 
 bool CallComputesInChunks(const WindowCall& call) { return CarryOf(call) != CarryKind::kNone; }
+
+bool CallNeedsEveryRowFirst(const WindowCall& call) {
+  const CarryKind kind = CarryOf(call);
+  return kind == CarryKind::kWhole || kind == CarryKind::kPick || kind == CarryKind::kPosition;
+}
 
 std::unique_ptr<WindowChunkRunner> WindowChunkRunner::Make(const PlanNode& window,
                                                            ExecContext& ctx) {

@@ -23,18 +23,25 @@ namespace tandem::cpu {
 
 // Whether a call can be computed this way (its ORDER BY aside).
 bool CallComputesInChunks(const WindowCall& call);
+// Whether a call needs every row seen before the first chunk (aggregates over the whole
+// partition; FIRST_VALUE, NTH_VALUE, LAST_VALUE picked from it; NTILE, PERCENT_RANK and CUME_DIST,
+// which need the row count).
+bool CallNeedsEveryRowFirst(const WindowCall& call);
 
 class WindowChunkRunner {
  public:
   // `window`: its calls all have no PARTITION BY and one ORDER BY, and CallComputesInChunks.
   static std::unique_ptr<WindowChunkRunner> Make(const PlanNode& window, ExecContext& ctx);
   virtual ~WindowChunkRunner() = default;
-  // What is computed over every row (`sorted`: all of them, in the ORDER BY's order) before the
-  // first chunk.
-  virtual Status Prepare(const Table& sorted) = 0;
+  // What is computed over every row before the first chunk, when a call needs it
+  // (CallNeedsEveryRowFirst): each batch of rows in the ORDER BY's order, then FinishPrepare.
+  virtual Status PrepareBatch(const BatchPtr& batch) = 0;
+  virtual Status FinishPrepare() = 0;
   // The window's rows for the next chunk (the rows after the last chunk's, up to the end of a peer
-  // group), appended to `out`; a LEAD may still patch them when the next chunks come.
+  // group), appended to `out`; a LEAD or a sliding frame may still patch the last OpenRows() rows
+  // of the chunks so far when the next chunks come: the rows before them are final.
   virtual Status Run(std::vector<BatchPtr> chunk, Table* out) = 0;
+  virtual int64_t OpenRows() const = 0;
 };
 
 }  // namespace tandem::cpu
