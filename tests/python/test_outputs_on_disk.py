@@ -12,6 +12,7 @@ Each query runs with a limit several times below its output; its answer must be 
 EXPLAIN ANALYZE must say the output went to disk. Unlimited, nothing spills.
 """
 import os
+import subprocess
 
 import pytest
 
@@ -29,6 +30,7 @@ UNION_ON_DISK = "UNION ALL: its inputs' rows written to disk"
 SET_OP_PARTITIONED = "SetOperation (partitioned on disk"
 ONE_PARTITION_ON_DISK = "computed in chunks of"  # with ROWS_ON_DISK, checked below
 ONE_PARTITION_READ_TWICE = "read twice, computed in chunks of"
+LARGE_WINDOW_PARTITION = "too large sorted by key on disk"
 
 # (query, what EXPLAIN ANALYZE must show)
 CASES = {
@@ -96,6 +98,23 @@ CASES = {
         "FROM (SELECT k, v, ntile(10) OVER w AS nt, first_value(s) OVER w AS fs, "
         "last_value(k) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS lv "
         "FROM fact WINDOW w AS (ORDER BY k, v, s)) t GROUP BY nt", ONE_PARTITION_READ_TWICE),
+    # A PARTITION BY key that holds nearly every row (skew): its partition on disk does not fit
+    # whole, so it is sorted on disk by key and ORDER BY; the large window partition is computed
+    # in ordered chunks, the small ones beside it in its file in groups, in memory.
+    "window_skewed_partition": (
+        "SELECT g, count(*) AS n, sum(rn) AS srn, sum(cs) AS scs, sum(pv) AS spv, max(rk) AS mrk "
+        "FROM (SELECT k, CASE WHEN v > -800 THEN 0 ELSE k END AS g, row_number() OVER w AS rn, "
+        "sum(v) OVER w AS cs, lag(v) OVER w AS pv, rank() OVER w AS rk FROM fact WINDOW w AS "
+        "(PARTITION BY CASE WHEN v > -800 THEN 0 ELSE k END ORDER BY s, v)) y "
+        "GROUP BY g HAVING count(*) > 2 OR g % 1000 = 7", LARGE_WINDOW_PARTITION),
+    # The same with calls that need every row of the partition first (its sorted rows read twice
+    # from there) and one with no ORDER BY beside the ordered ones.
+    "window_skewed_partition_read_twice": (
+        "SELECT v > 900 AS big, count(*) AS n, sum(n) AS sn, sum(nt) AS snt, min(fk) AS fk, "
+        "sum(pr) AS spr FROM (SELECT v, count(*) OVER (PARTITION BY v > 900) AS n, "
+        "ntile(5) OVER w AS nt, first_value(k) OVER w AS fk, "
+        "round(percent_rank() OVER w, 9) AS pr FROM fact WINDOW w AS "
+        "(PARTITION BY v > 900 ORDER BY s, k, v)) y GROUP BY 1", LARGE_WINDOW_PARTITION),
     # OVER () with no ORDER BY over rows that do not fit: they go to disk as they come, read
     # once for the aggregates over every row, then again for the rows.
     "window_over_every_row_unordered": (
@@ -118,6 +137,19 @@ def test_outputs_larger_than_the_limit_are_read_from_disk(tables, case, tmp_path
         assert "Window (one partition" in plan and ROWS_ON_DISK in plan, plan
     unlimited = explain_analyze(sql, tables, THREADS + ["--conf", f"tandem.spill.dir={tmp_path}"])
     assert note not in unlimited and "spilled " not in unlimited, unlimited
+
+
+def test_a_large_window_partition_that_cannot_be_chunked_fails_cleanly(tables, tmp_path):
+    # A RANGE frame with an offset over a partition of nearly every row: it needs its partition
+    # whole, so the limit is a one-line error naming it, not a crash or a wrong answer.
+    sql = ("SELECT count(*), sum(t) FROM (SELECT sum(v) OVER (PARTITION BY v > 900 ORDER BY v "
+           "RANGE BETWEEN 5 PRECEDING AND CURRENT ROW) AS t FROM fact) y")
+    cmd = tandem_command() + ["sql", sql, "--table", f"fact={tables['fact']}"] + limited(tmp_path)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stdout[:500]
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "window partition larger than tandem.memory.host.limit" in proc.stderr, proc.stderr
+    assert os.listdir(tmp_path) == []
 
 
 def test_a_window_over_one_partition_larger_than_the_limit_prints_to_standard_output(

@@ -253,6 +253,7 @@ Result<Table> QueryRun::WindowBySpilling(const PlanNode& node, Table* input) {
   };
   int64_t spilled = 0;
   std::string counts;
+  cpu::WindowPartitionCounts large;
   Table last{split.steps.back()->schema, {}};
   // The last step's columns in the node's order (views of the same columns).
   auto in_node_order = [&](const Batch& b) {
@@ -275,16 +276,19 @@ Result<Table> QueryRun::WindowBySpilling(const PlanNode& node, Table* input) {
                                              : ", ") +
               std::to_string(parts->count());
     if (i + 1 == split.steps.size()) {
-      TANDEM_RETURN_NOT_OK(cpu::WindowOverPartitions(step, *parts, ctx_, retry, [&](Table part) {
-        if (!out_file) {
-          for (BatchPtr& b : part.batches) last.batches.push_back(std::move(b));
-          return Status::OK();
-        }
-        for (const BatchPtr& b : cpu::opx::Morsels(part, 1, ctx_.cpu_batch_rows)) {
-          TANDEM_RETURN_NOT_OK((*out_file)->Append(*in_node_order(*b)));
-        }
-        return Status::OK();
-      }));
+      TANDEM_RETURN_NOT_OK(cpu::WindowOverPartitions(
+          step, *parts, ctx_, retry,
+          [&](Table part) {
+            if (!out_file) {
+              for (BatchPtr& b : part.batches) last.batches.push_back(std::move(b));
+              return Status::OK();
+            }
+            for (const BatchPtr& b : cpu::opx::Morsels(part, 1, ctx_.cpu_batch_rows)) {
+              TANDEM_RETURN_NOT_OK((*out_file)->Append(*in_node_order(*b)));
+            }
+            return Status::OK();
+          },
+          &large));
       break;
     }
     // This step's rows, the next step's input, go to disk by the next step's keys.
@@ -292,13 +296,16 @@ Result<Table> QueryRun::WindowBySpilling(const PlanNode& node, Table* input) {
     cpu::PartitionSink sink(cpu::SharedPartitionKeys(*split.steps[i + 1]), nullptr, step.schema,
                             *next);
     EvalContext eval = ctx_.eval;
-    TANDEM_RETURN_NOT_OK(cpu::WindowOverPartitions(step, *parts, ctx_, retry, [&](Table part) {
-      for (BatchPtr& b : part.batches) {
-        TANDEM_RETURN_NOT_OK(sink.Consume(*b, eval));
-        b.reset();
-      }
-      return Status::OK();
-    }));
+    TANDEM_RETURN_NOT_OK(cpu::WindowOverPartitions(
+        step, *parts, ctx_, retry,
+        [&](Table part) {
+          for (BatchPtr& b : part.batches) {
+            TANDEM_RETURN_NOT_OK(sink.Consume(*b, eval));
+            b.reset();
+          }
+          return Status::OK();
+        },
+        &large));
     TANDEM_RETURN_NOT_OK(next->FinishWriting());
     parts = std::move(next);
   }
@@ -312,6 +319,14 @@ Result<Table> QueryRun::WindowBySpilling(const PlanNode& node, Table* input) {
           : "in " + std::to_string(split.steps.size()) +
                 " steps by their PARTITION BY keys, each partitioned on disk: " + counts +
                 " partitions";
+  spilled += large.spilled_bytes;
+  if (large.sorted_files > 0) {
+    how += "; " + std::to_string(large.sorted_files) +
+           (large.sorted_files == 1 ? " partition" : " partitions") +
+           " too large sorted by key on disk, " + std::to_string(large.large_partitions) +
+           (large.large_partitions == 1 ? " window partition" : " window partitions") +
+           " in ordered chunks";
+  }
   if (out_file) {
     TANDEM_RETURN_NOT_OK((*out_file)->FinishWriting());
     how += "; its rows written to disk as made, read back by the operator above";
@@ -328,7 +343,7 @@ Result<Table> QueryRun::WindowInOrder(const PlanNode& node, Table* input) {
   }
   const OperatorStart start = StartOperator();
   const PlanNode& child = *node.children[0];
-  const std::vector<SortKey>& order_by = node.windows[0].order_by;
+  const std::vector<SortKey>& order_by = cpu::ChunkOrder(node);
   const bool read_twice = cpu::NeedsEveryRowFirst(node);
   // The window's rows go to a spill file when what reads them can take them from there
   // (RunPipelineSource), else to one table.

@@ -24,14 +24,22 @@ bool SameOrder(const std::vector<SortKey>& a, const std::vector<SortKey>& b) {
 
 }  // namespace
 
+const std::vector<SortKey>& ChunkOrder(const PlanNode& window) {
+  for (const WindowCall& call : window.windows) {
+    if (!call.order_by.empty()) return call.order_by;
+  }
+  return window.windows[0].order_by;
+}
+
 bool ComputesInOrderedChunks(const PlanNode& window) {
   if (window.kind != PlanKind::kWindow || window.windows.empty() || window.children.empty() ||
       !window.children[0]) {
     return false;
   }
-  const std::vector<SortKey>& order = window.windows[0].order_by;
+  const std::vector<SortKey>& order = ChunkOrder(window);
   for (const WindowCall& call : window.windows) {
-    if (!call.partition_by.empty() || !SameOrder(call.order_by, order) ||
+    if (!call.partition_by.empty() ||
+        (!call.order_by.empty() && !SameOrder(call.order_by, order)) ||
         !CallComputesInChunks(call)) {
       return false;
     }
@@ -54,7 +62,7 @@ OrderedWindowChunks::OrderedWindowChunks(const PlanNode& window, int64_t chunk_r
       emit_(std::move(emit)),
       runner_(WindowChunkRunner::Make(window, ctx)),
       made_{window.schema, {}} {
-  SplitSortKeys(window.windows[0].order_by, &key_exprs_, &orders_);
+  SplitSortKeys(ChunkOrder(window), &key_exprs_, &orders_);
 }
 
 OrderedWindowChunks::~OrderedWindowChunks() = default;

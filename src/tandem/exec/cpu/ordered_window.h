@@ -33,10 +33,12 @@
 
 namespace tandem::cpu {
 
-// Whether every call of `window` has no PARTITION BY, the same ORDER BY as the first (or none),
-// and is one of the calls above (RANK, DENSE_RANK, PERCENT_RANK and CUME_DIST only with an
-// ORDER BY).
+// Whether every call of `window` has no PARTITION BY, either no ORDER BY or the same as every
+// other call that has one, and is one of the calls above (RANK, DENSE_RANK, PERCENT_RANK and
+// CUME_DIST only with an ORDER BY).
 bool ComputesInOrderedChunks(const PlanNode& window);
+// The ORDER BY of those calls that have one (empty: none has).
+const std::vector<SortKey>& ChunkOrder(const PlanNode& window);
 
 // Whether such a window needs every row seen once before its first chunk (aggregates over the
 // whole partition, FIRST_VALUE, NTH_VALUE and LAST_VALUE picks, NTILE, PERCENT_RANK, CUME_DIST):

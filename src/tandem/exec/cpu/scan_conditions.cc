@@ -97,8 +97,7 @@ std::vector<parquet::RowCondition> RowConditionsFor(const Expr& predicate, const
     const std::vector<int> columns = plan::ColumnsOf(*conjunct);
     if (columns.size() != 1 || !SafeOnAnyValue(*conjunct)) continue;
     const int c = columns[0];
-    if (c < 0 || c >= scan.schema.num_fields() ||
-        c >= static_cast<int>(scan.scan_columns.size()) ||
+    if (c < 0 || c >= scan.schema.num_fields() || c >= static_cast<int>(scan.scan_columns.size()) ||
         scan.schema.field(c).type.id == TypeId::kBool) {
       continue;
     }

@@ -12,6 +12,7 @@
 #include "tandem/exec/cpu/hash_aggregate.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/cpu/ordered_window.h"
 #include "tandem/exec/cpu/row_gather.h"
 #include "tandem/exec/cpu/sort_keys.h"
 #include "tandem/exec/cpu/window_functions.h"
@@ -544,7 +545,7 @@ class ChunkRunner final : public WindowChunkRunner {
   Result<Peers> PeersOf(const std::vector<BatchPtr>& batches) {
     std::vector<ExprPtr> exprs;
     std::vector<SortOrder> orders;
-    SplitSortKeys(window_.windows[0].order_by, &exprs, &orders);
+    SplitSortKeys(ChunkOrder(window_), &exprs, &orders);
     const int num_keys = static_cast<int>(exprs.size());
     Peers peers;
     EvalContext eval = ctx_.eval;

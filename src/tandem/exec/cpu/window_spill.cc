@@ -2,6 +2,7 @@
 #include "tandem/exec/cpu/window_spill.h"
 
 #include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/cpu/window_large_partitions.h"
 
 namespace tandem::cpu {
 namespace {
@@ -84,16 +85,28 @@ WindowSteps SplitByPartitionKeys(const PlanNode& window) {
 }
 
 Status WindowOverPartitions(const PlanNode& window, SpillPartitions& parts, ExecContext& ctx,
-                            const HostRetry& retry, const std::function<Status(Table)>& emit) {
+                            const HostRetry& retry, const std::function<Status(Table)>& emit,
+                            WindowPartitionCounts* counts) {
   const Schema& input_schema = window.children[0]->schema;
   for (int p = 0; p < parts.count(); ++p) {
     if (parts.file(p).rows() == 0) continue;
-    TANDEM_ASSIGN_OR_RAISE(Table part, retry(window, [&]() -> Result<Table> {
-                             TANDEM_ASSIGN_OR_RAISE(Table rows,
-                                                    parts.file(p).ReadAll(input_schema));
-                             return Window(window, rows, ctx);
-                           }));
-    TANDEM_RETURN_NOT_OK(emit(std::move(part)));
+    Result<Table> part = retry(window, [&]() -> Result<Table> {
+      TANDEM_ASSIGN_OR_RAISE(Table rows, parts.file(p).ReadAll(input_schema));
+      return Window(window, rows, ctx);
+    });
+    if (!part.ok() && part.status().code() == StatusCode::kOutOfMemory && !ctx.Cancelled()) {
+      // Too large whole (a key that holds most rows): sorted by partition, walked in order.
+      int large = 0;
+      int64_t spilled = 0;
+      TANDEM_RETURN_NOT_OK(
+          WindowOverSortedRows(window, parts.file(p), ctx, emit, &large, &spilled));
+      ++counts->sorted_files;
+      counts->large_partitions += large;
+      counts->spilled_bytes += spilled;
+      continue;
+    }
+    TANDEM_RETURN_NOT_OK(part.status());
+    TANDEM_RETURN_NOT_OK(emit(std::move(part).value()));
   }
   return Status::OK();
 }

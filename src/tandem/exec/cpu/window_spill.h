@@ -33,10 +33,20 @@ struct WindowSteps {
 };
 WindowSteps SplitByPartitionKeys(const PlanNode& window);
 
+// Partitions on disk that did not fit whole (exec/cpu/window_large_partitions.h): files sorted
+// by their PARTITION BY keys, and window partitions among them computed in ordered chunks.
+struct WindowPartitionCounts {
+  int sorted_files = 0;
+  int large_partitions = 0;
+  int64_t spilled_bytes = 0;  // their sorted runs and sorted rows
+};
+
 // The window node over each partition of `parts` (rows of its input's schema) in turn, each
 // partition read, computed and released before the next, its output handed to `emit`; `retry`
-// runs each partition again where any operator would after running out of memory.
+// runs each partition again where any operator would after running out of memory, and one that
+// still does not fit is sorted through disk by its keys and walked in that order.
 Status WindowOverPartitions(const PlanNode& window, SpillPartitions& parts, ExecContext& ctx,
-                            const HostRetry& retry, const std::function<Status(Table)>& emit);
+                            const HostRetry& retry, const std::function<Status(Table)>& emit,
+                            WindowPartitionCounts* counts);
 
 }  // namespace tandem::cpu
