@@ -94,6 +94,13 @@ CASES = {
         "FROM fact WHERE v > -500", "partitioned on disk"),
     "aggregate_global_distinct_strings": (
         "SELECT count(DISTINCT s) AS ds, sum(v) AS sv FROM fact", "partitioned on disk"),
+    # DISTINCT calls on several arguments: the input partitioned by each in turn (the filtered
+    # scan runs once per argument), the rows of each put side by side.
+    "aggregate_global_distinct_several_arguments": (
+        "SELECT count(DISTINCT k) AS dk, count(*) AS n, count(DISTINCT s) AS ds, sum(v) AS sv, "
+        "sum(DISTINCT v) AS sdv, avg(DISTINCT k) AS adk, max(s) AS mx, "
+        "count(DISTINCT amt) AS da FROM fact WHERE v <> 7",
+        "in 4 passes over the input, one per DISTINCT argument"),
     "aggregate_filtered_string_keys": (
         "SELECT count(*) AS groups, sum(c) AS c, max(hi) AS hi, sum(sa) AS sa FROM (SELECT s, "
         "count(*) AS c, max(v) AS hi, sum(amt) AS sa FROM fact WHERE v <> 0 GROUP BY s) x",

@@ -218,6 +218,10 @@ void NoteSpills(const std::vector<const PlanNode*>& chain, const cpu::SpillableS
     if (spill.aggregate_resplits > 0) {
       m.name += ", " + std::to_string(spill.aggregate_resplits) + " split again";
     }
+    if (spill.aggregate_passes > 1) {
+      m.name += ", in " + std::to_string(spill.aggregate_passes) +
+                " passes over the input, one per DISTINCT argument";
+    }
     m.name += ")";
     m.spilled_bytes = spill.aggregate_bytes;
     total += m.spilled_bytes;

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "tandem/column/take.h"
 #include "tandem/exec/cpu/hash_aggregate.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
@@ -300,44 +301,67 @@ Result<Table> RunPipelineSpilling(Pipeline& p, SpillableSteps& spill, ExecContex
 }
 
 const Expr* DistinctPartitionKey(const PlanNode& aggregate) {
+  const std::vector<DistinctGroup> groups = DistinctGroupsOf(aggregate);
+  return groups.size() == 1 ? groups[0].key : nullptr;
+}
+
+std::vector<DistinctGroup> DistinctGroupsOf(const PlanNode& aggregate) {
   if (aggregate.kind != PlanKind::kAggregate || !aggregate.group_keys.empty() ||
       !aggregate.grouping_sets.empty()) {
-    return nullptr;
+    return {};
   }
-  const Expr* key = nullptr;
-  for (const AggregateCall& a : aggregate.aggregates) {
-    if (a.distinct && a.arg && !key) key = a.arg.get();
+  std::vector<DistinctGroup> groups;
+  std::vector<size_t> plain;  // the calls without DISTINCT: with the first group
+  for (size_t i = 0; i < aggregate.aggregates.size(); ++i) {
+    const AggregateCall& a = aggregate.aggregates[i];
+    if (!a.distinct || !a.arg) {
+      plain.push_back(i);
+      continue;
+    }
+    size_t g = 0;
+    while (g < groups.size() && !SameExpr(*groups[g].key, *a.arg)) ++g;
+    if (g == groups.size()) groups.push_back(DistinctGroup{a.arg.get(), {}, nullptr});
+    groups[g].calls.push_back(i);
   }
-  std::string why;
-  return key && SplitForChunks(aggregate, &why, key) ? key : nullptr;
+  if (groups.empty()) return {};
+  for (size_t i : plain) groups[0].calls.push_back(i);
+  for (DistinctGroup& group : groups) {
+    if (groups.size() == 1) {
+      group.aggregate = std::make_shared<PlanNode>(aggregate);
+    } else {
+      std::sort(group.calls.begin(), group.calls.end());
+      auto sub = std::make_shared<PlanNode>(aggregate);
+      sub->aggregates.clear();
+      sub->schema.fields.clear();
+      for (size_t i : group.calls) {
+        sub->aggregates.push_back(aggregate.aggregates[i]);
+        sub->schema.fields.push_back(aggregate.schema.fields[i]);
+      }
+      group.aggregate = std::move(sub);
+    }
+    std::string why;
+    if (!SplitForChunks(*group.aggregate, &why, group.key)) return {};
+  }
+  return groups;
 }
 
 bool CanSpillAggregate(const PlanNode& aggregate) {
   return aggregate.kind == PlanKind::kAggregate &&
-         (!SharedGroupKeys(aggregate).empty() || DistinctPartitionKey(aggregate));
+         (!SharedGroupKeys(aggregate).empty() || !DistinctGroupsOf(aggregate).empty());
 }
 
-Result<Table> AggregateBySpilling(Pipeline& p, SpillableSteps& spill, const PlanNode& aggregate,
-                                  const Expr* predicate, ExecContext& ctx, const HostRetry& retry,
-                                  PipelineTimes* times, int64_t* selected, SpillFile* to_disk) {
-  const PlanNode& below = *aggregate.children[0];
+namespace {
+
+// The rows p produces partitioned on disk by `keys` (p's sink replaced for the run), each
+// partition aggregated by `per_partition` into *out (or `to_disk`).
+Status PartitionAndAggregate(Pipeline& p, SpillableSteps& spill, const PlanNode& per_partition,
+                             const std::vector<const Expr*>& keys, const Expr* predicate,
+                             ExecContext& ctx, const HostRetry& retry, PipelineTimes* times,
+                             int64_t* selected, Table* out, SpillFile* to_disk) {
+  const PlanNode& below = *per_partition.children[0];
   const int count = SpillPartitionCount(EstimatedSpillBytes(below), SpillBudget());
   TANDEM_ASSIGN_OR_RAISE(std::unique_ptr<SpillPartitions> parts,
                          SpillPartitions::Create(count, ctx.spill_dir));
-  std::vector<const Expr*> keys;
-  for (int k : SharedGroupKeys(aggregate)) keys.push_back(aggregate.group_keys[k].get());
-  // A global aggregation with DISTINCT calls on one argument: partitioned by that argument,
-  // each partition's partial row (its own distinct values), then one merge of those rows.
-  std::optional<SplitAggregate> split;
-  if (keys.empty()) {
-    const Expr* distinct = DistinctPartitionKey(aggregate);
-    std::string why;
-    if (distinct) split = SplitForChunks(aggregate, &why, distinct);
-    if (!split) return Status::Internal("aggregation without keys partitioned: " + why);
-    keys.push_back(distinct);
-    to_disk = nullptr;  // one row
-  }
-  const PlanNode& per_partition = split ? *split->partial : aggregate;
   PartitionSink sink(keys, predicate, below.schema, *parts);
   PipelineSink* own = p.sink;
   p.sink = &sink;
@@ -346,20 +370,60 @@ Result<Table> AggregateBySpilling(Pipeline& p, SpillableSteps& spill, const Plan
   TANDEM_RETURN_NOT_OK(ran.status());
   TANDEM_RETURN_NOT_OK(parts->FinishWriting());
   *selected = sink.rows_selected();
-  spill.aggregate_bytes = parts->bytes();
-  spill.aggregate_partitions = count;
-  spill.aggregate_resplits = 0;
-  Table out;
-  out.schema = per_partition.schema;
+  spill.aggregate_bytes += parts->bytes();
+  spill.aggregate_partitions += count;
+  out->schema = per_partition.schema;
   for (int q = 0; q < count; ++q) {
     if (ctx.Cancelled()) return ExecContext::CancelledError();
     TANDEM_RETURN_NOT_OK(
-        AggregatePartition(per_partition, parts->file(q), keys, 1, ctx, spill, &out, to_disk));
+        AggregatePartition(per_partition, parts->file(q), keys, 1, ctx, spill, out, to_disk));
   }
-  if (to_disk) TANDEM_RETURN_NOT_OK(to_disk->FinishWriting());
-  if (!split) return out;
-  TANDEM_ASSIGN_OR_RAISE(Table merged, HashAggregate(*split->merge, out, ctx));
-  return Project(*split->finish, merged, ctx);
+  return to_disk ? to_disk->FinishWriting() : Status::OK();
+}
+
+}  // namespace
+
+Result<Table> AggregateBySpilling(Pipeline& p, SpillableSteps& spill, const PlanNode& aggregate,
+                                  const Expr* predicate, ExecContext& ctx, const HostRetry& retry,
+                                  PipelineTimes* times, int64_t* selected, SpillFile* to_disk) {
+  spill.aggregate_bytes = 0;
+  spill.aggregate_partitions = 0;
+  spill.aggregate_resplits = 0;
+  spill.aggregate_passes = 1;
+  std::vector<const Expr*> keys;
+  for (int k : SharedGroupKeys(aggregate)) keys.push_back(aggregate.group_keys[k].get());
+  if (!keys.empty()) {
+    Table out;
+    TANDEM_RETURN_NOT_OK(PartitionAndAggregate(p, spill, aggregate, keys, predicate, ctx, retry,
+                                               times, selected, &out, to_disk));
+    return out;
+  }
+  // A global aggregation with DISTINCT calls: per DISTINCT argument, the input partitioned by it,
+  // each partition's partial row (its own distinct values), then one merge of those rows; with
+  // several arguments, the input runs once per argument and the rows are put side by side.
+  const std::vector<DistinctGroup> groups = DistinctGroupsOf(aggregate);
+  if (groups.empty()) return Status::Internal("aggregation without keys partitioned");
+  spill.aggregate_passes = static_cast<int>(groups.size());
+  std::vector<ColumnPtr> columns(aggregate.aggregates.size());
+  for (const DistinctGroup& group : groups) {
+    std::string why;
+    const std::optional<SplitAggregate> split = SplitForChunks(*group.aggregate, &why, group.key);
+    if (!split) return Status::Internal("aggregation without keys partitioned: " + why);
+    Table partials;
+    TANDEM_RETURN_NOT_OK(PartitionAndAggregate(p, spill, *split->partial, {group.key}, predicate,
+                                               ctx, retry, times, selected, &partials, nullptr));
+    TANDEM_ASSIGN_OR_RAISE(Table merged, HashAggregate(*split->merge, partials, ctx));
+    TANDEM_ASSIGN_OR_RAISE(Table row, Project(*split->finish, merged, ctx));
+    if (groups.size() == 1) return row;
+    const BatchPtr one = CombineBatches(row);
+    if (one->num_rows != 1) return Status::Internal("aggregation without keys made no row");
+    for (size_t c = 0; c < group.calls.size(); ++c) columns[group.calls[c]] = one->columns[c];
+  }
+  auto batch = std::make_shared<Batch>();
+  batch->schema = aggregate.schema;
+  batch->num_rows = 1;
+  batch->columns = std::move(columns);
+  return Table{aggregate.schema, {std::move(batch)}};
 }
 
 }  // namespace tandem::cpu

@@ -37,6 +37,7 @@ struct SpillableSteps {
   int64_t aggregate_bytes = 0;   // the partitioned aggregation's input
   int aggregate_partitions = 0;  // its partitions
   int aggregate_resplits = 0;    // partitions (or pieces) that had to be split again
+  int aggregate_passes = 1;      // runs of the input (one per DISTINCT argument of a global one)
 };
 
 // Host memory a spilled operator may plan to hold at once (a part of what the budget has free),
@@ -69,11 +70,21 @@ Status ConsumeSpilledBlocks(const SpillFile& file, const Schema& schema, Pipelin
 // calls combine, exec/split_aggregate.h): that argument, by which its input can be partitioned
 // (each partition's distinct values its own, the partitions' partial rows merged); else null.
 const Expr* DistinctPartitionKey(const PlanNode& aggregate);
+// An aggregation without keys with DISTINCT calls, split by DISTINCT argument: per argument, its
+// calls (the calls without DISTINCT go with the first) as an aggregation of their own, which
+// that argument partitions. Empty when it has no DISTINCT call or a part does not combine.
+struct DistinctGroup {
+  const Expr* key;            // the DISTINCT argument
+  std::vector<size_t> calls;  // the aggregation's calls computed by `aggregate`, in its order
+  PlanPtr aggregate;          // those calls (the aggregation itself when there is one group)
+};
+std::vector<DistinctGroup> DistinctGroupsOf(const PlanNode& aggregate);
 // Whether an aggregation can be partitioned by a key all its grouping sets share, or by its
-// DISTINCT argument (DistinctPartitionKey).
+// DISTINCT arguments (DistinctGroupsOf).
 bool CanSpillAggregate(const PlanNode& aggregate);
-// The partitioned aggregation of `aggregate` over what p produces (p's sink is replaced); the
-// rows that passed `predicate` (a fused filter, or null) go to *selected. With `to_disk`, each
+// The partitioned aggregation of `aggregate` over what p produces (p's sink is replaced; p runs
+// once per DISTINCT argument of a global aggregation with several); the rows that passed
+// `predicate` (a fused filter, or null) go to *selected. With `to_disk`, each
 // partition's groups are appended to that file as they are made (and no rows are returned): the
 // groups need not fit in memory together.
 Result<Table> AggregateBySpilling(Pipeline& p, SpillableSteps& spill, const PlanNode& aggregate,
