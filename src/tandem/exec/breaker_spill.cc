@@ -124,21 +124,22 @@ Result<Table> QueryRun::SetOpBySpilling(const PlanNode& node) {
   for (const PlanPtr& input : node.children) estimate += cpu::EstimatedSpillBytes(*input);
   const int count = cpu::SpillPartitionCount(estimate, cpu::SpillBudget());
   std::vector<std::unique_ptr<SpillPartitions>> parts(node.children.size());
+  // Each input partitioned by all its columns.
+  std::vector<std::vector<ExprPtr>> columns(node.children.size());
+  std::vector<std::vector<const Expr*>> keys(node.children.size());
   int64_t spilled = 0;
   for (size_t i = 0; i < node.children.size(); ++i) {
     const PlanNode& child = *node.children[i];
     const ForgetOutputFile forget(this, &child);
-    std::vector<ExprPtr> columns;
-    std::vector<const Expr*> keys;
     for (int c = 0; c < child.schema.num_fields(); ++c) {
-      columns.push_back(plan::ColumnOf(child, c));
-      keys.push_back(columns.back().get());
+      columns[i].push_back(plan::ColumnOf(child, c));
+      keys[i].push_back(columns[i].back().get());
     }
     // Each attempt writes fresh partitions (a failed one leaves its rows in its own).
     TANDEM_RETURN_NOT_OK(WithHostRetry(child, [&]() -> Result<Table> {
                            TANDEM_ASSIGN_OR_RAISE(parts[i],
                                                   SpillPartitions::Create(count, ctx_.spill_dir));
-                           cpu::PartitionSink sink(keys, nullptr, child.schema, *parts[i]);
+                           cpu::PartitionSink sink(keys[i], nullptr, child.schema, *parts[i]);
                            TANDEM_RETURN_NOT_OK(FeedChild(child, sink));
                            TANDEM_RETURN_NOT_OK(parts[i]->FinishWriting());
                            return Table();
@@ -150,26 +151,25 @@ Result<Table> QueryRun::SetOpBySpilling(const PlanNode& node) {
     TANDEM_ASSIGN_OR_RAISE(*out_file, SpillFile::Create(ctx_.spill_dir));
   }
   Table out{node.schema, {}};
-  for (int q = 0; q < count; ++q) {
-    TANDEM_RETURN_NOT_OK(CheckCancelled());
-    TANDEM_ASSIGN_OR_RAISE(Table part, WithHostRetry(node, [&]() -> Result<Table> {
-                             std::vector<Table> inputs;
-                             for (size_t i = 0; i < parts.size(); ++i) {
-                               TANDEM_ASSIGN_OR_RAISE(
-                                   Table rows, parts[i]->file(q).ReadAll(node.children[i]->schema));
-                               inputs.push_back(std::move(rows));
-                             }
-                             return cpu::SetOperation(node, inputs, ctx_);
-                           }));
+  const std::function<Status(Table)> emit = [&](Table part) -> Status {
     if (!out_file) {
       for (BatchPtr& b : part.batches) out.batches.push_back(std::move(b));
-      continue;
+      return Status::OK();
     }
     for (const BatchPtr& b : cpu::opx::Morsels(part, 1, ctx_.cpu_batch_rows)) {
       TANDEM_RETURN_NOT_OK((*out_file)->Append(*b));
     }
+    return Status::OK();
+  };
+  int resplits = 0;
+  for (int q = 0; q < count; ++q) {
+    TANDEM_RETURN_NOT_OK(CheckCancelled());
+    std::vector<SpillFile*> files;
+    for (const auto& p : parts) files.push_back(&p->file(q));
+    TANDEM_RETURN_NOT_OK(SetOpPartition(node, files, keys, 0, &resplits, &spilled, emit));
   }
   std::string name = "SetOperation (partitioned on disk: " + std::to_string(count) + " partitions";
+  if (resplits > 0) name += ", " + std::to_string(resplits) + " split again";
   if (out_file) {
     TANDEM_RETURN_NOT_OK((*out_file)->FinishWriting());
     spilled += (*out_file)->bytes();
@@ -178,6 +178,46 @@ Result<Table> QueryRun::SetOpBySpilling(const PlanNode& node) {
   RecordSpilledOperator(node, name + ")", out, spilled, start);
   if (out_file) RecordOutputFile(node, **out_file);
   return out;
+}
+
+Status QueryRun::SetOpPartition(const PlanNode& node, const std::vector<SpillFile*>& files,
+                                const std::vector<std::vector<const Expr*>>& keys, int depth,
+                                int* resplits, int64_t* spilled,
+                                const std::function<Status(Table)>& emit) {
+  Result<Table> part = cpu::opx::CatchOutOfMemory([&]() -> Result<Table> {
+    std::vector<Table> inputs;
+    for (size_t i = 0; i < files.size(); ++i) {
+      TANDEM_ASSIGN_OR_RAISE(Table rows, files[i]->ReadAll(node.children[i]->schema));
+      inputs.push_back(std::move(rows));
+    }
+    return cpu::SetOperation(node, inputs, ctx_);
+  });
+  if (part.ok()) return emit(std::move(part).value());
+  if (part.status().code() != StatusCode::kOutOfMemory || depth >= cpu::kMaxSplitDepth ||
+      ctx_.Cancelled()) {
+    return part.status();
+  }
+  // Too large (the partition count came from estimates): every input's partition split again
+  // with another partition function, the pieces run in turn.
+  ++*resplits;
+  std::vector<std::unique_ptr<SpillPartitions>> pieces(files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    const Schema& schema = node.children[i]->schema;
+    TANDEM_ASSIGN_OR_RAISE(pieces[i], SpillPartitions::Create(cpu::kSplitPieces, ctx_.spill_dir));
+    cpu::PartitionSink split(keys[i], nullptr, schema, *pieces[i],
+                             static_cast<uint64_t>(depth) + 1);
+    TANDEM_RETURN_NOT_OK(cpu::ConsumeSpilledBlocks(*files[i], schema, split, ctx_));
+    TANDEM_RETURN_NOT_OK(pieces[i]->FinishWriting());
+    *spilled += pieces[i]->bytes();
+  }
+  for (int q = 0; q < cpu::kSplitPieces; ++q) {
+    TANDEM_RETURN_NOT_OK(CheckCancelled());
+    std::vector<SpillFile*> piece_files;
+    for (const auto& p : pieces) piece_files.push_back(&p->file(q));
+    TANDEM_RETURN_NOT_OK(
+        SetOpPartition(node, piece_files, keys, depth + 1, resplits, spilled, emit));
+  }
+  return Status::OK();
 }
 
 void QueryRun::RecordOutputFile(const PlanNode& node, const SpillFile& file) {

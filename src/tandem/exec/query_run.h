@@ -210,6 +210,11 @@ class QueryRun {
   // and the operation runs one partition at a time; the output goes to the reader's file when
   // it takes one (RunPipelineSource).
   Result<Table> SetOpBySpilling(const PlanNode& node);
+  // The set operation over one partition of each input (`files`, partitioned by all columns,
+  // `keys`), its rows to `emit`; a partition that does not fit is split again on disk.
+  Status SetOpPartition(const PlanNode& node, const std::vector<SpillFile*>& files,
+                        const std::vector<std::vector<const Expr*>>& keys, int depth, int* resplits,
+                        int64_t* spilled, const std::function<Status(Table)>& emit);
   // Where node's output goes when it is partitioned on disk (RunPipelineSource), or null.
   std::unique_ptr<SpillFile>* OutputFileOf(const PlanNode& node) const;
   // The build side of a grace join run again into partitions on disk, when collecting it

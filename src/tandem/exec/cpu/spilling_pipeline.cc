@@ -16,10 +16,6 @@
 namespace tandem::cpu {
 namespace {
 
-// How many times a partition of an aggregation's input may be split again.
-constexpr int kMaxSplitDepth = 4;
-constexpr int kSplitPieces = 8;
-
 // Adds a run's times; the batches of its source count only for the pipeline's own source (a
 // partition read back from disk is not what the scan read).
 void AddTimes(const PipelineTimes& t, bool own_source, PipelineTimes* total) {

@@ -21,6 +21,11 @@
 
 namespace tandem::cpu {
 
+// How many times a partition on disk that still does not fit may be split again (another
+// partition function each time), and into how many pieces.
+constexpr int kMaxSplitDepth = 4;
+constexpr int kSplitPieces = 8;
+
 // Runs op, trying again where the executor would after running out of memory
 // (QueryRun::WithHostRetry).
 using HostRetry =
