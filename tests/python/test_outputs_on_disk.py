@@ -126,6 +126,13 @@ CASES = {
         "ntile(5) OVER w AS nt, first_value(k) OVER w AS fk, "
         "round(percent_rank() OVER w, 9) AS pr FROM fact WINDOW w AS "
         "(PARTITION BY v > 900 ORDER BY s, k, v)) y GROUP BY 1", LARGE_WINDOW_PARTITION),
+    # Peer groups of 200 000 rows (ORDER BY v % 2), each larger than the limit, under calls
+    # that do not see peers: chunks end inside them.
+    "window_one_partition_peer_groups_larger_than_the_limit": (
+        "SELECT p, count(*) AS n, sum(rn) AS srn, max(rn) AS mrn, sum(nt) AS snt, max(t) AS t "
+        "FROM (SELECT v % 2 AS p, row_number() OVER w AS rn, ntile(4) OVER w AS nt, "
+        "sum(v) OVER () AS t FROM fact WINDOW w AS (ORDER BY v % 2)) y GROUP BY p",
+        ONE_PARTITION_READ_TWICE),
     # OVER () with no ORDER BY over rows that do not fit: they go to disk as they come, read
     # once for the aggregates over every row, then again for the rows.
     "window_over_every_row_unordered": (

@@ -303,6 +303,33 @@ TEST(OrderedWindow, PositionsAmongAllRows) { ExpectChunksMatch(PositionWindow())
 
 TEST(OrderedWindow, FirstLastAndNthValues) { ExpectChunksMatch(PickWindow()); }
 
+// Calls that do not see peers (ROW_NUMBER, NTILE, frames by ROWS, over the whole partition):
+// chunks end anywhere, inside the long peer groups of the input too.
+PlanPtr PeerBlindWindow() {
+  using K = WindowFunctionKind;
+  using A = AggregateKind;
+  WindowCall ntile = Call("nt7", K::kNtile, DataType::Int64());
+  ntile.args.push_back(MakeLiteral(Value::Int64(7)));
+  return MakeWindow(
+      MakeValues(InputSchema(), {}),
+      {Call("rn", K::kRowNumber, DataType::Int64()),
+       Call("sx_rows", K::kAggregate, DataType::Int64(), A::kSum, 1, Frame::kRunningRows),
+       Call("mnx", K::kAggregate, DataType::Int64(), A::kMin, 1, Frame::kRunningRows),
+       Call("am_rows", K::kAggregate, DataType::Decimal(16, 6), A::kAvg, 3, Frame::kRunningRows),
+       Call("lv_rows", K::kLastValue, DataType::Int64(), A::kCountStar, 1, Frame::kRunningRows),
+       Call("sx_all", K::kAggregate, DataType::Int64(), A::kSum, 1, Frame::kWhole), ntile,
+       Navigation("lead2", K::kLead, 1, 2)});
+}
+
+TEST(OrderedWindow, CallsBlindToPeersCutInsidePeerGroups) {
+  EXPECT_TRUE(cpu::PeersMatter(*ChunkableWindow()));
+  EXPECT_TRUE(cpu::PeersMatter(*PositionWindow()));  // PERCENT_RANK, CUME_DIST
+  EXPECT_FALSE(cpu::PeersMatter(*NavigationWindow()));
+  EXPECT_FALSE(cpu::PeersMatter(*SlidingWindow()));
+  EXPECT_FALSE(cpu::PeersMatter(*PeerBlindWindow()));
+  ExpectChunksMatch(PeerBlindWindow());
+}
+
 TEST(OrderedWindow, WithNoOrderByChunksAreTheInputsBatches) {
   ExpectChunksMatch(UnorderedWindow());
 }

@@ -47,6 +47,13 @@ bool ComputesInOrderedChunks(const PlanNode& window) {
   return true;
 }
 
+bool PeersMatter(const PlanNode& window) {
+  for (const WindowCall& call : window.windows) {
+    if (CallSeesPeers(call)) return true;
+  }
+  return false;
+}
+
 bool NeedsEveryRowFirst(const PlanNode& window) {
   for (const WindowCall& call : window.windows) {
     if (CallNeedsEveryRowFirst(call)) return true;
@@ -61,6 +68,7 @@ OrderedWindowChunks::OrderedWindowChunks(const PlanNode& window, int64_t chunk_r
       ctx_(ctx),
       emit_(std::move(emit)),
       runner_(WindowChunkRunner::Make(window, ctx)),
+      peers_matter_(PeersMatter(window)),
       made_{window.schema, {}} {
   SplitSortKeys(ChunkOrder(window), &key_exprs_, &orders_);
 }
@@ -102,7 +110,7 @@ Status OrderedWindowChunks::Consume(BatchPtr batch) {
   pending_.push_back(std::move(batch));
   pending_keys_.emplace_back();
   if (pending_rows_ < chunk_rows_) return Status::OK();
-  if (num_keys == 0) {  // no ORDER BY: no peers to keep together
+  if (num_keys == 0 || !peers_matter_) {  // no peers to keep together
     pending_keys_.clear();
     pending_rows_ = 0;
     std::vector<BatchPtr> chunk = std::move(pending_);

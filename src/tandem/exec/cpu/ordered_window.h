@@ -40,6 +40,11 @@ bool ComputesInOrderedChunks(const PlanNode& window);
 // The ORDER BY of those calls that have one (empty: none has).
 const std::vector<SortKey>& ChunkOrder(const PlanNode& window);
 
+// Whether a call's value for a row depends on the row's peers (the rows equal to it in ORDER
+// BY): RANK and the like, frames by RANGE. When none does, chunks end anywhere, so a peer group
+// need not fit in memory (ROW_NUMBER() OVER (ORDER BY day) over days of many rows).
+bool PeersMatter(const PlanNode& window);
+
 // Whether such a window needs every row seen once before its first chunk (aggregates over the
 // whole partition, FIRST_VALUE, NTH_VALUE and LAST_VALUE picks, NTILE, PERCENT_RANK, CUME_DIST):
 // its sorted rows are then read twice (from a file on disk when they do not fit).
@@ -74,6 +79,7 @@ class OrderedWindowChunks {
   ExecContext& ctx_;
   std::function<Status(BatchPtr)> emit_;
   std::unique_ptr<WindowChunkRunner> runner_;
+  const bool peers_matter_;  // chunks end where a peer group ends
   std::vector<ExprPtr> key_exprs_;
   std::vector<SortOrder> orders_;
   // The rows taken and not yet computed, with their ORDER BY keys (evaluated when first needed).

@@ -839,6 +839,31 @@ class ChunkRunner final : public WindowChunkRunner {
 
 bool CallComputesInChunks(const WindowCall& call) { return CarryOf(call) != CarryKind::kNone; }
 
+bool CallSeesPeers(const WindowCall& call) {
+  switch (CarryOf(call)) {
+    case CarryKind::kAddRows:  // ROW_NUMBER, or RANK (its peers share a rank)
+      return call.kind != WindowFunctionKind::kRowNumber;
+    case CarryKind::kLag:
+    case CarryKind::kLead:
+    case CarryKind::kWhole:
+    case CarryKind::kSliding:  // ROWS frames only
+      return false;
+    case CarryKind::kPosition:  // NTILE by position; PERCENT_RANK and CUME_DIST by peer group
+      return call.kind != WindowFunctionKind::kNtile;
+    case CarryKind::kPick:  // FIRST_VALUE, NTH_VALUE up to the row: to its last peer by RANGE
+    case CarryKind::kLocal:
+    case CarryKind::kAddLast:
+    case CarryKind::kMin:
+    case CarryKind::kMax:
+    case CarryKind::kAverage:
+      return call.kind == WindowFunctionKind::kDenseRank ||
+             (call.frame.unit == WindowFrame::Unit::kRange && !Whole(call.frame));
+    case CarryKind::kNone:
+      return true;
+  }
+  return true;
+}
+
 bool CallNeedsEveryRowFirst(const WindowCall& call) {
   const CarryKind kind = CarryOf(call);
   return kind == CarryKind::kWhole || kind == CarryKind::kPick || kind == CarryKind::kPosition;

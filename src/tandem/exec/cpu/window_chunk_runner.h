@@ -27,6 +27,9 @@ bool CallComputesInChunks(const WindowCall& call);
 // partition; FIRST_VALUE, NTH_VALUE, LAST_VALUE picked from it; NTILE, PERCENT_RANK and CUME_DIST,
 // which need the row count).
 bool CallNeedsEveryRowFirst(const WindowCall& call);
+// Whether a call's value for a row depends on its peers (the rows equal in ORDER BY): not for
+// ROW_NUMBER, NTILE, LAG, LEAD, frames by ROWS and frames over the whole partition.
+bool CallSeesPeers(const WindowCall& call);
 
 class WindowChunkRunner {
  public:
