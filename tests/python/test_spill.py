@@ -332,11 +332,28 @@ def test_a_window_over_every_row_with_no_order_runs_in_chunks(tables, tmp_path):
     assert "one partition" not in unlimited, unlimited
 
 
+def test_a_long_sliding_frame_over_one_partition_runs_in_chunks(tables, tmp_path):
+    # A frame reaching 10 000 rows back over every row: the chunks are made at least twice as
+    # long, and the rows kept from before each chunk cost no more than it.
+    sql = ("SELECT k, v, s, avg(v) OVER (ORDER BY k, v, s ROWS BETWEEN 10000 PRECEDING AND "
+           "CURRENT ROW) AS cs, lag(v, 30000) OVER (ORDER BY k, v, s) AS far FROM fact "
+           "WHERE v > 200")
+    expected = run_duckdb(duck(tables), sql)
+    actual = run_tandem(sql, tables, limited(tmp_path, BREAKER_LIMIT))
+    assert compare_results(actual[:2], expected) is None
+    plan = explain_analyze(sql, tables, limited(tmp_path, BREAKER_LIMIT))
+    assert "Window (one partition, in order" in plan, plan
+
+
+# A RANGE frame with an offset: its rows are those whose ORDER BY value lies within 100 of the
+# row's, however many they are, so its partition is needed whole.
+RANGE_FRAME = "avg(v) OVER (ORDER BY k RANGE BETWEEN 100 PRECEDING AND CURRENT ROW)"
+
+
 def test_a_window_that_needs_its_partition_whole_fails_cleanly(tables, tmp_path):
-    # No PARTITION BY to split on, and a frame reaching further back than chunks keep (4096
-    # rows): the limit is a one-line error, not a wrong answer.
-    sql = ("SELECT k, v, s, avg(v) OVER (ORDER BY k, v ROWS BETWEEN 10000 PRECEDING AND CURRENT "
-           "ROW) AS cs FROM fact WHERE v > 200")
+    # No PARTITION BY to split on, and a frame that cannot be computed in chunks: the limit is a
+    # one-line error, not a wrong answer.
+    sql = f"SELECT k, v, s, {RANGE_FRAME} AS cs FROM fact WHERE v > 200"
     cmd = tandem_command() + ["sql", sql, "--table", f"fact={tables['fact']}"]
     proc = subprocess.run(cmd + limited(tmp_path, BREAKER_LIMIT), capture_output=True, text=True,
                           timeout=300)
@@ -417,10 +434,9 @@ def test_an_ordered_result_larger_than_the_limit_is_merged_into_its_file(tables,
 
 
 def test_a_result_that_cannot_be_made_writes_nothing(tables, tmp_path):
-    # A frame over one partition larger than the limit that reaches too far back to be computed
-    # in chunks: a one-line error, and no file, not even a part of one.
-    sql = ("SELECT f.k, f.v, f.s, d.name, avg(f.v) OVER (ORDER BY f.s ROWS BETWEEN 10000 "
-           "PRECEDING AND CURRENT ROW) AS t FROM fact f JOIN dim d ON f.k = d.id")
+    # A frame over one partition larger than the limit that cannot be computed in chunks: a
+    # one-line error, and no file, not even a part of one.
+    sql = f"SELECT f.k, f.v, f.s, d.name, {RANGE_FRAME} AS t FROM fact f JOIN dim d ON f.k = d.id"
     proc, out_dir, _ = run_with_output(tables, tmp_path, sql, LIMIT)
     assert proc.returncode == 1, proc.stdout[:500]
     assert len(proc.stderr.strip().splitlines()) == 1 and "tandem.memory.host.limit" in proc.stderr

@@ -394,11 +394,8 @@ Result<Table> QueryRun::WindowInOrder(const PlanNode& node, Table* input) {
   Table out{node.schema, {}};
   std::optional<cpu::OrderedWindowChunks> chunks;
   int64_t chunk_rows = 0;
-  // Chunks of an eighth of what the budget has free: the window over a chunk holds a few times
-  // its rows.
   auto start_chunks = [&](int64_t bytes, int64_t rows) {
-    const int64_t row_bytes = rows > 0 ? std::max<int64_t>(1, bytes / rows) : int64_t{1};
-    chunk_rows = std::max<int64_t>(4096, cpu::SpillBudget() / 8 / row_bytes);
+    chunk_rows = cpu::ChunkRows(node, rows > 0 ? bytes / rows : 1);
     chunks.emplace(node, chunk_rows, ctx_, [&, out_file](BatchPtr b) -> Status {
       if (out_file) return (*out_file)->Append(*b);
       out.batches.push_back(std::move(b));

@@ -337,17 +337,17 @@ TEST(OrderedWindow, WithNoOrderByChunksAreTheInputsBatches) {
 TEST(OrderedWindow, CallsThatNeedThePartitionWholeAreRefused) {
   using K = WindowFunctionKind;
   auto only = [](WindowCall call) { return MakeWindow(MakeValues(InputSchema(), {}), {call}); };
-  // LAG by more rows than a chunk may hold, or by a computed offset.
-  EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(Navigation("l", K::kLag, 1, 5000))));
+  // LAG by more rows than are kept between chunks (2^20), or by a computed offset.
+  EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(Navigation("l", K::kLag, 1, 2000000))));
   WindowCall cume = Call("c", K::kCumeDist, DataType::Float64(), AggregateKind::kCountStar, -1,
                          Frame::kWhole, false);
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(cume)));  // no ORDER BY: all rows are peers
   WindowCall computed = Navigation("l", K::kLag, 1, -1);
   computed.args.push_back(MakeColumnRef(0, DataType::Int64(), true, "g"));
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(computed)));
-  // Sliding frames reaching further than a chunk's least size, or by RANGE.
+  // Sliding frames reaching further than that, or by RANGE.
   WindowCall far =
-      Sliding(Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1), -5000, 0);
+      Sliding(Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1), -2000000, 0);
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(far)));
   WindowCall by_range =
       Sliding(Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1), -2, 0);

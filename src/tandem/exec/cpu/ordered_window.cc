@@ -3,9 +3,12 @@
 // is window_chunk_runner.h's.
 #include "tandem/exec/cpu/ordered_window.h"
 
+#include <algorithm>
+
 #include "tandem/column/slice.h"
 #include "tandem/exec/cpu/row_gather.h"
 #include "tandem/exec/cpu/sort_keys.h"
+#include "tandem/exec/cpu/spilling_pipeline.h"
 #include "tandem/exec/cpu/window_chunk_runner.h"
 
 namespace tandem::cpu {
@@ -52,6 +55,12 @@ bool PeersMatter(const PlanNode& window) {
     if (CallSeesPeers(call)) return true;
   }
   return false;
+}
+
+int64_t ChunkRows(const PlanNode& window, int64_t row_bytes) {
+  int64_t reach = 0;
+  for (const WindowCall& call : window.windows) reach = std::max(reach, CallReach(call));
+  return std::max({int64_t{4096}, SpillBudget() / 8 / std::max<int64_t>(1, row_bytes), 2 * reach});
 }
 
 bool NeedsEveryRowFirst(const PlanNode& window) {

@@ -2,23 +2,24 @@
 // budget (tandem.memory.host.limit) lets the in-memory Window hold. The rows, sorted by the calls'
 // shared ORDER BY (an external sort, exec/cpu/external_sort.h; none without ORDER BY), are
 // taken as they come from the sort's merge (or from a file) and computed a chunk at a time, each
-// chunk ending where a peer group ends, and each call's values carry over from one chunk to the
-// next: ROW_NUMBER and RANK add the rows before the chunk, DENSE_RANK and a running COUNT add their
-// value at the end of the chunk before, a running SUM adds it too (a NULL so far takes it), a
-// running MIN or MAX compares with it, a running AVG carries its sum and count (exact for integers
-// and decimals). "Running": the frame from UNBOUNDED PRECEDING to the CURRENT ROW, by ROWS or RANGE
-// (the default with ORDER BY). An aggregate over the whole partition (any aggregate; the default
-// frame with no ORDER BY) is computed first over every row, by an aggregation without keys, and
-// each chunk's rows take its value. LAG and LEAD by a constant of at most 4096 rows take the values
-// their chunk lacks from the rows kept from the chunks before, or (LEAD) from the chunks after,
-// patched in once those are made. NTILE, PERCENT_RANK and CUME_DIST come from the row's place (its
-// peer group's) among all rows, whose count the sort knows. FIRST_VALUE, NTH_VALUE (up to the
-// current row or over the whole partition) and LAST_VALUE over the whole partition take a row
-// picked out of the sorted rows first; LAST_VALUE up to the current row is right within its chunk.
-// A ROWS frame reaching at most 4096 rows before and after the current row is computed over the
-// rows kept from before the chunk and the chunk's, the earlier rows whose frames reach into the
-// chunk patched. Other calls (RANGE frames with offsets, longer frames, frames from the start to
-// past the current row) need the partition whole, and a peer group must fit in memory.
+// chunk ending where a peer group ends (anywhere when no call sees peers: PeersMatter), and each
+// call's values carry over from one chunk to the next: ROW_NUMBER and RANK add the rows before the
+// chunk, DENSE_RANK and a running COUNT add their value at the end of the chunk before, a running
+// SUM adds it too (a NULL so far takes it), a running MIN or MAX compares with it, a running AVG
+// carries its sum and count (exact for integers and decimals). "Running": the frame from UNBOUNDED
+// PRECEDING to the CURRENT ROW, by ROWS or RANGE (the default with ORDER BY). An aggregate over the
+// whole partition (any aggregate; the default frame with no ORDER BY) is computed first over every
+// row, by an aggregation without keys, and each chunk's rows take its value. LAG and LEAD by a
+// constant of at most 2^20 rows take the values their chunk lacks from the rows kept from the
+// chunks before, or (LEAD) from the chunks after, patched in once those are made. NTILE,
+// PERCENT_RANK and CUME_DIST come from the row's place (its peer group's) among all rows, whose
+// count the sort knows. FIRST_VALUE, NTH_VALUE (up to the current row or over the whole partition)
+// and LAST_VALUE over the whole partition take a row picked out of the sorted rows first;
+// LAST_VALUE up to the current row is right within its chunk. A ROWS frame reaching at most 2^20
+// rows before and after the current row is computed over the rows kept from before the chunk and
+// the chunk's, the earlier rows whose frames reach into the chunk patched. Other calls (RANGE
+// frames with offsets, longer frames, frames from the start to past the current row) need the
+// partition whole, and under calls that see peers a peer group must fit in memory.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +45,12 @@ const std::vector<SortKey>& ChunkOrder(const PlanNode& window);
 // BY): RANK and the like, frames by RANGE. When none does, chunks end anywhere, so a peer group
 // need not fit in memory (ROW_NUMBER() OVER (ORDER BY day) over days of many rows).
 bool PeersMatter(const PlanNode& window);
+
+// Rows per chunk for rows of about `row_bytes` each: an eighth of what the host budget has free
+// (the window over a chunk holds a few times its rows), at least 4096, and at least twice the
+// rows a call reaches around the current one (so the rows kept from before each chunk cost no
+// more than the chunk).
+int64_t ChunkRows(const PlanNode& window, int64_t row_bytes);
 
 // Whether such a window needs every row seen once before its first chunk (aggregates over the
 // whole partition, FIRST_VALUE, NTH_VALUE and LAST_VALUE picks, NTILE, PERCENT_RANK, CUME_DIST):

@@ -38,8 +38,9 @@ enum class CarryKind {
   kNone,      // cannot be computed in chunks
 };
 
-// The most rows LAG or LEAD may reach past their chunk: no more than a chunk's least size.
-constexpr int64_t kMaxNavigationOffset = 4096;
+// The most rows LAG, LEAD or a sliding frame may reach from the current row: the rows kept
+// from before a chunk (and a chunk, at least twice as many: ChunkRows) are held in memory.
+constexpr int64_t kMaxNavigationOffset = int64_t{1} << 20;
 
 // NTH_VALUE's position: its literal second argument; 0 when it is not a positive constant.
 int64_t NthPosition(const WindowCall& call) {
@@ -838,6 +839,14 @@ class ChunkRunner final : public WindowChunkRunner {
 }  // namespace
 
 bool CallComputesInChunks(const WindowCall& call) { return CarryOf(call) != CarryKind::kNone; }
+
+int64_t CallReach(const WindowCall& call) {
+  const CarryKind kind = CarryOf(call);
+  if (kind == CarryKind::kLag || kind == CarryKind::kLead) return NavigationOffset(call);
+  if (kind != CarryKind::kSliding) return 0;
+  const FrameReach reach = *SlidingReach(call.frame);
+  return reach.back + reach.ahead;
+}
 
 bool CallSeesPeers(const WindowCall& call) {
   switch (CarryOf(call)) {

@@ -60,7 +60,8 @@ class SortedPartitionWalk {
   Status Run(const SpillFile& rows) {
     const int64_t row_bytes =
         rows.rows() > 0 ? std::max<int64_t>(1, rows.bytes() / rows.rows()) : 1;
-    chunk_rows_ = std::max<int64_t>(4096, SpillBudget() / 8 / row_bytes);
+    chunk_rows_ =
+        one_ ? ChunkRows(*one_, row_bytes) : std::max<int64_t>(4096, SpillBudget() / 8 / row_bytes);
     TANDEM_RETURN_NOT_OK(Sort(rows));
     for (next_block_ = 0; next_block_ < sorted_->num_blocks();) {
       TANDEM_ASSIGN_OR_RAISE(BatchPtr batch,
