@@ -158,10 +158,10 @@ def test_outputs_larger_than_the_limit_are_read_from_disk(tables, case, tmp_path
 
 
 def test_a_large_window_partition_that_cannot_be_chunked_fails_cleanly(tables, tmp_path):
-    # A RANGE frame with an offset over a partition of nearly every row: it needs its partition
-    # whole, so the limit is a one-line error naming it, not a crash or a wrong answer.
+    # A RANGE frame reaching ahead by value over a partition of nearly every row: it needs its
+    # partition whole, so the limit is a one-line error naming it, not a crash or a wrong answer.
     sql = ("SELECT count(*), sum(t) FROM (SELECT sum(v) OVER (PARTITION BY v > 900 ORDER BY v "
-           "RANGE BETWEEN 5 PRECEDING AND CURRENT ROW) AS t FROM fact) y")
+           "RANGE BETWEEN 5 PRECEDING AND 5 FOLLOWING) AS t FROM fact) y")
     cmd = tandem_command() + ["sql", sql, "--table", f"fact={tables['fact']}"] + limited(tmp_path)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1, proc.stdout[:500]

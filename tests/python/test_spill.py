@@ -345,9 +345,27 @@ def test_a_long_sliding_frame_over_one_partition_runs_in_chunks(tables, tmp_path
     assert "Window (one partition, in order" in plan, plan
 
 
-# A RANGE frame with an offset: its rows are those whose ORDER BY value lies within 100 of the
-# row's, however many they are, so its partition is needed whole.
-RANGE_FRAME = "avg(v) OVER (ORDER BY k RANGE BETWEEN 100 PRECEDING AND CURRENT ROW)"
+@pytest.mark.parametrize("order", ["k", "amt DESC"])
+def test_trailing_range_frames_over_one_partition_run_in_chunks(tables, tmp_path, order):
+    # RANGE frames that end at the row's peers reach back by ORDER BY value: each chunk is
+    # computed with the rows kept from before it whose value lies within the offset of its last.
+    sql = (f"SELECT k, v, amt, sum(v) OVER (ORDER BY {order} RANGE BETWEEN 50 PRECEDING AND "
+           f"CURRENT ROW) AS s50, count(*) OVER (ORDER BY {order} RANGE BETWEEN 200 PRECEDING "
+           f"AND 1 PRECEDING) AS c200, max(v) OVER (ORDER BY {order} RANGE BETWEEN 5 PRECEDING "
+           f"AND CURRENT ROW) AS m5 FROM fact WHERE v > 200")
+    expected = run_duckdb(duck(tables), sql)
+    actual = run_tandem(sql, tables, limited(tmp_path, BREAKER_LIMIT))
+    assert compare_results(actual[:2], expected) is None
+    plan = explain_analyze(sql, tables, limited(tmp_path, BREAKER_LIMIT))
+    assert "Window (one partition, in order" in plan, plan
+    # In memory too: a decimal key's boundary rows (amt - 200.00 exactly) once fell on the wrong
+    # side when the keys were scaled to doubles.
+    assert compare_results(run_tandem(sql, tables, THREADS)[:2], expected) is None
+
+
+# A RANGE frame reaching ahead by value: its rows are those whose ORDER BY value lies within 100
+# after the row's, however many they are, so its partition is needed whole.
+RANGE_FRAME = "avg(v) OVER (ORDER BY k RANGE BETWEEN 100 PRECEDING AND 100 FOLLOWING)"
 
 
 def test_a_window_that_needs_its_partition_whole_fails_cleanly(tables, tmp_path):

@@ -330,6 +330,34 @@ TEST(OrderedWindow, CallsBlindToPeersCutInsidePeerGroups) {
   ExpectChunksMatch(PeerBlindWindow());
 }
 
+// RANGE frames ending at the row's peers, by ORDER BY value (g: six values, NULLs last): over
+// the rows kept from before each chunk whose g is within the offset of the chunk's last; a ROWS
+// frame beside them keeps its own rows.
+PlanPtr RangeWindow() {
+  using K = WindowFunctionKind;
+  using A = AggregateKind;
+  auto by_range = [](WindowCall call, int64_t start, int64_t end) {
+    call = Sliding(std::move(call), start, end);
+    call.frame.unit = WindowFrame::Unit::kRange;
+    return call;
+  };
+  return MakeWindow(
+      MakeValues(InputSchema(), {}),
+      {by_range(Call("sx1", K::kAggregate, DataType::Int64(), A::kSum, 1), -1, 0),
+       by_range(Call("ad2", K::kAggregate, DataType::Float64(), A::kAvg, 2), -2, 0),
+       by_range(Call("mnm0", K::kAggregate, DataType::Decimal(12, 2), A::kMin, 3), 0, 0),
+       by_range(Call("c31", K::kAggregate, DataType::Int64(), A::kCountStar), -3, -1),
+       by_range(Call("fv2", K::kFirstValue, DataType::Int64(), A::kCountStar, 1), -2, 0),
+       by_range(Call("lv1", K::kLastValue, DataType::Float64(), A::kCountStar, 2), -1, 0),
+       Sliding(Call("sx_rows", K::kAggregate, DataType::Int64(), A::kSum, 1), -7, 0),
+       Call("rn", K::kRowNumber, DataType::Int64())});
+}
+
+TEST(OrderedWindow, RangeFramesReachBackByValue) {
+  EXPECT_TRUE(cpu::PeersMatter(*RangeWindow()));
+  ExpectChunksMatch(RangeWindow());
+}
+
 TEST(OrderedWindow, WithNoOrderByChunksAreTheInputsBatches) {
   ExpectChunksMatch(UnorderedWindow());
 }
@@ -350,8 +378,8 @@ TEST(OrderedWindow, CallsThatNeedThePartitionWholeAreRefused) {
       Sliding(Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1), -2000000, 0);
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(far)));
   WindowCall by_range =
-      Sliding(Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1), -2, 0);
-  by_range.frame.unit = WindowFrame::Unit::kRange;
+      Sliding(Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1), -2, 1);
+  by_range.frame.unit = WindowFrame::Unit::kRange;  // a value ahead of the row's
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(by_range)));
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(Call(
       "r", K::kRank, DataType::Int64(), AggregateKind::kCountStar, -1, Frame::kWhole, false))));

@@ -15,6 +15,7 @@
 #include "tandem/exec/cpu/ordered_window.h"
 #include "tandem/exec/cpu/row_gather.h"
 #include "tandem/exec/cpu/sort_keys.h"
+#include "tandem/exec/cpu/window_frames.h"
 #include "tandem/exec/cpu/window_functions.h"
 #include "tandem/types/type_dispatch.h"
 
@@ -117,6 +118,26 @@ std::optional<FrameReach> SlidingReach(const WindowFrame& frame) {
                     std::max<int64_t>(0, std::max(*start, *end))};
 }
 
+// A RANGE frame that ends at or before the current row's peers and starts at most `n` (its
+// reach, an ORDER BY value) before: `n PRECEDING AND CURRENT ROW`, `n PRECEDING AND m PRECEDING`,
+// the peers alone. Its rows lie among the rows kept from before a chunk whose key is within `n` of
+// that chunk's last; none lie ahead, so no earlier row is patched. None for other frames.
+std::optional<int64_t> RangeTrailingReach(const WindowFrame& frame) {
+  using BK = WindowFrame::BoundKind;
+  if (frame.unit != WindowFrame::Unit::kRange || !frame.has_order) return std::nullopt;
+  const bool start_ok =
+      frame.start == BK::kCurrentRow || (frame.start == BK::kPreceding && frame.start_offset >= 0);
+  const bool end_ok =
+      frame.end == BK::kCurrentRow || (frame.end == BK::kPreceding && frame.end_offset >= 0);
+  if (!start_ok || !end_ok) return std::nullopt;
+  return frame.start == BK::kPreceding ? frame.start_offset : 0;
+}
+
+// Whether a frame is computed over the rows kept from before the chunk and the chunk's.
+bool Slides(const WindowFrame& frame) {
+  return SlidingReach(frame).has_value() || RangeTrailingReach(frame).has_value();
+}
+
 bool NumericStorage(const DataType& type) {
   return VisitStorage(type, Overloaded{[](BoolTag) { return false; },
                                        [](StringTag) { return false; }, [](auto) { return true; }});
@@ -136,15 +157,15 @@ CarryKind CarryOf(const WindowCall& call) {
     case WindowFunctionKind::kLead:
       return NavigationOffset(call) >= 0 ? CarryKind::kLead : CarryKind::kNone;
     case WindowFunctionKind::kFirstValue:
-      if (SlidingReach(call.frame)) return CarryKind::kSliding;
+      if (Slides(call.frame)) return CarryKind::kSliding;
       return Running(call.frame) || Whole(call.frame) ? CarryKind::kPick : CarryKind::kNone;
     case WindowFunctionKind::kLastValue:
-      if (SlidingReach(call.frame)) return CarryKind::kSliding;
+      if (Slides(call.frame)) return CarryKind::kSliding;
       return Whole(call.frame)     ? CarryKind::kPick
              : Running(call.frame) ? CarryKind::kLocal
                                    : CarryKind::kNone;
     case WindowFunctionKind::kNthValue:
-      if (SlidingReach(call.frame) && NthPosition(call) > 0) return CarryKind::kSliding;
+      if (Slides(call.frame) && NthPosition(call) > 0) return CarryKind::kSliding;
       return (Running(call.frame) || Whole(call.frame)) && NthPosition(call) > 0 ? CarryKind::kPick
                                                                                  : CarryKind::kNone;
     case WindowFunctionKind::kNtile:  // with no ORDER BY, in any order
@@ -154,7 +175,7 @@ CarryKind CarryOf(const WindowCall& call) {
       return ordered ? CarryKind::kPosition : CarryKind::kNone;
     case WindowFunctionKind::kAggregate:
       if (Whole(call.frame)) return CarryKind::kWhole;
-      if (SlidingReach(call.frame)) return CarryKind::kSliding;
+      if (Slides(call.frame)) return CarryKind::kSliding;
       if (!Running(call.frame) || !NumericStorage(call.type)) return CarryKind::kNone;
       switch (call.aggregate) {
         case AggregateKind::kCountStar:
@@ -345,8 +366,11 @@ class ChunkRunner final : public WindowChunkRunner {
         continue;
       }
       sliding.push_back(call);
-      const FrameReach reach = *SlidingReach(call.frame);
-      halo_rows_ = std::max(halo_rows_, reach.back + reach.ahead);
+      if (const std::optional<FrameReach> reach = SlidingReach(call.frame)) {
+        halo_rows_ = std::max(halo_rows_, reach->back + reach->ahead);
+      } else {
+        range_reach_ = std::max(range_reach_, *RangeTrailingReach(call.frame));
+      }
     }
     if (!sliding.empty()) {
       sliding_window_ = MakeWindow(window.children[0], std::move(sliding));
@@ -469,7 +493,7 @@ class ChunkRunner final : public WindowChunkRunner {
       }
     }
     std::vector<BatchPtr> chunk_rows;  // kept only for the sliding calls of the next chunks
-    if (halo_rows_ > 0) chunk_rows = std::move(in.batches);
+    if (KeepsHalo()) chunk_rows = std::move(in.batches);
     in = Table();
     const int64_t rows = computed.num_rows();
     const int first_call = window_.children[0]->schema.num_fields();
@@ -532,7 +556,7 @@ class ChunkRunner final : public WindowChunkRunner {
       }
     }
     carried_ = std::move(next);
-    KeepHalo(chunk_rows, computed);
+    TANDEM_RETURN_NOT_OK(KeepHalo(chunk_rows, computed));
     rows_before_ += rows;
     for (BatchPtr& b : computed.batches) out->batches.push_back(std::move(b));
     return Status::OK();
@@ -647,7 +671,9 @@ class ChunkRunner final : public WindowChunkRunner {
   // `values` (over the rows kept from before, then the chunk's).
   void PatchRowsBefore(size_t w, const ColumnPtr& values, int column) {
     const int64_t kept = static_cast<int64_t>(halo_places_.size());
-    const int64_t ahead = SlidingReach(window_.windows[w].frame)->ahead;
+    const std::optional<FrameReach> reach = SlidingReach(window_.windows[w].frame);
+    if (!reach) return;  // a RANGE frame ends at the current row's peers: nothing ahead
+    const int64_t ahead = reach->ahead;
     std::vector<RowFix> fixes;
     for (int64_t t = std::max<int64_t>(0, kept - ahead); t < kept; ++t) {
       fixes.push_back(RowFix{halo_places_[t].first, halo_places_[t].second, values, t});
@@ -655,10 +681,13 @@ class ChunkRunner final : public WindowChunkRunner {
     ApplyFixes(std::move(fixes), column);
   }
 
-  // Keeps the last halo_rows_ input rows (the chunk's after those kept before) and where their
-  // output rows are, for the sliding frames of the chunks after.
-  void KeepHalo(const std::vector<BatchPtr>& chunk_rows, const Table& computed) {
-    if (halo_rows_ == 0) return;
+  bool KeepsHalo() const { return halo_rows_ > 0 || range_reach_ >= 0; }
+
+  // Keeps the input rows the sliding frames of the chunks after reach into (from those kept
+  // before and the chunk's) and where their output rows are: the last halo_rows_ (ROWS frames)
+  // and those whose ORDER BY value lies within range_reach_ of the last (RANGE frames).
+  Status KeepHalo(const std::vector<BatchPtr>& chunk_rows, const Table& computed) {
+    if (!KeepsHalo()) return Status::OK();
     std::vector<BatchPtr> rows = std::move(halo_);
     std::vector<std::pair<BatchPtr, int64_t>> places = std::move(halo_places_);
     for (const BatchPtr& b : chunk_rows) {
@@ -667,9 +696,13 @@ class ChunkRunner final : public WindowChunkRunner {
     for (const BatchPtr& b : computed.batches) {
       for (int64_t r = 0; r < b->num_rows; ++r) places.emplace_back(b, r);
     }
-    // The last halo_rows_ of them.
     const int64_t total = static_cast<int64_t>(places.size());
-    int64_t drop = std::max<int64_t>(0, total - halo_rows_);
+    int64_t keep = std::min(total, halo_rows_);
+    if (range_reach_ >= 0) {
+      TANDEM_ASSIGN_OR_RAISE(const int64_t in_range, RowsWithinReach(rows));
+      keep = std::max(keep, in_range);
+    }
+    int64_t drop = total - keep;
     places.erase(places.begin(), places.begin() + drop);
     halo_places_ = std::move(places);
     halo_.clear();
@@ -681,6 +714,27 @@ class ChunkRunner final : public WindowChunkRunner {
       halo_.push_back(drop > 0 ? SliceBatchView(*b, drop, b->num_rows - drop) : b);
       drop = 0;
     }
+    return Status::OK();
+  }
+
+  // How many of the last of `rows` (in ORDER BY order) have a key within range_reach_ of the
+  // last number among them; NULL and NaN keys, whose frames are their peers, count only when
+  // they trail it.
+  Result<int64_t> RowsWithinReach(const std::vector<BatchPtr>& rows) {
+    const SortKey& key = ChunkOrder(window_)[0];
+    EvalContext eval = ctx_.eval;
+    TANDEM_ASSIGN_OR_RAISE(ColumnPtr values, ValuesOver(*key.expr, key.expr->type, rows, eval));
+    TANDEM_ASSIGN_OR_RAISE(std::vector<double> k, RangeKeyValues(*values, key.ascending));
+    const int64_t n = values->length();
+    auto numeric = [&](int64_t r) { return values->IsValid(r) && !std::isnan(k[r]); };
+    int64_t last = n;
+    while (last > 0 && !numeric(last - 1)) --last;
+    if (last == 0) return 0;
+    const double floor =
+        k[last - 1] - static_cast<double>(range_reach_) * RangeOffsetScale(values->type());
+    int64_t first = last - 1;
+    while (first > 0 && numeric(first - 1) && k[first - 1] >= floor) --first;
+    return n - first;
   }
 
   // A running AVG over the chunk's rows: each row's frame ends at the row (ROWS) or at its last
@@ -831,6 +885,7 @@ class ChunkRunner final : public WindowChunkRunner {
   std::vector<bool> call_slides_;
   std::vector<int> call_place_;
   int64_t halo_rows_ = 0;       // input rows the sliding calls keep from before a chunk
+  int64_t range_reach_ = -1;    // the RANGE frames' offset back (ORDER BY values); -1: none
   std::vector<BatchPtr> halo_;  // those rows
   std::vector<std::pair<BatchPtr, int64_t>> halo_places_;  // their output rows: batch, row
   int64_t rows_before_ = 0;
@@ -844,8 +899,8 @@ int64_t CallReach(const WindowCall& call) {
   const CarryKind kind = CarryOf(call);
   if (kind == CarryKind::kLag || kind == CarryKind::kLead) return NavigationOffset(call);
   if (kind != CarryKind::kSliding) return 0;
-  const FrameReach reach = *SlidingReach(call.frame);
-  return reach.back + reach.ahead;
+  const std::optional<FrameReach> reach = SlidingReach(call.frame);
+  return reach ? reach->back + reach->ahead : 0;  // RANGE frames: by value
 }
 
 bool CallSeesPeers(const WindowCall& call) {
@@ -855,8 +910,9 @@ bool CallSeesPeers(const WindowCall& call) {
     case CarryKind::kLag:
     case CarryKind::kLead:
     case CarryKind::kWhole:
-    case CarryKind::kSliding:  // ROWS frames only
       return false;
+    case CarryKind::kSliding:  // by RANGE: to the current row's last peer
+      return call.frame.unit == WindowFrame::Unit::kRange;
     case CarryKind::kPosition:  // NTILE by position; PERCENT_RANK and CUME_DIST by peer group
       return call.kind != WindowFunctionKind::kNtile;
     case CarryKind::kPick:  // FIRST_VALUE, NTH_VALUE up to the row: to its last peer by RANGE

@@ -8,10 +8,11 @@
 #include "tandem/types/type_dispatch.h"
 
 namespace tandem::cpu {
-namespace {
 
-// The ORDER BY key as doubles, negated for DESC so the non-NULL values ascend in sorted order.
-// Numbers and dates only: any other type fails as soon as it has a non-NULL key.
+double RangeOffsetScale(const DataType& key_type) {
+  return key_type.is_decimal() ? std::pow(10.0, key_type.scale) : 1;
+}
+
 Result<std::vector<double>> RangeKeyValues(const Column& key, bool ascending) {
   const DataType& t = key.type();
   const int64_t n = key.length();
@@ -27,11 +28,12 @@ Result<std::vector<double>> RangeKeyValues(const Column& key, bool ascending) {
     }
     return v;
   }
-  const double scale = t.is_decimal() ? std::pow(10.0, t.scale) : 1;
+  // Decimals stay unscaled (their offsets are scaled up instead, RangeOffsetScale): a value and
+  // value +- offset are then exact doubles (up to 2^53), as a boundary row needs.
   auto convert = Overloaded{[&]<typename T>(Tag<T>) {
                               for (int64_t i = 0; i < n; ++i) {
                                 if (key.IsNull(i)) continue;
-                                const double x = static_cast<double>(key.Value<T>(i)) / scale;
+                                const double x = static_cast<double>(key.Value<T>(i));
                                 v[i] = ascending ? x : -x;
                               }
                             },
@@ -39,8 +41,6 @@ Result<std::vector<double>> RangeKeyValues(const Column& key, bool ascending) {
   VisitStorage(t, convert);
   return v;
 }
-
-}  // namespace
 
 void ComputeWindowBounds(const SortKeyEncoder& encoder, int num_partition_keys,
                          WindowLayout* layout) {
@@ -87,6 +87,7 @@ Status ComputeFrames(const WindowFrame& frame, const WindowLayout& layout, const
       !rows && (frame.start == B::kPreceding || frame.start == B::kFollowing ||
                 frame.end == B::kPreceding || frame.end == B::kFollowing);
   std::vector<double> keys;
+  const double offset_scale = order_key ? RangeOffsetScale(order_key->type()) : 1;
   if (value_offsets) {
     if (!order_key) {
       return Status::Invalid("RANGE frame with an offset needs exactly one ORDER BY key");
@@ -126,7 +127,7 @@ Status ComputeFrames(const WindowFrame& frame, const WindowLayout& layout, const
         if (is_null(i)) return is_start ? layout.peer_start[i] : layout.peer_end[i];
         int64_t lo, hi;
         non_null_range(i, &lo, &hi);
-        const double target = keys[i] + static_cast<double>(delta);
+        const double target = keys[i] + static_cast<double>(delta) * offset_scale;
         const double* k = keys.data();
         if (is_start) return std::lower_bound(k + lo, k + hi, target) - k;
         return std::upper_bound(k + lo, k + hi, target) - k;

@@ -27,6 +27,13 @@ struct WindowLayout {
 void ComputeWindowBounds(const SortKeyEncoder& encoder, int num_partition_keys,
                          WindowLayout* layout);
 
+// The ORDER BY key of a RANGE frame with an offset as doubles, negated for DESC so the non-NULL
+// values ascend in sorted order (NULL rows: 0); decimals unscaled. Numbers and dates only: any
+// other type fails as soon as it has a non-NULL key.
+Result<std::vector<double>> RangeKeyValues(const Column& key, bool ascending);
+// What a frame's offset is multiplied by to compare with those values: 10^scale for decimals.
+double RangeOffsetScale(const DataType& key_type);
+
 // Frame bounds for every sorted position. order_key: the single ORDER BY key in sorted order
 // (needed only for RANGE frames with value offsets; may be null otherwise); ascending: its
 // direction.
