@@ -17,8 +17,10 @@
 // and LAST_VALUE over the whole partition take a row picked out of the sorted rows first;
 // LAST_VALUE up to the current row is right within its chunk. A ROWS frame reaching at most 2^20
 // rows before and after the current row is computed over the rows kept from before the chunk and
-// the chunk's, the earlier rows whose frames reach into the chunk patched. Other calls (RANGE
-// frames with offsets, longer frames, frames from the start to past the current row) need the
+// the chunk's, the earlier rows whose frames reach into the chunk patched. A RANGE frame from n
+// PRECEDING (by value) to the current row's peers or before them is computed over the rows kept
+// from before the chunk whose ORDER BY value lies within n of the last one's. Other calls (RANGE
+// frames reaching ahead, longer frames, frames from the start to past the current row) need the
 // partition whole, and under calls that see peers a peer group must fit in memory.
 #pragma once
 
