@@ -332,12 +332,24 @@ def test_a_window_over_every_row_with_no_order_runs_in_chunks(tables, tmp_path):
     assert "one partition" not in unlimited, unlimited
 
 
-def test_a_long_sliding_frame_over_one_partition_runs_in_chunks(tables, tmp_path):
-    # A frame reaching 10 000 rows back over every row: the chunks are made at least twice as
-    # long, and the rows kept from before each chunk cost no more than it.
-    sql = ("SELECT k, v, s, avg(v) OVER (ORDER BY k, v, s ROWS BETWEEN 10000 PRECEDING AND "
-           "CURRENT ROW) AS cs, lag(v, 30000) OVER (ORDER BY k, v, s) AS far FROM fact "
-           "WHERE v > 200")
+LONG_REACHES = {
+    # A frame reaching 10 000 rows back: the chunks are made at least twice as long, and the rows
+    # kept from before each chunk cost no more than it.
+    "sliding": ("SELECT k, v, s, avg(v) OVER (ORDER BY k, v, s ROWS BETWEEN 10000 PRECEDING AND "
+                "CURRENT ROW) AS cs, lag(v, 30000) OVER (ORDER BY k, v, s) AS far FROM fact "
+                "WHERE v > 200"),
+    # LAG keeps only its argument's last values and LEAD holds back its last rows: neither makes
+    # the chunks longer (at 2 x 200 000 rows they did not fit).
+    "lag_and_lead": ("SELECT count(x) AS n, sum(x) AS sx, sum(y) AS sy, sum(c) AS sc FROM (SELECT "
+                     "lag(v, 200000) OVER w AS x, lead(v, 20000) OVER w AS y, count(*) OVER "
+                     "(ORDER BY s, k, v RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS c FROM fact "
+                     "WINDOW w AS (ORDER BY s, k, v)) t"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LONG_REACHES))
+def test_long_reaches_over_one_partition_run_in_chunks(tables, tmp_path, case):
+    sql = LONG_REACHES[case]
     expected = run_duckdb(duck(tables), sql)
     actual = run_tandem(sql, tables, limited(tmp_path, BREAKER_LIMIT))
     assert compare_results(actual[:2], expected) is None

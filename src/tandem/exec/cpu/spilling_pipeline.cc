@@ -367,7 +367,7 @@ Status PartitionAndAggregate(Pipeline& p, SpillableSteps& spill, const PlanNode&
   TANDEM_RETURN_NOT_OK(parts->FinishWriting());
   *selected = sink.rows_selected();
   spill.aggregate_bytes += parts->bytes();
-  spill.aggregate_partitions += count;
+  spill.aggregate_partitions = count;  // per pass over the input
   out->schema = per_partition.schema;
   for (int q = 0; q < count; ++q) {
     if (ctx.Cancelled()) return ExecContext::CancelledError();
@@ -401,13 +401,35 @@ Result<Table> AggregateBySpilling(Pipeline& p, SpillableSteps& spill, const Plan
   if (groups.empty()) return Status::Internal("aggregation without keys partitioned");
   spill.aggregate_passes = static_cast<int>(groups.size());
   std::vector<ColumnPtr> columns(aggregate.aggregates.size());
+  // The steps' rows as the first pass counted them (each pass makes the same), their times over
+  // every pass.
+  struct StepCounts {
+    int64_t rows, batches, bytes, fused_rows;
+  };
+  std::vector<StepCounts> first_pass;
+  *times = PipelineTimes{};
   for (const DistinctGroup& group : groups) {
     std::string why;
     const std::optional<SplitAggregate> split = SplitForChunks(*group.aggregate, &why, group.key);
     if (!split) return Status::Internal("aggregation without keys partitioned: " + why);
     Table partials;
+    PipelineTimes pass;
     TANDEM_RETURN_NOT_OK(PartitionAndAggregate(p, spill, *split->partial, {group.key}, predicate,
-                                               ctx, retry, times, selected, &partials, nullptr));
+                                               ctx, retry, &pass, selected, &partials, nullptr));
+    AddTimes(pass, first_pass.empty(), times);
+    if (first_pass.empty()) {
+      for (const auto& step : p.steps) {
+        first_pass.push_back(
+            {step->rows.load(), step->batches.load(), step->bytes.load(), step->fused_rows.load()});
+      }
+    } else {
+      for (size_t i = 0; i < p.steps.size() && i < first_pass.size(); ++i) {
+        p.steps[i]->rows = first_pass[i].rows;
+        p.steps[i]->batches = first_pass[i].batches;
+        p.steps[i]->bytes = first_pass[i].bytes;
+        p.steps[i]->fused_rows = first_pass[i].fused_rows;
+      }
+    }
     TANDEM_ASSIGN_OR_RAISE(Table merged, HashAggregate(*split->merge, partials, ctx));
     TANDEM_ASSIGN_OR_RAISE(Table row, Project(*split->finish, merged, ctx));
     if (groups.size() == 1) return row;

@@ -368,7 +368,8 @@ class ChunkRunner final : public WindowChunkRunner {
       sliding.push_back(call);
       if (const std::optional<FrameReach> reach = SlidingReach(call.frame)) {
         halo_rows_ = std::max(halo_rows_, reach->back + reach->ahead);
-      } else {
+      } else if (call.frame.start == WindowFrame::BoundKind::kPreceding) {
+        // (From CURRENT ROW the frame lies within the row's peers, which share its chunk.)
         range_reach_ = std::max(range_reach_, *RangeTrailingReach(call.frame));
       }
     }
@@ -649,7 +650,7 @@ class ChunkRunner final : public WindowChunkRunner {
     }
     // The local calls' columns and the sliding calls' (the chunk's rows) in the node's order.
     Table computed{window_.schema, {}};
-    int64_t row = static_cast<int64_t>(halo_places_.size());  // of the sliding values
+    int64_t row = halo_count_;  // of the sliding values
     for (const BatchPtr& b : local.batches) {
       if (b->num_rows == 0) continue;
       auto batch = std::make_shared<Batch>();
@@ -670,13 +671,15 @@ class ChunkRunner final : public WindowChunkRunner {
   // A sliding call's rows before the chunk whose frames reach into it take their values from
   // `values` (over the rows kept from before, then the chunk's).
   void PatchRowsBefore(size_t w, const ColumnPtr& values, int column) {
-    const int64_t kept = static_cast<int64_t>(halo_places_.size());
     const std::optional<FrameReach> reach = SlidingReach(window_.windows[w].frame);
     if (!reach) return;  // a RANGE frame ends at the current row's peers: nothing ahead
     const int64_t ahead = reach->ahead;
+    // halo_places_: the output rows of the last of the halo_count_ rows kept.
+    const int64_t placed = static_cast<int64_t>(halo_places_.size());
     std::vector<RowFix> fixes;
-    for (int64_t t = std::max<int64_t>(0, kept - ahead); t < kept; ++t) {
-      fixes.push_back(RowFix{halo_places_[t].first, halo_places_[t].second, values, t});
+    for (int64_t t = std::max<int64_t>(0, placed - ahead); t < placed; ++t) {
+      fixes.push_back(
+          RowFix{halo_places_[t].first, halo_places_[t].second, values, halo_count_ - placed + t});
     }
     ApplyFixes(std::move(fixes), column);
   }
@@ -696,14 +699,19 @@ class ChunkRunner final : public WindowChunkRunner {
     for (const BatchPtr& b : computed.batches) {
       for (int64_t r = 0; r < b->num_rows; ++r) places.emplace_back(b, r);
     }
-    const int64_t total = static_cast<int64_t>(places.size());
+    int64_t total = halo_count_;  // the rows kept before and the chunk's
+    for (const BatchPtr& b : computed.batches) total += b->num_rows;
     int64_t keep = std::min(total, halo_rows_);
     if (range_reach_ >= 0) {
       TANDEM_ASSIGN_OR_RAISE(const int64_t in_range, RowsWithinReach(rows));
       keep = std::max(keep, in_range);
     }
     int64_t drop = total - keep;
-    places.erase(places.begin(), places.begin() + drop);
+    halo_count_ = keep;
+    // Only the last halo_rows_ are patched (ROWS frames reaching ahead): their output rows are
+    // kept; a RANGE frame's rows kept from before pin no output.
+    const int64_t placed = std::min(keep, halo_rows_);
+    places.erase(places.begin(), places.end() - placed);
     halo_places_ = std::move(places);
     halo_.clear();
     for (const BatchPtr& b : rows) {
@@ -887,7 +895,9 @@ class ChunkRunner final : public WindowChunkRunner {
   int64_t halo_rows_ = 0;       // input rows the sliding calls keep from before a chunk
   int64_t range_reach_ = -1;    // the RANGE frames' offset back (ORDER BY values); -1: none
   std::vector<BatchPtr> halo_;  // those rows
-  std::vector<std::pair<BatchPtr, int64_t>> halo_places_;  // their output rows: batch, row
+  int64_t halo_count_ = 0;      // rows in halo_
+  // The output rows (batch, row) of the last of those, up to halo_rows_ of them.
+  std::vector<std::pair<BatchPtr, int64_t>> halo_places_;
   int64_t rows_before_ = 0;
 };
 
@@ -896,9 +906,8 @@ class ChunkRunner final : public WindowChunkRunner {
 bool CallComputesInChunks(const WindowCall& call) { return CarryOf(call) != CarryKind::kNone; }
 
 int64_t CallReach(const WindowCall& call) {
-  const CarryKind kind = CarryOf(call);
-  if (kind == CarryKind::kLag || kind == CarryKind::kLead) return NavigationOffset(call);
-  if (kind != CarryKind::kSliding) return 0;
+  // (LAG keeps only its argument's last values, LEAD holds back its last rows: no chunk needed.)
+  if (CarryOf(call) != CarryKind::kSliding) return 0;
   const std::optional<FrameReach> reach = SlidingReach(call.frame);
   return reach ? reach->back + reach->ahead : 0;  // RANGE frames: by value
 }

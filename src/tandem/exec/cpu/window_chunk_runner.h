@@ -23,8 +23,8 @@ namespace tandem::cpu {
 
 // Whether a call can be computed this way (its ORDER BY aside).
 bool CallComputesInChunks(const WindowCall& call);
-// How many rows around the current one a call reaches (LAG, LEAD, sliding ROWS frames; 0 for
-// the others): what is kept from chunk to chunk.
+// How many rows around the current one a sliding ROWS frame reaches (0 for other calls): the
+// input rows kept from one chunk to the next, computed again with it.
 int64_t CallReach(const WindowCall& call);
 // Whether a call needs every row seen before the first chunk (aggregates over the whole
 // partition; FIRST_VALUE, NTH_VALUE, LAST_VALUE picked from it; NTILE, PERCENT_RANK and CUME_DIST,

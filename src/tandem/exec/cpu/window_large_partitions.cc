@@ -60,10 +60,13 @@ class SortedPartitionWalk {
   Status Run(const SpillFile& rows) {
     const int64_t row_bytes =
         rows.rows() > 0 ? std::max<int64_t>(1, rows.bytes() / rows.rows()) : 1;
-    chunk_rows_ =
-        one_ ? ChunkRows(*one_, row_bytes) : std::max<int64_t>(4096, SpillBudget() / 8 / row_bytes);
+    // Groups of whole partitions, and a partition that goes to chunks, past an eighth of what
+    // the budget has free; the chunks themselves as a window over one partition sizes them.
+    group_rows_limit_ = std::max<int64_t>(4096, SpillBudget() / 8 / row_bytes);
+    chunk_rows_ = one_ ? ChunkRows(*one_, row_bytes) : group_rows_limit_;
     TANDEM_RETURN_NOT_OK(Sort(rows));
     for (next_block_ = 0; next_block_ < sorted_->num_blocks();) {
+      if (ctx_.Cancelled()) return ExecContext::CancelledError();
       TANDEM_ASSIGN_OR_RAISE(BatchPtr batch,
                              sorted_->ReadBlock(next_block_++, window_.children[0]->schema));
       TANDEM_RETURN_NOT_OK(Take(batch));
@@ -123,7 +126,7 @@ class SortedPartitionWalk {
     }
     last_keys_ = std::move(keys);
     last_row_ = batch->num_rows - 1;
-    if (!chunks_ && current_rows_ > chunk_rows_) return StartLarge();
+    if (!chunks_ && current_rows_ > group_rows_limit_) return StartLarge();
     return Status::OK();
   }
 
@@ -147,7 +150,7 @@ class SortedPartitionWalk {
     group_rows_ += current_rows_;
     current_.clear();
     current_rows_ = 0;
-    return group_rows_ >= chunk_rows_ ? FlushGroup() : Status::OK();
+    return group_rows_ >= group_rows_limit_ ? FlushGroup() : Status::OK();
   }
 
   Status FlushGroup() {
@@ -210,6 +213,7 @@ class SortedPartitionWalk {
   std::vector<ExprPtr> keys_;  // the shared PARTITION BY keys
   std::vector<SortOrder> orders_;
   PlanPtr one_;  // the calls over one partition (null: they cannot run in chunks)
+  int64_t group_rows_limit_ = 0;
   int64_t chunk_rows_ = 0;
   std::unique_ptr<SpillFile> sorted_;
   int64_t next_block_ = 0;
