@@ -1,6 +1,7 @@
 // Normalized sort key encoding and the typed tie comparator (see sort_keys.h).
 #include "tandem/exec/cpu/sort_keys.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string_view>
@@ -81,6 +82,17 @@ void EncodePrefixes(const Column& col, int64_t begin, int64_t n, int width, uint
   }
 }
 
+// Strings no longer than width - 1 bytes, exactly: their bytes, zeros, then their length in the
+// last byte (so "ab" < "ab\0" < "abc", as the byte-wise string order has it).
+void EncodeExactStrings(const Column& col, int64_t begin, int64_t n, int width, uint8_t* dst,
+                        int64_t stride) {
+  for (int64_t i = 0; i < n; ++i) {
+    const std::string_view s = col.GetString(begin + i);
+    if (!s.empty()) std::memcpy(dst + i * stride, s.data(), s.size());
+    dst[i * stride + width - 1] = static_cast<uint8_t>(s.size());
+  }
+}
+
 void EncodeValues(const Column& col, int64_t begin, int64_t n, int width, uint8_t* dst,
                   int64_t stride) {
   auto encode = Overloaded{[&](BoolTag) { EncodeBools(col, begin, n, dst, stride); },
@@ -133,6 +145,16 @@ SortKeyEncoder::SortKeyEncoder(std::vector<std::vector<ColumnPtr>> columns,
         tail_from_ = k;
         break;
       }
+      // Short strings (codes, flags, names of a few bytes) are encoded whole with their length,
+      // so they decide ties and the keys after them are encoded too.
+      const int64_t longest = LongestString(k, room - 1);
+      if (longest >= 0) {
+        p.exact_string = true;
+        p.value_bytes = static_cast<int>(longest) + 1;
+        plans_.push_back(p);
+        bytes += (p.null_byte ? 1 : 0) + p.value_bytes;
+        continue;
+      }
       p.value_bytes = std::min(room, kMaxStringPrefix);
       plans_.push_back(p);
       bytes += (p.null_byte ? 1 : 0) + p.value_bytes;
@@ -152,6 +174,19 @@ SortKeyEncoder::SortKeyEncoder(std::vector<std::vector<ColumnPtr>> columns,
   words_ = std::max(1, (bytes + 7) / 8);
 }
 
+int64_t SortKeyEncoder::LongestString(int key, int64_t at_most) const {
+  int64_t longest = 0;
+  for (const auto& batch : columns_) {
+    const Column& col = *batch[key];
+    for (int64_t i = 0; i < col.length(); ++i) {
+      if (col.IsNull(i)) continue;
+      longest = std::max<int64_t>(longest, static_cast<int64_t>(col.GetString(i).size()));
+      if (longest > at_most) return -1;
+    }
+  }
+  return longest;
+}
+
 void SortKeyEncoder::Encode(int batch, int64_t begin, int64_t end, uint64_t* out) const {
   const int64_t n = end - begin;
   const int64_t stride = words_ * 8;
@@ -162,7 +197,11 @@ void SortKeyEncoder::Encode(int batch, int64_t begin, int64_t end, uint64_t* out
     const Column& col = *columns_[batch][k];
     const SortOrder& o = orders_[k];
     uint8_t* at = dst + p.offset + (p.null_byte ? 1 : 0);
-    EncodeValues(col, begin, n, p.value_bytes, at, stride);
+    if (p.exact_string) {
+      EncodeExactStrings(col, begin, n, p.value_bytes, at, stride);
+    } else {
+      EncodeValues(col, begin, n, p.value_bytes, at, stride);
+    }
     if (!o.ascending) {
       for (int64_t i = 0; i < n; ++i) {
         for (int j = 0; j < p.value_bytes; ++j) at[i * stride + j] ^= 0xFF;

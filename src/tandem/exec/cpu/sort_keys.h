@@ -54,7 +54,13 @@ class SortKeyEncoder {
     bool null_byte = false;  // some value is NULL: a leading byte orders NULLs
     int value_bytes = 0;     // encoded value bytes (string prefix length for strings)
     int offset = 0;          // byte offset in the row's words
+    // Strings all shorter than value_bytes: whole, with their length last (they decide ties).
+    bool exact_string = false;
   };
+
+  // The longest non-NULL string of key `key` over every batch, or -1 when one is longer than
+  // `at_most` bytes.
+  int64_t LongestString(int key, int64_t at_most) const;
 
   std::vector<std::vector<ColumnPtr>> columns_;
   std::vector<SortOrder> orders_;
