@@ -253,6 +253,39 @@ int CompareSortRows(const std::vector<ColumnPtr>& a, int64_t ra, const std::vect
   return 0;
 }
 
+void SortKeyEncoder::MarkKeyChanges(const std::vector<int64_t>& refs, int from, int to,
+                                    std::vector<uint8_t>* changed) const {
+  const int64_t n = static_cast<int64_t>(refs.size());
+  for (int k = from; k < to; ++k) {
+    auto mark = [&](auto equal) {
+      for (int64_t i = 1; i < n; ++i) {
+        if ((*changed)[i]) continue;
+        const Column& ca = *columns_[RefBatch(refs[i - 1])][k];
+        const Column& cb = *columns_[RefBatch(refs[i])][k];
+        const int64_t ra = RefRow(refs[i - 1]), rb = RefRow(refs[i]);
+        const bool na = ca.IsNull(ra), nb = cb.IsNull(rb);
+        if (na != nb || (!na && !equal(ca, ra, cb, rb))) (*changed)[i] = 1;
+      }
+    };
+    VisitStorage(types_[k],
+                 Overloaded{[&](BoolTag) {
+                              mark([](const Column& a, int64_t ra, const Column& b, int64_t rb) {
+                                return a.GetBool(ra) == b.GetBool(rb);
+                              });
+                            },
+                            [&](StringTag) {
+                              mark([](const Column& a, int64_t ra, const Column& b, int64_t rb) {
+                                return a.GetString(ra) == b.GetString(rb);
+                              });
+                            },
+                            [&]<typename T>(Tag<T>) {
+                              mark([](const Column& a, int64_t ra, const Column& b, int64_t rb) {
+                                return OrderedBits(a.Value<T>(ra)) == OrderedBits(b.Value<T>(rb));
+                              });
+                            }});
+  }
+}
+
 int SortKeyEncoder::CompareKeys(int64_t a, int64_t b, int from, int to) const {
   return CompareSortRows(columns_[RefBatch(a)], RefRow(a), columns_[RefBatch(b)], RefRow(b),
                          orders_, from, to);

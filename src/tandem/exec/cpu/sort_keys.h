@@ -48,6 +48,11 @@ class SortKeyEncoder {
   int CompareTail(int64_t a, int64_t b) const { return CompareKeys(a, b, tail_from_, num_keys()); }
   // Compares keys [from, to) of two rows: < 0, 0 or > 0 in the SQL order.
   int CompareKeys(int64_t a, int64_t b, int from, int to) const;
+  // For rows in `refs` order: (*changed)[i] set to 1 where a key in [from, to) of refs[i] differs
+  // from refs[i - 1]'s (NULLs equal each other, as do -0.0 and 0.0, and NaNs); left as it is
+  // elsewhere. One typed pass per key: the window's partition and peer bounds.
+  void MarkKeyChanges(const std::vector<int64_t>& refs, int from, int to,
+                      std::vector<uint8_t>* changed) const;
 
  private:
   struct KeyPlan {

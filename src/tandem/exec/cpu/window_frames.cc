@@ -50,16 +50,15 @@ void ComputeWindowBounds(const SortKeyEncoder& encoder, int num_partition_keys,
   layout->part_end.resize(n);
   layout->peer_start.resize(n);
   layout->peer_end.resize(n);
+  // Where a partition starts, and where a peer group starts (a partition's start too).
+  std::vector<uint8_t> part_change(static_cast<size_t>(n), 0);
+  encoder.MarkKeyChanges(layout->refs, 0, num_partition_keys, &part_change);
+  std::vector<uint8_t> peer_change = part_change;
+  encoder.MarkKeyChanges(layout->refs, num_partition_keys, num_keys, &peer_change);
   int64_t ps = 0, qs = 0;
   for (int64_t i = 0; i < n; ++i) {
-    if (i > 0) {
-      const int64_t a = layout->refs[i - 1], b = layout->refs[i];
-      if (encoder.CompareKeys(a, b, 0, num_partition_keys) != 0) {
-        ps = qs = i;
-      } else if (encoder.CompareKeys(a, b, num_partition_keys, num_keys) != 0) {
-        qs = i;
-      }
-    }
+    if (part_change[i]) ps = i;
+    if (peer_change[i]) qs = i;
     layout->part_start[i] = ps;
     layout->peer_start[i] = qs;
   }
