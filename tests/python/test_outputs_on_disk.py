@@ -170,28 +170,29 @@ def test_a_large_window_partition_that_cannot_be_chunked_fails_cleanly(tables, t
     assert os.listdir(tmp_path) == []
 
 
-def test_a_window_over_one_partition_larger_than_the_limit_prints_to_standard_output(
-        tables, tmp_path):
-    # The window's output is the result: printed from its file on disk. (k, v, s) leaves ties
-    # only between rows that are equal anyway, so the rows with their numbers are DuckDB's.
-    sql = ("SELECT k, v, s, row_number() OVER w AS rn, lead(k, 3) OVER w AS nk FROM fact "
-           "WINDOW w AS (ORDER BY k, v, s)")
+# Results that are an operator's output on disk, printed from there: (query, its columns as DuckDB
+# reads them from CSV).
+PRINTED_FROM_DISK = {
+    # The aggregation itself.
+    "groups": (GROUPS, "{'k': 'BIGINT', 's': 'VARCHAR', 'c': 'BIGINT', 'sv': 'HUGEINT', "
+               "'sa': 'DECIMAL(38,2)'}"),
+    # A window over one partition. (k, v, s) leaves ties only between rows that are equal
+    # anyway, so the rows with their numbers are DuckDB's.
+    "window_one_partition": (
+        "SELECT k, v, s, row_number() OVER w AS rn, lead(k, 3) OVER w AS nk FROM fact "
+        "WINDOW w AS (ORDER BY k, v, s)",
+        "{'k': 'BIGINT', 'v': 'BIGINT', 's': 'VARCHAR', 'rn': 'BIGINT', 'nk': 'BIGINT'}"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PRINTED_FROM_DISK))
+def test_outputs_larger_than_the_limit_print_to_standard_output(tables, tmp_path, case):
+    sql, columns = PRINTED_FROM_DISK[case]
     proc, printed = print_to_stdout(tables, tmp_path, sql, LIMIT, "csv")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert os.path.getsize(printed) > 2 * LIMIT
-    columns = "{'k': 'BIGINT', 'v': 'BIGINT', 's': 'VARCHAR', 'rn': 'BIGINT', 'nk': 'BIGINT'}"
     assert_same_rows(duck(tables), f"read_csv('{printed}', header = true, columns = {columns})",
                      f"({sql})")
-
-
-def test_groups_larger_than_the_limit_print_to_standard_output(tables, tmp_path):
-    # The query's result is the aggregation itself: printed from its file on disk.
-    proc, printed = print_to_stdout(tables, tmp_path, GROUPS, LIMIT, "csv")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert os.path.getsize(printed) > 2 * LIMIT
-    columns = "{'k': 'BIGINT', 's': 'VARCHAR', 'c': 'BIGINT', 'sv': 'HUGEINT', 'sa': 'DECIMAL(38,2)'}"
-    assert_same_rows(duck(tables), f"read_csv('{printed}', header = true, columns = {columns})",
-                     f"({GROUPS})")
 
 
 def test_groups_on_disk_that_fit_are_read_whole(tables, tmp_path):

@@ -168,15 +168,10 @@ Result<Table> QueryRun::SetOpBySpilling(const PlanNode& node) {
     for (const auto& p : parts) files.push_back(&p->file(q));
     TANDEM_RETURN_NOT_OK(SetOpPartition(node, files, keys, 0, &resplits, &spilled, emit));
   }
-  std::string name = "SetOperation (partitioned on disk: " + std::to_string(count) + " partitions";
-  if (resplits > 0) name += ", " + std::to_string(resplits) + " split again";
-  if (out_file) {
-    TANDEM_RETURN_NOT_OK((*out_file)->FinishWriting());
-    spilled += (*out_file)->bytes();
-    name += "; its rows written to disk as made, read back by the operator above";
-  }
-  RecordSpilledOperator(node, name + ")", out, spilled, start);
-  if (out_file) RecordOutputFile(node, **out_file);
+  std::string how = "partitioned on disk: " + std::to_string(count) + " partitions";
+  if (resplits > 0) how += ", " + std::to_string(resplits) + " split again";
+  TANDEM_RETURN_NOT_OK(
+      RecordSpilledOutput(node, "SetOperation", how, out, spilled, start, out_file));
   return out;
 }
 
@@ -227,6 +222,19 @@ void QueryRun::RecordOutputFile(const PlanNode& node, const SpillFile& file) {
   m.batches = file.num_blocks();
   m.bytes = file.bytes();
   ctx_.Record(&node, m);
+}
+
+Status QueryRun::RecordSpilledOutput(const PlanNode& node, const std::string& name, std::string how,
+                                     const Table& out, int64_t spilled, const OperatorStart& start,
+                                     std::unique_ptr<SpillFile>* out_file) {
+  if (out_file) {
+    TANDEM_RETURN_NOT_OK((*out_file)->FinishWriting());
+    how += "; its rows written to disk as made, read back by the operator above";
+    spilled += (*out_file)->bytes();
+  }
+  RecordSpilledOperator(node, name + " (" + how + ")", out, spilled, start);
+  if (out_file) RecordOutputFile(node, **out_file);
+  return Status::OK();
 }
 
 void QueryRun::RecordSpilledOperator(const PlanNode& node, const std::string& name,
@@ -367,13 +375,7 @@ Result<Table> QueryRun::WindowBySpilling(const PlanNode& node, Table* input) {
            (large.large_partitions == 1 ? " window partition" : " window partitions") +
            " in ordered chunks";
   }
-  if (out_file) {
-    TANDEM_RETURN_NOT_OK((*out_file)->FinishWriting());
-    how += "; its rows written to disk as made, read back by the operator above";
-    spilled += (*out_file)->bytes();
-  }
-  RecordSpilledOperator(node, "Window (" + how + ")", out, spilled, start);
-  if (out_file) RecordOutputFile(node, **out_file);
+  TANDEM_RETURN_NOT_OK(RecordSpilledOutput(node, "Window", how, out, spilled, start, out_file));
   return out;
 }
 
@@ -475,13 +477,8 @@ Result<Table> QueryRun::WindowInOrder(const PlanNode& node, Table* input) {
   int64_t spilled = (sink ? sink->spilled_bytes() : 0) + (rows_file ? rows_file->bytes() : 0);
   how = (sink ? "in order: " : "") + how + "computed in chunks of " + std::to_string(chunk_rows) +
         " rows";
-  if (out_file) {
-    TANDEM_RETURN_NOT_OK((*out_file)->FinishWriting());
-    how += "; its rows written to disk as made, read back by the operator above";
-    spilled += (*out_file)->bytes();
-  }
-  RecordSpilledOperator(node, "Window (one partition, " + how + ")", out, spilled, start);
-  if (out_file) RecordOutputFile(node, **out_file);
+  TANDEM_RETURN_NOT_OK(
+      RecordSpilledOutput(node, "Window", "one partition, " + how, out, spilled, start, out_file));
   return out;
 }
 

@@ -166,6 +166,11 @@ class QueryRun {
   void RecordOutputFile(const PlanNode& node, const SpillFile& file);
   void RecordSpilledOperator(const PlanNode& node, const std::string& name, const Table& out,
                              int64_t spilled, const OperatorStart& start);
+  // The same for an operator whose rows may have gone to `out_file` (OutputFileOf; null: they
+  // are `out`): finishes the file, says so after `how` ("Name (how; ...)") and counts its bytes.
+  Status RecordSpilledOutput(const PlanNode& node, const std::string& name, std::string how,
+                             const Table& out, int64_t spilled, const OperatorStart& start,
+                             std::unique_ptr<SpillFile>* out_file);
   // Sorted runs on disk, merged (exec/cpu/external_sort.h).
   Result<Table> ExternalSort(const PlanNode& node, Table* input);
   // Partitions on disk by the shared PARTITION BY keys, one at a time; calls that share no key in
