@@ -72,8 +72,7 @@ bool NeedsEveryRowFirst(const PlanNode& window) {
 
 OrderedWindowChunks::OrderedWindowChunks(const PlanNode& window, int64_t chunk_rows,
                                          ExecContext& ctx, std::function<Status(BatchPtr)> emit)
-    : window_(window),
-      chunk_rows_(chunk_rows),
+    : chunk_rows_(chunk_rows),
       ctx_(ctx),
       emit_(std::move(emit)),
       runner_(WindowChunkRunner::Make(window, ctx)),

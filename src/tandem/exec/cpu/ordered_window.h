@@ -83,7 +83,6 @@ class OrderedWindowChunks {
   Status RunChunk(std::vector<BatchPtr> chunk);
   Result<const std::vector<ColumnPtr>*> KeysOf(size_t b);
 
-  const PlanNode& window_;
   const int64_t chunk_rows_;
   ExecContext& ctx_;
   std::function<Status(BatchPtr)> emit_;
