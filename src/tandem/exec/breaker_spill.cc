@@ -79,6 +79,20 @@ Status QueryRun::FeedChild(const PlanNode& child, cpu::PipelineSink& sink) {
   return cpu::ConsumeSpilledBlocks(*kept->second, child.schema, sink, ctx_);
 }
 
+Status QueryRun::AppendChildRows(const PlanNode& retried, const PlanNode& child, SpillFile* file) {
+  // An input that streams goes straight from its pipeline; a retry truncates only its rows.
+  cpu::FileAppendSink sink(file);
+  bool first = true;
+  return WithHostRetry(retried,
+                       [&]() -> Result<Table> {
+                         if (!first) TANDEM_RETURN_NOT_OK(sink.Restart());
+                         first = false;
+                         TANDEM_RETURN_NOT_OK(FeedChild(child, sink));
+                         return Table();
+                       })
+      .status();
+}
+
 Status QueryRun::FeedRows(Table* rows, cpu::PipelineSink& sink) {
   EvalContext eval = ctx_.eval;
   for (BatchPtr& batch : rows->batches) {
@@ -94,15 +108,7 @@ Status QueryRun::UnionAllToDisk(const PlanNode& node, std::unique_ptr<SpillFile>
   for (const PlanPtr& input : node.children) {
     const PlanNode& child = *input;
     const ForgetOutputFile forget(this, &child);
-    // An input that streams goes straight from its pipeline; a retry truncates only its rows.
-    cpu::FileAppendSink sink(file->get());
-    bool first = true;
-    TANDEM_RETURN_NOT_OK(WithHostRetry(child, [&]() -> Result<Table> {
-                           if (!first) TANDEM_RETURN_NOT_OK(sink.Restart());
-                           first = false;
-                           TANDEM_RETURN_NOT_OK(FeedChild(child, sink));
-                           return Table();
-                         }).status());
+    TANDEM_RETURN_NOT_OK(AppendChildRows(child, child, file->get()));
   }
   TANDEM_RETURN_NOT_OK((*file)->FinishWriting());
   OperatorMetrics m;
@@ -420,14 +426,7 @@ Result<Table> QueryRun::WindowInOrder(const PlanNode& node, Table* input) {
   } else if (order_by.empty()) {
     // Nor do the rows fit: they go to disk as they come (in any order).
     TANDEM_ASSIGN_OR_RAISE(rows_file, SpillFile::Create(ctx_.spill_dir));
-    cpu::FileAppendSink append(rows_file.get());
-    bool first = true;
-    TANDEM_RETURN_NOT_OK(WithHostRetry(node, [&]() -> Result<Table> {
-                           if (!first) TANDEM_RETURN_NOT_OK(append.Restart());
-                           first = false;
-                           TANDEM_RETURN_NOT_OK(FeedChild(child, append));
-                           return Table();
-                         }).status());
+    TANDEM_RETURN_NOT_OK(AppendChildRows(node, child, rows_file.get()));
     TANDEM_RETURN_NOT_OK(rows_file->FinishWriting());
     how = "its rows on disk, ";
   } else {

@@ -160,6 +160,9 @@ class QueryRun {
   // streams, else its output from memory, or from its file on disk (RunPipelineSource; kept in
   // outputs_on_disk_ for a retry of the reader).
   Status FeedChild(const PlanNode& child, cpu::PipelineSink& sink);
+  // Appends `child`'s rows to `file` (FeedChild through a FileAppendSink), again where
+  // `retried` would run again after running out of memory, truncating only these rows.
+  Status AppendChildRows(const PlanNode& retried, const PlanNode& child, SpillFile* file);
   // Every batch of *rows into `sink` (not finished), each released once taken.
   Status FeedRows(Table* rows, cpu::PipelineSink& sink);
   // The rows, blocks and bytes of the file an operator wrote its output to, as its metrics.
