@@ -24,20 +24,23 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 QUERIES = os.path.join(HERE, "..", "tests", "tpch", "queries")
 
 
-def script(cache_mode, run_mode, confs=()):
-    parts = []
+def script(cache_mode, run_mode, confs=(), before=()):
+    parts = [set_statement(kv) for kv in before]
     if cache_mode:
         parts.append(f"SET tandem.sql.device = {cache_mode};")
         parts += [f"CACHE TABLE {t};" for t in TABLES]
     parts.append(f"SET tandem.sql.device = {run_mode};")
-    for kv in confs:
-        key, value = kv.split("=", 1)
-        parts.append(f"SET \"{key}\" = '{value}';")
+    parts += [set_statement(kv) for kv in confs]
     for n in range(1, 23):
         parts.append(f"SELECT 'Q{n:02d}' AS tpch_marker;")
         with open(os.path.join(QUERIES, f"q{n:02d}.sql")) as f:
             parts.append(f.read().strip())
     return "\n".join(parts) + "\n"
+
+
+def set_statement(key_value):
+    key, value = key_value.split("=", 1)
+    return f"SET \"{key}\" = '{value}';"
 
 
 def run(tandem, data, text, timeout):
@@ -126,6 +129,9 @@ def main():
 
     ap.add_argument("--conf", action="append", default=[], type=key_value,
                     help="KEY=VALUE set after caching, for the measured queries")
+    ap.add_argument("--before", action="append", default=[], type=key_value,
+                    help="KEY=VALUE set before caching (e.g. tandem.memory.gpu.limit, to give "
+                         "SF10 the little room the cached tables leave at SF100)")
     a = ap.parse_args()
     modes = [m for m in a.mode.split(",") if m]
     files, files_s = run(a.tandem, a.data, script(None, "cpu"), a.timeout)
@@ -142,7 +148,7 @@ def check_mode(a, mode, ref, files, files_s, out):
     """Runs the 22 under `mode` (cached unless --files), compares with `ref`, writes `out`;
     returns the number of queries whose answers differ or are missing."""
     cached, cached_s = run(a.tandem, a.data,
-                           script(None if a.files else mode, mode, a.conf), a.timeout)
+                           script(None if a.files else mode, mode, a.conf, a.before), a.timeout)
     print(f"cached run ({mode}): exit {cached.returncode} in {cached_s:.1f} s", flush=True)
     sys.stdout.write(cached.stderr[-3000:] if cached.returncode else "")
     got = split_answers(cached.stdout)
@@ -150,12 +156,12 @@ def check_mode(a, mode, ref, files, files_s, out):
     cache_lines = re.findall(r"cached table .*", cached.stdout + cached.stderr)
     # Statement order: SET, 8 CACHE, SET, then (marker, query) x 22 (Q15: view + query + drop).
     what = "from files" if a.files else "cached"
-    lines = [f"# TPC-H {what} under device={mode} {' '.join(a.conf)}, checked against cpu "
+    lines = [f"# TPC-H {what} under device={mode} {' '.join(a.before + a.conf)}, checked against cpu "
              "from files", "",
              f"data: {a.data}; cached process {cached_s:.1f} s (exit {cached.returncode}), "
              f"files process {files_s:.1f} s (exit {files.returncode})", ""]
     lines += [f"- {c}" for c in cache_lines] + [""]
-    qt = query_times(times, (0 if a.files else 1 + len(TABLES)) + 1 + len(a.conf))
+    qt = query_times(times, len(a.before) + (0 if a.files else 1 + len(TABLES)) + 1 + len(a.conf))
     lines += ["| query | time (ms) | answer | devices | peak memory |", "|---|---|---|---|---|"]
     bad = 0
     for n in range(1, 23):

@@ -84,6 +84,11 @@ std::vector<ConfigKey> MakeKeys() {
              "rows) runs over slices of about this many bytes when the input is larger, "
              "aggregations partially per slice (bytes; 0: a quarter of the GPU memory the "
              "process may use)"),
+      Number(kGpuHashPartitions, ConfigType::kInt, "0", 0, 4096,
+             "a GPU part over tables cached in GPU memory runs in this many hash partitions of "
+             "the key its equi-joins share (each join on the key and aggregation by it sees one "
+             "partition at a time), when the plan allows (0: only after running out of GPU "
+             "memory whole, in 4, 16, then 64)"),
       Number(kConcurrentGpuTasks, ConfigType::kInt, "2", 1, 1024,
              "queries and Spark plan fragments (tasks) of one process that may use the GPU at "
              "once; each is also admitted against its estimated peak of GPU memory, so that "

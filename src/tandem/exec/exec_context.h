@@ -148,6 +148,9 @@ class ExecContext {
   // tandem.exec.gpu.chunkBytes (0: a quarter of what the GPU may hold): the slice of a GPU
   // part's input from host memory when that input is larger (docs/gpu.md, GPU chunks).
   int64_t gpu_chunk_bytes = 0;
+  // tandem.exec.gpu.hashPartitions: GPU parts over cached tables run in this many hash
+  // partitions ahead (exec/hash_partition_plan.h); 0: only after running out of GPU memory.
+  int gpu_hash_partitions = 0;
   // tandem.exec.cpu.batchRows: rows per batch of a CPU pipeline (scan pieces, morsels).
   int64_t cpu_batch_rows = int64_t{1} << 17;
   // tandem.sql.concurrentGpuTasks: queries (and Spark tasks) of the process on the GPU at once.
@@ -162,6 +165,8 @@ class ExecContext {
   int gpu_admission_others = 0;
   int gpu_chunked_parts = 0;  // GPU parts or aggregations that ran in slices of their input
   int gpu_split_retries = 0;  // ... of them after running out of GPU memory whole
+  int gpu_partitioned_parts = 0;     // GPU parts that ran in hash partitions of a join key
+  int gpu_partition_retries = 0;     // ... of them after running out of GPU memory whole
   // tandem.test.injectOom and tandem.test.injectHostOom, armed when the query starts.
   OomInjection oom_injection;
   OomInjection host_oom_injection;

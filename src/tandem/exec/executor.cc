@@ -543,8 +543,10 @@ Result<Table> QueryRun::RunHostOnce(const PlanNode& node) {
 
 Result<Table> QueryRun::RunGpuPart(const PlanNode& node, const PlanNode& source) {
   auto attempt = [&]() -> Result<Table> {
-    if (std::optional<Result<Table>> sliced = PartInSlices(node, source)) {
-      return std::move(*sliced);
+    if (!forced_partitions_) {
+      if (std::optional<Result<Table>> sliced = PartInSlices(node, source)) {
+        return std::move(*sliced);
+      }
     }
     TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr in, RunDevice(source));
     const OperatorStart start = StartOperator();
@@ -560,12 +562,36 @@ Result<Table> QueryRun::RunGpuPart(const PlanNode& node, const PlanNode& source)
   auto out_of_memory = [](const Result<Table>& r) {
     return !r.ok() && r.status().code() == StatusCode::kOutOfMemory;
   };
-  Result<Table> out = attempt();
+  auto in_partitions = [&](const HashPartitionPlan& plan, int parts) {
+    const ScopedValue<const HashPartitionPlan*> forced(&forced_partitions_, &plan);
+    const ScopedValue<int> count(&forced_partition_count_, parts);
+    ForgetMetrics(source, ctx_);
+    return attempt();
+  };
+  // tandem.exec.gpu.hashPartitions > 1: in that many hash partitions from the start.
+  std::optional<HashPartitionPlan> partitions;
+  if (ctx_.gpu_hash_partitions > 1) partitions = HashPartitionsFor(source);
+  auto first_way = [&] {
+    return partitions ? in_partitions(*partitions, ctx_.gpu_hash_partitions) : attempt();
+  };
+  Result<Table> out = first_way();
   // Out of GPU memory: first make room by moving the cached tables this query does not read to
   // host memory, least recently used first, running the part again on the GPU after each.
   while (out_of_memory(out) && MoveUnusedCachedTableToHost()) {
     ForgetMetrics(source, ctx_);
-    out = attempt();
+    out = first_way();
+  }
+  // Then run it in more and more hash partitions of the key its joins share, where the plan
+  // allows: every join on the key and aggregation by it holds one partition at a time.
+  std::string tried;  // what ran out of memory too, for the CPU run's note
+  if (out_of_memory(out) && (partitions || (partitions = HashPartitionsFor(source)))) {
+    const int first = std::max(4, ctx_.gpu_hash_partitions * 4);
+    int parts = first;
+    for (; parts <= std::max(64, first) && out_of_memory(out) && !ctx_.Cancelled(); parts *= 4) {
+      out = in_partitions(*partitions, parts);
+    }
+    if (out.ok()) ++ctx_.gpu_partition_retries;
+    tried = "in up to " + std::to_string(parts / 4) + " hash partitions of " + partitions->key_name;
   }
   // Then split the part's input into more and more slices.
   if (out_of_memory(out)) {
@@ -577,11 +603,16 @@ Result<Table> QueryRun::RunGpuPart(const PlanNode& node, const PlanNode& source)
         out = attempt();
       }
       if (out.ok()) ++ctx_.gpu_split_retries;
+      tried += std::string(tried.empty() ? "" : ", ") + "in up to 64 slices of its input";
     }
   }
   // Out of GPU memory anywhere in the GPU part that ends here: that part runs again on the CPU
   // (its device buffers are freed by now), and the query goes on.
-  if (out_of_memory(out)) return RerunOnCpu(source, out.status());
+  if (out_of_memory(out)) {
+    return RerunOnCpu(
+        source, tried.empty() ? out.status()
+                              : Status::OutOfMemory(out.status().message() + "; also " + tried));
+  }
   return out;
 }
 
@@ -589,6 +620,9 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunDevice(const PlanNode& node) {
   if (!device_overrides_.empty()) {
     auto it = device_overrides_.find(&node);
     if (it != device_overrides_.end() && it->second) return it->second;
+  }
+  if (std::optional<Result<gpu::DeviceBatchPtr>> partitioned = InHashPartitions(node)) {
+    return std::move(*partitioned);
   }
   if (std::optional<Result<gpu::DeviceBatchPtr>> sliced = StreamInSlices(node)) {
     return std::move(*sliced);

@@ -390,24 +390,7 @@ std::optional<Result<gpu::DeviceBatchPtr>> QueryRun::StreamInSlices(const PlanNo
     if (count == 1) return outs[0];
     ++ctx_.gpu_chunked_parts;
     for (auto& [n, m] : sums) ctx_.Record(n, m);
-    // The slices' rows in one batch: UNION ALL, pairwise (each row copied log2(count) times).
-    TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
-    PlanPtr a = MakeValues(node.schema, {}), b = MakeValues(node.schema, {});
-    PlanPtr concat = MakeSetOp({a, b}, SetOpKind::kUnion, true);
-    concat->device = Device::kGpu;
-    while (outs.size() > 1) {
-      std::vector<gpu::DeviceBatchPtr> next;
-      for (size_t i = 0; i + 1 < outs.size(); i += 2) {
-        TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr both,
-                               gpu::SetOperation(*concat, *outs[i], *outs[i + 1], *g));
-        outs[i].reset();
-        outs[i + 1].reset();
-        next.push_back(std::move(both));
-      }
-      if (outs.size() % 2 == 1) next.push_back(std::move(outs.back()));
-      outs = std::move(next);
-    }
-    return outs[0];
+    return ConcatOnDevice(std::move(outs), node.schema);  // the slices' rows in one batch
   };
   return run();
 }

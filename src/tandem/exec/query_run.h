@@ -20,6 +20,7 @@
 #include "tandem/exec/cpu/spilling_pipeline.h"
 #include "tandem/exec/exec_context.h"
 #include "tandem/exec/gpu/gpu_operators_more.h"
+#include "tandem/exec/hash_partition_plan.h"
 #include "tandem/exec/shared_subplans.h"
 #include "tandem/exec/split_aggregate.h"
 #include "tandem/memory/gpu_admission.h"
@@ -267,6 +268,17 @@ class QueryRun {
   // The merge of an aggregation's partial rows (`node`: the aggregation split).
   Result<gpu::DeviceBatchPtr> MergePartials(const PlanNode& node, const SplitAggregate& split,
                                             const Table& partials, bool* on_gpu);
+  // The batches' rows in one batch (UNION ALL on the GPU).
+  Result<gpu::DeviceBatchPtr> ConcatOnDevice(std::vector<gpu::DeviceBatchPtr> outs,
+                                             const Schema& schema);
+
+  // GPU hash partitions (exec/hash_partition_plan.h, gpu_hash_partitions.cc): a GPU part over
+  // tables cached on the GPU runs once per hash partition of the key its joins share, when
+  // tandem.exec.gpu.hashPartitions asks or after it ran out of GPU memory whole.
+  std::optional<HashPartitionPlan> HashPartitionsFor(const PlanNode& part) const;
+  // The forced plan's top runs in partitions when `node` is it.
+  std::optional<Result<gpu::DeviceBatchPtr>> InHashPartitions(const PlanNode& node);
+  Result<gpu::DeviceBatchPtr> RunInHashPartitions(const HashPartitionPlan& plan, int parts);
   Result<Table> ScanCached(const PlanNode& node, const CachedTable& cached);
   Result<Table> ToHost(const gpu::DeviceBatch& batch);
 
@@ -308,7 +320,10 @@ class QueryRun {
   std::map<const PlanNode*, gpu::DeviceBatchPtr> device_overrides_;
   const PlanNode* forced_slice_top_ = nullptr;
   int forced_slices_ = 0;
-  bool in_slice_ = false;              // a slice is running: no slicing within it
+  bool in_slice_ = false;  // a slice is running: no slicing within it
+  // The hash partitions a GPU part runs in (RunGpuPart), and how many.
+  const HashPartitionPlan* forced_partitions_ = nullptr;
+  int forced_partition_count_ = 0;
   std::optional<gpu::Stream> stream_;  // declared first among GPU state: destroyed last
   gpu::GpuContext gpu_ctx_;
 };

@@ -425,6 +425,7 @@ class StatementRunner {
     ctx.gpu_memory = gpu::DeviceMemoryConfigFrom(config);
     ctx.gpu_limit_bytes = config.GetInt(config_keys::kGpuLimit);
     ctx.gpu_chunk_bytes = config.GetInt(config_keys::kGpuChunkBytes);
+    ctx.gpu_hash_partitions = static_cast<int>(config.GetInt(config_keys::kGpuHashPartitions));
     ctx.cpu_batch_rows = config.GetInt(config_keys::kCpuBatchRows);
     ctx.gpu_max_queries = config.GetInt(config_keys::kConcurrentGpuTasks);
     ctx.table_cache = &session_.cache_;
@@ -566,6 +567,14 @@ class StatementRunner {
       if (ctx.gpu_split_retries > 0) {
         result.devices +=
             ", " + std::to_string(ctx.gpu_split_retries) + " after running out of GPU memory whole";
+      }
+    }
+    if (ctx.gpu_partitioned_parts > 0) {
+      result.devices +=
+          "; GPU parts in hash partitions: " + std::to_string(ctx.gpu_partitioned_parts);
+      if (ctx.gpu_partition_retries > 0) {
+        result.devices += ", " + std::to_string(ctx.gpu_partition_retries) +
+                          " after running out of GPU memory whole";
       }
     }
     if (ctx.gpu_admission_wait_ms >= 1) {

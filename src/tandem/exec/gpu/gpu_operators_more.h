@@ -1,5 +1,5 @@
 // More GPU operators, in the pattern of gpu_operators.h (which they extend; kept apart so that
-// header stays stable): set operations and window functions, each the twin of its CPU operator
+// header stays stable): set operations, window functions, expansions and hash partitions, each the twin of its CPU operator
 // (exec/cpu/set_operation.cc, exec/cpu/window.cc) with a plain C++ support check.
 #pragma once
 
@@ -28,5 +28,11 @@ Result<DeviceBatchPtr> Window(const PlanNode& node, const DeviceBatch& input, Gp
 // rows follow each other (the CPU interleaves them by morsel: the same multiset of rows).
 std::string ExpandUnsupported(const PlanNode& node);
 Result<DeviceBatchPtr> Expand(const PlanNode& node, const DeviceBatch& input, GpuContext& ctx);
+
+// The rows of `batch` in hash partition `part` of `parts` by its column `key_column` (a fixed,
+// float or string column; NULLs in partition 0), in their order: how a GPU part runs in hash
+// partitions (exec/hash_partition_plan.h). Equal keys of one type share a partition.
+Result<DeviceBatchPtr> HashPartitionRows(const DeviceBatch& batch, int key_column, int parts,
+                                         int part, const Stream& stream);
 
 }  // namespace tandem::gpu
