@@ -26,6 +26,8 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
+#include <limits>
 #include <map>
 #include <new>
 #include <optional>
@@ -568,11 +570,25 @@ Result<Table> QueryRun::RunGpuPart(const PlanNode& node, const PlanNode& source)
     ForgetMetrics(source, ctx_);
     return attempt();
   };
-  // tandem.exec.gpu.hashPartitions > 1: in that many hash partitions from the start.
+  // In pieces from the start: as many hash partitions as tandem.exec.gpu.hashPartitions asks,
+  // or, when the part's estimated peak passes the room the GPU has left, hash partitions or
+  // slices enough for a piece to fit (what a failed whole run would cost is saved).
   std::optional<HashPartitionPlan> partitions;
-  if (ctx_.gpu_hash_partitions > 1) partitions = HashPartitionsFor(source);
+  int ahead = 1;
+  const PlanNode* slice_top = nullptr;
+  if (ctx_.gpu_hash_partitions > 1) {
+    partitions = HashPartitionsFor(source);
+    ahead = ctx_.gpu_hash_partitions;
+  } else if ((ahead = PiecesAhead(source)) > 1) {
+    partitions = HashPartitionsFor(source);
+    if (!partitions) slice_top = SplitRetryTop(source);
+  }
   auto first_way = [&] {
-    return partitions ? in_partitions(*partitions, ctx_.gpu_hash_partitions) : attempt();
+    if (partitions && ahead > 1) return in_partitions(*partitions, ahead);
+    const ScopedValue<const PlanNode*> forced_top(&forced_slice_top_,
+                                                  slice_top ? slice_top : forced_slice_top_);
+    const ScopedValue<int> forced_count(&forced_slices_, slice_top ? ahead : forced_slices_);
+    return attempt();
   };
   Result<Table> out = first_way();
   // Out of GPU memory: first make room by moving the cached tables this query does not read to
@@ -585,7 +601,7 @@ Result<Table> QueryRun::RunGpuPart(const PlanNode& node, const PlanNode& source)
   // allows: every join on the key and aggregation by it holds one partition at a time.
   std::string tried;  // what ran out of memory too, for the CPU run's note
   if (out_of_memory(out) && (partitions || (partitions = HashPartitionsFor(source)))) {
-    const int first = std::max(4, ctx_.gpu_hash_partitions * 4);
+    const int first = partitions && ahead > 1 ? ahead * 4 : 4;
     int parts = first;
     for (; parts <= std::max(64, first) && out_of_memory(out) && !ctx_.Cancelled(); parts *= 4) {
       out = in_partitions(*partitions, parts);
@@ -614,6 +630,27 @@ Result<Table> QueryRun::RunGpuPart(const PlanNode& node, const PlanNode& source)
                               : Status::OutOfMemory(out.status().message() + "; also " + tried));
   }
   return out;
+}
+
+int QueryRun::PiecesAhead(const PlanNode& part) {
+  if (!stream_ && !Gpu().ok()) return 1;
+  const int64_t capacity = GpuCapacity();
+  const int64_t room = capacity - gpu::GetPoolStats().used_bytes;
+  if (capacity <= 0 || room <= 0) return 1;
+  const int64_t estimate = EstimatedGpuPeakBytes(
+      part,
+      [this](const PlanNode& scan) {
+        const CachedTable* c = CacheOf(scan);
+        return c && c->device;
+      },
+      std::numeric_limits<int64_t>::max() / 4);
+  if (estimate <= room) return 1;
+  // Pieces of at most half the room (the estimate is rough), in the retries' steps.
+  int pieces = 4;
+  while (pieces < 64 && static_cast<double>(estimate) / pieces > 0.5 * static_cast<double>(room)) {
+    pieces *= 4;
+  }
+  return pieces;
 }
 
 Result<gpu::DeviceBatchPtr> QueryRun::RunDevice(const PlanNode& node) {

@@ -276,6 +276,9 @@ class QueryRun {
   // tables cached on the GPU runs once per hash partition of the key its joins share, when
   // tandem.exec.gpu.hashPartitions asks or after it ran out of GPU memory whole.
   std::optional<HashPartitionPlan> HashPartitionsFor(const PlanNode& part) const;
+  // How many pieces (4, 16 or 64; 1: whole) a GPU part runs in from the start: its estimated
+  // peak (exec/gpu_peak_estimate.h) against the room left on the GPU.
+  int PiecesAhead(const PlanNode& part);
   // The forced plan's top runs in partitions when `node` is it.
   std::optional<Result<gpu::DeviceBatchPtr>> InHashPartitions(const PlanNode& node);
   Result<gpu::DeviceBatchPtr> RunInHashPartitions(const HashPartitionPlan& plan, int parts);
