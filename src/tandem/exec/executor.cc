@@ -27,7 +27,6 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
-#include <limits>
 #include <map>
 #include <new>
 #include <optional>
@@ -591,14 +590,11 @@ Result<Table> QueryRun::RunGpuPart(const PlanNode& node, const PlanNode& source)
     return attempt();
   };
   Result<Table> out = first_way();
-  // Out of GPU memory: first make room by moving the cached tables this query does not read to
-  // host memory, least recently used first, running the part again on the GPU after each.
-  while (out_of_memory(out) && MoveUnusedCachedTableToHost()) {
-    ForgetMetrics(source, ctx_);
-    out = first_way();
-  }
-  // Then run it in more and more hash partitions of the key its joins share, where the plan
-  // allows: every join on the key and aggregation by it holds one partition at a time.
+  // Out of GPU memory: first run it in more and more hash partitions of the key its joins share,
+  // where the plan allows (every join on the key and aggregation by it holds one partition at a
+  // time), then in more and more slices of its input. Only then are other queries' cached
+  // tables moved away (a copy of a table that may be most of the GPU, into host memory that
+  // later queries need).
   std::string tried;  // what ran out of memory too, for the CPU run's note
   if (out_of_memory(out) && (partitions || (partitions = HashPartitionsFor(source)))) {
     const int first = partitions && ahead > 1 ? ahead * 4 : 4;
@@ -621,6 +617,12 @@ Result<Table> QueryRun::RunGpuPart(const PlanNode& node, const PlanNode& source)
       if (out.ok()) ++ctx_.gpu_split_retries;
       tried += std::string(tried.empty() ? "" : ", ") + "in up to 64 slices of its input";
     }
+  }
+  // Then make room by moving the cached tables this query does not read to host memory, least
+  // recently used first, running the part again on the GPU after each.
+  while (out_of_memory(out) && MoveUnusedCachedTableToHost()) {
+    ForgetMetrics(source, ctx_);
+    out = first_way();
   }
   // Out of GPU memory anywhere in the GPU part that ends here: that part runs again on the CPU
   // (its device buffers are freed by now), and the query goes on.
