@@ -96,7 +96,7 @@ def test_explain_analyze_names_the_partitions():
 
 
 @pytest.mark.parametrize("n", [18, 21])
-def test_a_part_that_runs_out_of_gpu_memory_whole_runs_in_hash_partitions(n):
+def test_a_part_without_room_on_the_gpu_runs_in_hash_partitions(n):
     # Only the tables the query reads are cached (none can move to host memory) and the limits
     # sit just above what they hold: some leave too little room for the part whole. Every limit
     # gives DuckDB's answer; somewhere in the sweep the part ran in hash partitions.
@@ -110,7 +110,6 @@ def test_a_part_that_runs_out_of_gpu_memory_whole_runs_in_hash_partitions(n):
         prelude = cache("gpu", reads) + f"SET \"tandem.memory.gpu.limit\" = {limit};\n"
         stderr = check(query(n), prelude, tpch.ORDER_BY[n], tpch.LIMIT.get(n))
         last = devices_lines(stderr)[-1:]
-        partitioned_somewhere |= any(
-            re.search(PARTITIONED + r": \d+, \d+ after running out of GPU memory whole", l)
-            for l in last)
+        # Ahead (the part's estimated peak passed the room left) or after running out whole.
+        partitioned_somewhere |= any(PARTITIONED in l for l in last)
     assert partitioned_somewhere, "no limit made the part run in hash partitions"
