@@ -815,8 +815,17 @@ class StatementRunner {
         *note += "; kept in host memory, the GPU has no room: " + batch.status().message();
         return gpu::DeviceBatchPtr();
       }
-      TANDEM_ASSIGN_OR_RAISE(Table host, gpu::ToHost(*oldest->device, stream));
+      Result<Table> moved_out = gpu::ToHost(*oldest->device, stream);
       TANDEM_RETURN_NOT_OK(stream.Synchronize());
+      if (!moved_out.ok() && moved_out.status().code() == StatusCode::kOutOfMemory) {
+        // No host room for the table that would make way (TPC-H SF100 on an 80 GB GPU): the new
+        // table stays in host memory, where it was read, and the others stay on the GPU.
+        *note = moved.empty() ? "" : "; moved to host memory: " + moved;
+        *note += "; kept in host memory, the GPU has no room and moving " + oldest->name +
+                 " out of it does not fit host memory: " + moved_out.status().message();
+        return gpu::DeviceBatchPtr();
+      }
+      TANDEM_ASSIGN_OR_RAISE(Table host, std::move(moved_out));
       oldest->bytes = cpu::opx::TableBytes(host);
       oldest->host = std::make_shared<const Table>(std::move(host));
       oldest->device.reset();
