@@ -142,10 +142,11 @@ Result<int> QueryRun::ForEachSlice(const SlicePlan& plan, int min_count,
   if (src.kind == PlanKind::kScan && OnGpuHere(src) && !CacheOf(src)) {
     // Parquet files: slices of their row groups, each read and decoded on its own.
     const OperatorStart start = StartOperator();
-    if (min_count <= 1) {
-      const double est = src.placement.est_bytes;
-      const double slice = static_cast<double>(SliceBytes());
-      if (est > slice) count = static_cast<int>(std::min(4096.0, std::ceil(est / slice)));
+    // At least as many slices as the estimated decoded bytes need, however many were asked for.
+    const double est = src.placement.est_bytes;
+    const double slice = static_cast<double>(SliceBytes());
+    if (est > slice) {
+      count = std::max(count, static_cast<int>(std::min(4096.0, std::ceil(est / slice))));
     }
     OperatorMetrics total;
     std::string name;
