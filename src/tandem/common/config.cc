@@ -87,7 +87,8 @@ std::vector<ConfigKey> MakeKeys() {
       Number(kGpuHashPartitions, ConfigType::kInt, "0", 0, 4096,
              "a GPU part over tables cached in GPU memory runs in this many hash partitions of "
              "the key its equi-joins share (each join on the key and aggregation by it sees one "
-             "partition at a time), when the plan allows (0: only after running out of GPU "
+             "partition at a time), when the plan allows (0 or 1: only when the part's "
+             "estimated peak passes the room left on the GPU, or after it ran out of GPU "
              "memory whole, in 4, 16, then 64)"),
       Number(kConcurrentGpuTasks, ConfigType::kInt, "2", 1, 1024,
              "queries and Spark plan fragments (tasks) of one process that may use the GPU at "

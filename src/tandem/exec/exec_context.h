@@ -163,10 +163,10 @@ class ExecContext {
   int64_t gpu_admitted_bytes = -1;
   double gpu_admission_wait_ms = 0;
   int gpu_admission_others = 0;
-  int gpu_chunked_parts = 0;  // GPU parts or aggregations that ran in slices of their input
-  int gpu_split_retries = 0;  // ... of them after running out of GPU memory whole
-  int gpu_partitioned_parts = 0;     // GPU parts that ran in hash partitions of a join key
-  int gpu_partition_retries = 0;     // ... of them after running out of GPU memory whole
+  int gpu_chunked_parts = 0;      // GPU parts or aggregations that ran in slices of their input
+  int gpu_split_retries = 0;      // ... of them after running out of GPU memory whole
+  int gpu_partitioned_parts = 0;  // GPU parts that ran in hash partitions of a join key
+  int gpu_partition_retries = 0;  // ... of them after running out of GPU memory whole
   // tandem.test.injectOom and tandem.test.injectHostOom, armed when the query starts.
   OomInjection oom_injection;
   OomInjection host_oom_injection;

@@ -544,6 +544,22 @@ Result<Table> QueryRun::RunHostOnce(const PlanNode& node) {
 
 Result<Table> QueryRun::RunGpuPart(const PlanNode& node, const PlanNode& source) {
   auto attempt = [&]() -> Result<Table> {
+    if (forced_partitions_ && forced_partitions_->top == &source &&
+        !forced_partitions_->split_aggregate && !in_slice_) {
+      // The part's own rows in hash partitions: each partition's straight to the host.
+      const OperatorStart start = StartOperator();
+      Table out;
+      out.schema = source.schema;
+      TANDEM_RETURN_NOT_OK(
+          RunInHashPartitions(*forced_partitions_, forced_partition_count_, &out).status());
+      if (node.kind == PlanKind::kTransition) {
+        TANDEM_RETURN_NOT_OK(CheckOutput(node, out));
+        RecordDeviceMetrics(node, "DeviceToHost (partition by partition)", "pcie", out.num_rows(),
+                            cpu::opx::TableBytes(out), MillisSince(start), ctx_);
+        RecordPeaks(node, start, ctx_);
+      }
+      return out;
+    }
     if (!forced_partitions_) {
       if (std::optional<Result<Table>> sliced = PartInSlices(node, source)) {
         return std::move(*sliced);
@@ -580,6 +596,9 @@ Result<Table> QueryRun::RunGpuPart(const PlanNode& node, const PlanNode& source)
     ahead = ctx_.gpu_hash_partitions;
   } else if ((ahead = PiecesAhead(source)) > 1) {
     partitions = HashPartitionsFor(source);
+    // Partitions shrink what is split, not the inputs computed once (a Parquet scan or rows
+    // from host memory): where those are what is large, slices do better.
+    if (partitions && ReplicatedInputsTooLarge(*partitions)) partitions.reset();
     if (!partitions) slice_top = SplitRetryTop(source);
   }
   auto first_way = [&] {
@@ -608,7 +627,9 @@ Result<Table> QueryRun::RunGpuPart(const PlanNode& node, const PlanNode& source)
   // Then split the part's input into more and more slices.
   if (out_of_memory(out)) {
     if (const PlanNode* top = SplitRetryTop(source)) {
-      for (int slices = 4; slices <= 64 && out_of_memory(out) && !ctx_.Cancelled(); slices *= 4) {
+      const int first_slices = slice_top ? std::min(64, ahead * 4) : 4;
+      for (int slices = first_slices; slices <= 64 && out_of_memory(out) && !ctx_.Cancelled();
+           slices *= 4) {
         const ScopedValue<const PlanNode*> forced_top(&forced_slice_top_, top);
         const ScopedValue<int> forced_count(&forced_slices_, slices);
         ForgetMetrics(source, ctx_);
@@ -632,6 +653,21 @@ Result<Table> QueryRun::RunGpuPart(const PlanNode& node, const PlanNode& source)
                               : Status::OutOfMemory(out.status().message() + "; also " + tried));
   }
   return out;
+}
+
+bool QueryRun::ReplicatedInputsTooLarge(const HashPartitionPlan& plan) {
+  const int64_t room = GpuCapacity() - gpu::GetPoolStats().used_bytes;
+  int64_t replicated = 0;
+  for (const PlanNode* r : plan.replicated) {
+    replicated += EstimatedGpuPeakBytes(
+        *r,
+        [this](const PlanNode& scan) {
+          const CachedTable* c = CacheOf(scan);
+          return c && c->device;
+        },
+        std::numeric_limits<int64_t>::max() / 4);
+  }
+  return replicated > room / 4;
 }
 
 int QueryRun::PiecesAhead(const PlanNode& part) {

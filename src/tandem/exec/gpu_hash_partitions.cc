@@ -5,6 +5,7 @@
 // partition is gathered from the cached table (device_overrides_); the outputs are concatenated
 // on the GPU, or, for an aggregation split in two, its partial rows are merged once.
 // QueryRun's methods for it.
+#include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/exec_context.h"
 #include "tandem/exec/gpu/gpu_operators_more.h"
 #include "tandem/exec/query_run.h"
@@ -36,11 +37,11 @@ std::optional<HashPartitionPlan> QueryRun::HashPartitionsFor(const PlanNode& par
 
 std::optional<Result<gpu::DeviceBatchPtr>> QueryRun::InHashPartitions(const PlanNode& node) {
   if (!forced_partitions_ || forced_partitions_->top != &node || in_slice_) return std::nullopt;
-  return RunInHashPartitions(*forced_partitions_, forced_partition_count_);
+  return RunInHashPartitions(*forced_partitions_, forced_partition_count_, nullptr);
 }
 
-Result<gpu::DeviceBatchPtr> QueryRun::RunInHashPartitions(const HashPartitionPlan& plan,
-                                                          int parts) {
+Result<gpu::DeviceBatchPtr> QueryRun::RunInHashPartitions(const HashPartitionPlan& plan, int parts,
+                                                          Table* to_host) {
   const PlanNode& top = *plan.top;
   // The stand-ins go when the run ends, however it ends.
   struct Restore {
@@ -52,10 +53,14 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunInHashPartitions(const HashPartitionPla
   } restore{&device_overrides_, {}};
   TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
   const OperatorStart start = StartOperator();
-  for (const PlanNode* r : plan.replicated) {
-    TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr out, RunDevice(*r));
-    device_overrides_[r] = std::move(out);
-    restore.keys.push_back(r);
+  {
+    // A GPU part nested in an input (under a CPU operator) is a part of its own.
+    const ScopedValue<const HashPartitionPlan*> not_nested(&forced_partitions_, nullptr);
+    for (const PlanNode* r : plan.replicated) {
+      TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr out, RunDevice(*r));
+      device_overrides_[r] = std::move(out);
+      restore.keys.push_back(r);
+    }
   }
   std::vector<gpu::DeviceBatchPtr> wholes;
   for (const auto& [scan, col] : plan.split_scans) {
@@ -102,13 +107,17 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunInHashPartitions(const HashPartitionPla
     AddSliceMetrics(ctx_.Find(&each), &sums[&top]);
     if (split) ctx_.Forget(&each);
     for (const auto& [scan, _col] : plan.split_scans) device_overrides_[scan].reset();
-    if (split) {
+    if (split || to_host) {
+      // The part's rows go to the host partition by partition (they never pile up on the GPU).
       TANDEM_ASSIGN_OR_RAISE(Table host, ToHost(**out));
-      for (BatchPtr& b : host.batches) partials.batches.push_back(std::move(b));
+      Table& into = split ? partials : *to_host;
+      for (BatchPtr& b : host.batches) into.batches.push_back(std::move(b));
     } else {
       outs.push_back(std::move(out).value());
     }
   }
+  // The inputs computed once are done with: their memory goes before the merge.
+  for (const PlanNode* r : plan.replicated) device_overrides_.erase(r);
   for (auto& [n, m] : sums) ctx_.Record(n, m);
   for (size_t i = 0; i < wholes.size(); ++i) {
     const PlanNode& scan = *plan.split_scans[i].first;
@@ -127,11 +136,13 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunInHashPartitions(const HashPartitionPla
     TANDEM_ASSIGN_OR_RAISE(result, MergePartials(top, *split, partials, &on_gpu));
     how = ", " + std::to_string(partials.num_rows()) + " partial rows merged on the " +
           (on_gpu ? "GPU" : "CPU");
+  } else if (to_host) {
+    how = ", each partition's rows handed to the host";
   } else {
     TANDEM_ASSIGN_OR_RAISE(result, ConcatOnDevice(std::move(outs), top.schema));
   }
   TANDEM_RETURN_NOT_OK(FinishGpuOperator());
-  TANDEM_RETURN_NOT_OK(CheckDeviceOutput(top, result.get()));
+  if (result) TANDEM_RETURN_NOT_OK(CheckDeviceOutput(top, result.get()));
   const OperatorMetrics* own = ctx_.Find(&top);
   char text[96];
   std::snprintf(text, sizeof(text), "; finished in %.1f ms)", MillisSince(finish_start));
@@ -139,7 +150,8 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunInHashPartitions(const HashPartitionPla
                       (own ? own->name : std::string(OperatorName(top))) + " (in " +
                           std::to_string(parts) + " hash partitions of " + plan.key_name + how +
                           text,
-                      "gpu", result->num_rows, gpu::DeviceBytes(*result),
+                      "gpu", result ? result->num_rows : to_host->num_rows(),
+                      result ? gpu::DeviceBytes(*result) : cpu::opx::TableBytes(*to_host),
                       (own ? own->millis : 0) + MillisSince(finish_start), ctx_);
   RecordPeaks(top, start, ctx_);
   ++ctx_.gpu_partitioned_parts;

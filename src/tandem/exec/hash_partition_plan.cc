@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "tandem/plan/fusion.h"
+
 namespace tandem {
 namespace {
 
@@ -275,8 +277,12 @@ class Analysis {
         case PlanKind::kProject:
         case PlanKind::kFilter:
         case PlanKind::kWindow:
-        case PlanKind::kAggregate:  // one not split: maybe its input is
           n = n->children[0].get();
+          continue;
+        case PlanKind::kAggregate:  // one not split: maybe its input is
+          // A Filter fused into the aggregation never runs alone: it cannot be the top.
+          n = plan::IsFilteredAggregate(*n) ? n->children[0]->children[0].get()
+                                            : n->children[0].get();
           continue;
         default:
           return std::nullopt;

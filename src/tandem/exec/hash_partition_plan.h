@@ -11,9 +11,10 @@
 //
 // A node's output over the partitions is either replicated (the same rows in each) or
 // partitioned (each row in one partition), with the output columns that still carry the key
-// (none after a FULL join; both sides' after an INNER join on it). Joins with one side partitioned keep the rows of that side disjoint when
-// every row of the other side can match there (INNER, and LEFT/SEMI/ANTI/MARK with the left
-// side partitioned, RIGHT with the right); two partitioned sides must be joined on the key.
+// (none after a FULL join; both sides' after an INNER join on it). Joins with one side partitioned
+// keep the rows of that side disjoint when every row of the other side can match there (INNER, and
+// LEFT/SEMI/ANTI/MARK with the left side partitioned, RIGHT with the right); two partitioned sides
+// must be joined on the key.
 #pragma once
 
 #include <functional>

@@ -279,9 +279,15 @@ class QueryRun {
   // How many pieces (4, 16 or 64; 1: whole) a GPU part runs in from the start: its estimated
   // peak (exec/gpu_peak_estimate.h) against the room left on the GPU.
   int PiecesAhead(const PlanNode& part);
+  // Whether the inputs a hash partitioning computes once are estimated above a quarter of the
+  // room left on the GPU.
+  bool ReplicatedInputsTooLarge(const HashPartitionPlan& plan);
   // The forced plan's top runs in partitions when `node` is it.
   std::optional<Result<gpu::DeviceBatchPtr>> InHashPartitions(const PlanNode& node);
-  Result<gpu::DeviceBatchPtr> RunInHashPartitions(const HashPartitionPlan& plan, int parts);
+  // The top's output: concatenated on the GPU, or, with `to_host`, each partition's rows
+  // appended there (nullptr returned).
+  Result<gpu::DeviceBatchPtr> RunInHashPartitions(const HashPartitionPlan& plan, int parts,
+                                                  Table* to_host);
   Result<Table> ScanCached(const PlanNode& node, const CachedTable& cached);
   Result<Table> ToHost(const gpu::DeviceBatch& batch);
 

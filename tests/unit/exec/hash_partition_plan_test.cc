@@ -19,6 +19,7 @@
 
 #include "../plan_test_util.h"
 #include "tandem/exec/split_aggregate.h"
+#include "tandem/plan/fusion.h"
 
 namespace tandem {
 namespace {
@@ -292,6 +293,44 @@ TEST_F(HashPartitionPlanTest, AJoinOffTheKeyStopsThePartitioning) {
   distinct_y.distinct = true;
   PlanPtr agg = MakeAggregate(ab, {Col(1)}, {"x"}, {distinct_y});
   plan = Check(agg);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->top, ab.get());
+}
+
+TEST_F(HashPartitionPlanTest, AFilterFusedIntoAnAggregationIsNotTheTop) {
+  // count(DISTINCT x) over filtered rows of a LEFT join on the key: the aggregation does not
+  // split, and the Filter runs inside it (plan/fusion.h), so the join is the top.
+  PlanPtr join = JoinOnKey(ScanAll(a_), ScanAll(b_), JoinType::kLeft);
+  PlanPtr filter = MakeFilter(join, plantest::Cmp("gt", Col(3), plantest::Lit(10)));
+  AggregateCall distinct_x = Agg(AggregateKind::kCount, Col(1), "xs");
+  distinct_x.distinct = true;
+  PlanPtr agg = MakeAggregate(filter, {}, {}, {distinct_x});
+  ASSERT_TRUE(plan::IsFilteredAggregate(*agg));
+  std::optional<HashPartitionPlan> plan = Check(agg);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->top, join.get());
+}
+
+TEST_F(HashPartitionPlanTest, WindowsPartitionedByTheKey) {
+  // count(*) OVER (PARTITION BY key) over a join on the key runs per partition; one also
+  // partitioned by x alone does not (its partitions span the key's), so the join is the top.
+  PlanPtr ab = JoinOnKey(ScanAll(a_), ScanAll(b_), JoinType::kInner);
+  auto count_by = [](ExprPtr by) {
+    WindowCall w;
+    w.kind = WindowFunctionKind::kAggregate;
+    w.aggregate = AggregateKind::kCountStar;
+    w.partition_by = {std::move(by)};
+    w.type = DataType::Int64();
+    w.nullable = false;
+    w.name = "n";
+    return w;
+  };
+  PlanPtr by_key = MakeWindow(ab, {count_by(Col(2))});
+  std::optional<HashPartitionPlan> plan = Check(by_key);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->top, by_key.get());
+  PlanPtr by_x = MakeWindow(ab, {count_by(Col(1))});
+  plan = Check(by_x);
   ASSERT_TRUE(plan);
   EXPECT_EQ(plan->top, ab.get());
 }

@@ -1,6 +1,7 @@
 // More GPU operators, in the pattern of gpu_operators.h (which they extend; kept apart so that
-// header stays stable): set operations, window functions, expansions and hash partitions, each the twin of its CPU operator
-// (exec/cpu/set_operation.cc, exec/cpu/window.cc) with a plain C++ support check.
+// header stays stable): set operations, window functions, expansions and hash partitions, each the
+// twin of its CPU operator (exec/cpu/set_operation.cc, exec/cpu/window.cc) with a plain C++ support
+// check.
 #pragma once
 
 #include <string>

@@ -59,6 +59,7 @@ Result<DeviceBatchPtr> HashPartitionRows(const DeviceBatch& batch, int key_colum
   TANDEM_RETURN_NOT_OK(keys::LaunchStatus("hash partition flags"));
   int64_t selected = 0;
   TANDEM_RETURN_NOT_OK(CopyToHost(&selected, count.data(), sizeof(int64_t), stream));
+  TANDEM_RETURN_NOT_OK(stream.Synchronize());
   // The row indices of the partition only: a fraction of the rows, not one index per row.
   TANDEM_ASSIGN_OR_RAISE(DeviceBuffer indices, keys::Scratch(selected * sizeof(int64_t), stream));
   thrust::counting_iterator<int64_t> rows(0);
