@@ -9,16 +9,13 @@ other columns merges partial rows. tandem.exec.gpu.hashPartitions asks for it; a
 out of GPU memory whole does it by itself (4, 16, 64 partitions) before slicing or running on
 the CPU. Every answer is DuckDB's; the Devices line and EXPLAIN ANALYZE say what ran so.
 """
-import os
 import re
-import subprocess
-import tempfile
 
 import pytest
 
 import test_tpch_queries as tpch
-from random_queries import tandem_command
-from test_slices_gpu import DATA, cache, cached_gpu_bytes, check, devices_lines, needs_gpu, query
+from test_slices_gpu import (cache, cached_gpu_bytes, check, devices_lines, explain_analyze,
+                             needs_gpu, query)
 
 PARTITIONED = "GPU parts in hash partitions"
 
@@ -78,21 +75,10 @@ def test_explain_analyze_names_the_partitions():
     needs_gpu()
     prelude = cache("gpu", ["orders", "lineitem", "customer"]) + (
         "SET tandem.exec.gpu.hashPartitions = 4;\n")
-    tables, _ = tpch.dataset(DATA)
-    with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
-        f.write(prelude + "EXPLAIN ANALYZE " + query(18))
-        path = f.name
-    try:
-        cmd = tandem_command() + ["sql", "-f", path]
-        for t, p in tables.items():
-            cmd += ["--table", f"{t}={p}"]
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    finally:
-        os.unlink(path)
-    assert r.returncode == 0, r.stderr
-    assert re.search(r"\(in 4 hash partitions of [a-z_, ]*orderkey", r.stdout), r.stdout
+    out = explain_analyze(prelude, query(18))
+    assert re.search(r"\(in 4 hash partitions of [a-z_, ]*orderkey", out), out
     assert re.search(r"Scan lineitem \(cached in GPU memory, in 4 hash partitions of "
-                     r"l_orderkey\)", r.stdout), r.stdout
+                     r"l_orderkey\)", out), out
 
 
 @pytest.mark.parametrize("n", [18, 21])

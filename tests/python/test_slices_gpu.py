@@ -81,12 +81,11 @@ def test_tpch_over_tables_cached_in_host_memory_in_slices(n):
         assert any("GPU input in slices" in l for l in devices_lines(stderr)), stderr
 
 
-def test_explain_analyze_names_the_slices():
-    needs_gpu()
-    prelude = cache("host", ["lineitem"]) + "SET tandem.exec.gpu.chunkBytes = '1m';\n"
+def explain_analyze(prelude, sql):
+    """EXPLAIN ANALYZE of `sql` after `prelude`, in one process: its stdout."""
     tables, _ = tpch.dataset(DATA)
     with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
-        f.write(prelude + "EXPLAIN ANALYZE " + query(1))
+        f.write(prelude + "EXPLAIN ANALYZE " + sql)
         path = f.name
     try:
         cmd = tandem_command() + ["sql", "-f", path]
@@ -96,11 +95,18 @@ def test_explain_analyze_names_the_slices():
     finally:
         os.unlink(path)
     assert r.returncode == 0, r.stderr
-    assert re.search(r"HostToDevice \(in \d+ slices\)", r.stdout), r.stdout
+    return r.stdout
+
+
+def test_explain_analyze_names_the_slices():
+    needs_gpu()
+    prelude = cache("host", ["lineitem"]) + "SET tandem.exec.gpu.chunkBytes = '1m';\n"
+    out = explain_analyze(prelude, query(1))
+    assert re.search(r"HostToDevice \(in \d+ slices\)", out), out
     # The query was admitted to the GPU against its estimated peak (memory/gpu_admission.h).
-    assert re.search(r"GPU admission: est\. peak \S+ \S+, \S+ \S+ reserved", r.stdout), r.stdout
+    assert re.search(r"GPU admission: est\. peak \S+ \S+, \S+ \S+ reserved", out), out
     assert re.search(r"HashAggregate \(partial over \d+ slices of its input, \d+ partial rows "
-                     r"merged on the (GPU|CPU)", r.stdout), r.stdout
+                     r"merged on the (GPU|CPU)", out), out
 
 
 def test_a_part_without_aggregation_hands_each_slice_to_the_host():

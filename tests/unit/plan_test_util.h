@@ -125,10 +125,8 @@ inline bool HasSubqueryExpr(const Expr& e) {
   return false;
 }
 
-// Runs a plan; each row as "v1|v2|..." (NULL as "NULL"), sorted.
-inline Result<std::vector<std::string>> RunSorted(const PlanPtr& plan) {
-  ExecContext ctx;
-  TANDEM_ASSIGN_OR_RAISE(Table t, Execute(*plan, ctx));
+// A table's rows, each as "v1|v2|..." (NULL as "NULL"), sorted.
+inline std::vector<std::string> SortedRows(const Table& t) {
   std::vector<std::string> out;
   for (const auto& b : t.batches) {
     for (int64_t r = 0; r < b->num_rows; ++r) {
@@ -141,6 +139,13 @@ inline Result<std::vector<std::string>> RunSorted(const PlanPtr& plan) {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// Runs a plan; its rows as SortedRows gives them.
+inline Result<std::vector<std::string>> RunSorted(const PlanPtr& plan) {
+  ExecContext ctx;
+  TANDEM_ASSIGN_OR_RAISE(Table t, Execute(*plan, ctx));
+  return SortedRows(t);
 }
 
 inline std::string CellText(const Cell& c) { return c ? std::to_string(*c) : "NULL"; }

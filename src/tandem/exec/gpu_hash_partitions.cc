@@ -43,14 +43,7 @@ std::optional<Result<gpu::DeviceBatchPtr>> QueryRun::InHashPartitions(const Plan
 Result<gpu::DeviceBatchPtr> QueryRun::RunInHashPartitions(const HashPartitionPlan& plan, int parts,
                                                           Table* to_host) {
   const PlanNode& top = *plan.top;
-  // The stand-ins go when the run ends, however it ends.
-  struct Restore {
-    std::map<const PlanNode*, gpu::DeviceBatchPtr>* overrides;
-    std::vector<const PlanNode*> keys;
-    ~Restore() {
-      for (const PlanNode* k : keys) overrides->erase(k);
-    }
-  } restore{&device_overrides_, {}};
+  DeviceOverrideScope stand_ins(&device_overrides_);  // gone when the run ends
   TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
   const OperatorStart start = StartOperator();
   {
@@ -58,8 +51,7 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunInHashPartitions(const HashPartitionPla
     const ScopedValue<const HashPartitionPlan*> not_nested(&forced_partitions_, nullptr);
     for (const PlanNode* r : plan.replicated) {
       TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr out, RunDevice(*r));
-      device_overrides_[r] = std::move(out);
-      restore.keys.push_back(r);
+      stand_ins[r] = std::move(out);
     }
   }
   std::vector<gpu::DeviceBatchPtr> wholes;
@@ -67,7 +59,7 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunInHashPartitions(const HashPartitionPla
     const CachedTable* cached = CacheOf(*scan);
     if (!cached || !cached->device) return Status::Internal("hash partitions of an uncached scan");
     wholes.push_back(SelectDeviceColumns(*scan, *cached->device));
-    restore.keys.push_back(scan);
+    stand_ins[scan];  // set partition by partition below
   }
   std::optional<SplitAggregate> split;
   if (plan.split_aggregate) {

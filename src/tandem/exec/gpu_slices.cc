@@ -122,22 +122,14 @@ int64_t QueryRun::GpuCapacity() const {
 
 Result<int> QueryRun::ForEachSlice(const SlicePlan& plan, int min_count,
                                    const std::function<Status(int, int)>& each) {
-  // The stand-ins go when the run ends, however it ends.
-  struct Restore {
-    std::map<const PlanNode*, gpu::DeviceBatchPtr>* overrides;
-    std::vector<const PlanNode*> keys;
-    ~Restore() {
-      for (const PlanNode* k : keys) overrides->erase(k);
-    }
-  } restore{&device_overrides_, {}};
+  DeviceOverrideScope stand_ins(&device_overrides_);  // gone when the run ends
   for (const PlanNode* b : plan.builds) {
     TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr out, RunDevice(*b));
-    device_overrides_[b] = std::move(out);
-    restore.keys.push_back(b);
+    stand_ins[b] = std::move(out);
   }
   TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
   const PlanNode& src = *plan.source;
-  restore.keys.push_back(&src);
+  stand_ins[&src];  // set slice by slice below
   int count = std::max(1, min_count);
   if (src.kind == PlanKind::kScan && OnGpuHere(src) && !CacheOf(src)) {
     // Parquet files: slices of their row groups, each read and decoded on its own.

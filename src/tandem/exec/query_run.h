@@ -91,6 +91,28 @@ class ScopedValue {
   T old_;
 };
 
+// Device outputs standing in for plan nodes while a GPU part runs in slices or partitions
+// (QueryRun::device_overrides_): the ones set through it go when the scope ends, however it ends.
+class DeviceOverrideScope {
+ public:
+  explicit DeviceOverrideScope(std::map<const PlanNode*, gpu::DeviceBatchPtr>* overrides)
+      : overrides_(overrides) {}
+  ~DeviceOverrideScope() {
+    for (const PlanNode* k : keys_) overrides_->erase(k);
+  }
+  DeviceOverrideScope(const DeviceOverrideScope&) = delete;
+  DeviceOverrideScope& operator=(const DeviceOverrideScope&) = delete;
+  // The entry for `node`, to go with the scope.
+  gpu::DeviceBatchPtr& operator[](const PlanNode* node) {
+    keys_.push_back(node);
+    return (*overrides_)[node];
+  }
+
+ private:
+  std::map<const PlanNode*, gpu::DeviceBatchPtr>* overrides_;
+  std::vector<const PlanNode*> keys_;
+};
+
 // One query's run: the executor state that lives as long as the query (its GPU stream).
 class QueryRun {
  public:

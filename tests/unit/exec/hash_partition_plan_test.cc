@@ -29,6 +29,7 @@ using plantest::Col;
 using plantest::MemoryTable;
 using plantest::RandomRows;
 using plantest::ScanAll;
+using plantest::SortedRows;
 
 uint64_t Mix(uint64_t x) {
   x ^= x >> 31;
@@ -69,21 +70,6 @@ PlanPtr Substitute(const PlanNode& n, const std::map<const PlanNode*, PlanPtr>& 
   return copy;
 }
 
-std::vector<std::string> Rows(const Table& t) {
-  std::vector<std::string> out;
-  for (const auto& b : t.batches) {
-    for (int64_t r = 0; r < b->num_rows; ++r) {
-      std::string s;
-      for (int c = 0; c < b->num_columns(); ++c) {
-        s += (c ? "|" : "") + GetValue(*b->column(c), r).ToString();
-      }
-      out.push_back(std::move(s));
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 Table RunPlan(const PlanNode& plan) {
   ExecContext ctx;
   Result<Table> t = Execute(plan, ctx);
@@ -122,7 +108,7 @@ class HashPartitionPlanTest : public ::testing::Test {
     std::optional<HashPartitionPlan> plan = PlanHashPartitions(*root, Hooks());
     if (!plan) return plan;
     const PlanNode& top = *plan->top;
-    const std::vector<std::string> whole = Rows(RunPlan(top));
+    const std::vector<std::string> whole = SortedRows(RunPlan(top));
     for (int parts : {1, 3, 4, 7}) {
       std::optional<SplitAggregate> split;
       if (plan->split_aggregate) {
@@ -148,9 +134,9 @@ class HashPartitionPlanTest : public ::testing::Test {
         merge->children = {ScanAll(TableSource::Memory("partials", pieces))};
         PlanPtr finish = std::make_shared<PlanNode>(*split->finish);
         finish->children = {merge};
-        got = Rows(RunPlan(*finish));
+        got = SortedRows(RunPlan(*finish));
       } else {
-        got = Rows(*pieces);
+        got = SortedRows(*pieces);
       }
       EXPECT_EQ(got, whole) << parts << " partitions of\n" << PlanToString(*root);
     }
