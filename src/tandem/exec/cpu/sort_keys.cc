@@ -7,6 +7,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "tandem/common/thread_pool.h"
 #include "tandem/exec/cpu/row_gather.h"
 #include "tandem/types/type_dispatch.h"
 
@@ -256,16 +257,24 @@ int CompareSortRows(const std::vector<ColumnPtr>& a, int64_t ra, const std::vect
 void SortKeyEncoder::MarkKeyChanges(const std::vector<int64_t>& refs, int from, int to,
                                     std::vector<uint8_t>* changed) const {
   const int64_t n = static_cast<int64_t>(refs.size());
+  // Ranges of rows on the pool's threads (each row's mark is its own): the rows are in sorted
+  // order, so every comparison reads two rows anywhere in the batches.
+  constexpr int64_t kRowsPerTask = int64_t{1} << 16;
+  const int64_t tasks = (n + kRowsPerTask - 1) / kRowsPerTask;
   for (int k = from; k < to; ++k) {
     auto mark = [&](auto equal) {
-      for (int64_t i = 1; i < n; ++i) {
-        if ((*changed)[i]) continue;
-        const Column& ca = *columns_[RefBatch(refs[i - 1])][k];
-        const Column& cb = *columns_[RefBatch(refs[i])][k];
-        const int64_t ra = RefRow(refs[i - 1]), rb = RefRow(refs[i]);
-        const bool na = ca.IsNull(ra), nb = cb.IsNull(rb);
-        if (na != nb || (!na && !equal(ca, ra, cb, rb))) (*changed)[i] = 1;
-      }
+      (void)ThreadPool::Default().ParallelFor(tasks, [&](int64_t t) -> Status {
+        const int64_t end = std::min(n, (t + 1) * kRowsPerTask);
+        for (int64_t i = std::max<int64_t>(1, t * kRowsPerTask); i < end; ++i) {
+          if ((*changed)[i]) continue;
+          const Column& ca = *columns_[RefBatch(refs[i - 1])][k];
+          const Column& cb = *columns_[RefBatch(refs[i])][k];
+          const int64_t ra = RefRow(refs[i - 1]), rb = RefRow(refs[i]);
+          const bool na = ca.IsNull(ra), nb = cb.IsNull(rb);
+          if (na != nb || (!na && !equal(ca, ra, cb, rb))) (*changed)[i] = 1;
+        }
+        return Status::OK();
+      });
     };
     VisitStorage(types_[k],
                  Overloaded{[&](BoolTag) {
