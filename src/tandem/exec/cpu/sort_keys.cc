@@ -295,6 +295,14 @@ void SortKeyEncoder::MarkKeyChanges(const std::vector<int64_t>& refs, int from, 
   }
 }
 
+int SortKeyEncoder::ExactPrefixBytes(int keys) const {
+  if (keys < 0 || keys > tail_from_ || keys > encoded_keys_) return -1;
+  if (keys < encoded_keys_) return plans_[keys].offset;
+  if (keys == 0) return 0;
+  const KeyPlan& last = plans_[keys - 1];
+  return last.offset + (last.null_byte ? 1 : 0) + last.value_bytes;
+}
+
 int SortKeyEncoder::CompareKeys(int64_t a, int64_t b, int from, int to) const {
   return CompareSortRows(columns_[RefBatch(a)], RefRow(a), columns_[RefBatch(b)], RefRow(b),
                          orders_, from, to);

@@ -53,6 +53,10 @@ class SortKeyEncoder {
   // elsewhere. One typed pass per key: the window's partition and peer bounds.
   void MarkKeyChanges(const std::vector<int64_t>& refs, int from, int to,
                       std::vector<uint8_t>* changed) const;
+  // The bytes keys [0, keys) take at the start of each row's words when all of them are encoded
+  // whole (equal leading bytes then mean equal keys, as MarkKeyChanges compares them); -1 when
+  // one is not (a string prefix, a key past the words).
+  int ExactPrefixBytes(int keys) const;
 
  private:
   struct KeyPlan {

@@ -122,9 +122,43 @@ Result<std::vector<int64_t>> RadixSortedRefs(const std::vector<BatchPtr>& batche
   return refs;
 }
 
+// Marks where adjacent sorted items' words differ: in all, and in their first prefix bytes
+// (big-endian bytes: whole words, then the high bytes of the next).
+template <int K, typename Item>
+void MarkItemChanges(const std::vector<Item>& items, KeyChanges* changes) {
+  const int64_t n = static_cast<int64_t>(items.size());
+  changes->prefix_changed.assign(static_cast<size_t>(n), 0);
+  changes->any_changed.assign(static_cast<size_t>(n), 0);
+  const int full = changes->prefix_bytes / 8, rest = changes->prefix_bytes % 8;
+  const uint64_t rest_mask = rest == 0 ? 0 : ~uint64_t{0} << (64 - 8 * rest);
+  constexpr int64_t kRowsPerTask = int64_t{1} << 16;
+  (void)ThreadPool::Default().ParallelFor(
+      (n + kRowsPerTask - 1) / kRowsPerTask, [&](int64_t t) -> Status {
+        const int64_t end = std::min(n, (t + 1) * kRowsPerTask);
+        for (int64_t i = t * kRowsPerTask; i < end; ++i) {
+          if (i == 0) {
+            changes->prefix_changed[0] = changes->any_changed[0] = 1;
+            continue;
+          }
+          const uint64_t* a = items[i - 1].w;
+          const uint64_t* b = items[i].w;
+          bool prefix = false;
+          for (int j = 0; j < full && !prefix; ++j) prefix = a[j] != b[j];
+          if (!prefix && rest_mask != 0) prefix = ((a[full] ^ b[full]) & rest_mask) != 0;
+          bool any = prefix;
+          for (int j = 0; j < K && !any; ++j) any = a[j] != b[j];
+          changes->prefix_changed[i] = prefix;
+          changes->any_changed[i] = any;
+        }
+        return Status::OK();
+      });
+  changes->filled = true;
+}
+
 template <int K>
 Result<std::vector<int64_t>> SortedRefsK(const std::vector<BatchPtr>& batches,
-                                         const SortKeyEncoder& enc, int64_t limit) {
+                                         const SortKeyEncoder& enc, int64_t limit,
+                                         KeyChanges* changes) {
   using Item = SortItem<K>;
   ThreadPool& pool = ThreadPool::Default();
   int64_t total = 0;
@@ -198,6 +232,7 @@ Result<std::vector<int64_t>> SortedRefsK(const std::vector<BatchPtr>& batches,
   if (!runs.empty()) {
     refs.resize(runs[0].size());
     for (size_t i = 0; i < refs.size(); ++i) refs[i] = runs[0][i].ref;
+    if (changes && !tail) MarkItemChanges<K>(runs[0], changes);
   }
   return refs;
 }
@@ -205,20 +240,22 @@ Result<std::vector<int64_t>> SortedRefsK(const std::vector<BatchPtr>& batches,
 }  // namespace
 
 Result<std::vector<int64_t>> SortedRowRefs(const std::vector<BatchPtr>& batches,
-                                           const SortKeyEncoder& encoder, int64_t limit) {
+                                           const SortKeyEncoder& encoder, int64_t limit,
+                                           KeyChanges* changes) {
+  if (changes) changes->filled = false;
   // One key word decides everything: radix sort (full sorts; TopN keeps its partial sorts).
-  if (encoder.words() == 1 && !encoder.needs_tail() && limit < 0) {
+  if (encoder.words() == 1 && !encoder.needs_tail() && limit < 0 && !changes) {
     return RadixSortedRefs(batches, encoder);
   }
   switch (encoder.words()) {
     case 1:
-      return SortedRefsK<1>(batches, encoder, limit);
+      return SortedRefsK<1>(batches, encoder, limit, changes);
     case 2:
-      return SortedRefsK<2>(batches, encoder, limit);
+      return SortedRefsK<2>(batches, encoder, limit, changes);
     case 3:
-      return SortedRefsK<3>(batches, encoder, limit);
+      return SortedRefsK<3>(batches, encoder, limit, changes);
     default:
-      return SortedRefsK<4>(batches, encoder, limit);
+      return SortedRefsK<4>(batches, encoder, limit, changes);
   }
 }
 

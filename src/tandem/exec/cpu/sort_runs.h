@@ -15,9 +15,22 @@
 
 namespace tandem::cpu {
 
-// Packed refs of the rows of `batches` in sorted order (only the first `limit` when limit >= 0).
+// Where the sorted rows' keys change, read off the sorted key words (sequential) instead of the
+// rows (a window's partition and peer bounds, exec/cpu/window_frames.h). Filled only when every
+// key is encoded whole (SortKeyEncoder::ExactPrefixBytes) and the items sort runs; `filled`
+// says whether it was.
+struct KeyChanges {
+  int prefix_bytes = 0;                 // asked: the leading keys' bytes (the PARTITION BY keys)
+  std::vector<uint8_t> prefix_changed;  // [i]: those bytes of row i differ from row i - 1's
+  std::vector<uint8_t> any_changed;     // [i]: any key of row i differs from row i - 1's
+  bool filled = false;
+};
+
+// Packed refs of the rows of `batches` in sorted order (only the first `limit` when limit >= 0);
+// with `changes`, where their keys change too (when it can).
 Result<std::vector<int64_t>> SortedRowRefs(const std::vector<BatchPtr>& batches,
-                                           const SortKeyEncoder& encoder, int64_t limit = -1);
+                                           const SortKeyEncoder& encoder, int64_t limit = -1,
+                                           KeyChanges* changes = nullptr);
 
 // Evaluates SQL sort keys over every batch and builds their encoder.
 Result<SortKeyEncoder> MakeSortKeyEncoder(const std::vector<SortKey>& keys,

@@ -88,8 +88,12 @@ Result<Table> Window(const PlanNode& node, const Table& input, ExecContext& ctx)
     const std::vector<BatchPtr> key_batches = AsBatches(key_cols, batches);
     SortKeyEncoder encoder(key_cols, orders);
     WindowLayout layout;
-    TANDEM_ASSIGN_OR_RAISE(layout.refs, SortedRowRefs(batches, encoder));
-    ComputeWindowBounds(encoder, num_partition_keys, &layout);
+    KeyChanges changes;
+    changes.prefix_bytes = encoder.ExactPrefixBytes(num_partition_keys);
+    const bool exact = changes.prefix_bytes >= 0 && !encoder.needs_tail();
+    TANDEM_ASSIGN_OR_RAISE(layout.refs,
+                           SortedRowRefs(batches, encoder, -1, exact ? &changes : nullptr));
+    ComputeWindowBounds(encoder, num_partition_keys, changes.filled ? &changes : nullptr, &layout);
 
     ColumnPtr order_key;
     bool order_ascending = true;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "tandem/exec/cpu/sort_keys.h"
+#include "tandem/exec/cpu/sort_runs.h"
 #include "tandem/types/type_dispatch.h"
 
 namespace tandem::cpu {
@@ -43,7 +44,7 @@ Result<std::vector<double>> RangeKeyValues(const Column& key, bool ascending) {
 }
 
 void ComputeWindowBounds(const SortKeyEncoder& encoder, int num_partition_keys,
-                         WindowLayout* layout) {
+                         const KeyChanges* changes, WindowLayout* layout) {
   const int64_t n = layout->size();
   const int num_keys = encoder.num_keys();
   layout->part_start.resize(n);
@@ -51,10 +52,16 @@ void ComputeWindowBounds(const SortKeyEncoder& encoder, int num_partition_keys,
   layout->peer_start.resize(n);
   layout->peer_end.resize(n);
   // Where a partition starts, and where a peer group starts (a partition's start too).
-  std::vector<uint8_t> part_change(static_cast<size_t>(n), 0);
-  encoder.MarkKeyChanges(layout->refs, 0, num_partition_keys, &part_change);
-  std::vector<uint8_t> peer_change = part_change;
-  encoder.MarkKeyChanges(layout->refs, num_partition_keys, num_keys, &peer_change);
+  std::vector<uint8_t> part_change, peer_change;
+  if (changes && changes->filled) {
+    part_change = changes->prefix_changed;
+    peer_change = changes->any_changed;
+  } else {
+    part_change.assign(static_cast<size_t>(n), 0);
+    encoder.MarkKeyChanges(layout->refs, 0, num_partition_keys, &part_change);
+    peer_change = part_change;
+    encoder.MarkKeyChanges(layout->refs, num_partition_keys, num_keys, &peer_change);
+  }
   int64_t ps = 0, qs = 0;
   for (int64_t i = 0; i < n; ++i) {
     if (part_change[i]) ps = i;

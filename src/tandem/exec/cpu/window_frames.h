@@ -14,6 +14,7 @@
 namespace tandem::cpu {
 
 class SortKeyEncoder;
+struct KeyChanges;  // sort_runs.h
 
 struct WindowLayout {
   std::vector<int64_t> refs;  // packed input row refs in sorted order
@@ -23,9 +24,10 @@ struct WindowLayout {
 };
 
 // Fills the partition and peer bounds of a layout whose refs are sorted by the encoder's keys:
-// keys [0, num_partition_keys) are the PARTITION BY keys, the rest the ORDER BY keys.
+// keys [0, num_partition_keys) are the PARTITION BY keys, the rest the ORDER BY keys. Where the
+// keys change comes from `changes` when the sort filled it, else from the rows.
 void ComputeWindowBounds(const SortKeyEncoder& encoder, int num_partition_keys,
-                         WindowLayout* layout);
+                         const KeyChanges* changes, WindowLayout* layout);
 
 // The ORDER BY key of a RANGE frame with an offset as doubles, negated for DESC so the non-NULL
 // values ascend in sorted order (NULL rows: 0); decimals unscaled. Numbers and dates only: any
