@@ -431,13 +431,7 @@ Result<gpu::GpuContext*> QueryRun::Gpu() {
 Status QueryRun::AdmitToGpu() {
   const int64_t capacity = GpuCapacity();
   gpu_admission::Request request;
-  request.estimated_bytes = EstimatedGpuPeakBytes(
-      root_,
-      [this](const PlanNode& scan) {
-        const CachedTable* c = CacheOf(scan);
-        return c && c->device;
-      },
-      SliceBytesOf(capacity));
+  request.estimated_bytes = EstimatedPeakHere(root_, SliceBytesOf(capacity));
   // Tables cached on the GPU hold their part of it (they move to host memory only when a
   // query runs out): admission shares what is left.
   int64_t cached = 0;
@@ -601,8 +595,9 @@ Result<Table> QueryRun::RunGpuPart(const PlanNode& node, const PlanNode& source)
     if (partitions && ReplicatedInputsTooLarge(*partitions)) partitions.reset();
     if (!partitions) slice_top = SplitRetryTop(source);
   }
+  const bool partitions_first = partitions && ahead > 1;
   auto first_way = [&] {
-    if (partitions && ahead > 1) return in_partitions(*partitions, ahead);
+    if (partitions_first) return in_partitions(*partitions, ahead);
     const ScopedValue<const PlanNode*> forced_top(&forced_slice_top_,
                                                   slice_top ? slice_top : forced_slice_top_);
     const ScopedValue<int> forced_count(&forced_slices_, slice_top ? ahead : forced_slices_);
@@ -616,7 +611,7 @@ Result<Table> QueryRun::RunGpuPart(const PlanNode& node, const PlanNode& source)
   // later queries need).
   std::string tried;  // what ran out of memory too, for the CPU run's note
   if (out_of_memory(out) && (partitions || (partitions = HashPartitionsFor(source)))) {
-    const int first = partitions && ahead > 1 ? ahead * 4 : 4;
+    const int first = partitions_first ? ahead * 4 : 4;
     int parts = first;
     for (; parts <= std::max(64, first) && out_of_memory(out) && !ctx_.Cancelled(); parts *= 4) {
       out = in_partitions(*partitions, parts);
@@ -655,17 +650,21 @@ Result<Table> QueryRun::RunGpuPart(const PlanNode& node, const PlanNode& source)
   return out;
 }
 
+int64_t QueryRun::EstimatedPeakHere(const PlanNode& plan, int64_t slice_bytes) const {
+  return EstimatedGpuPeakBytes(
+      plan,
+      [this](const PlanNode& scan) {
+        const CachedTable* c = CacheOf(scan);
+        return c && c->device;
+      },
+      slice_bytes);
+}
+
 bool QueryRun::ReplicatedInputsTooLarge(const HashPartitionPlan& plan) {
   const int64_t room = GpuCapacity() - gpu::GetPoolStats().used_bytes;
   int64_t replicated = 0;
   for (const PlanNode* r : plan.replicated) {
-    replicated += EstimatedGpuPeakBytes(
-        *r,
-        [this](const PlanNode& scan) {
-          const CachedTable* c = CacheOf(scan);
-          return c && c->device;
-        },
-        std::numeric_limits<int64_t>::max() / 4);
+    replicated += EstimatedPeakHere(*r, std::numeric_limits<int64_t>::max() / 4);
   }
   return replicated > room / 4;
 }
@@ -675,13 +674,7 @@ int QueryRun::PiecesAhead(const PlanNode& part) {
   const int64_t capacity = GpuCapacity();
   const int64_t room = capacity - gpu::GetPoolStats().used_bytes;
   if (capacity <= 0 || room <= 0) return 1;
-  const int64_t estimate = EstimatedGpuPeakBytes(
-      part,
-      [this](const PlanNode& scan) {
-        const CachedTable* c = CacheOf(scan);
-        return c && c->device;
-      },
-      std::numeric_limits<int64_t>::max() / 4);
+  const int64_t estimate = EstimatedPeakHere(part, std::numeric_limits<int64_t>::max() / 4);
   if (estimate <= room) return 1;
   // Pieces of at most half the room (the estimate is rough), in the retries' steps.
   int pieces = 4;

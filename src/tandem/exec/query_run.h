@@ -301,6 +301,8 @@ class QueryRun {
   // How many pieces (4, 16 or 64; 1: whole) a GPU part runs in from the start: its estimated
   // peak (exec/gpu_peak_estimate.h) against the room left on the GPU.
   int PiecesAhead(const PlanNode& part);
+  // exec/gpu_peak_estimate.h's estimate for a plan run here (tables cached on the GPU resident).
+  int64_t EstimatedPeakHere(const PlanNode& plan, int64_t slice_bytes) const;
   // Whether the inputs a hash partitioning computes once are estimated above a quarter of the
   // room left on the GPU.
   bool ReplicatedInputsTooLarge(const HashPartitionPlan& plan);

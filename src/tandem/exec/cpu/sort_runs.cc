@@ -243,8 +243,9 @@ Result<std::vector<int64_t>> SortedRowRefs(const std::vector<BatchPtr>& batches,
                                            const SortKeyEncoder& encoder, int64_t limit,
                                            KeyChanges* changes) {
   if (changes) changes->filled = false;
-  // One key word decides everything: radix sort (full sorts; TopN keeps its partial sorts).
-  if (encoder.words() == 1 && !encoder.needs_tail() && limit < 0 && !changes) {
+  // One key word decides everything: radix sort (full sorts; TopN keeps its partial sorts). It
+  // leaves `changes` unfilled (a window then marks them from the rows).
+  if (encoder.words() == 1 && !encoder.needs_tail() && limit < 0) {
     return RadixSortedRefs(batches, encoder);
   }
   switch (encoder.words()) {
