@@ -102,11 +102,48 @@ def test_explain_analyze_names_the_slices():
     needs_gpu()
     prelude = cache("host", ["lineitem"]) + "SET tandem.exec.gpu.chunkBytes = '1m';\n"
     out = explain_analyze(prelude, query(1))
-    assert re.search(r"HostToDevice \(in \d+ slices\)", out), out
+    # Each slice's rows after the first were uploaded while the slice before ran (prefetch).
+    m = re.search(r"HostToDevice \(in (\d+) slices; (\d+) made while the one before ran, "
+                  r"[\d.]+ ms waited for them\)", out)
+    assert m and int(m.group(1)) > 2 and int(m.group(2)) >= 1, out
     # The query was admitted to the GPU against its estimated peak (memory/gpu_admission.h).
     assert re.search(r"GPU admission: est\. peak \S+ \S+, \S+ \S+ reserved", out), out
     assert re.search(r"HashAggregate \(partial over \d+ slices of its input, \d+ partial rows "
                      r"merged on the (GPU|CPU)", out), out
+
+
+@pytest.mark.parametrize("n", [1, 3, 18])
+def test_slices_made_one_after_the_other_without_prefetch(n):
+    # tandem.exec.gpu.prefetchSlices=false: no slice is made while another runs; same answers.
+    needs_gpu()
+    prelude = (cache("host") + "SET tandem.exec.gpu.chunkBytes = '1m';\n"
+               "SET tandem.exec.gpu.prefetchSlices = false;\n")
+    check(query(n), prelude, tpch.ORDER_BY[n], tpch.LIMIT.get(n))
+    out = explain_analyze(prelude, query(n))
+    assert re.search(r"HostToDevice \(in \d+ slices\)", out), out
+    assert "made while the one before ran" not in out, out
+
+
+@pytest.mark.parametrize("n", [1, 3, 9, 18])
+@pytest.mark.parametrize("source", ["host", "files"])
+def test_slices_made_ahead_under_random_allocation_failures(source, n):
+    # An allocation failing in the slice made ahead, or in the running slice beside it: the
+    # slice is made again alone, or the part splits further or runs on the CPU; same answers.
+    needs_gpu()
+    prelude = (cache("host") if source == "host" else "SET tandem.sql.device = gpu;\n") + (
+        "SET tandem.exec.gpu.chunkBytes = '1m';\nSET tandem.test.injectOom = 'random:3';\n")
+    check(query(n), prelude, tpch.ORDER_BY[n], tpch.LIMIT.get(n))
+
+
+def test_row_groups_of_files_made_while_the_slice_before_runs():
+    # Parquet files in slices of row groups: the next slice is read, decoded and uploaded on
+    # another stream while the GPU runs the current one.
+    needs_gpu()
+    out = explain_analyze("SET tandem.sql.device = gpu;\nSET tandem.exec.gpu.chunkBytes = '1m';\n",
+                          query(6))
+    m = re.search(r"in (\d+) slices; the last one's counts; (\d+) made while the one before ran",
+                  out)
+    assert m and int(m.group(1)) > 2 and int(m.group(2)) >= 1, out
 
 
 def test_a_part_without_aggregation_hands_each_slice_to_the_host():

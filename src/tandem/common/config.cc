@@ -90,6 +90,11 @@ std::vector<ConfigKey> MakeKeys() {
              "partition at a time), when the plan allows (0 or 1: only when the part's "
              "estimated peak passes the room left on the GPU, or after it ran out of GPU "
              "memory whole, in 4, 16, then 64)"),
+      Plain(kGpuPrefetchSlices, ConfigType::kBool, "true",
+            "a GPU part that runs over slices of rows from host memory or of Parquet files makes "
+            "the next slice's input (reads, decodes, uploads it) on another thread and stream "
+            "while the GPU runs the current one, when the GPU has room for both; false: one "
+            "slice after the other, for comparison"),
       Number(kConcurrentGpuTasks, ConfigType::kInt, "2", 1, 1024,
              "queries and Spark plan fragments (tasks) of one process that may use the GPU at "
              "once; each is also admitted against its estimated peak of GPU memory, so that "

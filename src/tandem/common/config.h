@@ -44,6 +44,7 @@ inline constexpr const char* kPipelines = "tandem.exec.pipelines";
 inline constexpr const char* kDictionaryConditions = "tandem.exec.dictionaryConditions";
 inline constexpr const char* kGpuChunkBytes = "tandem.exec.gpu.chunkBytes";
 inline constexpr const char* kGpuHashPartitions = "tandem.exec.gpu.hashPartitions";
+inline constexpr const char* kGpuPrefetchSlices = "tandem.exec.gpu.prefetchSlices";
 inline constexpr const char* kCpuBatchRows = "tandem.exec.cpu.batchRows";
 inline constexpr const char* kConcurrentGpuTasks = "tandem.sql.concurrentGpuTasks";
 inline constexpr const char* kHostMemoryLimit = "tandem.memory.host.limit";

@@ -151,6 +151,9 @@ class ExecContext {
   // tandem.exec.gpu.hashPartitions: GPU parts over cached tables run in this many hash
   // partitions ahead (exec/hash_partition_plan.h); 0: only after running out of GPU memory.
   int gpu_hash_partitions = 0;
+  // tandem.exec.gpu.prefetchSlices: a sliced GPU part makes its next slice's input while the
+  // current one runs (exec/slice_prefetch.h).
+  bool gpu_prefetch_slices = true;
   // tandem.exec.cpu.batchRows: rows per batch of a CPU pipeline (scan pieces, morsels).
   int64_t cpu_batch_rows = int64_t{1} << 17;
   // tandem.sql.concurrentGpuTasks: queries (and Spark tasks) of the process on the GPU at once.

@@ -140,21 +140,16 @@ Result<int> QueryRun::ForEachSlice(const SlicePlan& plan, int min_count,
     if (est > slice) {
       count = std::max(count, static_cast<int>(std::min(4096.0, std::ceil(est / slice))));
     }
-    OperatorMetrics total;
-    std::string name;
-    for (int i = 0; i < count; ++i) {
-      TANDEM_RETURN_NOT_OK(CheckCancelled());
-      const auto t = Clock::now();
-      TANDEM_ASSIGN_OR_RAISE(device_overrides_[&src],
-                             ScanParquetToDevice(src, *g->stream, &name, i, count));
-      total.rows += device_overrides_[&src]->num_rows;
-      total.bytes += gpu::DeviceBytes(*device_overrides_[&src]);
-      total.millis += MillisSince(t);
-      TANDEM_RETURN_NOT_OK(each(i, count));
-      device_overrides_[&src].reset();
-    }
-    if (count > 1) name += " (in " + std::to_string(count) + " slices; the last one's counts)";
-    RecordDeviceMetrics(src, name, "gpu", total.rows, total.bytes, total.millis, ctx_);
+    std::vector<std::string> names(static_cast<size_t>(count));
+    TANDEM_ASSIGN_OR_RAISE(
+        SliceRun run, RunSlices(src, count, each, [&](int i, const gpu::Stream& stream) {
+          return ScanParquetToDevice(src, stream, &names[static_cast<size_t>(i)], i, count);
+        }));
+    std::string name =
+        names.back() + (count > 1 ? " (in " + std::to_string(count) +
+                                        " slices; the last one's counts" + run.AheadNote() + ")"
+                                  : std::string());
+    RecordDeviceMetrics(src, name, "gpu", run.rows, run.bytes, run.make_ms, ctx_);
     RecordPeaks(src, start, ctx_);
   } else if (src.kind == PlanKind::kScan && OnGpuHere(src)) {
     // A table cached in GPU memory: slices copied out of it.
@@ -197,29 +192,83 @@ Result<int> QueryRun::ForEachSlice(const SlicePlan& plan, int min_count,
     count = static_cast<int>(std::min<int64_t>(std::max<int64_t>(count, by_size), 4096));
     std::vector<Table> slices = cpu::opx::RowChunks(host, count);
     count = static_cast<int>(slices.size());
-    double upload_ms = 0;
-    int64_t uploaded = 0;
-    for (int i = 0; i < count; ++i) {
-      TANDEM_RETURN_NOT_OK(CheckCancelled());
-      const auto t = Clock::now();
-      TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr dev, gpu::ToDevice(slices[i], *g->stream));
-      TANDEM_RETURN_NOT_OK(FinishGpuOperator());
-      upload_ms += MillisSince(t);
-      uploaded += gpu::DeviceBytes(*dev);
-      slices[i] = Table();
-      device_overrides_[&src] = std::move(dev);
-      TANDEM_RETURN_NOT_OK(each(i, count));
-      device_overrides_[&src].reset();
-    }
+    const gpu::Stream& main = *g->stream;
+    TANDEM_ASSIGN_OR_RAISE(
+        SliceRun run, RunSlices(
+                          src, count, each,
+                          [&](int i, const gpu::Stream& stream) -> Result<gpu::DeviceBatchPtr> {
+                            TANDEM_ASSIGN_OR_RAISE(
+                                gpu::DeviceBatchPtr dev,
+                                gpu::ToDevice(slices[static_cast<size_t>(i)], stream));
+                            if (&stream == &main) TANDEM_RETURN_NOT_OK(FinishGpuOperator());
+                            return dev;
+                          },
+                          [&](int i) { slices[static_cast<size_t>(i)] = Table(); }));
     if (explicit_transition) {
-      RecordDeviceMetrics(src,
-                          std::string("HostToDevice") +
-                              (count > 1 ? " (in " + std::to_string(count) + " slices)" : ""),
-                          "pcie", host.num_rows(), uploaded, upload_ms, ctx_);
+      RecordDeviceMetrics(
+          src,
+          std::string("HostToDevice") +
+              (count > 1 ? " (in " + std::to_string(count) + " slices" + run.AheadNote() + ")"
+                         : ""),
+          "pcie", host.num_rows(), run.bytes, run.make_ms, ctx_);
       RecordPeaks(src, start, ctx_);
     }
   }
   return count;
+}
+
+Result<QueryRun::SliceRun> QueryRun::RunSlices(const PlanNode& src, int count,
+                                               const std::function<Status(int, int)>& each,
+                                               const SlicePrefetch::Make& make,
+                                               const std::function<void(int)>& taken) {
+  TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
+  SliceRun run;
+  run.ahead_allowed = ctx_.gpu_prefetch_slices && count > 1;
+  if (run.ahead_allowed && !ahead_stream_) {
+    TANDEM_ASSIGN_OR_RAISE(gpu::Stream stream, gpu::Stream::Create());
+    ahead_stream_.emplace(std::move(stream));
+  }
+  SlicePrefetch prefetch(make, *g->stream, run.ahead_allowed ? &*ahead_stream_ : nullptr);
+  for (int i = 0; i < count; ++i) {
+    TANDEM_RETURN_NOT_OK(CheckCancelled());
+    TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr input, prefetch.Take(i));
+    if (taken) taken(i);
+    const int64_t bytes = gpu::DeviceBytes(*input);
+    run.rows += input->num_rows;
+    run.bytes += bytes;
+    if (i + 1 < count && RoomForAnotherSlice(bytes)) prefetch.MakeAhead(i + 1);
+    device_overrides_[&src] = std::move(input);
+    Status done = each(i, count);
+    if (done.code() == StatusCode::kOutOfMemory && prefetch.Ahead()) {
+      prefetch.Stop();  // the next input goes; this slice again with nothing beside it
+      ++run.run_alone;
+      done = each(i, count);
+    }
+    device_overrides_[&src].reset();
+    TANDEM_RETURN_NOT_OK(done);
+  }
+  run.make_ms = prefetch.make_ms();
+  run.made_ahead = prefetch.made_ahead();
+  run.waited_ms = prefetch.waited_ms();
+  return run;
+}
+
+bool QueryRun::RoomForAnotherSlice(int64_t slice_bytes) const {
+  const int64_t capacity = GpuCapacity();
+  return capacity > 0 && gpu::GetPoolStats().used_bytes + 2 * slice_bytes <= capacity;
+}
+
+std::string QueryRun::SliceRun::AheadNote() const {
+  if (!ahead_allowed) return "";
+  char text[160];
+  std::snprintf(text, sizeof(text), "; %d made while the one before ran, %.1f ms waited for them",
+                made_ahead, waited_ms);
+  std::string note = text;
+  if (run_alone > 0) {
+    note += "; " + std::to_string(run_alone) +
+            " run again alone after running out of GPU memory beside the next";
+  }
+  return note;
 }
 
 void QueryRun::AddSpineMetrics(const SlicePlan& plan,

@@ -22,6 +22,7 @@
 #include "tandem/exec/gpu/gpu_operators_more.h"
 #include "tandem/exec/hash_partition_plan.h"
 #include "tandem/exec/shared_subplans.h"
+#include "tandem/exec/slice_prefetch.h"
 #include "tandem/exec/split_aggregate.h"
 #include "tandem/memory/gpu_admission.h"
 #include "tandem/plan/fusion.h"
@@ -281,6 +282,26 @@ class QueryRun {
   // least min_count, more when the input from host memory is larger than SliceBytes().
   Result<int> ForEachSlice(const SlicePlan& plan, int min_count,
                            const std::function<Status(int, int)>& each);
+  // How RunSlices went, for the source's metrics.
+  struct SliceRun {
+    int64_t rows = 0, bytes = 0;  // of the slices' inputs, summed
+    double make_ms = 0;  // making the inputs, summed (those made ahead overlapped the kernels)
+    bool ahead_allowed = false;  // tandem.exec.gpu.prefetchSlices, and more than one slice
+    int made_ahead = 0;          // inputs made while the slice before ran
+    double waited_ms = 0;        // time spent waiting for those
+    int run_alone = 0;  // slices run again alone after running out of GPU memory beside the next
+    std::string AheadNote() const;  // "; 3 made while the one before ran, ..." or ""
+  };
+  // Runs each(i, count) with slice i's input, made by `make`, standing in for `src`; the next
+  // input is made on another stream while the GPU runs the current slice when it has room for
+  // both (exec/slice_prefetch.h). `taken(i)` is called once slice i's input is on the GPU.
+  Result<SliceRun> RunSlices(const PlanNode& src, int count,
+                             const std::function<Status(int, int)>& each,
+                             const SlicePrefetch::Make& make,
+                             const std::function<void(int)>& taken = {});
+  // Whether the GPU has room to make the next slice's input while the current one runs: what is
+  // in use now (the current input among it), as much again for its work, and the next input.
+  bool RoomForAnotherSlice(int64_t slice_bytes) const;
   void AddSpineMetrics(const SlicePlan& plan, std::map<const PlanNode*, OperatorMetrics>* sums);
   std::optional<Result<gpu::DeviceBatchPtr>> AggregateInSlices(const PlanNode& node);
   std::optional<Result<Table>> PartInSlices(const PlanNode& node, const PlanNode& source);
@@ -357,7 +378,9 @@ class QueryRun {
   // The hash partitions a GPU part runs in (RunGpuPart), and how many.
   const HashPartitionPlan* forced_partitions_ = nullptr;
   int forced_partition_count_ = 0;
-  std::optional<gpu::Stream> stream_;  // declared first among GPU state: destroyed last
+  // The stream slices made ahead are made on (exec/slice_prefetch.h), created when first needed.
+  std::optional<gpu::Stream> ahead_stream_;
+  std::optional<gpu::Stream> stream_;
   gpu::GpuContext gpu_ctx_;
 };
 

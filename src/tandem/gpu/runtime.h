@@ -100,6 +100,10 @@ class DeviceBuffer {
   }
   int64_t size() const { return size_; }
   bool empty() const { return data_ == nullptr; }
+  // Frees go on `stream` from now on: for a buffer made on another stream that has since been
+  // synchronized (its work is done) and that `stream`'s kernels read next, so that the free is
+  // ordered after them. `stream` must outlive the buffer.
+  void FreeOn(const Stream& stream) { stream_ = stream.handle(); }
 
  private:
   void* data_ = nullptr;

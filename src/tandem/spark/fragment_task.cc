@@ -91,6 +91,7 @@ Status FragmentTask::Execute() {
   ctx_.gpu_limit_bytes = config_.GetInt(config_keys::kGpuLimit);
   ctx_.gpu_chunk_bytes = config_.GetInt(config_keys::kGpuChunkBytes);
   ctx_.gpu_hash_partitions = static_cast<int>(config_.GetInt(config_keys::kGpuHashPartitions));
+  ctx_.gpu_prefetch_slices = config_.GetBool(config_keys::kGpuPrefetchSlices);
   ctx_.cpu_batch_rows = config_.GetInt(config_keys::kCpuBatchRows);
   // At most tandem.sql.concurrentGpuTasks tasks use the GPU at once, admitted against their
   // estimated peak of GPU memory (RAPIDS users know the count as

@@ -426,6 +426,7 @@ class StatementRunner {
     ctx.gpu_limit_bytes = config.GetInt(config_keys::kGpuLimit);
     ctx.gpu_chunk_bytes = config.GetInt(config_keys::kGpuChunkBytes);
     ctx.gpu_hash_partitions = static_cast<int>(config.GetInt(config_keys::kGpuHashPartitions));
+    ctx.gpu_prefetch_slices = config.GetBool(config_keys::kGpuPrefetchSlices);
     ctx.cpu_batch_rows = config.GetInt(config_keys::kCpuBatchRows);
     ctx.gpu_max_queries = config.GetInt(config_keys::kConcurrentGpuTasks);
     ctx.table_cache = &session_.cache_;
