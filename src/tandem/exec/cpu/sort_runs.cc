@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 
 #include "tandem/common/thread_pool.h"
 #include "tandem/exec/cpu/row_gather.h"
@@ -125,8 +126,7 @@ Result<std::vector<int64_t>> RadixSortedRefs(const std::vector<BatchPtr>& batche
 // Marks where adjacent sorted items' words differ: in all, and in their first prefix bytes
 // (big-endian bytes: whole words, then the high bytes of the next).
 template <int K, typename Item>
-void MarkItemChanges(const std::vector<Item>& items, KeyChanges* changes) {
-  const int64_t n = static_cast<int64_t>(items.size());
+void MarkItemChanges(const Item* items, int64_t n, KeyChanges* changes) {
   changes->prefix_changed.assign(static_cast<size_t>(n), 0);
   changes->any_changed.assign(static_cast<size_t>(n), 0);
   const int full = changes->prefix_bytes / 8, rest = changes->prefix_bytes % 8;
@@ -155,6 +155,23 @@ void MarkItemChanges(const std::vector<Item>& items, KeyChanges* changes) {
   changes->filled = true;
 }
 
+// How many of a's items come first among the first k of the stable merge of sorted a and b (a's
+// before b's on ties): the merge path's co-rank, by binary search.
+template <typename Item, typename Less>
+int64_t CoRank(int64_t k, const Item* a, int64_t na, const Item* b, int64_t nb, const Less& less) {
+  int64_t lo = std::max<int64_t>(0, k - nb), hi = std::min(k, na);
+  while (lo < hi) {
+    const int64_t i = lo + (hi - lo) / 2;
+    const int64_t j = k - i;
+    if (j > 0 && i < na && !less(b[j - 1], a[i])) {
+      lo = i + 1;  // a[i] goes before b[j - 1]: more of a
+    } else {
+      hi = i;
+    }
+  }
+  return lo;
+}
+
 template <int K>
 Result<std::vector<int64_t>> SortedRefsK(const std::vector<BatchPtr>& batches,
                                          const SortKeyEncoder& enc, int64_t limit,
@@ -178,62 +195,101 @@ Result<std::vector<int64_t>> SortedRefsK(const std::vector<BatchPtr>& batches,
     return x.ref < y.ref;
   };
 
-  std::vector<std::vector<Item>> runs(morsels.size());
+  // The runs lie side by side in one array; each level of merges writes the other array, so
+  // the sort touches two arrays of fresh memory however many levels it takes (the arrays are
+  // not zeroed: every item is written before it is read).
+  struct Run {
+    int64_t offset = 0, size = 0;
+  };
+  std::vector<Run> runs(morsels.size());
+  int64_t n = 0;
+  for (size_t m = 0; m < morsels.size(); ++m) {
+    runs[m].offset = n;
+    n += morsels[m].end - morsels[m].begin;
+  }
+  std::vector<int64_t> refs;
+  if (n == 0) return refs;
+  std::unique_ptr<Item[]> cur(new Item[static_cast<size_t>(n)]);
+  std::unique_ptr<Item[]> next(morsels.size() > 1 ? new Item[static_cast<size_t>(n)] : nullptr);
+  constexpr int64_t kEncodeRows = 4096;  // key words encoded a block at a time, then spread
   TANDEM_RETURN_NOT_OK(
       pool.ParallelFor(static_cast<int64_t>(morsels.size()), [&](int64_t m) -> Status {
         const Morsel& ms = morsels[m];
-        const int64_t n = ms.end - ms.begin;
-        std::vector<uint64_t> words(static_cast<size_t>(n * K));
-        enc.Encode(ms.batch, ms.begin, ms.end, words.data());
-        std::vector<Item>& run = runs[m];
-        run.resize(static_cast<size_t>(n));
-        for (int64_t i = 0; i < n; ++i) {
-          for (int j = 0; j < K; ++j) run[i].w[j] = words[i * K + j];
-          run[i].ref = PackRowRef(ms.batch, ms.begin + i);
+        Item* run = cur.get() + runs[m].offset;
+        const int64_t len = ms.end - ms.begin;
+        std::vector<uint64_t> words(static_cast<size_t>(std::min(len, kEncodeRows) * K));
+        for (int64_t from = 0; from < len; from += kEncodeRows) {
+          const int64_t rows = std::min(kEncodeRows, len - from);
+          enc.Encode(ms.batch, ms.begin + from, ms.begin + from + rows, words.data());
+          for (int64_t i = 0; i < rows; ++i) {
+            Item& item = run[from + i];
+            for (int j = 0; j < K; ++j) item.w[j] = words[i * K + j];
+            item.ref = PackRowRef(ms.batch, ms.begin + from + i);
+          }
         }
-        if (limit >= 0 && limit < n) {
-          std::partial_sort(run.begin(), run.begin() + limit, run.end(), less);
-          run.resize(static_cast<size_t>(limit));
+        if (limit >= 0 && limit < len) {
+          std::partial_sort(run, run + limit, run + len, less);
+          runs[m].size = limit;
         } else {
-          std::sort(run.begin(), run.end(), less);
+          std::sort(run, run + len, less);
+          runs[m].size = len;
         }
         return Status::OK();
       }));
 
+  // Pairs of runs merged level by level, each pair's output cut into pieces that merge on their
+  // own (their inputs' bounds from CoRank), so every level runs on all threads.
+  const int64_t piece_items = std::max<int64_t>(int64_t{1} << 16, n / (4 * threads) + 1);
   while (runs.size() > 1) {
-    std::vector<std::vector<Item>> merged((runs.size() + 1) / 2);
+    std::vector<Run> merged((runs.size() + 1) / 2);
+    struct Piece {
+      int64_t pair, begin, end;
+    };
+    std::vector<Piece> pieces;
+    for (size_t p = 0; p < merged.size(); ++p) {
+      const Run& a = runs[2 * p];
+      int64_t size = a.size;
+      if (2 * p + 1 < runs.size()) size += runs[2 * p + 1].size;
+      if (limit >= 0) size = std::min(size, limit);
+      merged[p] = {a.offset, size};
+      for (int64_t k = 0; k < size; k += piece_items) {
+        pieces.push_back({static_cast<int64_t>(p), k, std::min(size, k + piece_items)});
+      }
+    }
     TANDEM_RETURN_NOT_OK(
-        pool.ParallelFor(static_cast<int64_t>(merged.size()), [&](int64_t p) -> Status {
-          if (2 * p + 1 >= static_cast<int64_t>(runs.size())) {
-            merged[p] = std::move(runs[2 * p]);
+        pool.ParallelFor(static_cast<int64_t>(pieces.size()), [&](int64_t t) -> Status {
+          const Piece& piece = pieces[t];
+          const size_t p = static_cast<size_t>(piece.pair);
+          Item* out = next.get() + merged[p].offset;
+          const Run& ra = runs[2 * p];
+          const Item* a = cur.get() + ra.offset;
+          if (2 * p + 1 >= runs.size()) {  // the odd run out: copied to the next level
+            std::copy(a + piece.begin, a + piece.end, out + piece.begin);
             return Status::OK();
           }
-          const auto& a = runs[2 * p];
-          const auto& b = runs[2 * p + 1];
-          int64_t n = static_cast<int64_t>(a.size() + b.size());
-          if (limit >= 0) n = std::min(n, limit);
-          std::vector<Item>& out = merged[p];
-          out.resize(static_cast<size_t>(n));
-          size_t i = 0, j = 0;
-          for (int64_t o = 0; o < n; ++o) {
-            if (j >= b.size() || (i < a.size() && !less(b[j], a[i]))) {
+          const Run& rb = runs[2 * p + 1];
+          const Item* b = cur.get() + rb.offset;
+          int64_t i = CoRank(piece.begin, a, ra.size, b, rb.size, less);
+          int64_t j = piece.begin - i;
+          const int64_t i_end = CoRank(piece.end, a, ra.size, b, rb.size, less);
+          const int64_t j_end = piece.end - i_end;
+          for (int64_t o = piece.begin; o < piece.end; ++o) {
+            if (j >= j_end || (i < i_end && !less(b[j], a[i]))) {
               out[o] = a[i++];
             } else {
               out[o] = b[j++];
             }
           }
-          std::vector<Item>().swap(runs[2 * p]);
-          std::vector<Item>().swap(runs[2 * p + 1]);
           return Status::OK();
         }));
+    std::swap(cur, next);
     runs = std::move(merged);
   }
-  std::vector<int64_t> refs;
-  if (!runs.empty()) {
-    refs.resize(runs[0].size());
-    for (size_t i = 0; i < refs.size(); ++i) refs[i] = runs[0][i].ref;
-    if (changes && !tail) MarkItemChanges<K>(runs[0], changes);
-  }
+  const Item* sorted = cur.get() + runs[0].offset;
+  const int64_t count = runs[0].size;
+  refs.resize(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) refs[i] = sorted[i].ref;
+  if (changes && !tail) MarkItemChanges<K>(sorted, count, changes);
   return refs;
 }
 

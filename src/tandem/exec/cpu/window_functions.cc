@@ -4,6 +4,7 @@
 
 #include "tandem/column/column_builder.h"
 #include "tandem/column/take.h"
+#include "tandem/memory/buffer.h"
 
 namespace tandem::cpu {
 namespace {
@@ -34,31 +35,37 @@ ColumnPtr TakeWithDefault(const Column& values, const std::vector<int64_t>& idx,
   return b.Finish();
 }
 
+// A column of n values of `type` (int32, float64, else int64) without NULLs, value i being
+// value_of(i) converted: written straight into the column's buffer.
+template <typename ValueOf>
+ColumnPtr IntColumnOf(const DataType& type, int64_t n, const ValueOf& value_of) {
+  auto fill = [&](auto zero) {
+    using T = decltype(zero);
+    std::shared_ptr<Buffer> values = Buffer::AllocateUninitialized(n * int64_t{sizeof(T)});
+    T* out = values->mutable_data_as<T>();
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(value_of(i));
+    return std::make_shared<Column>(type, n, 0, nullptr, std::move(values));
+  };
+  switch (type.id) {
+    case TypeId::kInt32:
+      return fill(int32_t{0});
+    case TypeId::kFloat64:
+      return fill(double{0});
+    default:
+      return fill(int64_t{0});
+  }
+}
+
 }  // namespace
 
 ColumnPtr WindowIntColumn(const DataType& type, const std::vector<int64_t>& values) {
-  const int64_t n = static_cast<int64_t>(values.size());
-  ColumnBuilder b(type, n);
-  for (int64_t v : values) {
-    switch (type.id) {
-      case TypeId::kInt32:
-        b.Append<int32_t>(static_cast<int32_t>(v));
-        break;
-      case TypeId::kFloat64:
-        b.Append<double>(static_cast<double>(v));
-        break;
-      default:
-        b.Append<int64_t>(v);
-        break;
-    }
-  }
-  return b.Finish();
+  return IntColumnOf(type, static_cast<int64_t>(values.size()),
+                     [&](int64_t i) { return values[static_cast<size_t>(i)]; });
 }
 
 ColumnPtr WindowDoubleColumn(const std::vector<double>& values) {
-  ColumnBuilder b(DataType::Float64(), static_cast<int64_t>(values.size()));
-  for (double v : values) b.Append<double>(v);
-  return b.Finish();
+  return IntColumnOf(DataType::Float64(), static_cast<int64_t>(values.size()),
+                     [&](int64_t i) { return values[static_cast<size_t>(i)]; });
 }
 
 Result<ColumnPtr> ComputeWindowFunction(const WindowCall& call, const WindowLayout& L,
@@ -66,50 +73,44 @@ Result<ColumnPtr> ComputeWindowFunction(const WindowCall& call, const WindowLayo
                                         const std::vector<int64_t>& fs,
                                         const std::vector<int64_t>& fe) {
   const int64_t n = L.size();
-  std::vector<int64_t> out(static_cast<size_t>(n));
+  // Indexes of the rows whose values LAG, LEAD and the value picks take (-1: none).
+  std::vector<int64_t> out;
   switch (call.kind) {
     case WindowFunctionKind::kRowNumber:
-      for (int64_t i = 0; i < n; ++i) out[i] = i - L.part_start[i] + 1;
-      return WindowIntColumn(call.type, out);
+      return IntColumnOf(call.type, n, [&](int64_t i) { return i - L.part_start[i] + 1; });
     case WindowFunctionKind::kRank:
-      for (int64_t i = 0; i < n; ++i) out[i] = L.peer_start[i] - L.part_start[i] + 1;
-      return WindowIntColumn(call.type, out);
+      return IntColumnOf(call.type, n,
+                         [&](int64_t i) { return L.peer_start[i] - L.part_start[i] + 1; });
     case WindowFunctionKind::kDenseRank: {
-      int64_t rank = 0;
-      for (int64_t i = 0; i < n; ++i) {
+      int64_t rank = 0;  // the rows are filled in order
+      return IntColumnOf(call.type, n, [&](int64_t i) {
         if (i == L.part_start[i]) rank = 0;
         if (i == L.peer_start[i]) ++rank;
-        out[i] = rank;
-      }
-      return WindowIntColumn(call.type, out);
+        return rank;
+      });
     }
     case WindowFunctionKind::kPercentRank:
     case WindowFunctionKind::kCumeDist: {
-      std::vector<double> d(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i) {
+      const bool cume = call.kind == WindowFunctionKind::kCumeDist;
+      return IntColumnOf(DataType::Float64(), n, [&](int64_t i) {
         const double size = static_cast<double>(L.part_end[i] - L.part_start[i]);
-        if (call.kind == WindowFunctionKind::kCumeDist) {
-          d[i] = static_cast<double>(L.peer_end[i] - L.part_start[i]) / size;
-        } else {
-          d[i] =
-              size > 1 ? static_cast<double>(L.peer_start[i] - L.part_start[i]) / (size - 1) : 0.0;
-        }
-      }
-      return WindowDoubleColumn(d);
+        if (cume) return static_cast<double>(L.peer_end[i] - L.part_start[i]) / size;
+        return size > 1 ? static_cast<double>(L.peer_start[i] - L.part_start[i]) / (size - 1) : 0.0;
+      });
     }
     case WindowFunctionKind::kNtile: {
       TANDEM_ASSIGN_OR_RAISE(int64_t buckets, ConstantIntArg(args, 0, 1, "NTILE bucket count"));
       if (buckets <= 0) return Status::Invalid("NTILE bucket count must be positive");
-      for (int64_t i = 0; i < n; ++i) {
+      return IntColumnOf(call.type, n, [&](int64_t i) {
         const int64_t size = L.part_end[i] - L.part_start[i];
         const int64_t j = i - L.part_start[i];
         const int64_t q = size / buckets, r = size % buckets;
-        out[i] = j < r * (q + 1) ? j / (q + 1) + 1 : r + (j - r * (q + 1)) / q + 1;
-      }
-      return WindowIntColumn(call.type, out);
+        return j < r * (q + 1) ? j / (q + 1) + 1 : r + (j - r * (q + 1)) / q + 1;
+      });
     }
     case WindowFunctionKind::kLag:
     case WindowFunctionKind::kLead: {
+      out.resize(static_cast<size_t>(n));
       if (args.empty()) return Status::Invalid("LAG/LEAD needs a value argument");
       TANDEM_ASSIGN_OR_RAISE(int64_t offset, ConstantIntArg(args, 1, 1, "LAG/LEAD offset"));
       if (call.kind == WindowFunctionKind::kLag) offset = -offset;
@@ -128,6 +129,7 @@ Result<ColumnPtr> ComputeWindowFunction(const WindowCall& call, const WindowLayo
     case WindowFunctionKind::kLastValue:
     case WindowFunctionKind::kNthValue: {
       if (args.empty()) return Status::Invalid("FIRST_VALUE/LAST_VALUE/NTH_VALUE needs a value");
+      out.resize(static_cast<size_t>(n));
       int64_t nth = 1;
       if (call.kind == WindowFunctionKind::kNthValue) {
         TANDEM_ASSIGN_OR_RAISE(nth, ConstantIntArg(args, 1, 1, "NTH_VALUE position"));
