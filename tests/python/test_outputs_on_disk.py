@@ -133,6 +133,48 @@ CASES = {
         "FROM (SELECT v % 2 AS p, row_number() OVER w AS rn, ntile(4) OVER w AS nt, "
         "sum(v) OVER () AS t FROM fact WINDOW w AS (ORDER BY v % 2)) y GROUP BY p",
         ONE_PARTITION_READ_TWICE),
+    # The same peer groups under calls that see peers: each group is computed in pieces, held
+    # on disk, and its rows take the group's value (RANK, DENSE_RANK, PERCENT_RANK from its
+    # first row; CUME_DIST and frames by RANGE up to the row's peers from its last). Every row
+    # of a group must have the same value: min and max per group are both compared.
+    "window_one_partition_peer_groups_larger_than_the_limit_seen_by_peers": (
+        "SELECT p, count(*) AS n, min(r) AS r1, max(r) AS r2, min(dr) AS dr1, max(dr) AS dr2, "
+        "min(pr) AS pr1, max(pr) AS pr2, min(cd) AS cd1, max(cd) AS cd2, min(rs) AS rs1, "
+        "max(rs) AS rs2, min(rc) AS rc1, max(rc) AS rc2, min(mk) AS mk, max(xk) AS xk, "
+        "min(av) AS av1, max(av) AS av2, sum(rn) AS srn, max(lv) AS lv "
+        "FROM (SELECT v % 2 AS p, rank() OVER w AS r, dense_rank() OVER w AS dr, "
+        "round(percent_rank() OVER w, 9) AS pr, round(cume_dist() OVER w, 9) AS cd, "
+        "sum(v) OVER w AS rs, count(*) OVER w AS rc, min(k) OVER w AS mk, max(k) OVER w AS xk, "
+        "round(avg(v) OVER w, 6) AS av, row_number() OVER w AS rn, "
+        "last_value(v % 2) OVER w AS lv FROM fact WINDOW w AS (ORDER BY v % 2)) y GROUP BY p",
+        ONE_PARTITION_READ_TWICE),
+    # Descending, NULLs first (k has NULLs), without calls that need every row first; LEAD
+    # beside them (its last rows stay open across a group's pieces).
+    "window_one_partition_large_peer_groups_desc_nulls_first": (
+        "SELECT p, count(*) AS n, min(r) AS r1, max(r) AS r2, min(dr) AS dr1, max(dr) AS dr2, "
+        "min(rs) AS rs1, max(rs) AS rs2, min(rc) AS rc1, max(rc) AS rc2, sum(ld) AS sld "
+        "FROM (SELECT k % 3 AS p, rank() OVER w AS r, dense_rank() OVER w AS dr, "
+        "sum(v) OVER w AS rs, count(k) OVER w AS rc, lead(v, 2, 0) OVER w - lead(v, 2, 0) OVER w "
+        "AS ld FROM fact WINDOW w AS (ORDER BY k % 3 DESC NULLS FIRST)) y GROUP BY p",
+        ONE_PARTITION_ON_DISK),
+    # Large and small peer groups in turn (v < 0 one group, 0..99 one each, the rest one),
+    # with a sliding ROWS frame (its count: the order within peers is not fixed) and NTILE
+    # beside the calls that see peers.
+    "window_one_partition_large_and_small_peer_groups": (
+        "SELECT p, count(*) AS n, min(r) AS r1, max(r) AS r2, min(cd) AS cd1, max(cd) AS cd2, "
+        "min(rs) AS rs1, max(rs) AS rs2, sum(nt) AS snt, sum(sl) AS ssl "
+        "FROM (SELECT v, p, rank() OVER w AS r, round(cume_dist() OVER w, 9) AS cd, "
+        "sum(v) OVER w AS rs, ntile(7) OVER w AS nt, "
+        "count(*) OVER (w ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS sl FROM (SELECT v, "
+        "CASE WHEN v < 0 THEN -1 WHEN v < 100 THEN v ELSE 1000 END AS p FROM fact) f "
+        "WINDOW w AS (ORDER BY p)) y GROUP BY p", ONE_PARTITION_READ_TWICE),
+    # A window partition too large for memory (v <= 900) whose peer groups are too: the
+    # partition is walked in ordered chunks, each peer group in pieces.
+    "window_skewed_partition_large_peer_groups": (
+        "SELECT big, p, count(*) AS n, min(r) AS r1, max(r) AS r2, min(rs) AS rs1, "
+        "max(rs) AS rs2 FROM (SELECT v > 900 AS big, v % 2 AS p, rank() OVER w AS r, "
+        "sum(v) OVER w AS rs FROM fact WINDOW w AS (PARTITION BY v > 900 ORDER BY v % 2)) y "
+        "GROUP BY big, p", LARGE_WINDOW_PARTITION),
     # OVER () with no ORDER BY over rows that do not fit: they go to disk as they come, read
     # once for the aggregates over every row, then again for the rows.
     "window_over_every_row_unordered": (

@@ -1,6 +1,7 @@
 // One partition's window calls computed in chunks (exec/cpu/ordered_window.h) against the
 // in-memory Window over the same rows. The rows come sorted by the calls' ORDER BY (few distinct
-// keys, NULLs among them: peer groups longer than a chunk and shorter), in batches of random
+// keys, NULLs among them: peer groups longer than a chunk, computed in pieces under calls that
+// see peers (exec/cpu/large_peer_group.h), and shorter), in batches of random
 // sizes (an empty one among them); chunks of 1 to 1000 rows. The in-memory Window sorts stably,
 // so both keep the input's order and every value must match row for row: ROW_NUMBER, RANK,
 // DENSE_RANK, COUNT(*), COUNT(x), SUM by RANGE and by ROWS, MIN and MAX (NaN above all numbers)

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "tandem/column/slice.h"
+#include "tandem/exec/cpu/large_peer_group.h"
 #include "tandem/exec/cpu/row_gather.h"
 #include "tandem/exec/cpu/sort_keys.h"
 #include "tandem/exec/cpu/spilling_pipeline.h"
@@ -72,11 +73,13 @@ bool NeedsEveryRowFirst(const PlanNode& window) {
 
 OrderedWindowChunks::OrderedWindowChunks(const PlanNode& window, int64_t chunk_rows,
                                          ExecContext& ctx, std::function<Status(BatchPtr)> emit)
-    : chunk_rows_(chunk_rows),
+    : window_(window),
+      chunk_rows_(chunk_rows),
       ctx_(ctx),
       emit_(std::move(emit)),
       runner_(WindowChunkRunner::Make(window, ctx)),
       peers_matter_(PeersMatter(window)),
+      splits_groups_(SplitsPeerGroups(window)),
       made_{window.schema, {}} {
   SplitSortKeys(ChunkOrder(window), &key_exprs_, &orders_);
 }
@@ -99,20 +102,118 @@ Result<const std::vector<ColumnPtr>*> OrderedWindowChunks::KeysOf(size_t b) {
 
 Status OrderedWindowChunks::RunChunk(std::vector<BatchPtr> chunk) {
   TANDEM_RETURN_NOT_OK(runner_->Run(std::move(chunk), &made_));
-  // The batches before the last OpenRows() rows are final: they go.
+  return EmitFinal();
+}
+
+Status OrderedWindowChunks::EmitFinal() {
+  // The batches before the last OpenRows() rows are final: they go (a large peer group's to
+  // disk, until its values are known).
   int64_t open = runner_->OpenRows();
   size_t keep_from = made_.batches.size();
   while (keep_from > 0 && open > 0) {
     --keep_from;
     open -= made_.batches[keep_from]->num_rows;
   }
-  for (size_t b = 0; b < keep_from; ++b) TANDEM_RETURN_NOT_OK(emit_(std::move(made_.batches[b])));
+  for (size_t b = 0; b < keep_from; ++b) {
+    if (group_ && batches_before_group_ == 0) {
+      TANDEM_RETURN_NOT_OK(group_->Hold(*made_.batches[b]));
+      continue;
+    }
+    if (group_) --batches_before_group_;
+    TANDEM_RETURN_NOT_OK(emit_(std::move(made_.batches[b])));
+  }
   made_.batches.erase(made_.batches.begin(), made_.batches.begin() + static_cast<long>(keep_from));
+  return Status::OK();
+}
+
+Status OrderedWindowChunks::StartLargeGroup(const std::vector<ColumnPtr>& keys, int64_t row) {
+  group_keys_ = keys;
+  group_row_ = row;
+  group_ = std::make_unique<LargePeerGroup>(window_, ctx_);
+  batches_before_group_ = made_.batches.size();
+  TANDEM_RETURN_NOT_OK(RunGroupPiece(/*first=*/true));
+  while (pending_rows_ >= chunk_rows_) TANDEM_RETURN_NOT_OK(RunGroupPiece(/*first=*/false));
+  return Status::OK();
+}
+
+Status OrderedWindowChunks::RunGroupPiece(bool first) {
+  // At most a chunk of the pending rows (all of the group): the rest waits for the next piece.
+  std::vector<BatchPtr> piece;
+  int64_t taken = 0;
+  size_t b = 0;
+  for (; b < pending_.size() && taken < chunk_rows_; ++b) {
+    const int64_t rows = pending_[b]->num_rows;
+    if (taken + rows <= chunk_rows_) {
+      piece.push_back(std::move(pending_[b]));
+      taken += rows;
+      continue;
+    }
+    const int64_t head = chunk_rows_ - taken;
+    piece.push_back(SliceBatchView(*pending_[b], 0, head));
+    pending_[b] = SliceBatchView(*pending_[b], head, rows - head);
+    pending_keys_[b].clear();
+    taken += head;
+    break;
+  }
+  pending_.erase(pending_.begin(), pending_.begin() + static_cast<long>(b));
+  pending_keys_.erase(pending_keys_.begin(), pending_keys_.begin() + static_cast<long>(b));
+  pending_rows_ -= taken;
+  one_group_rows_ = 0;
+  const size_t before = made_.batches.size();
+  runner_->ContinuePeerGroup(!first);
+  TANDEM_RETURN_NOT_OK(runner_->Run(std::move(piece), &made_));
+  for (size_t m = before; m < made_.batches.size(); ++m) {
+    const Batch& batch = *made_.batches[m];
+    if (batch.num_rows == 0) continue;
+    if (first) group_->NoteFirstRow(batch, 0);
+    first = false;
+    group_->NoteLastRow(batch, batch.num_rows - 1);
+  }
+  return EmitFinal();
+}
+
+Status OrderedWindowChunks::ConsumeInLargeGroup(BatchPtr batch) {
+  EvalContext eval = ctx_.eval;
+  TANDEM_ASSIGN_OR_RAISE(std::vector<ColumnPtr> keys, EvaluateColumns(key_exprs_, *batch, eval));
+  const int num_keys = static_cast<int>(key_exprs_.size());
+  int64_t in_group = 0;  // the batch's first rows that are peers of the group's
+  while (in_group < batch->num_rows &&
+         CompareSortRows(keys, in_group, group_keys_, group_row_, orders_, 0, num_keys) == 0) {
+    ++in_group;
+  }
+  if (in_group == batch->num_rows) {
+    pending_rows_ += batch->num_rows;
+    pending_.push_back(std::move(batch));
+    pending_keys_.push_back(std::move(keys));
+    while (pending_rows_ >= chunk_rows_) TANDEM_RETURN_NOT_OK(RunGroupPiece(/*first=*/false));
+    return Status::OK();
+  }
+  if (in_group > 0) {
+    pending_.push_back(SliceBatchView(*batch, 0, in_group));
+    pending_keys_.emplace_back();
+    pending_rows_ += in_group;
+  }
+  TANDEM_RETURN_NOT_OK(EndLargeGroup());
+  return Consume(SliceBatchView(*batch, in_group, batch->num_rows - in_group));
+}
+
+Status OrderedWindowChunks::EndLargeGroup() {
+  while (pending_rows_ > 0) TANDEM_RETURN_NOT_OK(RunGroupPiece(/*first=*/false));
+  // The group's rows not yet final take its values in place; those on disk go now, before them.
+  for (size_t b = batches_before_group_; b < made_.batches.size(); ++b) {
+    group_->Patch(made_.batches[b].get());
+  }
+  TANDEM_RETURN_NOT_OK(group_->EmitHeld(emit_));
+  group_.reset();
+  group_keys_.clear();
+  batches_before_group_ = 0;
+  runner_->ContinuePeerGroup(false);  // the next chunk starts with a peer group of its own
   return Status::OK();
 }
 
 Status OrderedWindowChunks::Consume(BatchPtr batch) {
   if (!batch || batch->num_rows == 0) return Status::OK();
+  if (group_) return ConsumeInLargeGroup(std::move(batch));
   const int num_keys = static_cast<int>(key_exprs_.size());
   pending_rows_ += batch->num_rows;
   pending_.push_back(std::move(batch));
@@ -152,6 +253,7 @@ Status OrderedWindowChunks::Consume(BatchPtr batch) {
     }
   }
   if (position == 0) {  // all one peer group so far
+    if (splits_groups_) return StartLargeGroup(*last_keys, last_r);
     one_group_rows_ = pending_rows_;
     return Status::OK();
   }
@@ -175,6 +277,7 @@ Status OrderedWindowChunks::Consume(BatchPtr batch) {
 }
 
 Status OrderedWindowChunks::Finish() {
+  if (group_) TANDEM_RETURN_NOT_OK(EndLargeGroup());
   if (!pending_.empty()) {
     std::vector<BatchPtr> chunk = std::move(pending_);
     pending_.clear();

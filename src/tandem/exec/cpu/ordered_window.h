@@ -21,7 +21,8 @@
 // PRECEDING (by value) to the current row's peers or before them is computed over the rows kept
 // from before the chunk whose ORDER BY value lies within n of the last one's. Other calls (RANGE
 // frames reaching ahead, longer frames, frames from the start to past the current row) need the
-// partition whole, and under calls that see peers a peer group must fit in memory.
+// partition whole. A peer group larger than a chunk under calls that see peers is computed in
+// pieces (large_peer_group.h); under frames by RANGE with an offset it must fit in memory.
 #pragma once
 
 #include <cstdint>
@@ -60,6 +61,7 @@ int64_t ChunkRows(const PlanNode& window, int64_t row_bytes);
 bool NeedsEveryRowFirst(const PlanNode& window);
 
 class WindowChunkRunner;
+class LargePeerGroup;
 
 // The window over its input's rows taken in the calls' ORDER BY order, a batch at a time, in
 // chunks of about `chunk_rows` rows. Output batches go to `emit` once no later chunk can change
@@ -81,13 +83,23 @@ class OrderedWindowChunks {
 
  private:
   Status RunChunk(std::vector<BatchPtr> chunk);
+  // Emits the made batches no later chunk changes (all but the last OpenRows() rows).
+  Status EmitFinal();
   Result<const std::vector<ColumnPtr>*> KeysOf(size_t b);
+  // A peer group larger than a chunk (large_peer_group.h): the pending rows, all of it so far,
+  // become its first piece; rows go on to it until a row with another key comes.
+  Status StartLargeGroup(const std::vector<ColumnPtr>& keys, int64_t row);
+  Status ConsumeInLargeGroup(BatchPtr batch);
+  Status RunGroupPiece(bool first);
+  Status EndLargeGroup();
 
+  const PlanNode& window_;
   const int64_t chunk_rows_;
   ExecContext& ctx_;
   std::function<Status(BatchPtr)> emit_;
   std::unique_ptr<WindowChunkRunner> runner_;
-  const bool peers_matter_;  // chunks end where a peer group ends
+  const bool peers_matter_;   // chunks end where a peer group ends
+  const bool splits_groups_;  // SplitsPeerGroups: a peer group may span chunks
   std::vector<ExprPtr> key_exprs_;
   std::vector<SortOrder> orders_;
   // The rows taken and not yet computed, with their ORDER BY keys (evaluated when first needed).
@@ -97,6 +109,12 @@ class OrderedWindowChunks {
   // The first pending rows known to be one peer group (of the row at their end).
   int64_t one_group_rows_ = 0;
   Table made_;  // output rows not yet emitted
+  // The large peer group being computed: its calls' values, its rows held on disk; the ORDER BY
+  // keys of one of its rows (row group_row_ of group_keys_); the made batches from before it.
+  std::unique_ptr<LargePeerGroup> group_;
+  std::vector<ColumnPtr> group_keys_;
+  int64_t group_row_ = 0;
+  size_t batches_before_group_ = 0;
 };
 
 // The window over `sorted` (all of its input's rows, in order), collected in one table;

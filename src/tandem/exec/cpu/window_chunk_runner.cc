@@ -508,6 +508,10 @@ class ChunkRunner final : public WindowChunkRunner {
       const CarryKind kind = CarryOf(call);
       Carried from = carried_[w];
       if (kind == CarryKind::kAddRows) from = Carried{rows_before_ > 0, rows_before_, 0};
+      // The chunk's first peer group was counted already, by the chunk before.
+      if (continues_group_ && call.kind == WindowFunctionKind::kDenseRank && from.valid) {
+        --from.integer;
+      }
       const int column = first_call + static_cast<int>(w);
       if (kind == CarryKind::kLag || kind == CarryKind::kLead) {
         TANDEM_RETURN_NOT_OK(Navigate(w, kind, computed, navigated[w], column));
@@ -562,6 +566,8 @@ class ChunkRunner final : public WindowChunkRunner {
     for (BatchPtr& b : computed.batches) out->batches.push_back(std::move(b));
     return Status::OK();
   }
+
+  void ContinuePeerGroup(bool continues) override { continues_group_ = continues; }
 
  private:
   struct Peers {
@@ -899,6 +905,7 @@ class ChunkRunner final : public WindowChunkRunner {
   // The output rows (batch, row) of the last of those, up to halo_rows_ of them.
   std::vector<std::pair<BatchPtr, int64_t>> halo_places_;
   int64_t rows_before_ = 0;
+  bool continues_group_ = false;  // the chunk goes on with the chunk before's last peer group
 };
 
 }  // namespace
@@ -910,6 +917,21 @@ int64_t CallReach(const WindowCall& call) {
   if (CarryOf(call) != CarryKind::kSliding) return 0;
   const std::optional<FrameReach> reach = SlidingReach(call.frame);
   return reach ? reach->back + reach->ahead : 0;  // RANGE frames: by value
+}
+
+PeerValue PeerValueOf(const WindowCall& call) {
+  if (!CallSeesPeers(call)) return PeerValue::kNone;
+  switch (call.kind) {
+    case WindowFunctionKind::kRank:
+    case WindowFunctionKind::kDenseRank:
+    case WindowFunctionKind::kPercentRank:
+      return PeerValue::kFirstRow;
+    default:
+      break;
+  }
+  const CarryKind kind = CarryOf(call);
+  return kind == CarryKind::kSliding || kind == CarryKind::kNone ? PeerValue::kCannot
+                                                                 : PeerValue::kLastRow;
 }
 
 bool CallSeesPeers(const WindowCall& call) {

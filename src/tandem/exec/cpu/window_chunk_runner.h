@@ -34,6 +34,15 @@ bool CallNeedsEveryRowFirst(const WindowCall& call);
 // ROW_NUMBER, NTILE, LAG, LEAD, frames by ROWS and frames over the whole partition.
 bool CallSeesPeers(const WindowCall& call);
 
+// Where a call that sees peers takes its value for a peer group computed in pieces
+// (large_peer_group.h), every row of a peer group having the same value: from the group's first
+// row as the first piece computed it (RANK, DENSE_RANK, PERCENT_RANK), or from its last row as
+// the last piece computed it, every row before counted (CUME_DIST, frames by RANGE up to the
+// current row's peers). kCannot: frames by RANGE around the current row, which keep every row
+// within reach of it. kNone: the call does not see peers.
+enum class PeerValue { kNone, kFirstRow, kLastRow, kCannot };
+PeerValue PeerValueOf(const WindowCall& call);
+
 class WindowChunkRunner {
  public:
   // `window`: its calls all have no PARTITION BY and one ORDER BY, and CallComputesInChunks.
@@ -47,6 +56,9 @@ class WindowChunkRunner {
   // group), appended to `out`; a LEAD or a sliding frame may still patch the last OpenRows() rows
   // of the chunks so far when the next chunks come: the rows before them are final.
   virtual Status Run(std::vector<BatchPtr> chunk, Table* out) = 0;
+  // Whether the next chunks go on with the peer group the chunk before ended in (a group larger
+  // than a chunk): DENSE_RANK then does not count it again.
+  virtual void ContinuePeerGroup(bool continues) = 0;
   virtual int64_t OpenRows() const = 0;
 };
 
