@@ -3,7 +3,9 @@
 #include "tandem/memory/host_block.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -16,10 +18,18 @@ namespace {
 
 constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kMappedFrom = 2 * kHugePage;
-// At most this much freed memory is kept, in at most kKeptBlocks blocks: enough for the decode
-// buffers of a scan's row groups in flight on 16 threads, small beside any machine Tandem runs
-// on; the resident-set guard (host_memory.h) empties it when memory runs short.
-constexpr size_t kKeptBytes = size_t{512} << 20;
+// At most this much freed memory is kept, in at most kKeptBlocks blocks: a sixteenth of the
+// machine's memory, between 512 MiB and 4 GiB (a query's sort, window and gather buffers of
+// tens of millions of rows, which the next operator or query asks for again); the
+// resident-set guard (host_memory.h) empties it when memory runs short.
+size_t KeptBytesMax() {
+  static const size_t bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const size_t machine = pages > 0 && page > 0 ? static_cast<size_t>(pages) * page : 0;
+    return std::min(size_t{4} << 30, std::max(size_t{512} << 20, machine / 16));
+  }();
+  return bytes;
+}
 constexpr size_t kKeptBlocks = 128;
 
 struct Kept {
@@ -33,26 +43,54 @@ Kept& TheKept() {
   return *kept;
 }
 
-// A kept block of exactly `rounded` bytes, or nullptr.
+// A kept block of `rounded` bytes, or nullptr: one of that size, else the smallest of up to
+// twice that, its tail unmapped, else the largest smaller one grown by remapping (its pages
+// move; only the part past its old size is fresh). Fresh pages cost far more than reused ones.
 void* TakeKept(size_t rounded) {
   Kept& k = TheKept();
-  std::lock_guard<std::mutex> lock(k.mutex);
-  for (size_t i = k.blocks.size(); i-- > 0;) {
-    if (k.blocks[i].first == rounded) {
-      void* p = k.blocks[i].second;
-      k.blocks[i] = k.blocks.back();
-      k.blocks.pop_back();
-      k.bytes -= rounded;
-      return p;
+  std::pair<size_t, void*> block{0, nullptr};
+  {
+    std::lock_guard<std::mutex> lock(k.mutex);
+    const size_t none = k.blocks.size();
+    size_t best = none, larger = none, smaller = none;
+    for (size_t i = 0; i < k.blocks.size() && best == none; ++i) {
+      const size_t size = k.blocks[i].first;
+      if (size == rounded) {
+        best = i;
+      } else if (size > rounded) {
+        if (size <= 2 * rounded && (larger == none || size < k.blocks[larger].first)) larger = i;
+      } else if (smaller == none || size > k.blocks[smaller].first) {
+        smaller = i;
+      }
     }
+    if (best == none) best = larger != none ? larger : smaller;
+    if (best == none) return nullptr;
+    block = k.blocks[best];
+    k.blocks[best] = k.blocks.back();
+    k.blocks.pop_back();
+    k.bytes -= block.first;
   }
-  return nullptr;
+  auto [size, p] = block;
+  if (size > rounded) {
+    munmap(static_cast<char*>(p) + rounded, size - rounded);  // whole huge pages: both multiples
+  } else if (size < rounded) {
+    void* q = mremap(p, size, rounded, MREMAP_MAYMOVE);
+    if (q == MAP_FAILED) {
+      munmap(p, size);
+      return nullptr;
+    }
+#ifdef MADV_HUGEPAGE
+    madvise(q, rounded, MADV_HUGEPAGE);
+#endif
+    p = q;
+  }
+  return p;
 }
 
 bool Keep(void* p, size_t rounded) {
   Kept& k = TheKept();
   std::lock_guard<std::mutex> lock(k.mutex);
-  if (k.bytes + rounded > kKeptBytes || k.blocks.size() >= kKeptBlocks) return false;
+  if (k.bytes + rounded > KeptBytesMax() || k.blocks.size() >= kKeptBlocks) return false;
   k.blocks.emplace_back(rounded, p);
   k.bytes += rounded;
   return true;

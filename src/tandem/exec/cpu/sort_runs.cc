@@ -3,10 +3,11 @@
 
 #include <algorithm>
 #include <array>
-#include <memory>
+#include <utility>
 
 #include "tandem/common/thread_pool.h"
 #include "tandem/exec/cpu/row_gather.h"
+#include "tandem/memory/host_block.h"
 
 namespace tandem::cpu {
 namespace {
@@ -15,6 +16,29 @@ template <int K>
 struct SortItem {
   uint64_t w[K];
   int64_t ref;
+};
+
+// Items in a host block (memory/host_block.h), not zeroed: a freed large block is kept for the
+// next sort, so its pages are not faulted in again (on the virtual machines Tandem runs on a
+// fresh page costs many times a write to one held).
+template <typename Item>
+class ItemArray {
+ public:
+  explicit ItemArray(int64_t n)
+      : bytes_(static_cast<size_t>(n) * sizeof(Item)),
+        data_(static_cast<Item*>(host_block::Allocate(bytes_, /*zero=*/false))) {}
+  ~ItemArray() { host_block::Free(data_, bytes_); }
+  ItemArray(const ItemArray&) = delete;
+  ItemArray& operator=(const ItemArray&) = delete;
+  Item* get() const { return data_; }
+  void swap(ItemArray& other) {
+    std::swap(bytes_, other.bytes_);
+    std::swap(data_, other.data_);
+  }
+
+ private:
+  size_t bytes_;
+  Item* data_;
 };
 
 // Full sort by one key word with no tail comparisons: a parallel stable radix sort. Items are
@@ -209,8 +233,8 @@ Result<std::vector<int64_t>> SortedRefsK(const std::vector<BatchPtr>& batches,
   }
   std::vector<int64_t> refs;
   if (n == 0) return refs;
-  std::unique_ptr<Item[]> cur(new Item[static_cast<size_t>(n)]);
-  std::unique_ptr<Item[]> next(morsels.size() > 1 ? new Item[static_cast<size_t>(n)] : nullptr);
+  ItemArray<Item> cur(n);
+  ItemArray<Item> next(morsels.size() > 1 ? n : 0);
   constexpr int64_t kEncodeRows = 4096;  // key words encoded a block at a time, then spread
   TANDEM_RETURN_NOT_OK(
       pool.ParallelFor(static_cast<int64_t>(morsels.size()), [&](int64_t m) -> Status {
@@ -282,7 +306,7 @@ Result<std::vector<int64_t>> SortedRefsK(const std::vector<BatchPtr>& batches,
           }
           return Status::OK();
         }));
-    std::swap(cur, next);
+    cur.swap(next);
     runs = std::move(merged);
   }
   const Item* sorted = cur.get() + runs[0].offset;
