@@ -255,7 +255,12 @@ Result<QueryRun::SliceRun> QueryRun::RunSlices(const PlanNode& src, int count,
 
 bool QueryRun::RoomForAnotherSlice(int64_t slice_bytes) const {
   const int64_t capacity = GpuCapacity();
-  return capacity > 0 && gpu::GetPoolStats().used_bytes + 2 * slice_bytes <= capacity;
+  if (capacity <= 0) return false;
+  // What the other queries on the GPU reserved stays theirs, counted whole (what they use of it
+  // is in the pool's use too: erring towards making no slice ahead).
+  const int64_t mine = gpu_turn_ ? gpu_turn_->reserved_bytes() : 0;
+  const int64_t others = std::max<int64_t>(0, gpu_admission::Now().reserved_bytes - mine);
+  return gpu::GetPoolStats().used_bytes + others + 2 * slice_bytes <= capacity;
 }
 
 std::string QueryRun::SliceRun::AheadNote() const {
@@ -306,10 +311,10 @@ std::optional<Result<gpu::DeviceBatchPtr>> QueryRun::AggregateInSlices(const Pla
             whole = std::move(part).value();
             return Status::OK();
           }
-          AddSpineMetrics(*plan, &sums);
+          TANDEM_ASSIGN_OR_RAISE(Table host, ToHost(**part));
+          AddSpineMetrics(*plan, &sums);  // once the slice is done (it may run again)
           AddSliceMetrics(ctx_.Find(split->partial.get()), &partial_sum);
           ctx_.Forget(split->partial.get());
-          TANDEM_ASSIGN_OR_RAISE(Table host, ToHost(**part));
           for (BatchPtr& b : host.batches) partials.batches.push_back(std::move(b));
           return Status::OK();
         }));
@@ -385,9 +390,9 @@ std::optional<Result<Table>> QueryRun::PartInSlices(const PlanNode& node, const 
             return RunDevice(source);
           }();
           TANDEM_RETURN_NOT_OK(part.status());
-          AddSpineMetrics(*plan, &sums);
           const auto t = Clock::now();
           TANDEM_ASSIGN_OR_RAISE(Table host, ToHost(**part));
+          AddSpineMetrics(*plan, &sums);  // once the slice is done (it may run again)
           download_ms += MillisSince(t);
           downloaded += gpu::DeviceBytes(**part);
           for (BatchPtr& b : host.batches) out.batches.push_back(std::move(b));

@@ -3,7 +3,6 @@
 #include "tandem/memory/host_block.h"
 
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -13,19 +12,21 @@
 #include <utility>
 #include <vector>
 
+#include "tandem/memory/host_memory.h"
+
 namespace tandem::host_block {
 namespace {
 
 constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kMappedFrom = 2 * kHugePage;
 // At most this much freed memory is kept, in at most kKeptBlocks blocks: a sixteenth of the
-// machine's memory, between 512 MiB and 4 GiB (a query's sort, window and gather buffers of
-// tens of millions of rows, which the next operator or query asks for again); the
-// resident-set guard (host_memory.h) empties it when memory runs short.
+// memory the process may use (the machine's, or its cgroup's limit), between 512 MiB and 4 GiB
+// (a query's sort, window and gather buffers of tens of millions of rows, which the next
+// operator or query asks for again); the resident-set guard (host_memory.h) empties it when
+// memory runs short.
 size_t KeptBytesMax() {
   static const size_t bytes = [] {
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    const size_t machine = pages > 0 && page > 0 ? static_cast<size_t>(pages) * page : 0;
+    const size_t machine = static_cast<size_t>(std::max<int64_t>(0, host_memory::MachineBytes()));
     return std::min(size_t{4} << 30, std::max(size_t{512} << 20, machine / 16));
   }();
   return bytes;
