@@ -175,6 +175,21 @@ CASES = {
         "max(rs) AS rs2 FROM (SELECT v > 900 AS big, v % 2 AS p, rank() OVER w AS r, "
         "sum(v) OVER w AS rs FROM fact WINDOW w AS (PARTITION BY v > 900 ORDER BY v % 2)) y "
         "GROUP BY big, p", LARGE_WINDOW_PARTITION),
+    # RANGE frames reaching ahead by value, over a window partition too large for memory and
+    # over one partition: each chunk's last rows within the reach ahead stay open until the next
+    # chunk is made. v has about 300 rows per value, so a chunk covers few values.
+    "window_skewed_partition_range_ahead": (
+        "SELECT big, count(*) AS n, sum(t) AS st, min(t) AS mt, sum(c) AS sc, max(a) AS ma FROM "
+        "(SELECT v > 900 AS big, sum(v) OVER w AS t, "
+        "count(*) OVER (PARTITION BY v > 900 ORDER BY v RANGE BETWEEN 2 FOLLOWING AND "
+        "4 FOLLOWING) AS c, round(avg(k) OVER w, 6) AS a FROM fact WINDOW w AS (PARTITION BY "
+        "v > 900 ORDER BY v RANGE BETWEEN 5 PRECEDING AND 5 FOLLOWING)) y GROUP BY big",
+        LARGE_WINDOW_PARTITION),
+    "window_one_partition_range_ahead": (
+        "SELECT count(*) AS n, sum(t) AS st, max(t) AS xt, sum(c) AS sc FROM (SELECT "
+        "sum(k) OVER w AS t, count(k) OVER (ORDER BY v DESC RANGE BETWEEN CURRENT ROW AND "
+        "3 FOLLOWING) AS c FROM fact WINDOW w AS (ORDER BY v DESC RANGE BETWEEN 1 PRECEDING "
+        "AND 2 FOLLOWING)) y", ONE_PARTITION_ON_DISK),
     # OVER () with no ORDER BY over rows that do not fit: they go to disk as they come, read
     # once for the aggregates over every row, then again for the rows.
     "window_over_every_row_unordered": (
@@ -200,10 +215,11 @@ def test_outputs_larger_than_the_limit_are_read_from_disk(tables, case, tmp_path
 
 
 def test_a_large_window_partition_that_cannot_be_chunked_fails_cleanly(tables, tmp_path):
-    # A RANGE frame reaching ahead by value over a partition of nearly every row: it needs its
-    # partition whole, so the limit is a one-line error naming it, not a crash or a wrong answer.
+    # A RANGE frame reaching to the partition's end over a partition of nearly every row: it
+    # needs its partition whole, so the limit is a one-line error naming it, not a crash or a
+    # wrong answer.
     sql = ("SELECT count(*), sum(t) FROM (SELECT sum(v) OVER (PARTITION BY v > 900 ORDER BY v "
-           "RANGE BETWEEN 5 PRECEDING AND 5 FOLLOWING) AS t FROM fact) y")
+           "RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS t FROM fact) y")
     cmd = tandem_command() + ["sql", sql, "--table", f"fact={tables['fact']}"] + limited(tmp_path)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1, proc.stdout[:500]

@@ -359,6 +359,35 @@ TEST(OrderedWindow, RangeFramesReachBackByValue) {
   ExpectChunksMatch(RangeWindow());
 }
 
+// RANGE frames reaching ahead by ORDER BY value (g: six values, NULLs last): the last rows of a
+// chunk within the reach ahead of its last g stay open and are computed again with the next
+// chunk (also rows of several chunks back when chunks are shorter than the reach); beside a
+// frame reaching back, a LEAD and a ROWS frame reaching ahead.
+PlanPtr RangeAheadWindow() {
+  using K = WindowFunctionKind;
+  using A = AggregateKind;
+  auto by_range = [](WindowCall call, int64_t start, int64_t end) {
+    call = Sliding(std::move(call), start, end);
+    call.frame.unit = WindowFrame::Unit::kRange;
+    return call;
+  };
+  return MakeWindow(
+      MakeValues(InputSchema(), {}),
+      {by_range(Call("sx21", K::kAggregate, DataType::Int64(), A::kSum, 1), -2, 1),
+       by_range(Call("c02", K::kAggregate, DataType::Int64(), A::kCountStar), 0, 2),
+       by_range(Call("ad13", K::kAggregate, DataType::Float64(), A::kAvg, 2), 1, 3),
+       by_range(Call("mxm11", K::kAggregate, DataType::Decimal(12, 2), A::kMax, 3), -1, 1),
+       by_range(Call("lv01", K::kLastValue, DataType::Float64(), A::kCountStar, 2), 0, 1),
+       by_range(Call("c31", K::kAggregate, DataType::Int64(), A::kCountStar), -3, -1),
+       Sliding(Call("sx_rows", K::kAggregate, DataType::Int64(), A::kSum, 1), -2, 5),
+       Navigation("ld", K::kLead, 1, 3), Call("rk", K::kRank, DataType::Int64())});
+}
+
+TEST(OrderedWindow, RangeFramesReachAheadByValue) {
+  EXPECT_TRUE(cpu::ComputesInOrderedChunks(*RangeAheadWindow()));
+  ExpectChunksMatch(RangeAheadWindow());
+}
+
 TEST(OrderedWindow, WithNoOrderByChunksAreTheInputsBatches) {
   ExpectChunksMatch(UnorderedWindow());
 }
@@ -379,8 +408,9 @@ TEST(OrderedWindow, CallsThatNeedThePartitionWholeAreRefused) {
       Sliding(Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1), -2000000, 0);
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(far)));
   WindowCall by_range =
-      Sliding(Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1), -2, 1);
-  by_range.frame.unit = WindowFrame::Unit::kRange;  // a value ahead of the row's
+      Sliding(Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1), 0, 1);
+  by_range.frame.unit = WindowFrame::Unit::kRange;  // from the row's peers to the end
+  by_range.frame.end = WindowFrame::BoundKind::kUnboundedFollowing;
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(by_range)));
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(Call(
       "r", K::kRank, DataType::Int64(), AggregateKind::kCountStar, -1, Frame::kWhole, false))));

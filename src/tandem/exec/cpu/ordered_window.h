@@ -17,11 +17,12 @@
 // and LAST_VALUE over the whole partition take a row picked out of the sorted rows first;
 // LAST_VALUE up to the current row is right within its chunk. A ROWS frame reaching at most 2^20
 // rows before and after the current row is computed over the rows kept from before the chunk and
-// the chunk's, the earlier rows whose frames reach into the chunk patched. A RANGE frame from n
-// PRECEDING (by value) to the current row's peers or before them is computed over the rows kept
-// from before the chunk whose ORDER BY value lies within n of the last one's. Other calls (RANGE
-// frames reaching ahead, longer frames, frames from the start to past the current row) need the
-// partition whole. A peer group larger than a chunk under calls that see peers is computed in
+// the chunk's, the earlier rows whose frames reach into the chunk patched. A RANGE frame whose
+// ends are n PRECEDING, CURRENT ROW or m FOLLOWING (by value) is computed over the rows kept from
+// before the chunk whose ORDER BY value lies within n + m of the last one's; the chunk's last rows
+// within m of its last value stay open until the next chunk is made, and are then patched. Other
+// calls (frames to the partition's end, longer ROWS frames, frames from the start to past the
+// current row) need the partition whole. A peer group larger than a chunk under calls that see peers is computed in
 // pieces (large_peer_group.h); under frames by RANGE with an offset it must fit in memory.
 #pragma once
 

@@ -118,24 +118,32 @@ std::optional<FrameReach> SlidingReach(const WindowFrame& frame) {
                     std::max<int64_t>(0, std::max(*start, *end))};
 }
 
-// A RANGE frame that ends at or before the current row's peers and starts at most `n` (its
-// reach, an ORDER BY value) before: `n PRECEDING AND CURRENT ROW`, `n PRECEDING AND m PRECEDING`,
-// the peers alone. Its rows lie among the rows kept from before a chunk whose key is within `n` of
-// that chunk's last; none lie ahead, so no earlier row is patched. None for other frames.
-std::optional<int64_t> RangeTrailingReach(const WindowFrame& frame) {
+// A RANGE frame both of whose ends are `n PRECEDING`, CURRENT ROW (the row's peers) or
+// `n FOLLOWING`: how far it reaches before and after the row by ORDER BY value (`n PRECEDING AND
+// CURRENT ROW`, `n PRECEDING AND m FOLLOWING`, the peers alone). Its rows before a chunk lie among
+// the rows kept from before it whose key is within the reach back of the chunk before's last;
+// rows within the reach ahead of that chunk's last stay open until the next chunk is made, and
+// are then patched. None for other frames.
+std::optional<FrameReach> RangeReach(const WindowFrame& frame) {
   using BK = WindowFrame::BoundKind;
   if (frame.unit != WindowFrame::Unit::kRange || !frame.has_order) return std::nullopt;
-  const bool start_ok =
-      frame.start == BK::kCurrentRow || (frame.start == BK::kPreceding && frame.start_offset >= 0);
-  const bool end_ok =
-      frame.end == BK::kCurrentRow || (frame.end == BK::kPreceding && frame.end_offset >= 0);
-  if (!start_ok || !end_ok) return std::nullopt;
-  return frame.start == BK::kPreceding ? frame.start_offset : 0;
+  FrameReach reach;
+  for (const auto& [bound, n] :
+       {std::pair{frame.start, frame.start_offset}, std::pair{frame.end, frame.end_offset}}) {
+    if (bound == BK::kPreceding && n >= 0) {
+      reach.back = std::max(reach.back, n);
+    } else if (bound == BK::kFollowing && n >= 0) {
+      reach.ahead = std::max(reach.ahead, n);
+    } else if (bound != BK::kCurrentRow) {
+      return std::nullopt;
+    }
+  }
+  return reach;
 }
 
 // Whether a frame is computed over the rows kept from before the chunk and the chunk's.
 bool Slides(const WindowFrame& frame) {
-  return SlidingReach(frame).has_value() || RangeTrailingReach(frame).has_value();
+  return SlidingReach(frame).has_value() || RangeReach(frame).has_value();
 }
 
 bool NumericStorage(const DataType& type) {
@@ -368,9 +376,16 @@ class ChunkRunner final : public WindowChunkRunner {
       sliding.push_back(call);
       if (const std::optional<FrameReach> reach = SlidingReach(call.frame)) {
         halo_rows_ = std::max(halo_rows_, reach->back + reach->ahead);
-      } else if (call.frame.start == WindowFrame::BoundKind::kPreceding) {
-        // (From CURRENT ROW the frame lies within the row's peers, which share its chunk.)
-        range_reach_ = std::max(range_reach_, *RangeTrailingReach(call.frame));
+        continue;
+      }
+      // (A bound at CURRENT ROW lies within the row's peers, which share its chunk.)
+      using BK = WindowFrame::BoundKind;
+      const FrameReach reach = *RangeReach(call.frame);
+      if (call.frame.start == BK::kPreceding || call.frame.end == BK::kPreceding) {
+        range_reach_ = std::max(range_reach_, reach.back);
+      }
+      if (call.frame.start == BK::kFollowing || call.frame.end == BK::kFollowing) {
+        range_ahead_ = std::max(range_ahead_, reach.ahead);
       }
     }
     if (!sliding.empty()) {
@@ -457,7 +472,7 @@ class ChunkRunner final : public WindowChunkRunner {
   }
 
   int64_t OpenRows() const override {
-    int64_t open = halo_rows_;
+    int64_t open = std::max(halo_rows_, range_open_);
     for (const WindowCall& call : window_.windows) {
       if (CarryOf(call) == CarryKind::kLead) open = std::max(open, NavigationOffset(call));
     }
@@ -677,9 +692,14 @@ class ChunkRunner final : public WindowChunkRunner {
   // A sliding call's rows before the chunk whose frames reach into it take their values from
   // `values` (over the rows kept from before, then the chunk's).
   void PatchRowsBefore(size_t w, const ColumnPtr& values, int column) {
-    const std::optional<FrameReach> reach = SlidingReach(window_.windows[w].frame);
-    if (!reach) return;  // a RANGE frame ends at the current row's peers: nothing ahead
-    const int64_t ahead = reach->ahead;
+    const WindowFrame& frame = window_.windows[w].frame;
+    int64_t ahead = 0;  // the rows before the chunk whose frames may reach into it
+    if (const std::optional<FrameReach> reach = SlidingReach(frame)) {
+      ahead = reach->ahead;
+    } else if (frame.start == WindowFrame::BoundKind::kFollowing ||
+               frame.end == WindowFrame::BoundKind::kFollowing) {
+      ahead = range_open_;  // by value: those left open by the chunk before
+    }
     // halo_places_: the output rows of the last of the halo_count_ rows kept.
     const int64_t placed = static_cast<int64_t>(halo_places_.size());
     std::vector<RowFix> fixes;
@@ -690,7 +710,7 @@ class ChunkRunner final : public WindowChunkRunner {
     ApplyFixes(std::move(fixes), column);
   }
 
-  bool KeepsHalo() const { return halo_rows_ > 0 || range_reach_ >= 0; }
+  bool KeepsHalo() const { return halo_rows_ > 0 || range_reach_ >= 0 || range_ahead_ >= 0; }
 
   // Keeps the input rows the sliding frames of the chunks after reach into (from those kept
   // before and the chunk's) and where their output rows are: the last halo_rows_ (ROWS frames)
@@ -708,15 +728,21 @@ class ChunkRunner final : public WindowChunkRunner {
     int64_t total = halo_count_;  // the rows kept before and the chunk's
     for (const BatchPtr& b : computed.batches) total += b->num_rows;
     int64_t keep = std::min(total, halo_rows_);
-    if (range_reach_ >= 0) {
-      TANDEM_ASSIGN_OR_RAISE(const int64_t in_range, RowsWithinReach(rows));
+    range_open_ = 0;
+    if (range_reach_ >= 0 || range_ahead_ >= 0) {
+      // The rows the next chunk's frames reach back to, and the open rows' own reach back.
+      const int64_t back = std::max<int64_t>(0, range_reach_) + std::max<int64_t>(0, range_ahead_);
+      TANDEM_ASSIGN_OR_RAISE(const int64_t in_range, RowsWithinReach(rows, back));
       keep = std::max(keep, in_range);
+      if (range_ahead_ >= 0) {
+        TANDEM_ASSIGN_OR_RAISE(range_open_, RowsWithinReach(rows, range_ahead_));
+      }
     }
     int64_t drop = total - keep;
     halo_count_ = keep;
-    // Only the last halo_rows_ are patched (ROWS frames reaching ahead): their output rows are
-    // kept; a RANGE frame's rows kept from before pin no output.
-    const int64_t placed = std::min(keep, halo_rows_);
+    // Only the last rows whose frames may reach ahead are patched (halo_rows_ by ROWS,
+    // range_open_ by RANGE): their output rows are kept; the others pin no output.
+    const int64_t placed = std::min(keep, std::max(halo_rows_, range_open_));
     places.erase(places.begin(), places.end() - placed);
     halo_places_ = std::move(places);
     halo_.clear();
@@ -731,10 +757,10 @@ class ChunkRunner final : public WindowChunkRunner {
     return Status::OK();
   }
 
-  // How many of the last of `rows` (in ORDER BY order) have a key within range_reach_ of the
+  // How many of the last of `rows` (in ORDER BY order) have a key within `reach` of the
   // last number among them; NULL and NaN keys, whose frames are their peers, count only when
   // they trail it.
-  Result<int64_t> RowsWithinReach(const std::vector<BatchPtr>& rows) {
+  Result<int64_t> RowsWithinReach(const std::vector<BatchPtr>& rows, int64_t reach) {
     const SortKey& key = ChunkOrder(window_)[0];
     EvalContext eval = ctx_.eval;
     TANDEM_ASSIGN_OR_RAISE(ColumnPtr values, ValuesOver(*key.expr, key.expr->type, rows, eval));
@@ -745,7 +771,7 @@ class ChunkRunner final : public WindowChunkRunner {
     while (last > 0 && !numeric(last - 1)) --last;
     if (last == 0) return 0;
     const double floor =
-        k[last - 1] - static_cast<double>(range_reach_) * RangeOffsetScale(values->type());
+        k[last - 1] - static_cast<double>(reach) * RangeOffsetScale(values->type());
     int64_t first = last - 1;
     while (first > 0 && numeric(first - 1) && k[first - 1] >= floor) --first;
     return n - first;
@@ -898,11 +924,15 @@ class ChunkRunner final : public WindowChunkRunner {
   PlanPtr sliding_window_, local_window_;
   std::vector<bool> call_slides_;
   std::vector<int> call_place_;
-  int64_t halo_rows_ = 0;       // input rows the sliding calls keep from before a chunk
-  int64_t range_reach_ = -1;    // the RANGE frames' offset back (ORDER BY values); -1: none
+  int64_t halo_rows_ = 0;     // input rows the sliding calls keep from before a chunk
+  int64_t range_reach_ = -1;  // the RANGE frames' offset back (ORDER BY values); -1: none
+  int64_t range_ahead_ = -1;  // their offset ahead; -1: none
+  // The last rows made whose RANGE frames may reach into the next chunk (within range_ahead_ of
+  // the last key): open until it is made, then patched.
+  int64_t range_open_ = 0;
   std::vector<BatchPtr> halo_;  // those rows
   int64_t halo_count_ = 0;      // rows in halo_
-  // The output rows (batch, row) of the last of those, up to halo_rows_ of them.
+  // The output rows (batch, row) of the last of those, up to max(halo_rows_, range_open_).
   std::vector<std::pair<BatchPtr, int64_t>> halo_places_;
   int64_t rows_before_ = 0;
   bool continues_group_ = false;  // the chunk goes on with the chunk before's last peer group
