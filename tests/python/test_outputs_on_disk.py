@@ -190,6 +190,21 @@ CASES = {
         "sum(k) OVER w AS t, count(k) OVER (ORDER BY v DESC RANGE BETWEEN CURRENT ROW AND "
         "3 FOLLOWING) AS c FROM fact WINDOW w AS (ORDER BY v DESC RANGE BETWEEN 1 PRECEDING "
         "AND 2 FOLLOWING)) y", ONE_PARTITION_ON_DISK),
+    # COUNT, SUM and AVG from the current row to the partition's end: the totals over every row
+    # (the sorted rows read twice) less the rows before; by ROWS and by RANGE (from the row's
+    # first peer), over one partition and over a window partition too large for memory whose
+    # peer groups (v % 7) are too.
+    "window_one_partition_to_the_end": (
+        "SELECT count(*) AS n, sum(t) AS st, min(t) AS mt, sum(c) AS sc, sum(cr) AS scr, "
+        "max(a) AS ma FROM (SELECT sum(v) OVER w AS t, count(k) OVER w AS c, "
+        "count(*) OVER (ORDER BY k ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS cr, "
+        "round(avg(v) OVER w, 6) AS a FROM fact WINDOW w AS (ORDER BY k RANGE BETWEEN "
+        "CURRENT ROW AND UNBOUNDED FOLLOWING)) y", ONE_PARTITION_READ_TWICE),
+    "window_skewed_partition_to_the_end": (
+        "SELECT big, p, count(*) AS n, min(t) AS t1, max(t) AS t2, min(c) AS c1, max(c) AS c2 "
+        "FROM (SELECT v > 900 AS big, v % 7 AS p, sum(v) OVER w AS t, count(*) OVER w AS c "
+        "FROM fact WINDOW w AS (PARTITION BY v > 900 ORDER BY v % 7 RANGE BETWEEN CURRENT ROW "
+        "AND UNBOUNDED FOLLOWING)) y GROUP BY big, p", LARGE_WINDOW_PARTITION),
     # OVER () with no ORDER BY over rows that do not fit: they go to disk as they come, read
     # once for the aggregates over every row, then again for the rows.
     "window_over_every_row_unordered": (
@@ -215,10 +230,10 @@ def test_outputs_larger_than_the_limit_are_read_from_disk(tables, case, tmp_path
 
 
 def test_a_large_window_partition_that_cannot_be_chunked_fails_cleanly(tables, tmp_path):
-    # A RANGE frame reaching to the partition's end over a partition of nearly every row: it
-    # needs its partition whole, so the limit is a one-line error naming it, not a crash or a
-    # wrong answer.
-    sql = ("SELECT count(*), sum(t) FROM (SELECT sum(v) OVER (PARTITION BY v > 900 ORDER BY v "
+    # MIN over a RANGE frame reaching to the partition's end, over a partition of nearly every
+    # row: it needs its partition whole (COUNT, SUM and AVG do not), so the limit is a one-line
+    # error naming it, not a crash or a wrong answer.
+    sql = ("SELECT count(*), sum(t) FROM (SELECT min(v) OVER (PARTITION BY v > 900 ORDER BY v "
            "RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS t FROM fact) y")
     cmd = tandem_command() + ["sql", sql, "--table", f"fact={tables['fact']}"] + limited(tmp_path)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)

@@ -377,8 +377,9 @@ def test_trailing_range_frames_over_one_partition_run_in_chunks(tables, tmp_path
 
 # A RANGE frame reaching ahead by value: its rows are those whose ORDER BY value lies within 100
 # after the row's, however many they are, so its partition is needed whole.
-# A frame to the partition's end cannot be computed a chunk at a time (one reaching a fixed
-# value ahead can: test_outputs_on_disk.py).
+# A frame from before the current row to the partition's end cannot be computed a chunk at a
+# time (one reaching a fixed value ahead, or COUNT/SUM/AVG from the current row to the end, can:
+# test_outputs_on_disk.py).
 RANGE_FRAME = "avg(v) OVER (ORDER BY k RANGE BETWEEN 100 PRECEDING AND UNBOUNDED FOLLOWING)"
 
 

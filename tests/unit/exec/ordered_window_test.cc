@@ -383,6 +383,34 @@ PlanPtr RangeAheadWindow() {
        Navigation("ld", K::kLead, 1, 3), Call("rk", K::kRank, DataType::Int64())});
 }
 
+// COUNT, SUM and AVG of integers and decimals from the current row (by RANGE: its first peer) to
+// the partition's end: the totals over every row, taken first, less the rows before.
+PlanPtr SuffixWindow() {
+  using K = WindowFunctionKind;
+  using A = AggregateKind;
+  auto to_end = [](WindowCall call, bool by_rows) {
+    call.frame.unit = by_rows ? WindowFrame::Unit::kRows : WindowFrame::Unit::kRange;
+    call.frame.start = WindowFrame::BoundKind::kCurrentRow;
+    call.frame.end = WindowFrame::BoundKind::kUnboundedFollowing;
+    return call;
+  };
+  return MakeWindow(
+      MakeValues(InputSchema(), {}),
+      {to_end(Call("c_rows", K::kAggregate, DataType::Int64(), A::kCountStar), true),
+       to_end(Call("c_range", K::kAggregate, DataType::Int64(), A::kCountStar), false),
+       to_end(Call("cx", K::kAggregate, DataType::Int64(), A::kCount, 1), false),
+       to_end(Call("sx_rows", K::kAggregate, DataType::Int64(), A::kSum, 1), true),
+       to_end(Call("sx_range", K::kAggregate, DataType::Int64(), A::kSum, 1), false),
+       to_end(Call("sm", K::kAggregate, DataType::Decimal(22, 2), A::kSum, 3), false),
+       to_end(Call("ax", K::kAggregate, DataType::Float64(), A::kAvg, 1), true),
+       Call("rk", K::kRank, DataType::Int64()), Navigation("ld", K::kLead, 1, 2)});
+}
+
+TEST(OrderedWindow, AggregatesToThePartitionsEnd) {
+  EXPECT_TRUE(cpu::NeedsEveryRowFirst(*SuffixWindow()));
+  ExpectChunksMatch(SuffixWindow());
+}
+
 TEST(OrderedWindow, RangeFramesReachAheadByValue) {
   EXPECT_TRUE(cpu::ComputesInOrderedChunks(*RangeAheadWindow()));
   ExpectChunksMatch(RangeAheadWindow());
@@ -407,9 +435,9 @@ TEST(OrderedWindow, CallsThatNeedThePartitionWholeAreRefused) {
   WindowCall far =
       Sliding(Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1), -2000000, 0);
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(far)));
-  WindowCall by_range =
-      Sliding(Call("a", K::kAggregate, DataType::Float64(), AggregateKind::kAvg, 1), 0, 1);
-  by_range.frame.unit = WindowFrame::Unit::kRange;  // from the row's peers to the end
+  WindowCall by_range =  // MIN from the row's peers to the end (COUNT, SUM, AVG can be)
+      Sliding(Call("a", K::kAggregate, DataType::Int64(), AggregateKind::kMin, 1), 0, 1);
+  by_range.frame.unit = WindowFrame::Unit::kRange;
   by_range.frame.end = WindowFrame::BoundKind::kUnboundedFollowing;
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(by_range)));
   EXPECT_FALSE(cpu::ComputesInOrderedChunks(*only(Call(

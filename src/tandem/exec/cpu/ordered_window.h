@@ -20,9 +20,11 @@
 // the chunk's, the earlier rows whose frames reach into the chunk patched. A RANGE frame whose
 // ends are n PRECEDING, CURRENT ROW or m FOLLOWING (by value) is computed over the rows kept from
 // before the chunk whose ORDER BY value lies within n + m of the last one's; the chunk's last rows
-// within m of its last value stay open until the next chunk is made, and are then patched. Other
-// calls (frames to the partition's end, longer ROWS frames, frames from the start to past the
-// current row) need the partition whole. A peer group larger than a chunk under calls that see peers is computed in
+// within m of its last value stay open until the next chunk is made, and are then patched. COUNT,
+// and SUM and AVG of integers and decimals, from the current row (by RANGE: its first peer) to
+// the partition's end are the totals over every row, taken first, less the rows before. Other
+// calls (other frames to the partition's end, longer ROWS frames, frames from the start to past
+// the current row) need the partition whole. A peer group larger than a chunk under calls that see peers is computed in
 // pieces (large_peer_group.h); under frames by RANGE with an offset it must fit in memory.
 #pragma once
 

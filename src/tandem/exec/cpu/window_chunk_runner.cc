@@ -36,6 +36,7 @@ enum class CarryKind {
   kLag,       // LAG: the first rows take values from the chunks before
   kLead,      // LEAD: the last rows take values from the chunks after
   kSliding,   // a ROWS frame within a few rows of the current one: over the rows kept from before
+  kSuffix,    // COUNT, SUM, AVG (exact) to the partition's end: the total less the rows before
   kNone,      // cannot be computed in chunks
 };
 
@@ -141,6 +142,31 @@ std::optional<FrameReach> RangeReach(const WindowFrame& frame) {
   return reach;
 }
 
+// A frame from the current row (by RANGE: its first peer) to the partition's last row.
+bool Suffix(const WindowFrame& frame) {
+  return frame.start == WindowFrame::BoundKind::kCurrentRow &&
+         frame.end == WindowFrame::BoundKind::kUnboundedFollowing &&
+         (frame.unit == WindowFrame::Unit::kRows || frame.has_order);
+}
+
+// COUNT, or SUM or AVG of integers or decimals (sums exact, as the in-memory Window's over such a
+// frame: the prefix sums' difference), to the partition's end.
+bool SuffixAggregate(const WindowCall& call) {
+  if (!Suffix(call.frame)) return false;
+  if (call.aggregate == AggregateKind::kCountStar) return true;
+  if (call.args.size() != 1) return false;
+  const DataType& arg = call.args[0]->type;
+  switch (call.aggregate) {
+    case AggregateKind::kCount:
+      return true;
+    case AggregateKind::kSum:
+    case AggregateKind::kAvg:
+      return arg.is_integer() || arg.is_decimal();
+    default:
+      return false;
+  }
+}
+
 // Whether a frame is computed over the rows kept from before the chunk and the chunk's.
 bool Slides(const WindowFrame& frame) {
   return SlidingReach(frame).has_value() || RangeReach(frame).has_value();
@@ -184,6 +210,7 @@ CarryKind CarryOf(const WindowCall& call) {
     case WindowFunctionKind::kAggregate:
       if (Whole(call.frame)) return CarryKind::kWhole;
       if (Slides(call.frame)) return CarryKind::kSliding;
+      if (SuffixAggregate(call)) return CarryKind::kSuffix;
       if (!Running(call.frame) || !NumericStorage(call.type)) return CarryKind::kNone;
       switch (call.aggregate) {
         case AggregateKind::kCountStar:
@@ -362,6 +389,8 @@ class ChunkRunner final : public WindowChunkRunner {
     picks_.resize(window.windows.size());
     lead_waiting_.resize(window.windows.size());
     averages_.resize(window.windows.size());
+    suffix_totals_.resize(window.windows.size());
+    suffix_before_.resize(window.windows.size());
     // Sliding calls run as one window over the rows kept from before and the chunk's; the others
     // as another over the chunk's rows alone.
     std::vector<WindowCall> sliding, local;
@@ -425,6 +454,18 @@ class ChunkRunner final : public WindowChunkRunner {
     if (!batch || batch->num_rows == 0) return Status::OK();
     EvalContext eval = ctx_.eval;
     if (totals_sink_) TANDEM_RETURN_NOT_OK(totals_sink_->Consume(*batch, eval));
+    // Aggregates to the partition's end: their totals over every row.
+    for (size_t w = 0; w < window_.windows.size(); ++w) {
+      const WindowCall& call = window_.windows[w];
+      if (CarryOf(call) != CarryKind::kSuffix) continue;
+      if (call.args.empty()) {
+        suffix_totals_[w].count += batch->num_rows;
+        continue;
+      }
+      TANDEM_ASSIGN_OR_RAISE(ColumnPtr values,
+                             opx::EvaluateOrReference(*call.args[0], *batch, eval));
+      for (int64_t r = 0; r < values->length(); ++r) suffix_totals_[w].Add(*values, r, false);
+    }
     // FIRST_VALUE and NTH_VALUE: their row when it comes; LAST_VALUE: the last row, at the end.
     for (size_t w = 0; w < window_.windows.size(); ++w) {
       const WindowCall& call = window_.windows[w];
@@ -488,20 +529,21 @@ class ChunkRunner final : public WindowChunkRunner {
     std::vector<ColumnPtr> navigated(window_.windows.size());
     for (size_t w = 0; w < window_.windows.size(); ++w) {
       const CarryKind kind = CarryOf(window_.windows[w]);
-      if (kind != CarryKind::kLag && kind != CarryKind::kLead && kind != CarryKind::kAverage) {
-        continue;
-      }
-      EvalContext eval = ctx_.eval;
       const WindowCall& call = window_.windows[w];
-      const DataType& type = kind == CarryKind::kAverage ? call.args[0]->type : call.type;
+      const bool arg_values =
+          kind == CarryKind::kAverage || (kind == CarryKind::kSuffix && !call.args.empty());
+      if (kind != CarryKind::kLag && kind != CarryKind::kLead && !arg_values) continue;
+      EvalContext eval = ctx_.eval;
+      const DataType& type = arg_values ? call.args[0]->type : call.type;
       TANDEM_ASSIGN_OR_RAISE(navigated[w], ValuesOver(*call.args[0], type, in.batches, eval));
     }
     // PERCENT_RANK and CUME_DIST: each row's peer group within the chunk (chunks end at one).
     Peers peers;
     for (const WindowCall& call : window_.windows) {
-      const bool by_range =
-          call.frame.unit == WindowFrame::Unit::kRange && Running(call.frame) &&
-          (call.kind == WindowFunctionKind::kNthValue || CarryOf(call) == CarryKind::kAverage);
+      const bool by_range = call.frame.unit == WindowFrame::Unit::kRange &&
+                            ((Running(call.frame) && (call.kind == WindowFunctionKind::kNthValue ||
+                                                      CarryOf(call) == CarryKind::kAverage)) ||
+                             CarryOf(call) == CarryKind::kSuffix);
       if ((call.kind != WindowFunctionKind::kNtile && CarryOf(call) == CarryKind::kPosition) ||
           by_range) {
         TANDEM_ASSIGN_OR_RAISE(peers, PeersOf(in.batches));
@@ -543,6 +585,10 @@ class ChunkRunner final : public WindowChunkRunner {
       }
       if (kind == CarryKind::kAverage) {
         TANDEM_RETURN_NOT_OK(Average(w, *navigated[w], peers, computed, column));
+        continue;
+      }
+      if (kind == CarryKind::kSuffix) {
+        TANDEM_RETURN_NOT_OK(ToTheEnd(w, navigated[w].get(), peers, computed, column));
         continue;
       }
       if (kind == CarryKind::kPick) {
@@ -809,6 +855,42 @@ class ChunkRunner final : public WindowChunkRunner {
     return Status::OK();
   }
 
+  // COUNT, SUM or AVG from the chunk's rows to the partition's end: the total over every row less
+  // the rows before the row (by RANGE: before its first peer), those of the chunks before
+  // carried in suffix_before_. `values`: the argument over the chunk's rows (null for COUNT(*)).
+  Status ToTheEnd(size_t w, const Column* values, const Peers& peers, const Table& computed,
+                  int column) {
+    const WindowCall& call = window_.windows[w];
+    const bool by_rows = call.frame.unit == WindowFrame::Unit::kRows;
+    const bool counts =
+        call.aggregate == AggregateKind::kCountStar || call.aggregate == AggregateKind::kCount;
+    const AverageState& total = suffix_totals_[w];
+    AverageState& before = suffix_before_[w];
+    int64_t added = 0;  // rows of the chunk in `before`
+    int64_t j = 0;      // row of the chunk
+    for (const BatchPtr& batch : computed.batches) {
+      ColumnBuilder out(call.type, batch->num_rows);
+      for (int64_t x = 0; x < batch->num_rows; ++x, ++j) {
+        const int64_t frame_start = by_rows ? j : peers.start[j];
+        for (; added < frame_start; ++added) {
+          values ? before.Add(*values, added, false) : void(++before.count);
+        }
+        const int64_t count = total.count - before.count;
+        if (counts) {
+          out.Append<int64_t>(count);
+        } else if (count == 0) {
+          out.AppendNull();
+        } else {
+          TANDEM_RETURN_NOT_OK(AppendExactSumOrAverage(call, call.args[0]->type,
+                                                       total.exact - before.exact, count, &out));
+        }
+      }
+      batch->columns[column] = out.Finish();
+    }
+    for (; added < j; ++added) values ? before.Add(*values, added, false) : void(++before.count);
+    return Status::OK();
+  }
+
   // NTILE, PERCENT_RANK and CUME_DIST of the chunk's rows, from their places among all rows.
   void Place(const WindowCall& call, const Peers& peers, const Table& computed, int column) {
     const int64_t n_all = total_rows_;
@@ -919,6 +1001,9 @@ class ChunkRunner final : public WindowChunkRunner {
   bool prepare_started_ = false;
   BatchPtr last_batch_;  // the last row seen by PrepareBatch is its last (LAST_VALUE)
   std::vector<AverageState> averages_;  // per running AVG call: its state after the chunks so far
+  // Per aggregate to the partition's end: its count and exact sum over every row, and over the
+  // rows of the chunks so far.
+  std::vector<AverageState> suffix_totals_, suffix_before_;
   // With sliding calls: a window of them, one of the others (null: none), and per call of the
   // node whether it slides and its place in its window.
   PlanPtr sliding_window_, local_window_;
@@ -960,6 +1045,7 @@ PeerValue PeerValueOf(const WindowCall& call) {
       break;
   }
   const CarryKind kind = CarryOf(call);
+  if (kind == CarryKind::kSuffix) return PeerValue::kFirstRow;  // the rows before the group
   return kind == CarryKind::kSliding || kind == CarryKind::kNone ? PeerValue::kCannot
                                                                  : PeerValue::kLastRow;
 }
@@ -973,6 +1059,7 @@ bool CallSeesPeers(const WindowCall& call) {
     case CarryKind::kWhole:
       return false;
     case CarryKind::kSliding:  // by RANGE: to the current row's last peer
+    case CarryKind::kSuffix:   // by RANGE: from the current row's first peer
       return call.frame.unit == WindowFrame::Unit::kRange;
     case CarryKind::kPosition:  // NTILE by position; PERCENT_RANK and CUME_DIST by peer group
       return call.kind != WindowFunctionKind::kNtile;
@@ -992,7 +1079,8 @@ bool CallSeesPeers(const WindowCall& call) {
 
 bool CallNeedsEveryRowFirst(const WindowCall& call) {
   const CarryKind kind = CarryOf(call);
-  return kind == CarryKind::kWhole || kind == CarryKind::kPick || kind == CarryKind::kPosition;
+  return kind == CarryKind::kWhole || kind == CarryKind::kPick || kind == CarryKind::kPosition ||
+         kind == CarryKind::kSuffix;
 }
 
 std::unique_ptr<WindowChunkRunner> WindowChunkRunner::Make(const PlanNode& window,
