@@ -228,6 +228,13 @@ WindowCall Sliding(WindowCall call, int64_t start, int64_t end) {
   return call;
 }
 
+// The same frame by RANGE: offsets in values of g.
+WindowCall ByRange(WindowCall call, int64_t start, int64_t end) {
+  call = Sliding(std::move(call), start, end);
+  call.frame.unit = WindowFrame::Unit::kRange;
+  return call;
+}
+
 // Sliding ROWS frames, before and after the current row, some reaching past several chunks.
 PlanPtr SlidingWindow() {
   using K = WindowFunctionKind;
@@ -337,19 +344,14 @@ TEST(OrderedWindow, CallsBlindToPeersCutInsidePeerGroups) {
 PlanPtr RangeWindow() {
   using K = WindowFunctionKind;
   using A = AggregateKind;
-  auto by_range = [](WindowCall call, int64_t start, int64_t end) {
-    call = Sliding(std::move(call), start, end);
-    call.frame.unit = WindowFrame::Unit::kRange;
-    return call;
-  };
   return MakeWindow(
       MakeValues(InputSchema(), {}),
-      {by_range(Call("sx1", K::kAggregate, DataType::Int64(), A::kSum, 1), -1, 0),
-       by_range(Call("ad2", K::kAggregate, DataType::Float64(), A::kAvg, 2), -2, 0),
-       by_range(Call("mnm0", K::kAggregate, DataType::Decimal(12, 2), A::kMin, 3), 0, 0),
-       by_range(Call("c31", K::kAggregate, DataType::Int64(), A::kCountStar), -3, -1),
-       by_range(Call("fv2", K::kFirstValue, DataType::Int64(), A::kCountStar, 1), -2, 0),
-       by_range(Call("lv1", K::kLastValue, DataType::Float64(), A::kCountStar, 2), -1, 0),
+      {ByRange(Call("sx1", K::kAggregate, DataType::Int64(), A::kSum, 1), -1, 0),
+       ByRange(Call("ad2", K::kAggregate, DataType::Float64(), A::kAvg, 2), -2, 0),
+       ByRange(Call("mnm0", K::kAggregate, DataType::Decimal(12, 2), A::kMin, 3), 0, 0),
+       ByRange(Call("c31", K::kAggregate, DataType::Int64(), A::kCountStar), -3, -1),
+       ByRange(Call("fv2", K::kFirstValue, DataType::Int64(), A::kCountStar, 1), -2, 0),
+       ByRange(Call("lv1", K::kLastValue, DataType::Float64(), A::kCountStar, 2), -1, 0),
        Sliding(Call("sx_rows", K::kAggregate, DataType::Int64(), A::kSum, 1), -7, 0),
        Call("rn", K::kRowNumber, DataType::Int64())});
 }
@@ -366,19 +368,14 @@ TEST(OrderedWindow, RangeFramesReachBackByValue) {
 PlanPtr RangeAheadWindow() {
   using K = WindowFunctionKind;
   using A = AggregateKind;
-  auto by_range = [](WindowCall call, int64_t start, int64_t end) {
-    call = Sliding(std::move(call), start, end);
-    call.frame.unit = WindowFrame::Unit::kRange;
-    return call;
-  };
   return MakeWindow(
       MakeValues(InputSchema(), {}),
-      {by_range(Call("sx21", K::kAggregate, DataType::Int64(), A::kSum, 1), -2, 1),
-       by_range(Call("c02", K::kAggregate, DataType::Int64(), A::kCountStar), 0, 2),
-       by_range(Call("ad13", K::kAggregate, DataType::Float64(), A::kAvg, 2), 1, 3),
-       by_range(Call("mxm11", K::kAggregate, DataType::Decimal(12, 2), A::kMax, 3), -1, 1),
-       by_range(Call("lv01", K::kLastValue, DataType::Float64(), A::kCountStar, 2), 0, 1),
-       by_range(Call("c31", K::kAggregate, DataType::Int64(), A::kCountStar), -3, -1),
+      {ByRange(Call("sx21", K::kAggregate, DataType::Int64(), A::kSum, 1), -2, 1),
+       ByRange(Call("c02", K::kAggregate, DataType::Int64(), A::kCountStar), 0, 2),
+       ByRange(Call("ad13", K::kAggregate, DataType::Float64(), A::kAvg, 2), 1, 3),
+       ByRange(Call("mxm11", K::kAggregate, DataType::Decimal(12, 2), A::kMax, 3), -1, 1),
+       ByRange(Call("lv01", K::kLastValue, DataType::Float64(), A::kCountStar, 2), 0, 1),
+       ByRange(Call("c31", K::kAggregate, DataType::Int64(), A::kCountStar), -3, -1),
        Sliding(Call("sx_rows", K::kAggregate, DataType::Int64(), A::kSum, 1), -2, 5),
        Navigation("ld", K::kLead, 1, 3), Call("rk", K::kRank, DataType::Int64())});
 }
