@@ -64,7 +64,7 @@ Result<std::vector<int64_t>> RadixSortedRefs(const std::vector<BatchPtr>& batche
     first[m + 1] = first[m] + morsels[m].end - morsels[m].begin;
   }
   const int64_t n = first[num_morsels];
-  std::vector<Item> items(static_cast<size_t>(n));
+  ItemArray<Item> items(n);  // not zeroed: every item is written first
   // 1. Encode, with per-morsel histograms of all eight bytes.
   std::vector<std::array<std::array<int64_t, 256>, 8>> hist(morsels.size());
   TANDEM_RETURN_NOT_OK(pool.ParallelFor(num_morsels, [&](int64_t m) -> Status {
@@ -72,7 +72,7 @@ Result<std::vector<int64_t>> RadixSortedRefs(const std::vector<BatchPtr>& batche
     const int64_t len = ms.end - ms.begin;
     std::vector<uint64_t> words(static_cast<size_t>(len));
     enc.Encode(ms.batch, ms.begin, ms.end, words.data());
-    Item* out = items.data() + first[m];
+    Item* out = items.get() + first[m];
     auto& h = hist[m];
     for (auto& d : h) d.fill(0);
     for (int64_t i = 0; i < len; ++i) {
@@ -86,7 +86,7 @@ Result<std::vector<int64_t>> RadixSortedRefs(const std::vector<BatchPtr>& batche
   if (n == 0) return refs;
   // Bytes on which items differ.
   std::array<bool, 8> varies{};
-  const uint64_t w0 = items[0].w[0];
+  const uint64_t w0 = items.get()[0].w[0];
   for (int d = 0; d < 8; ++d) {
     int64_t same = 0;
     for (int64_t m = 0; m < num_morsels; ++m) same += hist[m][d][(w0 >> (8 * d)) & 0xFF];
@@ -95,11 +95,11 @@ Result<std::vector<int64_t>> RadixSortedRefs(const std::vector<BatchPtr>& batche
   int top = 7;
   while (top >= 0 && !varies[top]) --top;
   if (top < 0) {
-    for (int64_t i = 0; i < n; ++i) refs[i] = items[i].ref;
+    for (int64_t i = 0; i < n; ++i) refs[i] = items.get()[i].ref;
     return refs;
   }
   // 2. Stable scatter by the top varying byte.
-  std::vector<Item> sorted(static_cast<size_t>(n));
+  ItemArray<Item> sorted(n);
   std::vector<int64_t> bucket_begin(257, 0);
   std::vector<std::array<int64_t, 256>> cursor(morsels.size());
   {
@@ -117,16 +117,16 @@ Result<std::vector<int64_t>> RadixSortedRefs(const std::vector<BatchPtr>& batche
   TANDEM_RETURN_NOT_OK(pool.ParallelFor(num_morsels, [&](int64_t m) -> Status {
     auto& c = cursor[m];
     for (int64_t i = first[m]; i < first[m + 1]; ++i) {
-      sorted[c[(items[i].w[0] >> top_shift) & 0xFF]++] = items[i];
+      sorted.get()[c[(items.get()[i].w[0] >> top_shift) & 0xFF]++] = items.get()[i];
     }
     return Status::OK();
   }));
-  std::vector<Item>().swap(items);
+  ItemArray<Item>(0).swap(items);
   // 3. LSD passes on the lower varying bytes, bucket by bucket.
   TANDEM_RETURN_NOT_OK(pool.ParallelFor(256, [&](int64_t b) -> Status {
     const int64_t begin = bucket_begin[b];
     const int64_t len = bucket_begin[b + 1] - begin;
-    Item* src = sorted.data() + begin;
+    Item* src = sorted.get() + begin;
     if (len > 1 && top > 0) {
       std::vector<Item> tmp(static_cast<size_t>(len));
       Item* a = src;
