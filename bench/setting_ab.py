@@ -16,6 +16,7 @@ import os
 import re
 import statistics
 import subprocess
+import sys
 import tempfile
 
 TABLES = ["region", "nation", "part", "supplier", "partsupp", "customer", "orders", "lineitem"]
@@ -78,7 +79,7 @@ def main():
             per[(q, v)][r] += ms
 
     lines = [f"# `{args.setting}`: {args.a} (A) against {args.b} (B)", "",
-             f"- command: `python3 bench/setting_ab.py {' '.join(os.sys.argv[1:])}`",
+             f"- command: `python3 bench/setting_ab.py {' '.join(sys.argv[1:])}`",
              f"- one process; cache: {args.cache}; {args.rounds} rounds after a warm-up, A and B "
              "alternating per query (order flipped each round); medians of the rounds", "",
              "| query | A (ms) | B (ms) | A/B | ranges overlap |", "|---|---:|---:|---:|---|"]
@@ -98,7 +99,6 @@ def main():
     if args.out:
         with open(args.out, "w") as f:
             f.write(text)
-    # EXPLAIN ANALYZE lines naming slices, from stdout, are not kept: run them separately.
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <type_traits>
 
@@ -778,11 +779,9 @@ class ChunkRunner final : public WindowChunkRunner {
     if (range_reach_ >= 0 || range_ahead_ >= 0) {
       // The rows the next chunk's frames reach back to, and the open rows' own reach back.
       const int64_t back = std::max<int64_t>(0, range_reach_) + std::max<int64_t>(0, range_ahead_);
-      TANDEM_ASSIGN_OR_RAISE(const int64_t in_range, RowsWithinReach(rows, back));
-      keep = std::max(keep, in_range);
-      if (range_ahead_ >= 0) {
-        TANDEM_ASSIGN_OR_RAISE(range_open_, RowsWithinReach(rows, range_ahead_));
-      }
+      TANDEM_ASSIGN_OR_RAISE(const RowsWithin within, RowsWithinReach(rows));
+      keep = std::max(keep, within(back));
+      if (range_ahead_ >= 0) range_open_ = within(range_ahead_);
     }
     int64_t drop = total - keep;
     halo_count_ = keep;
@@ -803,24 +802,27 @@ class ChunkRunner final : public WindowChunkRunner {
     return Status::OK();
   }
 
-  // How many of the last of `rows` (in ORDER BY order) have a key within `reach` of the
-  // last number among them; NULL and NaN keys, whose frames are their peers, count only when
-  // they trail it.
-  Result<int64_t> RowsWithinReach(const std::vector<BatchPtr>& rows, int64_t reach) {
+  // For a reach (an ORDER BY offset), how many of the last of `rows` (in ORDER BY order) have a
+  // key within it of the last number among them; NULL and NaN keys, whose frames are their
+  // peers, count only when they trail it. The keys are evaluated once for every reach asked.
+  using RowsWithin = std::function<int64_t(int64_t reach)>;
+  Result<RowsWithin> RowsWithinReach(const std::vector<BatchPtr>& rows) {
     const SortKey& key = ChunkOrder(window_)[0];
     EvalContext eval = ctx_.eval;
     TANDEM_ASSIGN_OR_RAISE(ColumnPtr values, ValuesOver(*key.expr, key.expr->type, rows, eval));
     TANDEM_ASSIGN_OR_RAISE(std::vector<double> k, RangeKeyValues(*values, key.ascending));
-    const int64_t n = values->length();
-    auto numeric = [&](int64_t r) { return values->IsValid(r) && !std::isnan(k[r]); };
-    int64_t last = n;
-    while (last > 0 && !numeric(last - 1)) --last;
-    if (last == 0) return 0;
-    const double floor =
-        k[last - 1] - static_cast<double>(reach) * RangeOffsetScale(values->type());
-    int64_t first = last - 1;
-    while (first > 0 && numeric(first - 1) && k[first - 1] >= floor) --first;
-    return n - first;
+    const double scale = RangeOffsetScale(values->type());
+    return RowsWithin([values, k = std::move(k), scale](int64_t reach) -> int64_t {
+      const int64_t n = values->length();
+      auto numeric = [&](int64_t r) { return values->IsValid(r) && !std::isnan(k[r]); };
+      int64_t last = n;
+      while (last > 0 && !numeric(last - 1)) --last;
+      if (last == 0) return 0;
+      const double floor = k[last - 1] - static_cast<double>(reach) * scale;
+      int64_t first = last - 1;
+      while (first > 0 && numeric(first - 1) && k[first - 1] >= floor) --first;
+      return n - first;
+    });
   }
 
   // A running AVG over the chunk's rows: each row's frame ends at the row (ROWS) or at its last
