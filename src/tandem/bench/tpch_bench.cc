@@ -119,8 +119,10 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
   report.info.notes.push_back("Placement figures for auto: " + env.placement_figures + ".");
   report.info.notes.push_back(
       "Tandem cells from files: " + std::to_string(options.reps) +
-      " fresh `tandem sql` processes per query and mode, each two warm-ups and " +
-      Runs(options.runs_per_process) +
+      " fresh `tandem sql` processes per query and mode, each " +
+      (options.warmups == 1 ? std::string("one warm-up")
+                            : std::to_string(options.warmups) + " warm-ups") +
+      " and " + Runs(options.runs_per_process) +
       ", interleaved across modes (tables read from Parquet by every run). Hot cells: one process "
       "per mode caches every table once (CACHE TABLE: GPU memory for gpu/auto, host memory for "
       "cpu) and then runs each query: one warm-up, then " +
@@ -186,15 +188,15 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
         if (skip[m]) results[m].state = CellResult::State::kNotAvailable;
         if (skip[m]) results[m].note = "no usable GPU";
         specs.push_back(spec_of(options.modes[m], sql));
-        specs.back().warmups = 2;
+        specs.back().warmups = options.warmups;
       }
       if (source == "hot") {
         for (size_t m = 0; m < options.modes.size(); ++m) {
           if (!skip[m]) results[m] = std::move(hot[m][qi]);
         }
       } else {
-        // From files: interleaved fresh processes (each two warm-ups, then --runs measured runs),
-        // as in the fallback bench.
+        // From files: interleaved fresh processes (each --warmups warm-ups, then --runs measured
+        // runs), as in the fallback bench.
         TANDEM_ASSIGN_OR_RAISE(
             results, MeasureInterleaved(specs, skip, options.reps, options.runs_per_process,
                                         std::move(results)));

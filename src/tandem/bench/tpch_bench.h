@@ -23,6 +23,7 @@ struct TpchBenchOptions {
   std::vector<int> queries;                      // empty: 1..22
   int reps = 3;                 // files: processes per cell; hot: measured runs per query
   int runs_per_process = 1;     // files: measured runs in each process (their median is its time)
+  int warmups = 2;              // files: unmeasured runs in each process before the measured ones
   std::string data_dir;         // default <repo>/data/tpch-sf<sf>; generated if missing
   std::string duckdb = "auto";  // auto (when available), on, off
   int threads = 0;

@@ -24,7 +24,8 @@ constexpr const char* kUsage =
     "bench fallback [--rows 1000000,10000000,50000000] [--modes cpu,gpu,auto] [--reps 3] "
     "[--runs 1] [--udf LIB] [--conditions a,b] [--data DIR] [--threads N] [--out DIR] | "
     "bench tpch [--sf 1] [--modes cpu,gpu,auto] [--sources files,hot] [--queries 1,6] "
-    "[--reps 3] [--runs 1] [--duckdb auto|on|off] [--data DIR] [--threads N] [--out DIR] | "
+    "[--reps 3] [--runs 1] [--warmups 2] [--duckdb auto|on|off] [--data DIR] [--threads N] "
+    "[--out DIR] | "
     "bench report DIR [--out DIR]";
 
 int UsageError(const std::string& message) {
@@ -211,6 +212,10 @@ int RunTpch(const std::vector<std::string>& argv, const std::string& self) {
         return UsageError("--duckdb takes auto, on or off");
       }
       options.duckdb = value;
+    } else if (arg == "--warmups") {
+      int64_t n = 0;
+      if (!ParseInt(value, 1, 10, &n)) return UsageError("--warmups needs an integer from 1 to 10");
+      options.warmups = static_cast<int>(n);
     } else {
       return UsageError("unknown argument '" + arg + "'");
     }
