@@ -9,8 +9,8 @@
 #   scripts/device_run.sh fallback  `tandem bench fallback` (ROWS, REPS, RUNS, CONDITIONS) into
 #                                 $OUT/fallback (FALLBACK_OUT names another folder)
 #   scripts/device_run.sh tpch      `tandem bench tpch` (SF, MODES, SOURCES, REPS, RUNS, QUERIES,
-#                                 DUCKDB=on|off) into
-#                                 $OUT/tpch_sfN, data in /tmp/tpch-sfN (generated if missing)
+#                                 WARMUPS, CELL_TIMEOUT, DUCKDB=on|off) into
+#                                 $OUT/tpch_sfN$TAG, data in /tmp/tpch-sfN (generated if missing)
 #   scripts/device_run.sh datagen   TPC-H data only, into /tmp/tpch-sfN (SF), timed
 #   scripts/device_run.sh slt_gpu   the sqllogictest files with tandem.sql.device=gpu (UNIT=0
 #                                 keeps `tests` from running the whole staged unit suite)
@@ -92,9 +92,9 @@ for what in "${@:-tests}"; do
       # TPC-H through `tandem bench tpch` (SF, SOURCES), DuckDB beside it.
       .device/bin/tandem bench tpch --sf "${SF:-10}" --modes "${MODES:-cpu,gpu,auto}" \
         --sources "${SOURCES:-files,hot}" --reps "${REPS:-3}" --runs "${RUNS:-1}" \
-        --duckdb "${DUCKDB:-on}" \
+        --duckdb "${DUCKDB:-on}" --warmups "${WARMUPS:-2}" --timeout "${CELL_TIMEOUT:-1800}" \
         ${QUERIES:+--queries "$QUERIES"} --data "/tmp/tpch-sf${SF:-10}" \
-        --out "$OUT/tpch_sf${SF:-10}" 2>&1 | tee "$OUT/tpch.log" | tail -45
+        --out "$OUT/tpch_sf${SF:-10}${TAG:-}" 2>&1 | tee "$OUT/tpch${TAG:-}.log" | tail -45
       ;;
     slt_gpu)
       # The sqllogictest files (tests/sql) with every operator the GPU supports on the GPU

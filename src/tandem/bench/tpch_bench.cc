@@ -34,7 +34,7 @@ std::string QueryName(int n) {
 // Times and answers of DuckDB from the Python harness, or why there are none.
 constexpr const char* kDuckdbDriver = R"PY(
 import json, os, sys
-root, data, reps, threads, queries, hot = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6] == "1"
+root, data, reps, threads, queries, sources = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6].split(",")
 sys.path.insert(0, os.path.join(root, "bench"))
 sys.path.insert(0, os.path.join(root, "tests", "python"))
 import duckdb
@@ -52,7 +52,7 @@ def connect(in_memory):
 def plain(v):
     return v if v is None or isinstance(v, (bool, int, float, str)) else str(v)
 out = {"version": duckdb.__version__, "queries": {}, "hot": {}}
-for key, in_memory in [("queries", False)] + ([("hot", True)] if hot else []):
+for key, in_memory in [(k, m) for k, m, s in [("queries", False, "files"), ("hot", True, "hot")] if s in sources]:
     con = connect(in_memory)
     for n in [int(q) for q in queries.split(",")]:
         try:
@@ -65,6 +65,12 @@ for key, in_memory in [("queries", False)] + ([("hot", True)] if hot else []):
     con.close()
 print(json.dumps(out))
 )PY";
+
+std::string Joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
+  return out;
+}
 
 std::string PythonOf(const std::string& root) {
   std::error_code ec;
@@ -173,7 +179,8 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
     if (options.log) options.log("hot " + options.modes[m] + ": one process for every query");
     TANDEM_ASSIGN_OR_RAISE(hot[m], MeasureSession(spec, texts));
   }
-  std::map<int, ResultRows> cpu_files_answer;
+  // The cpu answers DuckDB's are checked against: from files, else (hot only) from memory.
+  std::map<int, ResultRows> cpu_files_answer, cpu_hot_answer;
   for (size_t qi = 0; qi < queries.size(); ++qi) {
     const int n = queries[qi];
     const std::string& sql = texts[qi];
@@ -231,6 +238,8 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
       if (reference < 0) continue;
       if (source == "files" && options.modes[reference] == "cpu") {
         cpu_files_answer[n] = answers[reference];
+      } else if (options.modes[reference] == "cpu") {
+        cpu_hot_answer[n] = answers[reference];
       }
       for (size_t m = 0; m < options.modes.size(); ++m) {
         ReportCell& cell = report.cells[first + m];
@@ -261,7 +270,7 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
         python.empty()
             ? Result<ProcessResult>(Status::Invalid("no python found"))
             : RunProcess({python, "-c", kDuckdbDriver, root, data, std::to_string(options.reps),
-                          std::to_string(threads), joined, want_hot ? "1" : "0"},
+                          std::to_string(threads), joined, Joined(options.sources)},
                          options.timeout_s);
     nlohmann::json out;
     if (!proc.ok()) {
@@ -297,9 +306,14 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
             for (const auto& t : q["times"]) cell.times_ms.push_back(t.get<double>());
             cell.median_ms = Median(cell.times_ms);
             Result<ResultRows> rows = ParseJsonLines(q["rows"].get<std::string>());
-            auto it = cpu_files_answer.find(n);
-            if (rows.ok() && it != cpu_files_answer.end()) {
-              const std::string diff = CompareResults(*rows, it->second);
+            const ResultRows* cpu_answer = nullptr;
+            if (auto it = cpu_files_answer.find(n); it != cpu_files_answer.end()) {
+              cpu_answer = &it->second;
+            } else if (auto hot_it = cpu_hot_answer.find(n); hot_it != cpu_hot_answer.end()) {
+              cpu_answer = &hot_it->second;
+            }
+            if (rows.ok() && cpu_answer != nullptr) {
+              const std::string diff = CompareResults(*rows, *cpu_answer);
               cell.check = diff.empty() ? "ok" : "DIFF: " + diff;
             }
           }
