@@ -370,3 +370,14 @@ def test_the_cpu_batch_size_is_a_setting(tables, rows):
     m = re.search(r"Scan shuffled \(parquet[^\]]* on cpu: 400000 rows, (\d+) batches", text)
     assert m, text
     assert int(m.group(1)) == 4 * -(-100_000 // rows), text
+
+
+@pytest.mark.parametrize("rows", [4096, 65536])
+def test_scans_decode_row_groups_in_pieces_when_asked(tables, rows):
+    # tandem.exec.cpu.scanPieceRows decodes each row group on one thread in pieces of that many
+    # rows, every piece going through the pipeline before the next is decoded; the answer does
+    # not change, and the scan says it read in pieces.
+    extra = ["--conf", f"tandem.exec.cpu.scanPieceRows={rows}", "--conf", "tandem.sql.threads=2"]
+    assert_as_duckdb(JOIN_QUERY, tables, extra)
+    text = explain_analyze(JOIN_QUERY, tables, extra)
+    assert f"row groups in pieces of {rows} rows" in text, text

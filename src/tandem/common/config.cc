@@ -79,6 +79,11 @@ std::vector<ConfigKey> MakeKeys() {
              "rows per batch a CPU pipeline pushes through its operators (a Parquet row group "
              "cut into pieces of this size, a table in memory into morsels of it): large enough "
              "to spread per-batch work, small enough to stay in the caches"),
+      Number(kCpuScanPieceRows, ConfigType::kInt, "0", 0, 16777216,
+             "a CPU pipeline's Parquet scan decodes each row group on one thread in pieces of "
+             "this many rows, every piece going through the pipeline before the next is decoded "
+             "(0: the row group's column chunks are decoded on all threads, then cut into "
+             "batches; filter conditions are tested on dictionaries only then)"),
       Number(kGpuChunkBytes, ConfigType::kBytes, "0", 0, kMaxBytes,
              "a GPU part whose input comes from host memory (a table cached there, the CPU's "
              "rows) runs over slices of about this many bytes when the input is larger, "

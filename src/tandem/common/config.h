@@ -46,6 +46,7 @@ inline constexpr const char* kGpuChunkBytes = "tandem.exec.gpu.chunkBytes";
 inline constexpr const char* kGpuHashPartitions = "tandem.exec.gpu.hashPartitions";
 inline constexpr const char* kGpuPrefetchSlices = "tandem.exec.gpu.prefetchSlices";
 inline constexpr const char* kCpuBatchRows = "tandem.exec.cpu.batchRows";
+inline constexpr const char* kCpuScanPieceRows = "tandem.exec.cpu.scanPieceRows";
 inline constexpr const char* kConcurrentGpuTasks = "tandem.sql.concurrentGpuTasks";
 inline constexpr const char* kHostMemoryLimit = "tandem.memory.host.limit";
 inline constexpr const char* kSpillDir = "tandem.spill.dir";

@@ -122,9 +122,11 @@ class ExecContext {
  public:
   EvalContext eval;
   int num_threads = 0;  // 0 = all hardware threads
-  // > 0: Parquet scans decode row groups in pieces of this many rows (set while an operator runs
-  // again after running out of host memory; parquet::ReadOptions::piece_rows).
+  // > 0: Parquet scans decode row groups in pieces of this many rows
+  // (tandem.exec.cpu.scanPieceRows; 16K rows while an operator runs again after running out of host
+  // memory; parquet::ReadOptions::piece_rows).
   int64_t scan_piece_rows = 0;
+  bool scan_pieces_hold_pages = true;  // false on that retry: decompress a page for each piece
   gpu::DeviceMemoryConfig gpu_memory;  // used when the query is the first to touch the GPU
   // The session's cached tables, if any. A query that runs out of GPU memory may move the ones
   // it does not read to host memory (the executor's RunHost).

@@ -1026,9 +1026,11 @@ Result<Table> QueryRun::WithHostRetry(const PlanNode& node,
     const int64_t pieces = ctx_.scan_piece_rows;
     if (retry == 2) ctx_.num_threads = 1;
     ctx_.scan_piece_rows = kRetryPieceRows;
+    ctx_.scan_pieces_hold_pages = false;
     result = attempt();
     ctx_.num_threads = threads;
     ctx_.scan_piece_rows = pieces;
+    ctx_.scan_pieces_hold_pages = true;
     if (result.ok()) {
       ++ctx_.host_oom_retries;
       ctx_.MarkRetried(&node);

@@ -93,6 +93,7 @@ Status FragmentTask::Execute() {
   ctx_.gpu_hash_partitions = static_cast<int>(config_.GetInt(config_keys::kGpuHashPartitions));
   ctx_.gpu_prefetch_slices = config_.GetBool(config_keys::kGpuPrefetchSlices);
   ctx_.cpu_batch_rows = config_.GetInt(config_keys::kCpuBatchRows);
+  ctx_.scan_piece_rows = config_.GetInt(config_keys::kCpuScanPieceRows);
   // At most tandem.sql.concurrentGpuTasks tasks use the GPU at once, admitted against their
   // estimated peak of GPU memory (RAPIDS users know the count as
   // spark.rapids.sql.concurrentGpuTasks); others wait their turn in the executor.

@@ -428,6 +428,7 @@ class StatementRunner {
     ctx.gpu_hash_partitions = static_cast<int>(config.GetInt(config_keys::kGpuHashPartitions));
     ctx.gpu_prefetch_slices = config.GetBool(config_keys::kGpuPrefetchSlices);
     ctx.cpu_batch_rows = config.GetInt(config_keys::kCpuBatchRows);
+    ctx.scan_piece_rows = config.GetInt(config_keys::kCpuScanPieceRows);
     ctx.gpu_max_queries = config.GetInt(config_keys::kConcurrentGpuTasks);
     ctx.table_cache = &session_.cache_;
     // Validated when it was set.

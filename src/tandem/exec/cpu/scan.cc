@@ -114,6 +114,7 @@ Result<Table> ScanImpl(const PlanNode& node, const ScanPieceFn* each, const Expr
       if (each) {
         streamed = true;
         options.piece_rows = ctx.scan_piece_rows;
+        options.piece_hold_pages = ctx.scan_pieces_hold_pages;
         if (filter != nullptr && ctx.dictionary_conditions) {
           options.row_conditions = RowConditionsFor(*filter, node, ctx.eval);
         }

@@ -111,6 +111,9 @@ Status GatherFixedWidth(int width, const uint8_t* dict, const uint32_t* idx, int
 
 class ChunkDecoder {
  public:
+  // Keep a decompressed page's PLAIN values (one page per column) rather than decompress the
+  // page again for each later part: for speed where memory is not short.
+  void set_hold_pages(bool hold) { hold_pages_ = hold; }
   // `codes_only`: a string or binary chunk is decoded into its dictionary and one code per row
   // (FinishCodes) instead of its values; a page that is not dictionary-encoded stops it
   // (not_dictionary()).
@@ -312,8 +315,9 @@ class ChunkDecoder {
   // outlive the pending part.
   Status HoldPage(const Page& page, Encoding enc, const uint8_t* p, int64_t size, int64_t n,
                   int64_t n_valid, const uint8_t* valid);
-  // The pending page's PLAIN values: in place, or decompressed again.
+  // The pending page's PLAIN values: in place, held, or decompressed again.
   Result<const uint8_t*> PendingValues();
+
 
   // The part of a data page not yet decoded (HoldPage, DecodePending).
   struct PendingPage {
@@ -330,11 +334,13 @@ class ChunkDecoder {
     PageBody body;
     int64_t values_offset = 0;
     int64_t values_size = 0;
-    int64_t plain_pos = 0;  // byte arrays: where the next value's length is
+    int64_t plain_pos = 0;      // byte arrays: where the next value's length is
+    std::vector<uint8_t> held;  // a decompressed page's PLAIN values, with hold_pages
   };
   PendingPage pending_;
 
   const bool codes_only_;
+  bool hold_pages_ = false;
   bool not_dictionary_ = false;
   const ColumnMetaData& meta_;
   const LeafColumn& leaf_;
@@ -898,6 +904,10 @@ Status ChunkDecoder::HoldPage(const Page& page, Encoding enc, const uint8_t* p, 
   h.fresh = p;
   h.values_size = size;
   h.in_place = page.decompressed ? nullptr : p;
+  if (page.decompressed && hold_pages_) {  // a copy of the values, not decompressed again
+    h.held.assign(p, p + size);
+    h.in_place = h.held.data();
+  }
   h.body = page.body;
   h.values_offset = p - page.data;
   return Status::OK();
@@ -1177,9 +1187,10 @@ struct ColumnChunkPieces::State {
 
 ColumnChunkPieces::ColumnChunkPieces(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
                                      const LeafColumn& leaf, int64_t num_rows, std::string context,
-                                     decode::RawBuffer* owned)
+                                     decode::RawBuffer* owned, bool hold_pages)
     : state_(std::make_unique<State>(chunk, size, meta, leaf, num_rows, std::move(context))) {
   if (owned != nullptr) state_->owned.Swap(*owned);
+  state_->decoder.set_hold_pages(hold_pages);
 }
 
 ColumnChunkPieces::~ColumnChunkPieces() = default;

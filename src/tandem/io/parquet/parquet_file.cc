@@ -37,7 +37,8 @@ class ParquetFileImpl final : public ParquetFile {
   int num_row_groups() const override { return static_cast<int>(meta_.row_groups.size()); }
   Result<BatchPtr> ReadRowGroup(int row_group, const std::vector<int>& columns) const override;
   Status ReadRowGroupPieces(int row_group, const std::vector<int>& columns, int64_t piece_rows,
-                            const std::function<Status(BatchPtr)>& each) const override;
+                            const std::function<Status(BatchPtr)>& each,
+                            bool hold_pages = false) const override;
   Result<std::optional<DictionaryCodes>> ReadColumnCodes(int row_group, int column) const override;
 
  private:
@@ -237,7 +238,8 @@ Result<BatchPtr> ParquetFileImpl::ReadRowGroup(int row_group,
 
 Status ParquetFileImpl::ReadRowGroupPieces(int row_group, const std::vector<int>& columns,
                                            int64_t piece_rows,
-                                           const std::function<Status(BatchPtr)>& each) const {
+                                           const std::function<Status(BatchPtr)>& each,
+                                           bool hold_pages) const {
   if (row_group < 0 || row_group >= num_row_groups()) {
     return Status::Invalid("file " + path_ + ": row group " + std::to_string(row_group) +
                            " does not exist (the file has " + std::to_string(num_row_groups()) +
@@ -269,8 +271,9 @@ Status ParquetFileImpl::ReadRowGroupPieces(int row_group, const std::vector<int>
       TANDEM_RETURN_NOT_OK(source_->ReadAt(place.start, place.length, held[i].data()));
       bytes = held[i].data();
     }
-    pieces.push_back(std::make_unique<ColumnChunkPieces>(
-        bytes, place.length, *place.meta, *place.leaf, num_rows, place.context, &held[i]));
+    pieces.push_back(std::make_unique<ColumnChunkPieces>(bytes, place.length, *place.meta,
+                                                         *place.leaf, num_rows, place.context,
+                                                         &held[i], hold_pages));
     schema.fields.push_back(schema_.fields[c]);
   }
   for (int64_t done = 0; done < num_rows;) {

@@ -192,7 +192,8 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
           const KeptRowGroup& rg = row_groups[r];
           const ParquetFile& file = *files[rg.file];
           Status st = file.ReadRowGroupPieces(
-              rg.row_group, file_columns, options.piece_rows, [&](BatchPtr piece) -> Status {
+              rg.row_group, file_columns, options.piece_rows,
+              [&](BatchPtr piece) -> Status {
                 auto batch = std::make_shared<Batch>();
                 batch->schema = out_schema;
                 batch->num_rows = piece->num_rows;
@@ -214,7 +215,8 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
                 for (auto& b : out) transformed[r].push_back(std::move(b));
                 query_progress::AddDone(rows * static_cast<int64_t>(ncols));
                 return Status::OK();
-              });
+              },
+              options.piece_hold_pages);
           transform_status[r] = st;
           return st;
         },

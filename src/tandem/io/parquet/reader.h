@@ -43,8 +43,12 @@ struct ReadOptions {
   // With per_row_group: > 0 decodes each row group in pieces of about this many rows, each
   // handed to per_row_group as soon as it is decoded (row groups then run in parallel, one per
   // thread), so that a scan holds a piece per thread instead of whole row groups: for queries
-  // that run out of memory otherwise. 0: whole row groups.
+  // that run out of memory otherwise, or to keep each piece in the caches through the pipeline.
+  // 0: whole row groups.
   int64_t piece_rows = 0;
+  // With piece_rows: keep a compressed page's values decompressed across the pieces it serves
+  // (false: decompress it again for each, holding less memory).
+  bool piece_hold_pages = false;
   // With per_row_group (whole row groups): conditions on single columns that a row must meet to
   // reach per_row_group, tested on each dictionary-encoded chunk's dictionary rather than on
   // every row (io/parquet/row_conditions.h). The rows they drop are never built.
@@ -74,10 +78,11 @@ class ParquetFile {
   virtual Result<BatchPtr> ReadRowGroup(int row_group, const std::vector<int>& columns) const = 0;
   // The same in pieces of `piece_rows` rows (rounded up to a multiple of 8; the last piece holds
   // the rest), each handed to `each` in order as soon as it is decoded: a row group then never
-  // needs to be in memory whole (only its compressed chunks and one piece of each column).
+  // needs to be in memory whole (only its compressed chunks and one piece of each column; with
+  // `hold_pages` also a decompressed page per column, decompressed once).
   virtual Status ReadRowGroupPieces(int row_group, const std::vector<int>& columns,
-                                    int64_t piece_rows,
-                                    const std::function<Status(BatchPtr)>& each) const = 0;
+                                    int64_t piece_rows, const std::function<Status(BatchPtr)>& each,
+                                    bool hold_pages = false) const = 0;
   // One string or binary column of a row group as its dictionary and the rows' codes; nullopt
   // when the chunk is not dictionary-encoded throughout (read it with ReadRowGroup).
   virtual Result<std::optional<DictionaryCodes>> ReadColumnCodes(int row_group,
