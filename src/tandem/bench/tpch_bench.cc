@@ -124,16 +124,18 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
   }
   report.info.notes.push_back("Placement figures for auto: " + env.placement_figures + ".");
   report.info.notes.push_back(
-      "Tandem cells from files: " + std::to_string(options.reps) +
-      " fresh `tandem sql` processes per query and mode, each " +
+      "Tandem cells from files: " +
+      (options.reps == 1 ? std::string("one fresh `tandem sql` process")
+                         : std::to_string(options.reps) + " fresh `tandem sql` processes") +
+      " per query and mode, each " +
       (options.warmups == 1 ? std::string("one warm-up")
                             : std::to_string(options.warmups) + " warm-ups") +
       " and " + Runs(options.runs_per_process) +
       ", interleaved across modes (tables read from Parquet by every run). Hot cells: one process "
       "per mode caches every table once (CACHE TABLE: GPU memory for gpu/auto, host memory for "
       "cpu) and then runs each query: one warm-up, then " +
-      std::to_string(options.reps) +
-      " runs. Time = median of the measured runs' `--timing` statement times. Ratio = cpu time / "
+      (options.reps == 1 ? std::string("one run") : std::to_string(options.reps) + " runs") +
+      ". Time = median of the measured runs' `--timing` statement times. Ratio = cpu time / "
       "mode time (same source); for DuckDB, Tandem's cpu time / DuckDB's time from the same "
       "source (duckdb files: views over the Parquet files; duckdb hot: the tables loaded into "
       "DuckDB's memory first, with one warm-up and the same runs per query). In the summary, "

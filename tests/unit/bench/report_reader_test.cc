@@ -145,10 +145,18 @@ TEST(BenchTpchSummary, SumsGeomeansSlowerQueriesAndTheFloor) {
       << all;
   EXPECT_NE(all.find("tandem-hot gpu: "), std::string::npos);
   // Q01 reads 46 bytes x 60M rows = 2.76 GB: 0.642 ms at 4.3 TB/s; 6.42 ms is 10x that.
-  EXPECT_NE(all.find("Q01 bandwidth floor: 2.76 GB read at 4.3 TB/s = 0.642 ms; time / floor: "
-                     "auto 311.6x, tandem-hot gpu 10.0x"),
+  EXPECT_NE(all.find("Q01 bandwidth floor: 2.76 GB read at 4.3 TB/s (H200) = 0.642 ms; time / "
+                     "floor: auto 311.6x, tandem-hot gpu 10.0x"),
             std::string::npos)
       << all;
+  // On an H100 the floor is at its HBM3's 3.35 TB/s: 0.824 ms.
+  Report h100 = TpchReport();
+  h100.info.gpu = "NVIDIA H100 80GB HBM3, sm_90, 132 SMs, 79.2 GiB";
+  std::string on_h100;
+  for (const auto& l : TpchSummaryLines(h100, "sf10")) on_h100 += l + "\n";
+  EXPECT_NE(on_h100.find("Q01 bandwidth floor: 2.76 GB read at 3.35 TB/s (H100) = 0.824 ms"),
+            std::string::npos)
+      << on_h100;
   EXPECT_TRUE(TpchSummaryLines(TpchReport(), "sf1").empty());
 }
 
