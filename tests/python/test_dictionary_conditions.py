@@ -5,7 +5,9 @@ and only the rows kept are built. Each query runs through Tandem and DuckDB over
 dictionaries (data pages v1), one without, one whose dictionary overflows into PLAIN pages
 (data pages v2), all with NULLs, so every path of the reader meets every condition. EXPLAIN
 ANALYZE must show the dictionaries used where the conditions allow it, and not where they do not
-(a cast that could fail, a function outside the safe list)."""
+(a cast that could fail, a function outside the safe list). Each case runs with row groups
+decoded whole and in pieces (tandem.exec.cpu.scanPieceRows), which reads the condition columns as
+codes first and gathers the kept rows when few are kept."""
 import re
 
 import duckdb
@@ -101,15 +103,17 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("pieces", [0, 1000])
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_dictionary_conditions_match_duckdb(tables, case):
+def test_dictionary_conditions_match_duckdb(tables, case, pieces):
     sql, used = CASES[case]
     expected = run_duckdb(duck(tables), sql)
+    conf = ("--conf", f"tandem.exec.cpu.scanPieceRows={pieces}")
     for threads in ("1", "3"):
-        actual = run_tandem(sql, tables, extra_args=("--threads", threads))
+        actual = run_tandem(sql, tables, extra_args=("--threads", threads) + conf)
         diff = compare_results(actual, expected)
-        assert diff is None, f"{case}, {threads} threads: {diff}"
-    plan = explain_text(sql, tables, analyze=True)
+        assert diff is None, f"{case}, {threads} threads, pieces of {pieces}: {diff}"
+    plan = explain_text(sql, tables, analyze=True, extra_args=conf)
     m = re.search(r"tested on the dictionaries of (\d+) chunks: (\d+) rows dropped", plan)
     assert (m is not None) == used, plan
     # Where the conditions keep most rows (more than half; a quarter for numbers only), the row

@@ -67,10 +67,10 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
     return cost[a] > cost[b];
   });
 
-  // Row conditions (whole row groups streamed only): the condition on each file column, if
-  // any; such columns are read as dictionary codes where their chunks allow.
+  // Row conditions (row groups streamed whole, or in pieces held for speed): the condition on
+  // each file column, if any; such columns are read as dictionary codes where their chunks allow.
   std::vector<const RowCondition*> condition_of(ncols, nullptr);
-  if (streaming && options.piece_rows == 0) {
+  if (streaming && (options.piece_rows == 0 || options.piece_hold_pages)) {
     for (const RowCondition& condition : options.row_conditions) {
       const int index = file_schema.FieldIndex(condition.column);
       const size_t slot =
@@ -123,8 +123,10 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
     }
     return batch;
   };
-  // Row group r's batch: the rows that meet the conditions of its columns read as codes.
-  auto assemble_kept = [&](size_t r) -> Result<BatchPtr> {
+  // The rows of row group r that meet the conditions of its columns read as codes; nullopt when
+  // the row group goes on whole (no column read as codes, every row kept, or too many kept to be
+  // worth gathering).
+  auto rows_kept = [&](size_t r) -> Result<std::optional<std::vector<int32_t>>> {
     std::vector<const RowCondition*> tested;
     std::vector<const DictionaryCodes*> tested_codes;
     for (size_t c = 0; c < ncols && any_condition; ++c) {
@@ -133,7 +135,7 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
         tested_codes.push_back(&*codes[r * ncols + c]);
       }
     }
-    if (tested.empty()) return assemble(r);
+    if (tested.empty()) return std::optional<std::vector<int32_t>>();
     chunks_as_codes.fetch_add(static_cast<int64_t>(tested.size()), std::memory_order_relaxed);
     bool all = false;
     TANDEM_ASSIGN_OR_RAISE(std::vector<int32_t> rows,
@@ -148,11 +150,23 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
     const bool whole = all || kept * (strings ? 2 : 4) > n;
     tested_rows.fetch_add(n, std::memory_order_relaxed);
     if (whole) whole_rows.fetch_add(n, std::memory_order_relaxed);
-    if (whole) return assemble(r);
+    if (whole) return std::optional<std::vector<int32_t>>();
     rows_dropped.fetch_add(row_groups[r].rows - static_cast<int64_t>(rows.size()),
                            std::memory_order_relaxed);
-    if (rows.empty()) return BatchPtr();
-    return assemble(r, &rows);
+    return std::optional<std::vector<int32_t>>(std::move(rows));
+  };
+  // Row group r's batch: the rows that meet the conditions of its columns read as codes.
+  auto assemble_kept = [&](size_t r) -> Result<BatchPtr> {
+    TANDEM_ASSIGN_OR_RAISE(std::optional<std::vector<int32_t>> rows, rows_kept(r));
+    if (!rows) return assemble(r);
+    if (rows->empty()) return BatchPtr();
+    return assemble(r, &*rows);
+  };
+  auto length_error = [&](const KeptRowGroup& rg, int column) {
+    return Status::Invalid(files[rg.file]->path() + ": row group " + std::to_string(rg.row_group) +
+                           ", column " + file_schema.field(column).name +
+                           ": decoded length differs from the row group's row count " +
+                           std::to_string(rg.rows));
   };
   std::vector<std::vector<BatchPtr>> transformed(streaming ? row_groups.size() : 0);
   std::vector<Status> transform_status(transformed.size());
@@ -184,6 +198,55 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
     for (size_t r = 0; r < row_groups.size(); ++r) TANDEM_RETURN_NOT_OK(finish_row_group(r));
   }
 
+  // A row group read in pieces whose conditions keep few rows: its condition columns as codes,
+  // its other columns whole, only the kept rows gathered and transformed, as the whole path does.
+  // False when it goes on in pieces (no column as codes, or too many rows kept).
+  auto gather_kept_rows = [&](size_t r) -> Result<bool> {
+    const KeptRowGroup& rg = row_groups[r];
+    const ParquetFile& file = *files[rg.file];
+    bool any = false;
+    for (size_t c = 0; c < ncols; ++c) {
+      if (!condition_of[c]) continue;
+      TANDEM_ASSIGN_OR_RAISE(std::optional<DictionaryCodes> as_codes,
+                             file.ReadColumnCodes(rg.row_group, file_columns[c]));
+      if (!as_codes) continue;
+      if (as_codes->num_rows != rg.rows) return length_error(rg, file_columns[c]);
+      codes[r * ncols + c] = std::move(as_codes);
+      any = true;
+    }
+    auto release = [&] {
+      for (size_t c = 0; c < ncols; ++c) {
+        codes[r * ncols + c].reset();
+        decoded[r * ncols + c].reset();
+      }
+    };
+    if (!any) return false;
+    Result<std::optional<std::vector<int32_t>>> rows = rows_kept(r);
+    if (!rows.ok() || !*rows) {
+      release();
+      if (!rows.ok()) return rows.status();
+      return false;
+    }
+    if (!(*rows)->empty()) {
+      for (size_t c = 0; c < ncols; ++c) {
+        if (codes[r * ncols + c]) continue;
+        TANDEM_ASSIGN_OR_RAISE(BatchPtr batch, file.ReadRowGroup(rg.row_group, {file_columns[c]}));
+        if (!batch || batch->num_columns() != 1 || batch->column(0)->length() != rg.rows) {
+          release();
+          return length_error(rg, file_columns[c]);
+        }
+        decoded[r * ncols + c] = batch->column(0);
+      }
+      BatchPtr batch = assemble(r, &**rows);
+      release();
+      TANDEM_ASSIGN_OR_RAISE(transformed[r], options.per_row_group(std::move(batch)));
+    } else {
+      release();
+    }
+    query_progress::AddDone(rg.rows * static_cast<int64_t>(ncols));
+    return true;
+  };
+
   // Row groups in pieces: one row group per task, its pieces transformed as they come.
   if (streaming && options.piece_rows > 0 && ncols > 0) {
     Status piece_status = pool.ParallelFor(
@@ -191,6 +254,14 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
         [&](int64_t r) -> Status {
           const KeptRowGroup& rg = row_groups[r];
           const ParquetFile& file = *files[rg.file];
+          if (any_condition && rg.rows <= std::numeric_limits<int32_t>::max() && conditions_pay()) {
+            Result<bool> gathered = gather_kept_rows(r);
+            if (!gathered.ok()) {
+              transform_status[r] = gathered.status();
+              return transform_status[r];
+            }
+            if (*gathered) return Status::OK();
+          }
           Status st = file.ReadRowGroupPieces(
               rg.row_group, file_columns, options.piece_rows,
               [&](BatchPtr piece) -> Status {
@@ -248,11 +319,7 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
                     }
                     if (*as_codes) {
                       if ((*as_codes)->num_rows != rg.rows) {
-                        slot_status[t] = Status::Invalid(
-                            file.path() + ": row group " + std::to_string(rg.row_group) +
-                            ", column " + file_schema.field(column).name +
-                            ": decoded length differs from the row group's row count " +
-                            std::to_string(rg.rows));
+                        slot_status[t] = length_error(rg, column);
                         return slot_status[t];
                       }
                       codes[t] = std::move(*as_codes);
@@ -268,11 +335,7 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
                     slot_status[t] = batch.status();
                   } else if (!*batch || (*batch)->num_columns() != 1 ||
                              (*batch)->column(0)->length() != rg.rows) {
-                    slot_status[t] = Status::Invalid(
-                        file.path() + ": row group " + std::to_string(rg.row_group) + ", column " +
-                        file_schema.field(column).name +
-                        ": decoded length differs from the row group's row count " +
-                        std::to_string(rg.rows));
+                    slot_status[t] = length_error(rg, column);
                   } else {
                     decoded[t] = (*batch)->column(0);
                   }
