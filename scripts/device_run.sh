@@ -21,6 +21,10 @@
 #                                 under cpu, gpu and auto
 #   scripts/device_run.sh aa        scripts/aa_probe.py on the fallback query with the 12-column
 #                                 island (all-CPU plan) at ROWS rows, ROUNDS rounds
+#   scripts/device_run.sh setting_ab  bench/setting_ab.py over TPC-H (SF, SETTING, A, B, QUERIES,
+#                                 ROUNDS, CACHE=none|host|gpu, PRELUDE) into $OUT/setting_ab.md
+#   scripts/device_run.sh scaling   bench/thread_scaling.py (SF, QUERIES, THREADS, ROUNDS) into
+#                                 $OUT/scaling.md, EXPLAIN ANALYZE at the most threads beside it
 #   scripts/device_run.sh analyze_tpch  EXPLAIN ANALYZE of TPC-H queries (QUERIES, SF) under cpu,
 #                                 gpu and auto (MODES), each the third run of its process, with
 #                                 the extra settings ANALYZE_CONF ("key=value ...")
@@ -171,6 +175,21 @@ for what in "${@:-tests}"; do
         done
       done
       ;;
+    setting_ab)
+      data=/tmp/tpch-sf${SF:-10}
+      [ -d $data/lineitem ] || .device/bin/tandem datagen tpch --sf "${SF:-10}" --out $data >/dev/null
+      python3 bench/setting_ab.py --tandem "$TANDEM_BIN" --data $data --setting "$SETTING" \
+        --a "$A" --b "$B" --queries "${QUERIES:-1,3,6,18}" --rounds "${ROUNDS:-3}" \
+        --cache "${CACHE:-none}" --prelude "${PRELUDE:-}" --out "$OUT/setting_ab.md" 2>&1 |
+        tee -a "$OUT/setting_ab.log" | tail -15
+      ;;
+    scaling)
+      data=/tmp/tpch-sf${SF:-10}
+      [ -d $data/lineitem ] || .device/bin/tandem datagen tpch --sf "${SF:-10}" --out $data >/dev/null
+      python3 bench/thread_scaling.py --tandem "$TANDEM_BIN" --data $data \
+        --queries "${QUERIES:-1,5,6,7,10,17}" --threads "${THREADS:-8,16}" --rounds "${ROUNDS:-1}" \
+        --out "$OUT/scaling.md" --analyze "$OUT/analyze" 2>&1 | tail -20
+      ;;
     aa)
       rows=${ROWS:-50000000}
       dir=/tmp/fallback/rows-$rows
@@ -191,6 +210,6 @@ SQL
         --udf "$TANDEM_UDF_EXAMPLE_LIB" --table fact="$dir/fact" \
         --table customers="$dir/customers" 2>&1 | tee -a "$OUT/aa.log"
       ;;
-    *) echo "unknown step $what (tests, bench, parquet, fallback, tpch, datagen, calibrate, interference, analyze, analyze_tpch, aa)"; exit 2 ;;
+    *) echo "unknown step $what (tests, bench, parquet, fallback, tpch, datagen, calibrate, interference, analyze, analyze_tpch, setting_ab, scaling, aa)"; exit 2 ;;
   esac
 done
