@@ -15,12 +15,18 @@ constexpr int64_t kConditionSlice = 1 << 20;  // candidate pairs per condition e
 
 JoinEmitter::JoinEmitter(const PlanNode& node, const Table& left, const Table& right,
                          const int64_t* build_refs, int64_t num_build_ids,
-                         std::atomic<uint8_t>* shared_build_matched)
+                         std::atomic<uint8_t>* shared_build_matched,
+                         const std::vector<GatherSource>* right_sources)
     : node_(node),
       left_(left),
       right_(right),
+      right_sources_(right_sources),
       build_refs_(build_refs),
       num_build_ids_(num_build_ids) {
+  if (right_sources_ == nullptr) {
+    own_sources_ = GatherSources(right);
+    right_sources_ = &own_sources_;
+  }
   if (node.condition) {
     std::vector<int> used;
     CollectColumns(*node.condition, &used);
@@ -112,8 +118,7 @@ Status JoinEmitter::ApplyCondition(const Batch& left_batch, JoinCandidates* c,
     for (int64_t i = 0; i < n; ++i) refs[i] = build_refs_[c->build[begin + i]];
     for (int col : cond_right_cols_) {
       pairs.schema.fields.push_back(right_.schema.field(col));
-      pairs.columns.push_back(
-          GatherRows(right_.batches, col, right_.schema.field(col).type, refs.data(), n));
+      pairs.columns.push_back(GatherRows((*right_sources_)[col], refs.data(), n));
     }
     TANDEM_ASSIGN_OR_RAISE(std::vector<int32_t> sel, EvaluateSelection(*condition_, pairs, ctx));
     for (int32_t s : sel) {
@@ -137,8 +142,7 @@ BatchPtr JoinEmitter::Assemble(const Batch& left_batch, const std::vector<int64_
   if (node_.join_type != JoinType::kSemi && node_.join_type != JoinType::kAnti &&
       node_.join_type != JoinType::kMark) {
     for (int c = 0; c < right_.schema.num_fields(); ++c) {
-      out->columns.push_back(
-          GatherRows(right_.batches, c, right_.schema.field(c).type, refs.data(), n));
+      out->columns.push_back(GatherRows((*right_sources_)[c], refs.data(), n));
     }
   }
   return out;
@@ -201,8 +205,7 @@ Result<BatchPtr> JoinEmitter::EmitUnmatchedBuild(const std::vector<int64_t>& ext
   out->num_rows = n;
   for (const auto& f : left_.schema.fields) out->columns.push_back(NullColumn(f.type, n));
   for (int c = 0; c < right_.schema.num_fields(); ++c) {
-    out->columns.push_back(
-        GatherRows(right_.batches, c, right_.schema.field(c).type, refs.data(), n));
+    out->columns.push_back(GatherRows((*right_sources_)[c], refs.data(), n));
   }
   return out;
 }

@@ -28,10 +28,12 @@ class JoinEmitter {
   // right input's batches; num_build_ids ids exist.
   // RIGHT and FULL joins flag matched build ids in `shared_build_matched` (num_build_ids flags,
   // cleared) when given, so that emitters of separate probe batches share them; else in their
-  // own.
+  // own. `right_sources` (may be null: the emitter sets its own up) are the right input's
+  // columns set up for gathering, shared by emitters of separate probe batches.
   JoinEmitter(const PlanNode& node, const Table& left, const Table& right,
               const int64_t* build_refs, int64_t num_build_ids,
-              std::atomic<uint8_t>* shared_build_matched = nullptr);
+              std::atomic<uint8_t>* shared_build_matched = nullptr,
+              const std::vector<GatherSource>* right_sources = nullptr);
 
   // Output for one morsel. excluded (may be null): per morsel row, 1 = the row never appears in
   // an ANTI join's output (null-aware NOT IN with a NULL key).
@@ -60,6 +62,8 @@ class JoinEmitter {
   const PlanNode& node_;
   const Table& left_;
   const Table& right_;
+  std::vector<GatherSource> own_sources_;           // when none were given
+  const std::vector<GatherSource>* right_sources_;  // per right column
   const int64_t* build_refs_;
   int64_t num_build_ids_;
   ExprPtr condition_;                // remapped onto cond_left_cols_ ++ cond_right_cols_

@@ -38,6 +38,7 @@ Result<std::unique_ptr<JoinProbe>> JoinProbe::Build(const PlanNode& node, Table 
   TANDEM_ASSIGN_OR_RAISE(std::vector<DataType> types, JoinKeyTypes(node, "hash join"));
   std::unique_ptr<JoinProbe> probe(new JoinProbe(node, std::move(right), std::move(types), ctx));
   const Table& r = probe->right_;
+  probe->right_sources_ = GatherSources(r);
   TANDEM_ASSIGN_OR_RAISE(auto right_keys,
                          EvaluateColumnsPerBatch(node.right_keys, r.batches, ctx.eval));
   TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(right_keys, probe->layout_.types(), "hash join"));
@@ -248,7 +249,8 @@ Status JoinProbe::ProbeBatch(const BatchPtr& batch, const std::vector<int32_t>* 
       for (ColumnPtr& key : left_keys[0]) key = Take(*key, rows.data(), m);
     }
   }
-  JoinEmitter emitter(node_, left, right_, table_.entry_refs(), table_.num_entries());
+  JoinEmitter emitter(node_, left, right_, table_.entry_refs(), table_.num_entries(), nullptr,
+                      &right_sources_);
   for (const Morsel& m : MakeMorsels(left.batches)) {
     TANDEM_RETURN_NOT_OK(ProbeMorsel(left_keys[m.batch], m, emitter, budget, eval, out));
   }

@@ -97,6 +97,7 @@ class JoinProbe {
 
   const PlanNode& node_;
   Table right_;
+  std::vector<GatherSource> right_sources_;  // right_'s columns set up for the emitters' gathers
   KeyLayout layout_;
   JoinHashTable table_;
   std::optional<KeyBitmap> bitmap_;

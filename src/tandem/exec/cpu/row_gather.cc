@@ -37,16 +37,40 @@ ColumnPtr NullColumn(const DataType& type, int64_t count) {
   return b.Finish();
 }
 
+GatherSource::GatherSource(const std::vector<BatchPtr>& batches, int column, DataType type)
+    : type_(std::move(type)) {
+  columns_.reserve(batches.size());
+  values_.reserve(batches.size());
+  for (const BatchPtr& b : batches) {
+    const Column* c = b->columns[column].get();
+    columns_.push_back(c);
+    values_.push_back(c->values() ? c->values()->data() : nullptr);
+    any_null_ |= c->null_count() > 0;
+  }
+}
+
+std::vector<GatherSource> GatherSources(const Table& table) {
+  std::vector<GatherSource> sources;
+  sources.reserve(static_cast<size_t>(table.schema.num_fields()));
+  for (int c = 0; c < table.schema.num_fields(); ++c) {
+    sources.emplace_back(table.batches, c, table.schema.field(c).type);
+  }
+  return sources;
+}
+
 ColumnPtr GatherRows(const std::vector<BatchPtr>& batches, int column, const DataType& type,
                      const int64_t* refs, int64_t n) {
-  if (batches.empty()) return NullColumn(type, n);
-  std::vector<const Column*> cols(batches.size());
-  for (size_t b = 0; b < batches.size(); ++b) cols[b] = batches[b]->columns[column].get();
+  return GatherRows(GatherSource(batches, column, type), refs, n);
+}
+
+ColumnPtr GatherRows(const GatherSource& source, const int64_t* refs, int64_t n) {
+  const DataType& type = source.type();
+  if (source.empty()) return NullColumn(type, n);
+  const std::vector<const Column*>& cols = source.columns();
 
   // Validity.
-  bool may_be_null = false;
+  bool may_be_null = source.any_null();
   for (int64_t i = 0; i < n && !may_be_null; ++i) may_be_null = refs[i] < 0;
-  for (const Column* c : cols) may_be_null |= c->null_count() > 0;
   std::shared_ptr<Buffer> validity;
   int64_t nulls = 0;
   if (may_be_null) {
@@ -108,10 +132,7 @@ ColumnPtr GatherRows(const std::vector<BatchPtr>& batches, int column, const Dat
   }
   const int w = type.byte_width();
   auto values = Buffer::Allocate(n * w);
-  std::vector<const uint8_t*> bases(cols.size());
-  for (size_t b = 0; b < cols.size(); ++b) {
-    bases[b] = cols[b]->values() ? cols[b]->values()->data() : nullptr;
-  }
+  const std::vector<const uint8_t*>& bases = source.values();
   uint8_t* out = values->mutable_data();
   switch (w) {
     case 1:

@@ -30,10 +30,34 @@ inline int64_t PackRowRef(int64_t batch, int64_t row) { return (batch << 32) | r
 inline int64_t RefBatch(int64_t ref) { return ref >> 32; }
 inline int64_t RefRow(int64_t ref) { return ref & 0xFFFFFFFF; }
 
+// One column of a list of batches, set up once for many gathers from it (a join's build side is
+// gathered from for every probe slice: with thousands of small build batches, setting up per
+// gather cost more than the gather). The batches must outlive it.
+class GatherSource {
+ public:
+  GatherSource(const std::vector<BatchPtr>& batches, int column, DataType type);
+  const DataType& type() const { return type_; }
+  bool empty() const { return columns_.empty(); }
+  const std::vector<const Column*>& columns() const { return columns_; }
+  const std::vector<const uint8_t*>& values() const { return values_; }  // fixed-width values
+  bool any_null() const { return any_null_; }
+
+ private:
+  DataType type_;
+  std::vector<const Column*> columns_;
+  std::vector<const uint8_t*> values_;
+  bool any_null_ = false;
+};
+
+// Every column of a table's batches as gather sources.
+std::vector<GatherSource> GatherSources(const Table& table);
+
 // Gathers column `column` of the batches at the packed references (-1 gives NULL). `type` is the
 // column's type (needed when there are no batches, in which case every reference must be -1).
 ColumnPtr GatherRows(const std::vector<BatchPtr>& batches, int column, const DataType& type,
                      const int64_t* refs, int64_t count);
+// The same from a source set up before.
+ColumnPtr GatherRows(const GatherSource& source, const int64_t* refs, int64_t count);
 
 // A batch of the given schema with every column gathered at refs (in parallel over columns).
 Result<BatchPtr> GatherBatch(const std::vector<BatchPtr>& batches, const Schema& schema,
