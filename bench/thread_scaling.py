@@ -35,6 +35,8 @@ def tandem_time(binary, data, threads, n):
     if proc.returncode != 0:
         raise SystemExit(f"tandem Q{n} threads={threads}: {proc.stderr[-1500:]}")
     times = [float(m) for m in re.findall(r"^Time: ([0-9.]+) ms$", proc.stderr, re.M)]
+    if not times:
+        raise SystemExit(f"tandem Q{n} threads={threads}: no timing printed: {proc.stderr[-500:]}")
     return times[-1]
 
 
@@ -51,7 +53,7 @@ def duck_connection(data, threads):
 def duck_time(con, n):
     parts, timed = query_statements(n)
     for p in parts[:timed]:
-        con.execute(p.replace("CREATE VIEW", "CREATE OR REPLACE VIEW"))
+        con.execute(re.sub(r"(?i)^create view", "CREATE OR REPLACE VIEW", p))
     con.execute(parts[timed]).fetchall()  # warm-up
     start = time.perf_counter()
     con.execute(parts[timed]).fetchall()

@@ -9,15 +9,18 @@
 namespace tandem::bench {
 namespace {
 
-// The GPU's memory bandwidth for the floor: an H100's HBM3 at its 3.35 TB/s, else the H200's
-// HBM3e at the 4.3 TB/s the project's goals take.
+// The GPU's memory bandwidth for the floor: an H100 SXM's HBM3 at its 3.35 TB/s (the PCIe and
+// NVL cards at theirs), else the H200's HBM3e at the 4.3 TB/s the project's goals take.
 struct Bandwidth {
   double bytes_per_second;
   const char* text;
 };
 Bandwidth GpuBandwidth(const std::string& gpu) {
+  if (gpu.find("H100 PCIe") != std::string::npos) return {2.0e12, "2.0 TB/s (H100 PCIe)"};
+  if (gpu.find("H100 NVL") != std::string::npos) return {3.9e12, "3.9 TB/s (H100 NVL)"};
   if (gpu.find("H100") != std::string::npos) return {3.35e12, "3.35 TB/s (H100)"};
-  return {4.3e12, "4.3 TB/s (H200)"};
+  if (gpu.find("H200") != std::string::npos) return {4.3e12, "4.3 TB/s (H200)"};
+  return {4.3e12, "4.3 TB/s (the H200's)"};
 }
 constexpr double kLineitemRowsPerSf = 6e6;
 

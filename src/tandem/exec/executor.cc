@@ -1024,13 +1024,14 @@ Result<Table> QueryRun::WithHostRetry(const PlanNode& node,
        ++retry) {
     const int threads = ctx_.num_threads;
     const int64_t pieces = ctx_.scan_piece_rows;
+    const bool hold_pages = ctx_.scan_pieces_hold_pages;
     if (retry == 2) ctx_.num_threads = 1;
     ctx_.scan_piece_rows = kRetryPieceRows;
     ctx_.scan_pieces_hold_pages = false;
     result = attempt();
     ctx_.num_threads = threads;
     ctx_.scan_piece_rows = pieces;
-    ctx_.scan_pieces_hold_pages = true;
+    ctx_.scan_pieces_hold_pages = hold_pages;
     if (result.ok()) {
       ++ctx_.host_oom_retries;
       ctx_.MarkRetried(&node);

@@ -23,10 +23,6 @@ JoinEmitter::JoinEmitter(const PlanNode& node, const Table& left, const Table& r
       right_sources_(right_sources),
       build_refs_(build_refs),
       num_build_ids_(num_build_ids) {
-  if (right_sources_ == nullptr) {
-    own_sources_ = GatherSources(right);
-    right_sources_ = &own_sources_;
-  }
   if (node.condition) {
     std::vector<int> used;
     CollectColumns(*node.condition, &used);
@@ -46,6 +42,22 @@ JoinEmitter::JoinEmitter(const PlanNode& node, const Table& left, const Table& r
     for (int c : cond_left_cols_) mapping[c] = next++;
     for (int c : cond_right_cols_) mapping[c + num_left] = next++;
     condition_ = RemapColumns(node.condition, mapping);
+  }
+  if (right_sources_ == nullptr) {
+    // SEMI, ANTI and MARK joins gather only the right columns their condition reads.
+    const bool emits_right = node.join_type != JoinType::kSemi &&
+                             node.join_type != JoinType::kAnti && node.join_type != JoinType::kMark;
+    for (int c = 0; c < right.schema.num_fields(); ++c) {
+      const bool gathered =
+          emits_right ||
+          std::find(cond_right_cols_.begin(), cond_right_cols_.end(), c) != cond_right_cols_.end();
+      if (gathered) {
+        own_sources_.emplace_back(right.batches, c, right.schema.field(c).type);
+      } else {
+        own_sources_.emplace_back(right.schema.field(c).type);
+      }
+    }
+    right_sources_ = &own_sources_;
   }
   if (node.join_type == JoinType::kRight || node.join_type == JoinType::kFull) {
     build_matched_ = shared_build_matched;

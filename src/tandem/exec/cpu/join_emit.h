@@ -34,6 +34,9 @@ class JoinEmitter {
               const int64_t* build_refs, int64_t num_build_ids,
               std::atomic<uint8_t>* shared_build_matched = nullptr,
               const std::vector<GatherSource>* right_sources = nullptr);
+  // right_sources_ may point at own_sources_.
+  JoinEmitter(const JoinEmitter&) = delete;
+  JoinEmitter& operator=(const JoinEmitter&) = delete;
 
   // Output for one morsel. excluded (may be null): per morsel row, 1 = the row never appears in
   // an ANTI join's output (null-aware NOT IN with a NULL key).

@@ -36,6 +36,7 @@ inline int64_t RefRow(int64_t ref) { return ref & 0xFFFFFFFF; }
 class GatherSource {
  public:
   GatherSource(const std::vector<BatchPtr>& batches, int column, DataType type);
+  explicit GatherSource(DataType type) : type_(std::move(type)) {}  // nothing to gather from
   const DataType& type() const { return type_; }
   bool empty() const { return columns_.empty(); }
   const std::vector<const Column*>& columns() const { return columns_; }

@@ -997,6 +997,7 @@ Status ChunkDecoder::DecodePending(int64_t rows) {
   if (h.rows == 0) {  // the page is done: give its memory back
     std::vector<uint32_t>().swap(h.indices);
     std::vector<uint8_t>().swap(h.valid);
+    std::vector<uint8_t>().swap(h.held);
     h.in_place = nullptr;
   }
   return Status::OK();

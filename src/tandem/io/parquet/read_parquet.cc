@@ -200,8 +200,15 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
 
   // A row group read in pieces whose conditions keep few rows: its condition columns as codes,
   // its other columns whole, only the kept rows gathered and transformed, as the whole path does.
-  // False when it goes on in pieces (no column as codes, or too many rows kept).
-  auto gather_kept_rows = [&](size_t r) -> Result<bool> {
+  // False when it goes on in pieces (no column as codes, or too many rows kept). Its slots are
+  // released on every path.
+  auto release_slots = [&](size_t r) {
+    for (size_t c = 0; c < ncols; ++c) {
+      codes[r * ncols + c].reset();
+      decoded[r * ncols + c].reset();
+    }
+  };
+  auto gather_kept_rows_in = [&](size_t r) -> Result<bool> {
     const KeptRowGroup& rg = row_groups[r];
     const ParquetFile& file = *files[rg.file];
     bool any = false;
@@ -214,37 +221,29 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
       codes[r * ncols + c] = std::move(as_codes);
       any = true;
     }
-    auto release = [&] {
-      for (size_t c = 0; c < ncols; ++c) {
-        codes[r * ncols + c].reset();
-        decoded[r * ncols + c].reset();
-      }
-    };
     if (!any) return false;
-    Result<std::optional<std::vector<int32_t>>> rows = rows_kept(r);
-    if (!rows.ok() || !*rows) {
-      release();
-      if (!rows.ok()) return rows.status();
-      return false;
-    }
-    if (!(*rows)->empty()) {
+    TANDEM_ASSIGN_OR_RAISE(std::optional<std::vector<int32_t>> rows, rows_kept(r));
+    if (!rows) return false;
+    if (!rows->empty()) {
       for (size_t c = 0; c < ncols; ++c) {
         if (codes[r * ncols + c]) continue;
         TANDEM_ASSIGN_OR_RAISE(BatchPtr batch, file.ReadRowGroup(rg.row_group, {file_columns[c]}));
         if (!batch || batch->num_columns() != 1 || batch->column(0)->length() != rg.rows) {
-          release();
           return length_error(rg, file_columns[c]);
         }
         decoded[r * ncols + c] = batch->column(0);
       }
-      BatchPtr batch = assemble(r, &**rows);
-      release();
+      BatchPtr batch = assemble(r, &*rows);
+      release_slots(r);  // the batch holds what it needs
       TANDEM_ASSIGN_OR_RAISE(transformed[r], options.per_row_group(std::move(batch)));
-    } else {
-      release();
     }
     query_progress::AddDone(rg.rows * static_cast<int64_t>(ncols));
     return true;
+  };
+  auto gather_kept_rows = [&](size_t r) -> Result<bool> {
+    Result<bool> gathered = gather_kept_rows_in(r);
+    release_slots(r);
+    return gathered;
   };
 
   // Row groups in pieces: one row group per task, its pieces transformed as they come.

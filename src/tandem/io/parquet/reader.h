@@ -49,9 +49,10 @@ struct ReadOptions {
   // With piece_rows: keep a compressed page's values decompressed across the pieces it serves
   // (false: decompress it again for each, holding less memory).
   bool piece_hold_pages = false;
-  // With per_row_group (whole row groups): conditions on single columns that a row must meet to
-  // reach per_row_group, tested on each dictionary-encoded chunk's dictionary rather than on
-  // every row (io/parquet/row_conditions.h). The rows they drop are never built.
+  // With per_row_group (whole row groups, or pieces with piece_hold_pages): conditions on single
+  // columns that a row must meet to reach per_row_group, tested on each dictionary-encoded
+  // chunk's dictionary rather than on every row (io/parquet/row_conditions.h). The rows they drop
+  // are never built.
   std::vector<RowCondition> row_conditions;
 };
 
