@@ -24,8 +24,9 @@
 // and SUM and AVG of integers and decimals, from the current row (by RANGE: its first peer) to
 // the partition's end are the totals over every row, taken first, less the rows before. Other
 // calls (other frames to the partition's end, longer ROWS frames, frames from the start to past
-// the current row) need the partition whole. A peer group larger than a chunk under calls that see peers is computed in
-// pieces (large_peer_group.h); under frames by RANGE with an offset it must fit in memory.
+// the current row) need the partition whole. A peer group larger than a chunk under calls that see
+// peers is computed in pieces (large_peer_group.h); under frames by RANGE with an offset it must
+// fit in memory.
 #pragma once
 
 #include <cstdint>

@@ -318,7 +318,6 @@ class ChunkDecoder {
   // The pending page's PLAIN values: in place, held, or decompressed again.
   Result<const uint8_t*> PendingValues();
 
-
   // The part of a data page not yet decoded (HoldPage, DecodePending).
   struct PendingPage {
     int64_t rows = 0;               // rows left
