@@ -1,8 +1,9 @@
 // Cardinality estimates and the join orders they drive, on TPC-H SF0.01 tables generated in
 // memory: estimates of a many-to-many join and of a key join are checked against the true counts
 // computed from the generated columns, a many-to-many join on the nation must wait for the key
-// joins (TPC-H Q05's problem), and Q17 must reduce lineitem by the selected parts before
-// aggregating it. Parquet column statistics of TableSource are checked against the values written.
+// joins (TPC-H Q05's problem), Q17 must reduce lineitem by the selected parts before
+// aggregating it, and Q10's wide customer rows join last when joins are weighed by bytes. Parquet
+// column statistics of TableSource are checked against the values written.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -141,6 +142,42 @@ TEST_F(PlanCardinality, Q17ReducesLineitemBeforeAggregating) {
   ASSERT_NE(agg, std::string::npos) << plan;
   const size_t semi = plan.find("HashJoin SEMI l_partkey = p_partkey", agg);
   EXPECT_NE(semi, std::string::npos) << plan;
+}
+
+TEST_F(PlanCardinality, JoinOrderByBytesKeepsWideRowsOutOfHashTables) {
+  // TPC-H Q10's joins (its l_returnflag filter replaced by a range the in-memory statistics
+  // estimate): by rows, customer (with its names, addresses and comments) joins the quarter's
+  // orders first and lands in the hash table lineitem probes; by bytes, lineitem joins orders
+  // first and customer probes that narrow result.
+  const std::string q10 =
+      "select c_custkey, c_name, sum(l_extendedprice * (1 - l_discount)) as revenue, c_acctbal, "
+      "n_name, c_address, c_phone, c_comment from customer, orders, lineitem, nation where "
+      "c_custkey = o_custkey and l_orderkey = o_orderkey and o_orderdate >= date '1993-10-01' "
+      "and o_orderdate < date '1994-01-01' and l_quantity < 15 and c_nationkey = n_nationkey "
+      "group by c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment";
+  auto explain_with = [&](const char* by_bytes) {
+    auto set =
+        session_->ExecuteScript(std::string("SET tandem.optimizer.joinOrderByBytes = ") + by_bytes);
+    EXPECT_TRUE(set.ok()) << set.status().ToString();
+    return Explain(q10);
+  };
+  const std::string by_rows = explain_with("false");
+  const std::string by_bytes = explain_with("true");
+  explain_with("false");
+  for (const std::string* plan : {&by_rows, &by_bytes}) {
+    ASSERT_NE(plan->find("_orderkey = "), std::string::npos) << *plan;
+    ASSERT_NE(plan->find("_custkey = "), std::string::npos) << *plan;
+  }
+  // A join printed above another ran after it.
+  EXPECT_LT(by_rows.find("_orderkey = "), by_rows.find("_custkey = ")) << by_rows;
+  EXPECT_GT(by_bytes.find("_orderkey = "), by_bytes.find("_custkey = ")) << by_bytes;
+  // Customer is the probe (left, first printed) input of its join.
+  const size_t join = by_bytes.find("_custkey = ");
+  const size_t next_line = by_bytes.find('\n', join) + 1;
+  EXPECT_NE(
+      by_bytes.substr(next_line, by_bytes.find('\n', next_line) - next_line).find("Scan customer"),
+      std::string::npos)
+      << by_bytes;
 }
 
 TEST(PlanCardinalityParquet, ColumnStatisticsFromFooters) {

@@ -67,6 +67,10 @@ std::vector<ConfigKey> MakeKeys() {
       Plain(kAnsi, ConfigType::kBool, "false",
             "ANSI mode: division by zero is an error instead of NULL"),
       Number(kThreads, ConfigType::kInt, "0", 0, 4096, "CPU threads per query (0: all cores)"),
+      Plain(kJoinOrderByBytes, ConfigType::kBool, "false",
+            "join ordering joins first the inputs whose join is smallest in bytes (estimated "
+            "rows times the width of the columns they carry), so wide rows join late and stay "
+            "out of hash tables a large input probes; false: smallest in rows"),
       Plain(kPipelines, ConfigType::kBool, "true",
             "run CPU operators as push-based pipelines (batches stream from a scan through "
             "filters, projections and join probes into the next aggregation or build); false: "
@@ -83,7 +87,7 @@ std::vector<ConfigKey> MakeKeys() {
              "a CPU pipeline's Parquet scan decodes each row group on one thread in pieces of "
              "this many rows, every piece going through the pipeline before the next is decoded "
              "(0: the row group's column chunks are decoded on all threads, then cut into "
-             "batches; filter conditions are tested on dictionaries only then)"),
+             "batches)"),
       Number(kGpuChunkBytes, ConfigType::kBytes, "0", 0, kMaxBytes,
              "a GPU part whose input comes from host memory (a table cached there, the CPU's "
              "rows) runs over slices of about this many bytes when the input is larger, "

@@ -12,9 +12,6 @@ namespace {
 
 constexpr double kGB = 1e9;
 
-// Assumed average string length for byte estimates (TPC-H's text columns average 10-40 bytes).
-constexpr double kStringBytes = 16;
-
 void SetThroughput(DeviceProfile* p, OpClass op, double bytes_per_s) {
   p->throughput[static_cast<int>(op)] = bytes_per_s;
 }
@@ -109,21 +106,10 @@ TransferProfile BuiltinH200Transfer() {
   return t;
 }
 
-namespace {
-
-// Estimated bytes of one value: strings count 8 offset bytes plus kStringBytes of data.
-double ValueBytes(const DataType& type) {
-  if (type.is_string_like()) return 8 + kStringBytes;
-  if (type.id == TypeId::kBool) return 1;
-  return std::max(1, type.byte_width());
-}
-
-}  // namespace
-
 double EstimatedRowBytes(const Schema& schema) {
   double bytes = 0;
   for (const Field& f : schema.fields) {
-    bytes += ValueBytes(f.type);
+    bytes += f.type.estimated_bytes();
     if (f.nullable) bytes += 0.125;
   }
   return std::max(bytes, 1.0);
@@ -195,7 +181,7 @@ double JoinInputBytes(const PlanNode& join, double left_bytes, double right_byte
   }
   auto key_bytes = [](const std::vector<ExprPtr>& keys) {
     double bytes = 0;
-    for (const ExprPtr& k : keys) bytes += ValueBytes(k->type);
+    for (const ExprPtr& k : keys) bytes += k->type.estimated_bytes();
     return bytes;
   };
   if (right_bytes <= left_bytes) {

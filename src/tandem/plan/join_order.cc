@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "tandem/plan/cardinality.h"
+#include "tandem/plan/prune_columns.h"
 #include "tandem/plan/pushdown.h"
 #include "tandem/plan/rewrite_util.h"
 
@@ -17,25 +18,49 @@ bool IsReorderable(const PlanNode& n) {
   return n.kind == PlanKind::kJoin && n.join_type == JoinType::kInner && !n.null_aware;
 }
 
+// What the search weighs a join by: its estimated rows, or (by_bytes) its rows times the bytes
+// of the columns it carries, as pruning will leave them (`reads`).
+struct Weighing {
+  bool by_bytes = false;
+  const ScanReads* reads = nullptr;
+};
+
+// Estimated bytes of a row of `leaf` once pruned: a scan (under filters) counts the columns it
+// will read, anything else its whole schema.
+double LeafRowBytes(const PlanNode& leaf, const Weighing& w) {
+  const PlanNode* n = &leaf;
+  while (n->kind == PlanKind::kFilter && n->children.size() == 1) n = n->children[0].get();
+  double bytes = 0;
+  const auto it = w.reads ? w.reads->find(n) : ScanReads::const_iterator{};
+  if (n->kind == PlanKind::kScan && w.reads && it != w.reads->end()) {
+    for (int c : it->second) bytes += n->schema.field(c).type.estimated_bytes();
+  } else {
+    for (const Field& f : leaf.schema.fields) bytes += f.type.estimated_bytes();
+  }
+  return std::max(bytes, 1.0);
+}
+
 struct Region {
   std::vector<PlanPtr> leaves;
+  std::vector<double> leaf_row_bytes;
   std::vector<int> offsets;    // first global column of each leaf
   std::vector<ExprPtr> preds;  // over all leaves' columns, in original order
   int width = 0;
 };
 
-PlanPtr Reorder(const PlanPtr& node);
+PlanPtr Reorder(const PlanPtr& node, const Weighing& w);
 
-void Flatten(const PlanPtr& node, Region* region) {
+void Flatten(const PlanPtr& node, const Weighing& w, Region* region) {
   if (!IsReorderable(*node)) {
-    region->leaves.push_back(Reorder(node));
+    region->leaf_row_bytes.push_back(LeafRowBytes(*node, w));
+    region->leaves.push_back(Reorder(node, w));
     region->offsets.push_back(region->width);
     region->width += node->schema.num_fields();
     return;
   }
   const int offset = region->width;
-  Flatten(node->children[0], region);
-  Flatten(node->children[1], region);
+  Flatten(node->children[0], w, region);
+  Flatten(node->children[1], w, region);
   for (const auto& c : JoinConjuncts(*node)) region->preds.push_back(ShiftColumns(c, offset));
 }
 
@@ -44,6 +69,7 @@ struct Tree {
   RelEstimate est;
   std::vector<int> cols;  // global column of each output column
   uint64_t mask = 0;      // leaves it contains
+  double row_bytes = 1;   // estimated, as pruning will leave it
 };
 
 struct Pred {
@@ -65,10 +91,12 @@ struct Candidate {
   std::vector<ExprPtr> left_keys, right_keys, rest;
   std::vector<size_t> preds;
   double rows = 0;
+  double weight = 0;  // what the search minimizes (see Weighing)
 };
 
 // The join of trees a (left) and b (right) with the predicates they complete.
-Candidate Evaluate(const Tree& a, const Tree& b, const std::vector<Pred>& preds, int width) {
+Candidate Evaluate(const Tree& a, const Tree& b, const std::vector<Pred>& preds, int width,
+                   const Weighing& w) {
   Candidate c;
   std::vector<int> position(static_cast<size_t>(width), -1);
   for (size_t i = 0; i < a.cols.size(); ++i) position[a.cols[i]] = static_cast<int>(i);
@@ -88,16 +116,17 @@ Candidate Evaluate(const Tree& a, const Tree& b, const std::vector<Pred>& preds,
                      &c.rest);
   c.rows = EstimateJoinRows(a.est, b.est, JoinType::kInner, c.left_keys, c.right_keys,
                             CombineConjuncts(c.rest));
+  c.weight = w.by_bytes ? c.rows * (a.row_bytes + b.row_bytes) : c.rows;
   return c;
 }
 
-PlanPtr ReorderRegion(const PlanPtr& root) {
+PlanPtr ReorderRegion(const PlanPtr& root, const Weighing& w) {
   Region region;
-  Flatten(root, &region);
+  Flatten(root, w, &region);
   const size_t n = region.leaves.size();
   if (n > 64) {
     std::vector<PlanPtr> children;
-    for (const auto& c : root->children) children.push_back(Reorder(c));
+    for (const auto& c : root->children) children.push_back(Reorder(c, w));
     return WithChildren(*root, std::move(children));
   }
   std::vector<int> leaf_of(static_cast<size_t>(region.width));
@@ -107,6 +136,7 @@ PlanPtr ReorderRegion(const PlanPtr& root) {
     t.plan = region.leaves[i];
     t.est = EstimatePlan(*t.plan);
     t.mask = uint64_t{1} << i;
+    t.row_bytes = region.leaf_row_bytes[i];
     for (int c = 0; c < t.plan->schema.num_fields(); ++c) {
       t.cols.push_back(region.offsets[i] + c);
       leaf_of[region.offsets[i] + c] = static_cast<int>(i);
@@ -139,13 +169,13 @@ PlanPtr ReorderRegion(const PlanPtr& root) {
     bool found = false, best_expands = false;
     for (size_t a = 0; a < trees.size(); ++a) {
       for (size_t b = a + 1; b < trees.size(); ++b) {
-        Candidate c = Evaluate(trees[a], trees[b], preds, region.width);
+        Candidate c = Evaluate(trees[a], trees[b], preds, region.width, w);
         if (c.preds.empty()) continue;
         // A join that yields more rows than its larger input (many-to-many, such as
         // c_nationkey = s_nationkey) waits while joins that do not are left.
         const bool expands = c.rows > 1.001 * std::max(trees[a].est.rows, trees[b].est.rows);
-        const bool better =
-            !found || (best_expands && !expands) || (best_expands == expands && c.rows < best.rows);
+        const bool better = !found || (best_expands && !expands) ||
+                            (best_expands == expands && c.weight < best.weight);
         if (better) {
           found = true;
           best_expands = expands;
@@ -170,7 +200,7 @@ PlanPtr ReorderRegion(const PlanPtr& root) {
     // The larger input probes (left); the smaller one is the build side (right).
     size_t left = best_a, right = best_b;
     if (trees[left].est.rows < trees[right].est.rows) std::swap(left, right);
-    Candidate c = Evaluate(trees[left], trees[right], preds, region.width);
+    Candidate c = Evaluate(trees[left], trees[right], preds, region.width, w);
     for (size_t i : c.preds) preds[i].applied = true;
     Tree t;
     t.plan = MakeJoin(trees[left].plan, trees[right].plan, JoinType::kInner, c.left_keys,
@@ -180,6 +210,7 @@ PlanPtr ReorderRegion(const PlanPtr& root) {
     t.cols = trees[left].cols;
     t.cols.insert(t.cols.end(), trees[right].cols.begin(), trees[right].cols.end());
     t.mask = trees[left].mask | trees[right].mask;
+    t.row_bytes = trees[left].row_bytes + trees[right].row_bytes;
     trees.erase(trees.begin() + static_cast<std::ptrdiff_t>(std::max(left, right)));
     trees.erase(trees.begin() + static_cast<std::ptrdiff_t>(std::min(left, right)));
     trees.push_back(std::move(t));
@@ -204,15 +235,24 @@ PlanPtr ReorderRegion(const PlanPtr& root) {
   return out;
 }
 
-PlanPtr Reorder(const PlanPtr& node) {
-  if (IsReorderable(*node)) return ReorderRegion(node);
+PlanPtr Reorder(const PlanPtr& node, const Weighing& w) {
+  if (IsReorderable(*node)) return ReorderRegion(node, w);
   std::vector<PlanPtr> children;
-  for (const auto& c : node->children) children.push_back(Reorder(c));
+  for (const auto& c : node->children) children.push_back(Reorder(c, w));
   return WithChildren(*node, std::move(children));
 }
 
 }  // namespace
 
-PlanPtr ReorderJoins(const PlanPtr& plan) { return ReduceAggregateInputs(Reorder(plan)); }
+PlanPtr ReorderJoins(const PlanPtr& plan, bool by_bytes) {
+  Weighing w;
+  w.by_bytes = by_bytes;
+  ScanReads reads;
+  if (by_bytes) {
+    reads = ColumnsScansRead(plan);
+    w.reads = &reads;
+  }
+  return ReduceAggregateInputs(Reorder(plan, w));
+}
 
 }  // namespace tandem::plan

@@ -1,6 +1,10 @@
 // Join ordering: every maximal tree of inner joins is flattened into its inputs and the
 // predicates between them, then rebuilt greedily (GOO: repeatedly join the two connected
-// subtrees whose join is estimated smallest, so the result may be bushy). Each hash join gets
+// subtrees whose join is estimated smallest, so the result may be bushy). Smallest means fewest
+// rows, or with `by_bytes` fewest bytes: rows times the estimated width of the columns the
+// inputs carry once pruned. Bytes keep wide rows (customer's names, addresses and comments in
+// TPC-H Q10) out of hash tables a large input probes, and joined late, after the narrow joins
+// that shrink the rows they meet. Each hash join gets
 // the smaller estimated input on the right, as its build side. Two inputs with no predicate
 // between them are joined (a cross product) only when no connected pair is left, and a join
 // estimated to yield more rows than its larger input (many-to-many) only when every other
@@ -13,6 +17,6 @@
 
 namespace tandem::plan {
 
-PlanPtr ReorderJoins(const PlanPtr& plan);
+PlanPtr ReorderJoins(const PlanPtr& plan, bool by_bytes);
 
 }  // namespace tandem::plan

@@ -50,7 +50,7 @@ Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options) {
   TANDEM_ASSIGN_OR_RAISE(plan, plan::Decorrelate(plan));
   plan = plan::FoldConstants(plan);
   plan = plan::PushDownPredicates(plan);
-  if (options.reorder_joins) plan = plan::ReorderJoins(plan);
+  if (options.reorder_joins) plan = plan::ReorderJoins(plan, options.join_order_by_bytes);
   plan = plan::CountOverJoinWithoutRows(plan);
   plan = plan::AggregateBelowJoin(plan);
   plan = plan::PruneColumns(plan);

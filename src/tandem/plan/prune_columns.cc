@@ -90,10 +90,16 @@ bool IsIdentityProject(const PlanNode& n) {
   return true;
 }
 
-PlanPtr Prune(const PlanPtr& node, Columns required, Columns* kept);
+// One walk over a plan; `reads`, when set, records what each scan of the input plan must read.
+struct Pruner {
+  ScanReads* reads = nullptr;
+
+  PlanPtr Prune(const PlanPtr& node, Columns required, Columns* kept);
+  PlanPtr PruneExact(const PlanPtr& node, const Columns& required);
+};
 
 // Prunes to exactly `required` (adding a projection when the child keeps more).
-PlanPtr PruneExact(const PlanPtr& node, const Columns& required) {
+PlanPtr Pruner::PruneExact(const PlanPtr& node, const Columns& required) {
   Columns kept;
   PlanPtr p = Prune(node, required, &kept);
   if (kept == required) return p;
@@ -103,12 +109,17 @@ PlanPtr PruneExact(const PlanPtr& node, const Columns& required) {
   return ProjectColumns(p, cols);
 }
 
-PlanPtr Prune(const PlanPtr& node, Columns required, Columns* kept) {
+PlanPtr Pruner::Prune(const PlanPtr& node, Columns required, Columns* kept) {
   Normalize(&required);
   const int width = node->schema.num_fields();
   switch (node->kind) {
     case PlanKind::kScan: {
       if (required.empty() && width > 0) required.push_back(NarrowestColumn(node->schema));
+      if (reads) {  // a subplan reached twice reads what either path needs
+        Columns& r = (*reads)[node.get()];
+        r.insert(r.end(), required.begin(), required.end());
+        Normalize(&r);
+      }
       auto n = std::make_shared<PlanNode>(*node);
       n->scan_columns.clear();
       n->schema.fields.clear();
@@ -342,9 +353,17 @@ PlanPtr PruneColumns(const PlanPtr& plan) {
   Columns all;
   for (int i = 0; i < plan->schema.num_fields(); ++i) all.push_back(i);
   Columns kept;
-  PlanPtr p = Prune(plan, all, &kept);
+  PlanPtr p = Pruner{}.Prune(plan, all, &kept);
   if (kept != all) p = ProjectColumns(p, all);  // cannot happen: every column was required
   return p;
+}
+
+ScanReads ColumnsScansRead(const PlanPtr& plan) {
+  ScanReads reads;
+  Columns all, kept;
+  for (int i = 0; i < plan->schema.num_fields(); ++i) all.push_back(i);
+  Pruner{&reads}.Prune(plan, all, &kept);
+  return reads;
 }
 
 }  // namespace tandem::plan

@@ -4,10 +4,18 @@
 // passes are removed. The root keeps its output columns exactly.
 #pragma once
 
+#include <unordered_map>
+#include <vector>
+
 #include "tandem/plan/logical_plan.h"
 
 namespace tandem::plan {
 
 PlanPtr PruneColumns(const PlanPtr& plan);
+
+// The columns (sorted positions in its output) each scan of `plan` would read after pruning,
+// by the scan node's address in `plan`. Join ordering weighs its inputs' rows by these widths.
+using ScanReads = std::unordered_map<const PlanNode*, std::vector<int>>;
+ScanReads ColumnsScansRead(const PlanPtr& plan);
 
 }  // namespace tandem::plan

@@ -412,7 +412,10 @@ class StatementRunner {
         static_cast<int>(session_.config().GetInt(config_keys::kMaxExpressionDepth));
     TANDEM_ASSIGN_OR_RAISE(PlanPtr plan,
                            BindSelect(select, script_, session_.catalog(), bind_options));
-    return Optimize(std::move(plan));
+    OptimizerOptions optimizer_options;
+    optimizer_options.join_order_by_bytes =
+        session_.config().GetBool(config_keys::kJoinOrderByBytes);
+    return Optimize(std::move(plan), optimizer_options);
   }
 
   void Configure(ExecContext& ctx) const {

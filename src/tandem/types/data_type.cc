@@ -1,7 +1,16 @@
 // Names and widths of data types.
 #include "tandem/types/data_type.h"
 
+#include <algorithm>
+
 namespace tandem {
+
+double DataType::estimated_bytes() const {
+  constexpr double kStringBytes = 16;
+  if (is_string_like()) return 8 + kStringBytes;
+  if (id == TypeId::kBool) return 1;
+  return std::max(1, byte_width());
+}
 
 int DataType::byte_width() const {
   switch (id) {
