@@ -4,8 +4,9 @@
 //   constant folding
 //   predicate pushdown  conjuncts move below projections and into joins; WHERE equalities
 //                   between two sides turn cross joins into hash joins
-//   join ordering   greedy on estimated cardinalities (Parquet footers, filter selectivities);
-//                   the smaller input becomes the build (right) side
+//   join ordering   greedy on estimated cardinalities (Parquet footers, filter selectivities),
+//                   or on rows times row width (join_order_by_bytes); the input with fewer rows
+//                   becomes the build (right) side
 //   projection pruning  each scan reads only the columns used above it
 //   limit below projections  Limit(Project(Sort)) -> Project(Limit(Sort)), a TopN
 //   scan predicates  simple column-vs-constant conjuncts copied to the scan for row-group pruning
