@@ -184,6 +184,16 @@ def test_cache_table_that_host_memory_cannot_hold_stays_in_its_files(tmp_path):
     expected = duckdb.sql(f"SELECT count(*), sum(a) FROM read_csv('{path}')").fetchone()
     row = proc.stdout.strip().splitlines()[-2]  # the table printer's last row, above "(1 row)"
     assert [c.strip() for c in row.split("|")] == [str(v) for v in expected], proc.stdout
+    # In csv (and jsonl) stdout holds rows only: the warning goes to stderr, one line.
+    proc = tandem("sql", "SET tandem.sql.device = cpu; SET \"tandem.memory.host.limit\" = '4k'; "
+                  "CACHE TABLE t; SET \"tandem.memory.host.limit\" = '0'; "
+                  "SELECT count(*) AS n, sum(a) AS s FROM t", "--table", f"t={path}",
+                  "--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["n,s", ",".join(str(v) for v in expected)], proc.stdout
+    assert proc.stderr.startswith("tandem: warning: table t not cached (queries read it from its "
+                                  "files): host memory limit"), proc.stderr
+    assert proc.stderr.count("\n") == 1, proc.stderr
 
 
 def _mib(text, pattern):

@@ -93,6 +93,18 @@ std::vector<std::string> ParseDevicesLines(const std::string& text) {
   return ParseStatementLines(text, "Devices: ");
 }
 
+// The text after "tandem: warning: " of each such line.
+std::vector<std::string> WarningLines(const std::string& text) {
+  static const std::string kPrefix = "tandem: warning: ";
+  std::vector<std::string> warnings;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(kPrefix, 0) == 0) warnings.push_back(line.substr(kPrefix.size()));
+  }
+  return warnings;
+}
+
 bool SaysNoUsableGpu(const std::string& text) {
   return text.find("no GPU is usable") != std::string::npos;
 }
@@ -142,7 +154,11 @@ Result<std::vector<CellResult>> MeasureSession(const CellSpec& spec,
 
   const size_t n = queries_in.size();
   std::vector<CellResult> cells(n);
-  for (CellResult& cell : cells) cell.wall_ms = proc.wall_ms / static_cast<double>(n);
+  const std::vector<std::string> warnings = WarningLines(proc.err);
+  for (CellResult& cell : cells) {
+    cell.wall_ms = proc.wall_ms / static_cast<double>(n);
+    cell.warnings = warnings;
+  }
   std::string failure;  // why the process did not finish every query
   if (proc.timed_out) {
     failure = "timed out after " + std::to_string(static_cast<int64_t>(spec.timeout_s)) + " s";

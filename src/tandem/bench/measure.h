@@ -38,6 +38,10 @@ struct CellResult {
   ResultRows rows;          // the last run's answer
   std::string devices;      // the last run's `Devices:` line ("cpu only", "gpu 7, cpu 2, ...")
   std::string peak_memory;  // the last run's `Peak memory:` line ("host 34.8 MiB, GPU 0 B")
+  // The process's `tandem: warning:` lines (a session's setup: "table lineitem not cached
+  // (queries read it from its files): ..."), each without the prefix; every query of a session
+  // gets them all.
+  std::vector<std::string> warnings;
 };
 
 // A cell's state for the reports: "ok", "n/a: <why>" or "error: <line>".

@@ -436,6 +436,8 @@ int RunSql(const std::vector<std::string>& argv) {
       if (args.format == "table") {
         std::fprintf(stdout, "%s%s\n", printed_any ? "\n" : "", result->message.c_str());
         printed_any = true;
+      } else if (result->warning) {  // csv and jsonl keep stdout for rows
+        std::fprintf(stderr, "tandem: warning: %s\n", result->message.c_str());
       }
       continue;
     }

@@ -731,8 +731,11 @@ class StatementRunner {
     Result<Table> read = ReadToCache(*scan, *source, ctx);
     if (!read.ok() && read.status().code() == StatusCode::kOutOfMemory && !ctx.Cancelled()) {
       // Caching is an optimisation: a table that host memory cannot hold stays in its files.
-      return Message("table " + name +
-                     " not cached (queries read it from its files): " + read.status().message());
+      StatementResult warning =
+          Message("table " + name +
+                  " not cached (queries read it from its files): " + read.status().message());
+      warning.warning = true;
+      return warning;
     }
     TANDEM_ASSIGN_OR_RAISE(Table table, std::move(read));
     CachedTable entry;

@@ -47,6 +47,9 @@ struct StatementResult {
   Kind kind = Kind::kRows;
   Table table;          // kRows (EXPLAIN returns one string column "plan")
   std::string message;  // kMessage: "created view v"
+  // kMessage: the statement did not do all it was asked and the script went on (CACHE TABLE of a
+  // table host memory cannot hold: queries read it from its files).
+  bool warning = false;
   double millis = 0;
   // Queries: where the plan ran, one line ("cpu only", or "gpu 7, cpu 2, transitions 2" counting
   // operators per device), for `tandem sql --timing` and the benchmarks' reports.

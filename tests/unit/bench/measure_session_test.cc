@@ -1,8 +1,8 @@
 // MeasureSession and MeasureInterleaved against a stand-in `tandem` (a shell script printing
 // what `tandem sql --timing --format jsonl` prints): per-query times, answers and devices are
-// cut at the marker rows; a process that fails part-way keeps the finished queries, blames the
-// running one and marks the rest as not run; a process with several measured runs counts as
-// their median.
+// cut at the marker rows, the setup's warnings given to each; a process that fails part-way keeps
+// the finished queries, blames the running one and marks the rest as not run; a process with
+// several measured runs counts as their median.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +24,7 @@ std::string FakeTandem(const fs::path& dir, bool fail) {
   const fs::path path = dir / (fail ? "tandem_fail.sh" : "tandem_ok.sh");
   std::ofstream out(path);
   out << "#!/bin/sh\n"
+         "echo 'tandem: warning: table t not cached (queries read it from its files)' >&2\n"
          "echo 'Time: 50.0 ms' >&2\n"  // CACHE TABLE
          "echo '{\"tandem_bench_run\":0}'; echo 'Time: 0.1 ms' >&2\n"
          "echo '{\"q\":1}'; echo 'Devices: gpu 2, cpu 0, transitions 1' >&2;"
@@ -74,6 +75,11 @@ TEST_F(MeasureSessionTest, CutsTimesAnswersAndDevicesPerQuery) {
   EXPECT_EQ((*cells)[1].times_ms, std::vector<double>{4.0});
   EXPECT_EQ((*cells)[1].devices, "cpu only");
   EXPECT_NE(CompareResults((*cells)[0].rows, (*cells)[1].rows), "");  // each query's own answer
+  // The setup's warning reaches every query of the session (the report says it once).
+  for (const CellResult& cell : *cells) {
+    EXPECT_EQ(cell.warnings,
+              std::vector<std::string>{"table t not cached (queries read it from its files)"});
+  }
 }
 
 TEST_F(MeasureSessionTest, AFailureBlamesTheRunningQueryAndStopsTheRest) {
