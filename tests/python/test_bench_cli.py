@@ -84,8 +84,10 @@ def test_bench_fallback_small(tmp_path):
 def test_bench_tpch_small(tmp_path):
     out = tmp_path / "tpch"
     bench("tpch", "--sf", "0.01", "--reps", "1", "--modes", "cpu,gpu", "--duckdb", "off",
-          "--sources", "files,hot", "--data", str(tmp_path / "tpch-data"), "--out", str(out))
+          "--sources", "files,hot", "--data", str(tmp_path / "tpch-data"), "--out", str(out),
+          "--conf", "tandem.optimizer.joinOrderByBytes=true")
     html, rows, md = read_outputs(str(out))
+    assert "Tandem settings: tandem.optimizer.joinOrderByBytes=true." in md
     assert len(rows) == 22 * 2 * 2
     gpu_usable = not rows[0]["gpu"].startswith("none usable")
     for n in range(1, 23):
@@ -111,3 +113,11 @@ def test_bench_usage_errors():
     assert proc.returncode == 2 and "--modes" in proc.stderr
     proc = subprocess.run([TANDEM, "bench", "nope"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "unknown benchmark" in proc.stderr
+    # A setting is checked before anything runs: a misspelt key or a bad value is one usage
+    # error, and the device and threads have their own options.
+    for conf, says in [("tandem.optimizer.joinOrderByByte=true", "tandem.optimizer"),
+                       ("tandem.optimizer.joinOrderByBytes=maybe", "joinOrderByBytes"),
+                       ("tandem.sql.device=gpu", "--modes"), ("novalue", "novalue")]:
+        proc = subprocess.run([TANDEM, "bench", "tpch", "--conf", conf], capture_output=True,
+                              text=True, timeout=60)
+        assert proc.returncode == 2 and says in proc.stderr.splitlines()[0], proc.stderr

@@ -144,6 +144,15 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
                               std::to_string(threads) + " threads for every engine.");
 
   std::vector<std::string> args = {"--threads", std::to_string(threads)};
+  for (const std::string& s : options.settings) {
+    args.push_back("--conf");
+    args.push_back(s);
+  }
+  if (!options.settings.empty()) {
+    std::string joined;
+    for (const std::string& s : options.settings) joined += (joined.empty() ? "" : ", ") + s;
+    report.info.notes.push_back("Tandem settings: " + joined + ".");
+  }
   for (const char* t : kTables) {
     args.push_back("--table");
     args.push_back(std::string(t) + "=" + (fs::path(data) / t).string());

@@ -27,6 +27,8 @@ struct TpchBenchOptions {
   std::string data_dir;         // default <repo>/data/tpch-sf<sf>; generated if missing
   std::string duckdb = "auto";  // auto (when available), on, off
   int threads = 0;
+  // "key=value" settings every Tandem process runs with (`tandem sql --conf`), already checked.
+  std::vector<std::string> settings;
   double timeout_s = 1800;
   std::string command_line;
   std::function<void(const std::string&)> log;

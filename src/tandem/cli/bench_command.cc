@@ -16,6 +16,7 @@
 #include "tandem/bench/tpch_bench.h"
 #include "tandem/cli/arg_reader.h"
 #include "tandem/cli/command.h"
+#include "tandem/common/config.h"
 
 namespace tandem::cli {
 namespace {
@@ -25,7 +26,7 @@ constexpr const char* kUsage =
     "[--runs 1] [--udf LIB] [--conditions a,b] [--data DIR] [--threads N] [--out DIR] | "
     "bench tpch [--sf 1] [--modes cpu,gpu,auto] [--sources files,hot] [--queries 1,6] "
     "[--reps 3] [--runs 1] [--warmups 2] [--duckdb auto|on|off] [--data DIR] [--threads N] "
-    "[--out DIR] | "
+    "[--conf KEY=VALUE]... [--out DIR] | "
     "bench report DIR [--out DIR]";
 
 int UsageError(const std::string& message) {
@@ -216,6 +217,16 @@ int RunTpch(const std::vector<std::string>& argv, const std::string& self) {
       int64_t n = 0;
       if (!ParseInt(value, 1, 10, &n)) return UsageError("--warmups needs an integer from 1 to 10");
       options.warmups = static_cast<int>(n);
+    } else if (arg == "--conf") {
+      // Checked here, so that a misspelt key is one usage error, not 22 failed cells.
+      Config check;
+      if (Status st = check.SetAssignment(value); !st.ok()) {
+        return UsageError("--conf " + value + ": " + st.message());
+      }
+      if (value.rfind("tandem.sql.device=", 0) == 0 || value.rfind("tandem.sql.threads=", 0) == 0) {
+        return UsageError("--conf " + value + ": use --modes and --threads");
+      }
+      options.settings.push_back(value);
     } else {
       return UsageError("unknown argument '" + arg + "'");
     }
