@@ -9,7 +9,7 @@
 #   scripts/device_run.sh fallback  `tandem bench fallback` (ROWS, REPS, RUNS, CONDITIONS) into
 #                                 $OUT/fallback (FALLBACK_OUT names another folder)
 #   scripts/device_run.sh tpch      `tandem bench tpch` (SF, MODES, SOURCES, REPS, RUNS, QUERIES,
-#                                 WARMUPS, CELL_TIMEOUT, DUCKDB=on|off) into
+#                                 WARMUPS, CELL_TIMEOUT, DUCKDB=on|off, CONF) into
 #                                 $OUT/tpch_sfN$TAG, data in /tmp/tpch-sfN (generated if missing)
 #   scripts/device_run.sh datagen   TPC-H data only, into /tmp/tpch-sfN (SF), timed
 #   scripts/device_run.sh slt_gpu   the sqllogictest files with tandem.sql.device=gpu (UNIT=0
@@ -93,11 +93,14 @@ for what in "${@:-tests}"; do
         tee "$OUT/${FALLBACK_OUT:-fallback}.log" | tail -40
       ;;
     tpch)
-      # TPC-H through `tandem bench tpch` (SF, SOURCES), DuckDB beside it.
+      # TPC-H through `tandem bench tpch` (SF, SOURCES), DuckDB beside it; CONF="k=v k2=v2"
+      # settings for every Tandem process.
+      conf_args=()
+      for kv in ${CONF:-}; do conf_args+=(--conf "$kv"); done
       .device/bin/tandem bench tpch --sf "${SF:-10}" --modes "${MODES:-cpu,gpu,auto}" \
         --sources "${SOURCES:-files,hot}" --reps "${REPS:-3}" --runs "${RUNS:-1}" \
         --duckdb "${DUCKDB:-on}" --warmups "${WARMUPS:-2}" --timeout "${CELL_TIMEOUT:-1800}" \
-        ${QUERIES:+--queries "$QUERIES"} --data "/tmp/tpch-sf${SF:-10}" \
+        ${QUERIES:+--queries "$QUERIES"} --data "/tmp/tpch-sf${SF:-10}" "${conf_args[@]}" \
         --out "$OUT/tpch_sf${SF:-10}${TAG:-}" 2>&1 | tee "$OUT/tpch${TAG:-}.log" | tail -45
       ;;
     slt_gpu)
