@@ -100,7 +100,7 @@ for what in "${@:-tests}"; do
       .device/bin/tandem bench tpch --sf "${SF:-10}" --modes "${MODES:-cpu,gpu,auto}" \
         --sources "${SOURCES:-files,hot}" --reps "${REPS:-3}" --runs "${RUNS:-1}" \
         --duckdb "${DUCKDB:-on}" --warmups "${WARMUPS:-2}" --timeout "${CELL_TIMEOUT:-1800}" \
-        ${QUERIES:+--queries "$QUERIES"} --data "/tmp/tpch-sf${SF:-10}" "${conf_args[@]}" \
+        ${QUERIES:+--queries "$QUERIES"} --data "/tmp/tpch-sf${SF:-10}" ${conf_args[@]+"${conf_args[@]}"} \
         --out "$OUT/tpch_sf${SF:-10}${TAG:-}" 2>&1 | tee "$OUT/tpch${TAG:-}.log" | tail -45
       ;;
     slt_gpu)

@@ -115,9 +115,11 @@ def test_bench_usage_errors():
     assert proc.returncode == 2 and "unknown benchmark" in proc.stderr
     # A setting is checked before anything runs: a misspelt key or a bad value is one usage
     # error, and the device and threads have their own options.
-    for conf, says in [("tandem.optimizer.joinOrderByByte=true", "tandem.optimizer"),
-                       ("tandem.optimizer.joinOrderByBytes=maybe", "joinOrderByBytes"),
-                       ("tandem.sql.device=gpu", "--modes"), ("novalue", "novalue")]:
+    for conf, says in [("tandem.optimizer.joinOrderByByte=true", "unknown setting"),
+                       ("tandem.optimizer.joinOrderByBytes=maybe", "true or false"),
+                       ("tandem.sql.device=gpu", "use --modes"),
+                       (" TANDEM.SQL.DEVICE = gpu", "use --modes"), ("threads=8", "use --modes"),
+                       ("novalue", "key=value")]:
         proc = subprocess.run([TANDEM, "bench", "tpch", "--conf", conf], capture_output=True,
                               text=True, timeout=60)
         assert proc.returncode == 2 and says in proc.stderr.splitlines()[0], proc.stderr

@@ -1,10 +1,12 @@
 // Pushdown, join ordering, pruning, folding and scan predicates: the rewritten plans have the
-// expected shape and give the same rows as the plans as written (run unoptimized).
+// expected shape and give the same rows as the plans as written (run unoptimized). The columns
+// pruning keeps per node, as join ordering reads them, on hand-made plans.
 #include <gtest/gtest.h>
 
 #include "plan_test_util.h"
 #include "tandem/plan/fold_constants.h"
 #include "tandem/plan/optimizer.h"
+#include "tandem/plan/prune_columns.h"
 
 namespace tandem {
 namespace {
@@ -148,6 +150,28 @@ TEST_P(PlanRewrite, OrBranchesShareTheirJoinKeyButNotSameNamedColumns) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, PlanRewrite, ::testing::Values(1u, 2u, 3u, 4u, 5u, 6u));
+
+TEST(PlanPrune, ColumnsEachNodeKeepsWhatPruningKeeps) {
+  Tables ts(1, {40, 30});
+  // SELECT t1.c1 FROM t0 JOIN t1 ON t0.c0 = t1.c0 WHERE t0.c1 > 2, and a scan of t0 used on both
+  // sides of a self join, needing c0 on one and c0, c1 on the other.
+  auto t0 = ScanAll(ts.t[0]), t1 = ScanAll(ts.t[1]);
+  auto filtered = MakeFilter(t0, Cmp("gt", Col(1), Lit(2)));
+  auto join = MakeJoin(filtered, t1, JoinType::kInner, {Col(0)}, {Col(0)}, nullptr);
+  auto plan = MakeProject(join, {Col(3)}, {"y"});
+  auto kept = plan::ColumnsEachNodeKeeps(plan);
+  EXPECT_EQ(kept.at(plan.get()), (std::vector<int>{0}));
+  // t0.c1 is read for the filter and dropped before the join.
+  EXPECT_EQ(kept.at(join.get()), (std::vector<int>{0, 2, 3}));
+  EXPECT_EQ(kept.at(filtered.get()), (std::vector<int>{0, 1}));
+  EXPECT_EQ(kept.at(t0.get()), (std::vector<int>{0, 1}));
+  EXPECT_EQ(kept.at(t1.get()), (std::vector<int>{0, 1}));
+  auto self = MakeJoin(t0, t0, JoinType::kInner, {Col(0)}, {Col(0)}, nullptr);
+  auto kept_self = plan::ColumnsEachNodeKeeps(MakeProject(self, {Col(1)}, {"x"}));
+  EXPECT_EQ(kept_self.at(t0.get()), (std::vector<int>{0, 1}));  // what either side needs
+  auto right_only = plan::ColumnsEachNodeKeeps(MakeProject(self, {Col(2)}, {"k"}));
+  EXPECT_EQ(right_only.at(t0.get()), (std::vector<int>{0}));
+}
 
 TEST(PlanFold, ConstantsAndBooleanIdentities) {
   auto e = And(Cmp("gt", Col(0), Add(Lit(1), Lit(2))), MakeLiteral(Value::Bool(true)));

@@ -38,9 +38,9 @@ struct CellResult {
   ResultRows rows;          // the last run's answer
   std::string devices;      // the last run's `Devices:` line ("cpu only", "gpu 7, cpu 2, ...")
   std::string peak_memory;  // the last run's `Peak memory:` line ("host 34.8 MiB, GPU 0 B")
-  // The process's `tandem: warning:` lines (a session's setup: "table lineitem not cached
-  // (queries read it from its files): ..."), each without the prefix; every query of a session
-  // gets them all.
+  // The process's `tandem: warning:` lines, each without the prefix ("table lineitem not cached
+  // (queries read it from its files): ..." from a session's CACHE TABLE); every query of a
+  // session gets all of them.
   std::vector<std::string> warnings;
 };
 

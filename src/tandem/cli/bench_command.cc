@@ -223,7 +223,8 @@ int RunTpch(const std::vector<std::string>& argv, const std::string& self) {
       if (Status st = check.SetAssignment(value); !st.ok()) {
         return UsageError("--conf " + value + ": " + st.message());
       }
-      if (value.rfind("tandem.sql.device=", 0) == 0 || value.rfind("tandem.sql.threads=", 0) == 0) {
+      const std::string key = Config::CanonicalName(value.substr(0, value.find('=')));
+      if (key == config_keys::kDevice || key == config_keys::kThreads) {
         return UsageError("--conf " + value + ": use --modes and --threads");
       }
       options.settings.push_back(value);

@@ -19,21 +19,20 @@ bool IsReorderable(const PlanNode& n) {
 }
 
 // What the search weighs a join by: its estimated rows, or (by_bytes) its rows times the bytes
-// of the columns it carries, as pruning will leave them (`reads`).
+// of the columns it carries, as pruning will leave them (`kept_of`).
 struct Weighing {
   bool by_bytes = false;
-  const ScanReads* reads = nullptr;
+  const KeptColumns* kept_of = nullptr;
 };
 
-// Estimated bytes of a row of `leaf` once pruned: a scan (under filters) counts the columns it
-// will read, anything else its whole schema.
+// Estimated bytes of a row of `leaf` once pruned: the columns it keeps, else (not known) its
+// whole schema. 1 when joins are weighed by rows.
 double LeafRowBytes(const PlanNode& leaf, const Weighing& w) {
-  const PlanNode* n = &leaf;
-  while (n->kind == PlanKind::kFilter && n->children.size() == 1) n = n->children[0].get();
+  if (!w.by_bytes) return 1;
   double bytes = 0;
-  const auto it = w.reads ? w.reads->find(n) : ScanReads::const_iterator{};
-  if (n->kind == PlanKind::kScan && w.reads && it != w.reads->end()) {
-    for (int c : it->second) bytes += n->schema.field(c).type.estimated_bytes();
+  const auto kept = w.kept_of ? w.kept_of->find(&leaf) : KeptColumns::const_iterator{};
+  if (w.kept_of && kept != w.kept_of->end()) {
+    for (int c : kept->second) bytes += leaf.schema.field(c).type.estimated_bytes();
   } else {
     for (const Field& f : leaf.schema.fields) bytes += f.type.estimated_bytes();
   }
@@ -247,10 +246,10 @@ PlanPtr Reorder(const PlanPtr& node, const Weighing& w) {
 PlanPtr ReorderJoins(const PlanPtr& plan, bool by_bytes) {
   Weighing w;
   w.by_bytes = by_bytes;
-  ScanReads reads;
+  KeptColumns kept_of;
   if (by_bytes) {
-    reads = ColumnsScansRead(plan);
-    w.reads = &reads;
+    kept_of = ColumnsEachNodeKeeps(plan);
+    w.kept_of = &kept_of;
   }
   return ReduceAggregateInputs(Reorder(plan, w));
 }

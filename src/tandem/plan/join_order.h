@@ -4,7 +4,8 @@
 // rows, or with `by_bytes` fewest bytes: rows times the estimated width of the columns the
 // inputs carry once pruned. Bytes keep wide rows (customer's names, addresses and comments in
 // TPC-H Q10) out of hash tables a large input probes, and joined late, after the narrow joins
-// that shrink the rows they meet. Each hash join gets
+// that shrink the rows they meet. Rows alone still decide which input builds, whether a join
+// expands, and which two inputs a cross product joins. Each hash join gets
 // the smaller estimated input on the right, as its build side. Two inputs with no predicate
 // between them are joined (a cross product) only when no connected pair is left, and a join
 // estimated to yield more rows than its larger input (many-to-many) only when every other

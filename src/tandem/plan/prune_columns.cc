@@ -90,11 +90,14 @@ bool IsIdentityProject(const PlanNode& n) {
   return true;
 }
 
-// One walk over a plan; `reads`, when set, records what each scan of the input plan must read.
+// One walk over a plan; `kept_of`, when set, records the columns each node of the input plan
+// keeps.
 struct Pruner {
-  ScanReads* reads = nullptr;
+  KeptColumns* kept_of = nullptr;
 
+  // PruneNode, recording what it kept.
   PlanPtr Prune(const PlanPtr& node, Columns required, Columns* kept);
+  PlanPtr PruneNode(const PlanPtr& node, Columns required, Columns* kept);
   PlanPtr PruneExact(const PlanPtr& node, const Columns& required);
 };
 
@@ -110,16 +113,21 @@ PlanPtr Pruner::PruneExact(const PlanPtr& node, const Columns& required) {
 }
 
 PlanPtr Pruner::Prune(const PlanPtr& node, Columns required, Columns* kept) {
+  PlanPtr p = PruneNode(node, std::move(required), kept);
+  if (kept_of) {  // a subplan reached twice keeps what either path needs
+    Columns& k = (*kept_of)[node.get()];
+    k.insert(k.end(), kept->begin(), kept->end());
+    Normalize(&k);
+  }
+  return p;
+}
+
+PlanPtr Pruner::PruneNode(const PlanPtr& node, Columns required, Columns* kept) {
   Normalize(&required);
   const int width = node->schema.num_fields();
   switch (node->kind) {
     case PlanKind::kScan: {
       if (required.empty() && width > 0) required.push_back(NarrowestColumn(node->schema));
-      if (reads) {  // a subplan reached twice reads what either path needs
-        Columns& r = (*reads)[node.get()];
-        r.insert(r.end(), required.begin(), required.end());
-        Normalize(&r);
-      }
       auto n = std::make_shared<PlanNode>(*node);
       n->scan_columns.clear();
       n->schema.fields.clear();
@@ -358,12 +366,12 @@ PlanPtr PruneColumns(const PlanPtr& plan) {
   return p;
 }
 
-ScanReads ColumnsScansRead(const PlanPtr& plan) {
-  ScanReads reads;
+KeptColumns ColumnsEachNodeKeeps(const PlanPtr& plan) {
+  KeptColumns kept_of;
   Columns all, kept;
   for (int i = 0; i < plan->schema.num_fields(); ++i) all.push_back(i);
-  Pruner{&reads}.Prune(plan, all, &kept);
-  return reads;
+  Pruner{&kept_of}.Prune(plan, all, &kept);
+  return kept_of;
 }
 
 }  // namespace tandem::plan

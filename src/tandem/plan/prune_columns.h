@@ -13,9 +13,11 @@ namespace tandem::plan {
 
 PlanPtr PruneColumns(const PlanPtr& plan);
 
-// The columns (sorted positions in its output) each scan of `plan` would read after pruning,
-// by the scan node's address in `plan`. Join ordering weighs its inputs' rows by these widths.
-using ScanReads = std::unordered_map<const PlanNode*, std::vector<int>>;
-ScanReads ColumnsScansRead(const PlanPtr& plan);
+// The output columns (sorted positions) each node of `plan` keeps once pruned, by the node's
+// address in `plan`: a scan's are the columns it reads. A node pruning never reaches (the right
+// side of a mark join whose mark nobody reads) has none. Join ordering weighs its inputs' rows
+// by these widths.
+using KeptColumns = std::unordered_map<const PlanNode*, std::vector<int>>;
+KeptColumns ColumnsEachNodeKeeps(const PlanPtr& plan);
 
 }  // namespace tandem::plan

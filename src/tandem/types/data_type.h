@@ -70,8 +70,8 @@ struct DataType {
 
   // Bytes per value in the values buffer; 0 for booleans (bit-packed) and strings (offsets).
   int byte_width() const;
-  // Estimated bytes of one value in a batch, for cost estimates: byte_width, a booleans' byte,
-  // and for strings their 8 offset bytes (64-bit offsets) plus an assumed 16 bytes of text
+  // Estimated bytes of one value in a batch, for cost estimates: byte_width, one byte for a
+  // boolean, and for strings their 8 offset bytes (64-bit offsets) plus an assumed 16 bytes of text
   // (TPC-H's text columns average 10-40 bytes).
   double estimated_bytes() const;
 
