@@ -107,6 +107,18 @@ def test_bench_tpch_small(tmp_path):
     assert "Q22" in html and "<rect" in html
 
 
+def test_bench_tpch_names_tables_left_in_their_files(tmp_path):
+    # Under a host budget too small for lineitem, CACHE TABLE leaves it in its files: the hot
+    # cells then read it from there, and the report says so.
+    out = tmp_path / "tpch"
+    bench("tpch", "--sf", "0.01", "--reps", "1", "--modes", "cpu", "--duckdb", "off",
+          "--sources", "hot", "--queries", "1,6", "--data", str(tmp_path / "tpch-data"),
+          "--out", str(out), "--conf", "tandem.memory.host.limit=6m")
+    _, rows, md = read_outputs(str(out))
+    assert [r["status"] for r in rows] == ["ok", "ok"], rows
+    assert "- hot cpu: table lineitem not cached (queries read it from its files)" in md, md
+
+
 def test_bench_usage_errors():
     proc = subprocess.run([TANDEM, "bench", "fallback", "--modes", "tpu"], capture_output=True,
                           text=True, timeout=60)
