@@ -67,7 +67,7 @@ std::vector<ConfigKey> MakeKeys() {
       Plain(kAnsi, ConfigType::kBool, "false",
             "ANSI mode: division by zero is an error instead of NULL"),
       Number(kThreads, ConfigType::kInt, "0", 0, 4096, "CPU threads per query (0: all cores)"),
-      Plain(kJoinOrderByBytes, ConfigType::kBool, "false",
+      Plain(kJoinOrderByBytes, ConfigType::kBool, "true",
             "join ordering joins first the inputs whose join is smallest in bytes (estimated "
             "rows times the width of the columns they carry), so wide rows join late and stay "
             "out of hash tables a large input probes; false: smallest in rows"),

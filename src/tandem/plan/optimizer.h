@@ -19,7 +19,7 @@ namespace tandem {
 struct OptimizerOptions {
   bool reorder_joins = true;
   // Join ordering weighs joins by bytes rather than rows (tandem.optimizer.joinOrderByBytes).
-  bool join_order_by_bytes = false;
+  bool join_order_by_bytes = true;
 };
 
 Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options = {});
