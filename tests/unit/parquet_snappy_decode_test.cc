@@ -178,9 +178,52 @@ TEST(SnappyDecode, RejectsMalformedBlocks) {
   EXPECT_FALSE(ok);
   Decode(Block(0, ""), &ok);
   EXPECT_TRUE(ok);
-  // A literal of 2^32 bytes wraps to an empty one in libsnappy's 32-bit arithmetic; so here.
-  Decode(Block(0, std::string("\xfc\xff\xff\xff\xff", 5)), &ok);
-  EXPECT_TRUE(ok);
+  Decode(Block(8, Literal("abcd") + Copy4(4, 0x01000001)), &ok);  // all four offset bytes count
+  EXPECT_FALSE(ok);
+  Decode(Block(6, Literal("abcd") + Copy2(4, 1)), &ok);  // a copy past the announced end
+  EXPECT_FALSE(ok);
+  Decode(Block(4, Literal("abcd") + Copy2(1, 1)), &ok);  // a tag after the output is complete
+  EXPECT_FALSE(ok);
+}
+
+TEST(SnappyDecode, OddButLegalEncodingsAsLibsnappy) {
+  const std::vector<std::string> blocks = {
+      // A literal of 2^32 bytes wraps to an empty one in libsnappy's 32-bit arithmetic.
+      Block(0, std::string("\xfc\xff\xff\xff\xff", 5)),
+      // Lengths in more bytes than needed (1 and 4 extra bytes).
+      Block(1, std::string("\xf0\x00", 2) + "a"),
+      Block(1, std::string("\xfc\x00\x00\x00\x00", 5) + "a"),
+      Block(300, Literal(std::string(300, 'z'))),
+      Block(0, ""),
+  };
+  for (const std::string& b : blocks) {
+    bool ours = false, theirs = false;
+    const std::string a = Decode(b, &ours);
+    const std::string o = Oracle(b, &theirs);
+    EXPECT_TRUE(theirs);
+    EXPECT_EQ(ours, theirs);
+    EXPECT_EQ(a, o);
+  }
+}
+
+TEST(SnappyDecode, CopiesAtTheFastPathsMargin) {
+  // A 64-byte repeating copy with exactly 79, 80 and 81 bytes of output left (the fast path
+  // needs 80), for every offset below 8 (the pattern-widening path writes furthest ahead).
+  const std::string head = "0123456789";
+  for (size_t offset = 1; offset <= 8; ++offset) {
+    for (size_t tail : {15, 16, 17}) {
+      std::string expected = head;
+      for (size_t k = 0; k < 64; ++k) expected += expected[expected.size() - offset];
+      const std::string pad(tail, 'p');
+      expected += pad;
+      bool ok = false;
+      EXPECT_EQ(
+          Decode(Block(expected.size(), Literal(head) + Copy2(64, offset) + Literal(pad)), &ok),
+          expected)
+          << "offset " << offset << " room " << 64 + tail;
+      EXPECT_TRUE(ok);
+    }
+  }
 }
 
 TEST(SnappyDecode, DamagedBlocksMatchLibsnappysVerdict) {

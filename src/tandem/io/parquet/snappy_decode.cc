@@ -47,8 +47,9 @@ int ParseLength(const uint8_t* in, int64_t in_size, uint64_t* length) {
 }
 
 // Copies n bytes from op - offset to op where at least kFastRoom bytes of output remain and
-// n <= 64. Chunks never read bytes they have not yet written: each reads at least its own
-// width behind where it writes.
+// n <= 64. Chunk copies read at least their own width behind where they write, so they read
+// only finished bytes; the pattern-widening steps for offsets below 8 also read bytes not yet
+// written, but use only the finished prefix of what they store.
 inline void FastCopy(uint8_t* op, size_t offset, size_t n) {
   const uint8_t* src = op - offset;
   if (offset >= 16) {
@@ -112,7 +113,7 @@ bool SnappyDecompressBlock(const uint8_t* in, int64_t in_size, uint8_t* out, int
       }
       if (n <= 16 && ip_end - ip >= 16 && op_end - op >= 16) {
         Copy16(op, ip);
-      } else {
+      } else if (n > 0) {  // n is 0 only for the wrapped length; out may then be null
         std::memcpy(op, ip, n);
       }
       op += n;
