@@ -65,6 +65,7 @@ def main():
         for name in ("old", "new") if r % 2 == 0 else ("new", "old"):
             t = run(getattr(args, name), script, args.data, args.threads)
             times[name].append([t[i] for i in last])
+            print(f"round {r + 1} {name}: sum {sum(times[name][-1]):.0f} ms", flush=True)
     lines = ["| query | old (ms) | new (ms) | new / old | ranges |", "|---|---:|---:|---:|---|"]
     ratios = []
     for q in range(len(last)):

@@ -135,3 +135,29 @@ def test_bench_usage_errors():
         proc = subprocess.run([TANDEM, "bench", "tpch", "--conf", conf], capture_output=True,
                               text=True, timeout=60)
         assert proc.returncode == 2 and says in proc.stderr.splitlines()[0], proc.stderr
+
+
+@pytest.mark.parametrize("script, says", [
+    ("import sys; sys.exit(3)", "exit code 3"),                 # fails without a word
+    ("import time; time.sleep(30)", "timed out after 1 s"),     # outlives --timeout
+    ("print('not json')", "unreadable DuckDB output")])
+def test_bench_tpch_reports_a_failed_duckdb_run(tmp_path, script, says):
+    # DuckDB runs in a Python child (TANDEM_BENCH_PYTHON picks it); whatever way that child
+    # fails, --duckdb on is one clear error and --duckdb auto a note in the report.
+    python = tmp_path / "python"
+    python.write_text(f"#!/bin/sh\nexec python3 -c \"{script}\"\n")
+    python.chmod(0o755)
+    env = dict(os.environ, TANDEM_BENCH_PYTHON=str(python))
+    args = [TANDEM, "bench", "tpch", "--sf", "0.01", "--reps", "1", "--modes", "cpu",
+            "--sources", "files", "--queries", "6", "--timeout", "1",
+            "--data", str(tmp_path / "tpch-data")]
+    proc = subprocess.run(args + ["--duckdb", "on", "--out", str(tmp_path / "on")],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode != 0 and "internal error" not in proc.stderr, proc.stderr
+    assert f"DuckDB reference failed: {says}" in proc.stderr.splitlines()[-1], proc.stderr
+    proc = subprocess.run(args + ["--duckdb", "auto", "--out", str(tmp_path / "auto")],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    _, rows, md = read_outputs(str(tmp_path / "auto"))
+    assert [r["engine"] for r in rows] == ["tandem"]
+    assert f"DuckDB: not measured ({says})." in md, md

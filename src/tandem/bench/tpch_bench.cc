@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -72,7 +73,10 @@ std::string Joined(const std::vector<std::string>& items) {
   return out;
 }
 
+// The Python that runs DuckDB: TANDEM_BENCH_PYTHON, else the repository's .venv, else the
+// system's.
 std::string PythonOf(const std::string& root) {
+  if (const char* chosen = std::getenv("TANDEM_BENCH_PYTHON"); chosen && *chosen) return chosen;
   std::error_code ec;
   const fs::path venv = fs::path(root) / ".venv" / "bin" / "python";
   if (fs::exists(venv, ec)) return venv.string();
@@ -284,17 +288,23 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
   if (options.duckdb != "off") {
     std::string joined;
     for (int n : queries) joined += (joined.empty() ? "" : ",") + std::to_string(n);
+    // One DuckDB process runs every query of every source: the per-cell limit applies to each.
+    const double duck_timeout_s =
+        options.timeout_s * static_cast<double>(queries.size() * options.sources.size());
     Result<ProcessResult> proc =
         python.empty()
             ? Result<ProcessResult>(Status::Invalid("no python found"))
             : RunProcess({python, "-c", kDuckdbDriver, root, data, std::to_string(options.reps),
                           std::to_string(threads), joined, Joined(options.sources)},
-                         options.timeout_s);
+                         duck_timeout_s);
     nlohmann::json out;
     if (!proc.ok()) {
       duck_note = proc.status().message();
+    } else if (proc->timed_out) {
+      duck_note = "timed out after " + std::to_string(static_cast<int64_t>(duck_timeout_s)) + " s";
     } else if (proc->exit_code != 0) {
       duck_note = LastLine(proc->err);
+      if (duck_note.empty()) duck_note = "exit code " + std::to_string(proc->exit_code);
     } else {
       out = nlohmann::json::parse(proc->out, nullptr, false);
       if (out.is_discarded() || !out.contains("queries")) duck_note = "unreadable DuckDB output";
