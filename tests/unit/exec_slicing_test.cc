@@ -257,6 +257,28 @@ TEST(ExecSlicing, BatchViewSlicesEveryColumn) {
   }
 }
 
+// Only bits need a byte boundary: values of a column without NULLs, and a string column's
+// characters, are viewed in place from any row (a join's probe rows that all matched are such
+// a view, exec/cpu/join_emit.cc).
+TEST(ExecSlicing, ColumnsWithoutNullsAreViewedFromAnyRow) {
+  std::mt19937_64 rng(15);
+  const int64_t n = 100;
+  for (const DataType& type : {DataType::Int64(), DataType::Decimal(30, 2), DataType::String()}) {
+    const ColumnPtr source = RandomColumn(type, n, false, rng);
+    for (int64_t begin : {int64_t{3}, int64_t{13}, int64_t{63}}) {
+      const ColumnPtr slice = SliceColumnView(source, begin, 20);
+      ExpectSliceOf(*source, *slice, begin, 20, type.ToString());
+      if (type.is_string_like()) {
+        const int64_t first = source->values_as<int32_t>()[begin];
+        EXPECT_EQ(slice->data()->data(), source->data()->data() + first) << type.ToString();
+      } else {
+        EXPECT_EQ(slice->values()->data(), source->values()->data() + begin * type.byte_width())
+            << type.ToString();
+      }
+    }
+  }
+}
+
 TEST(ExecSlicing, SplitLargeBatchesKeepsRowsAndBounds) {
   std::mt19937_64 rng(15);
   Table table;

@@ -46,7 +46,10 @@ ColumnPtr SliceStrings(const Column& c, std::shared_ptr<Buffer> validity, int64_
 ColumnPtr SliceColumnView(const ColumnPtr& column, int64_t begin, int64_t length) {
   const Column& c = *column;
   if (begin == 0 && length == c.length()) return column;
-  if (begin % 8 != 0) {
+  // Bits (validity with NULLs, booleans) are viewed only from a byte boundary; values and
+  // offsets from any row.
+  const bool bits = c.type().id == TypeId::kBool || (c.null_count() > 0 && c.validity());
+  if (begin % 8 != 0 && bits) {
     const BatchPtr one = [&] {
       Batch b;
       b.columns.push_back(column);

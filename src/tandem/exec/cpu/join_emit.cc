@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "tandem/column/slice.h"
 #include "tandem/column/take.h"
 #include "tandem/expr/cpu/evaluate.h"
 
@@ -10,6 +11,17 @@ namespace tandem::cpu {
 namespace {
 
 constexpr int64_t kConditionSlice = 1 << 20;  // candidate pairs per condition evaluation
+
+// Whether `rows` are consecutive row numbers in increasing order (one run).
+bool IsOneRun(const std::vector<int64_t>& rows) {
+  const size_t n = rows.size();
+  if (n == 0 || rows[n - 1] - rows[0] != static_cast<int64_t>(n) - 1) return false;
+  const int64_t first = rows[0];
+  for (size_t i = 1; i < n; ++i) {
+    if (rows[i] != first + static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -150,7 +162,16 @@ BatchPtr JoinEmitter::Assemble(const Batch& left_batch, const std::vector<int64_
   out->schema = node_.schema;
   const int64_t n = static_cast<int64_t>(probe.size());
   out->num_rows = n;
-  for (const auto& col : left_batch.columns) out->columns.push_back(Take(*col, probe.data(), n));
+  if (2 * n >= left_batch.num_rows && IsOneRun(probe)) {
+    // Every probe row of a range matched once, in order (a join on the build side's unique key,
+    // the rows that cannot match dropped first by the key bitmap): a view, not a copy. Only of
+    // at least half the batch, so that a few rows never hold a large batch alive.
+    for (const auto& col : left_batch.columns) {
+      out->columns.push_back(SliceColumnView(col, probe[0], n));
+    }
+  } else {
+    for (const auto& col : left_batch.columns) out->columns.push_back(Take(*col, probe.data(), n));
+  }
   if (node_.join_type != JoinType::kSemi && node_.join_type != JoinType::kAnti &&
       node_.join_type != JoinType::kMark) {
     for (int c = 0; c < right_.schema.num_fields(); ++c) {

@@ -110,27 +110,32 @@ void JoinProbe::BuildKeyBitmap(const std::vector<std::vector<ColumnPtr>>& right_
 
 std::vector<int32_t> JoinProbe::RowsThatMayMatch(const Column& key,
                                                  const std::vector<int32_t>* selection) const {
-  std::vector<int32_t> rows;
-  VisitStorage(
-      key.type(),
-      Overloaded{[](BoolTag) {}, [](StringTag) {},
-                 [&](auto tag) {
-                   using T = typename decltype(tag)::type;
-                   if constexpr (std::is_integral_v<T> && sizeof(T) <= sizeof(int64_t)) {
-                     const T* v = key.values_as<T>();
-                     const bool nulls = key.null_count() > 0;
-                     auto visit = [&](int64_t i) {
-                       if ((!nulls || key.IsValid(i)) && bitmap_->Has(static_cast<int64_t>(v[i]))) {
-                         rows.push_back(static_cast<int32_t>(i));
-                       }
-                     };
-                     if (selection) {
-                       for (int32_t i : *selection) visit(i);
-                     } else {
-                       for (int64_t i = 0; i < key.length(); ++i) visit(i);
-                     }
-                   }
-                 }});
+  // Every candidate row is written and the count moves on only for those that pass: no branch
+  // per row.
+  std::vector<int32_t> rows(selection ? selection->size() : static_cast<size_t>(key.length()));
+  size_t kept = 0;
+  VisitStorage(key.type(),
+               Overloaded{[](BoolTag) {}, [](StringTag) {},
+                          [&](auto tag) {
+                            using T = typename decltype(tag)::type;
+                            if constexpr (std::is_integral_v<T> && sizeof(T) <= sizeof(int64_t)) {
+                              const T* v = key.values_as<T>();
+                              int32_t* out = rows.data();
+                              auto visit = [&](int64_t i, bool valid) {
+                                out[kept] = static_cast<int32_t>(i);
+                                kept += valid & bitmap_->Has(static_cast<int64_t>(v[i]));
+                              };
+                              const bool nulls = key.null_count() > 0;
+                              if (selection) {
+                                for (int32_t i : *selection) visit(i, !nulls || key.IsValid(i));
+                              } else if (nulls) {
+                                for (int64_t i = 0; i < key.length(); ++i) visit(i, key.IsValid(i));
+                              } else {
+                                for (int64_t i = 0; i < key.length(); ++i) visit(i, true);
+                              }
+                            }
+                          }});
+  rows.resize(kept);
   return rows;
 }
 

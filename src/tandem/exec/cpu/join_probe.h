@@ -81,9 +81,13 @@ class JoinProbe {
     uint64_t span = 0;
     std::vector<uint64_t> bits;
     HostCharge charge;
+    // Without branches (a probe's keys pass or fail in no pattern a predictor learns): a key
+    // outside the span reads word 0 and is masked out.
     bool Has(int64_t v) const {
       const uint64_t d = static_cast<uint64_t>(v) - static_cast<uint64_t>(lo);
-      return d < span && (bits[d >> 6] >> (d & 63) & 1);
+      const bool inside = d < span;
+      const uint64_t word = bits[inside ? d >> 6 : 0];
+      return inside & static_cast<bool>(word >> (d & 63) & 1);
     }
   };
   void BuildKeyBitmap(const std::vector<std::vector<ColumnPtr>>& right_keys);
