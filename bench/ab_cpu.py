@@ -66,7 +66,8 @@ def main():
             t = run(getattr(args, name), script, args.data, args.threads)
             times[name].append([t[i] for i in last])
             print(f"round {r + 1} {name}: sum {sum(times[name][-1]):.0f} ms", flush=True)
-    lines = ["| query | old (ms) | new (ms) | new / old | ranges |", "|---|---:|---:|---:|---|"]
+    first = "statement" if args.sql else "query"
+    lines = [f"| {first} | old (ms) | new (ms) | new / old | ranges |", "|---|---:|---:|---:|---|"]
     ratios = []
     for q in range(len(last)):
         o = [r[q] for r in times["old"]]
@@ -74,7 +75,8 @@ def main():
         ratio = statistics.median(n) / statistics.median(o)
         ratios.append(ratio)
         overlap = max(min(o), min(n)) <= min(max(o), max(n))
-        lines.append(f"| Q{q + 1:02d} | {statistics.median(o):.0f} | {statistics.median(n):.0f} | "
+        label = f"S{q + 1:02d}" if args.sql else f"Q{q + 1:02d}"  # --sql: statement numbers
+        lines.append(f"| {label} | {statistics.median(o):.0f} | {statistics.median(n):.0f} | "
                      f"{ratio:.2f} | {'overlap' if overlap else 'apart'} |")
     total = [sum(r) for r in times["old"]], [sum(r) for r in times["new"]]
     geo = statistics.geometric_mean(ratios)
