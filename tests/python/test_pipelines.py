@@ -217,6 +217,12 @@ FLIPPED = [
     "(SELECT 1 FROM nullkeys f WHERE f.k = d.id AND f.v % 7 <> d.grp)",
     "SELECT count(*) AS n, sum(d.grp) AS g FROM dimn d WHERE NOT EXISTS "
     "(SELECT 1 FROM nullkeys f WHERE f.k = d.id AND f.v % 7 = d.grp)",
+    # Right keys over a range 5000x the left one: the left keys' bitmap drops most right rows
+    # before they are hashed (key_bitmap.h), with and without a residual condition.
+    "SELECT count(*) AS n, sum(d.grp) AS g FROM dimn d WHERE EXISTS "
+    "(SELECT 1 FROM shuffled f WHERE f.k = d.id AND f.v % 7 <> d.grp)",
+    "SELECT count(*) AS n, sum(d.grp) AS g FROM dimn d WHERE NOT EXISTS "
+    "(SELECT 1 FROM shuffled f WHERE f.k = d.id)",
     # LEFT: the pairs go straight into the aggregation above (TPC-H Q13's shape, but for an
     # aggregate of a left column, without which the right side is counted below the join:
     # test_aggregate_below_join.py), the left rows without a match (NULL keys among them) come

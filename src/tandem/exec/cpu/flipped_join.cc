@@ -36,7 +36,7 @@ FlippedJoinTable::FlippedJoinTable(const PlanNode& join, Table left,
       layout_(std::move(key_types), /*nulls_equal=*/false),
       ctx_(ctx) {}
 
-Status FlippedJoinTable::BuildTable() {
+Status FlippedJoinTable::BuildTable(bool key_bitmap) {
   TANDEM_ASSIGN_OR_RAISE(auto left_keys,
                          EvaluateColumnsPerBatch(node_.left_keys, left_.batches, ctx_.eval));
   TANDEM_RETURN_NOT_OK(CheckJoinKeyColumns(left_keys, layout_.types(), "hash join"));
@@ -45,6 +45,7 @@ Status FlippedJoinTable::BuildTable() {
   build_key_cols.reserve(build_morsels_.size());
   for (const Morsel& m : build_morsels_) build_key_cols.push_back(left_keys[m.batch]);
   TANDEM_ASSIGN_OR_RAISE(table_, JoinHashTable::Build(layout_, build_morsels_, build_key_cols));
+  if (key_bitmap) bitmap_ = KeyBitmap::Build(layout_.types()[0], left_keys);
   const int64_t entries = table_.num_entries();
   matched_ = std::make_unique<std::atomic<uint8_t>[]>(static_cast<size_t>(entries));
   for (int64_t e = 0; e < entries; ++e) matched_[e].store(0, std::memory_order_relaxed);
@@ -71,7 +72,7 @@ Result<std::unique_ptr<FlippedSemiAntiSink>> FlippedSemiAntiSink::Build(const Pl
   TANDEM_ASSIGN_OR_RAISE(std::vector<DataType> types, JoinKeyTypes(join, "hash join"));
   std::unique_ptr<FlippedSemiAntiSink> s(
       new FlippedSemiAntiSink(join, std::move(left), std::move(types), ctx));
-  TANDEM_RETURN_NOT_OK(s->BuildTable());
+  TANDEM_RETURN_NOT_OK(s->BuildTable(/*key_bitmap=*/true));
   s->swapped_ = JoinWithSidesSwapped(join, s->left_.schema.num_fields(), right_columns);
   return s;
 }
@@ -80,6 +81,22 @@ Status FlippedSemiAntiSink::Consume(const Batch& right_batch, EvalContext& eval)
   if (table_.num_entries() == 0 || right_batch.num_rows == 0) return Status::OK();
   Table right;
   TANDEM_ASSIGN_OR_RAISE(auto right_keys, RightKeys(right_batch, eval, &right));
+  if (bitmap_ && bitmap_->StillPays() && right_batch.num_rows <= INT32_MAX) {
+    // Only the right rows whose first key may be in the table can flag a left row (TPC-H Q04's
+    // and Q21's lineitem against the orders of a quarter or of one nation's suppliers): the
+    // others go before their keys are hashed, when they are at least half of the batch.
+    const std::vector<int32_t> rows = bitmap_->RowsThatMayMatch(*right_keys[0][0], nullptr);
+    const auto m = static_cast<int64_t>(rows.size());
+    bitmap_->Record(m, right_batch.num_rows);
+    if (m == 0) return Status::OK();
+    if (2 * m <= right_batch.num_rows) {
+      BatchPtr kept = TakeBatch(right_batch, rows.data(), m);
+      kept->num_rows = m;
+      kept->schema = right_batch.schema;
+      right.batches[0] = std::move(kept);
+      for (ColumnPtr& key : right_keys[0]) key = Take(*key, rows.data(), m);
+    }
+  }
   auto mark = [&](int64_t entry) { Mark(entry); };
   // With a residual condition, the candidate pairs (right row, left entry) go through the join
   // emitter's condition filter, roles swapped.

@@ -15,6 +15,7 @@
 
 #include "tandem/exec/cpu/join_hash_table.h"
 #include "tandem/exec/cpu/join_keys.h"
+#include "tandem/exec/cpu/key_bitmap.h"
 #include "tandem/exec/cpu/pipeline_sink.h"
 #include "tandem/plan/logical_plan.h"
 
@@ -30,7 +31,8 @@ class FlippedJoinTable {
  protected:
   FlippedJoinTable(const PlanNode& join, Table left, std::vector<DataType> key_types,
                    ExecContext& ctx);
-  Status BuildTable();
+  // With key_bitmap, also the bitmap of the first left key (key_bitmap.h), when it applies.
+  Status BuildTable(bool key_bitmap = false);
   // One right batch as a table of its own, and its key columns.
   Result<std::vector<std::vector<ColumnPtr>>> RightKeys(const Batch& right_batch, EvalContext& eval,
                                                         Table* right) const;
@@ -48,6 +50,7 @@ class FlippedJoinTable {
   std::vector<Morsel> build_morsels_;
   JoinHashTable table_;
   std::unique_ptr<std::atomic<uint8_t>[]> matched_;  // per hash table entry
+  std::unique_ptr<KeyBitmap> bitmap_;                // or null
 };
 
 class FlippedSemiAntiSink final : public PipelineSink, private FlippedJoinTable {

@@ -4,11 +4,9 @@
 #include "tandem/exec/cpu/join_probe.h"
 
 #include <algorithm>
-#include <type_traits>
 
 #include "tandem/column/take.h"
 #include "tandem/exec/cpu/row_gather.h"
-#include "tandem/types/type_dispatch.h"
 
 namespace tandem::cpu {
 namespace {
@@ -48,95 +46,15 @@ Result<std::unique_ptr<JoinProbe>> JoinProbe::Build(const PlanNode& node, Table 
   for (const Morsel& m : build_morsels) build_key_cols.push_back(right_keys[m.batch]);
   TANDEM_ASSIGN_OR_RAISE(probe->table_,
                          JoinHashTable::Build(probe->layout_, build_morsels, build_key_cols));
-  probe->BuildKeyBitmap(right_keys);
+  // Over the first key: with several keys, a row whose first key is not in the table cannot
+  // match either (TPC-H Q02's partsupp probed on (ps_partkey, ps_supplycost)).
+  if (!node.left_keys.empty() &&
+      (node.join_type == JoinType::kInner || node.join_type == JoinType::kSemi)) {
+    probe->bitmap_ = KeyBitmap::Build(probe->layout_.types()[0], right_keys);
+  }
   probe->null_aware_ = node.null_aware && node.join_type == JoinType::kAnti && r.num_rows() > 0;
   probe->no_output_ = probe->null_aware_ && !probe->table_.null_key_refs().empty();
   return probe;
-}
-
-void JoinProbe::BuildKeyBitmap(const std::vector<std::vector<ColumnPtr>>& right_keys) {
-  constexpr uint64_t kAlwaysSpan = uint64_t{1} << 24;  // a 2 MiB bitmap
-  constexpr uint64_t kSpanPerRow = 128;                // 16 bytes of bitmap per build row
-  constexpr uint64_t kMaxSpan = uint64_t{1} << 33;     // 1 GiB
-  // Over the first key: with several keys, a row whose first key is not in the table cannot
-  // match either (TPC-H Q02's partsupp probed on (ps_partkey, ps_supplycost)).
-  if (node_.left_keys.empty()) return;
-  if (node_.join_type != JoinType::kInner && node_.join_type != JoinType::kSemi) return;
-  const DataType& type = layout_.types()[0];
-  if (!type.is_integer() && type.id != TypeId::kDate32) return;
-  if (type.id == TypeId::kUInt64) return;  // values past INT64_MAX
-  int64_t lo = INT64_MAX, hi = INT64_MIN;
-  uint64_t valid = 0;
-  auto each_value = [&](auto&& fn) {
-    for (const auto& cols : right_keys) {
-      const Column& c = *cols[0];
-      VisitStorage(c.type(), Overloaded{[](BoolTag) {}, [](StringTag) {},
-                                        [&](auto tag) {
-                                          using T = typename decltype(tag)::type;
-                                          if constexpr (std::is_integral_v<T> &&
-                                                        sizeof(T) <= sizeof(int64_t)) {
-                                            const T* v = c.values_as<T>();
-                                            for (int64_t i = 0; i < c.length(); ++i) {
-                                              if (c.IsValid(i)) fn(static_cast<int64_t>(v[i]));
-                                            }
-                                          }
-                                        }});
-    }
-  };
-  each_value([&](int64_t v) {
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-    ++valid;
-  });
-  if (lo > hi) return;  // no non-NULL build key: the hash table alone answers quickly
-  const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
-  const uint64_t allowed = std::min(kMaxSpan, std::max(kAlwaysSpan, valid * kSpanPerRow));
-  if (span == 0 || span > allowed) return;
-  KeyBitmap b;
-  b.lo = lo;
-  b.span = span;
-  try {
-    b.charge.Set(static_cast<int64_t>((span + 63) / 64 * sizeof(uint64_t)));
-  } catch (const MemoryLimitExceeded&) {
-    return;  // the budget has no room: the hash table alone
-  }
-  b.bits.assign((span + 63) / 64, 0);
-  each_value([&](int64_t v) {
-    const uint64_t d = static_cast<uint64_t>(v) - static_cast<uint64_t>(lo);
-    b.bits[d >> 6] |= uint64_t{1} << (d & 63);
-  });
-  bitmap_ = std::move(b);
-}
-
-std::vector<int32_t> JoinProbe::RowsThatMayMatch(const Column& key,
-                                                 const std::vector<int32_t>* selection) const {
-  // Every candidate row is written and the count moves on only for those that pass: no branch
-  // per row.
-  std::vector<int32_t> rows(selection ? selection->size() : static_cast<size_t>(key.length()));
-  size_t kept = 0;
-  VisitStorage(key.type(),
-               Overloaded{[](BoolTag) {}, [](StringTag) {},
-                          [&](auto tag) {
-                            using T = typename decltype(tag)::type;
-                            if constexpr (std::is_integral_v<T> && sizeof(T) <= sizeof(int64_t)) {
-                              const T* v = key.values_as<T>();
-                              int32_t* out = rows.data();
-                              auto visit = [&](int64_t i, bool valid) {
-                                out[kept] = static_cast<int32_t>(i);
-                                kept += valid & bitmap_->Has(static_cast<int64_t>(v[i]));
-                              };
-                              const bool nulls = key.null_count() > 0;
-                              if (selection) {
-                                for (int32_t i : *selection) visit(i, !nulls || key.IsValid(i));
-                              } else if (nulls) {
-                                for (int64_t i = 0; i < key.length(); ++i) visit(i, key.IsValid(i));
-                              } else {
-                                for (int64_t i = 0; i < key.length(); ++i) visit(i, true);
-                              }
-                            }
-                          }});
-  rows.resize(kept);
-  return rows;
 }
 
 bool JoinProbe::StreamsProbeSide(const PlanNode& node) {
@@ -219,12 +137,7 @@ Status JoinProbe::ProbeBatch(const BatchPtr& batch, const std::vector<int32_t>* 
     c->schema = b->schema;
     return c;
   };
-  // After 16 batches of which nine in ten kept more than half their rows, the bitmap is no
-  // longer worth a pass over the keys (the probe side's keys are mostly in the table).
-  const int64_t tried = bitmap_batches_.load(std::memory_order_relaxed);
-  const bool bitmap_pays =
-      tried < 16 || bitmap_unselective_.load(std::memory_order_relaxed) * 10 < tried * 9;
-  const bool use_bitmap = bitmap_ && bitmap_pays && batch->num_rows <= INT32_MAX;
+  const bool use_bitmap = bitmap_ && bitmap_->StillPays() && batch->num_rows <= INT32_MAX;
   // The bitmap reads the keys of the selected rows where they lie, in the uncompacted batch, when
   // every key is a plain column (an expression could fail on a row the Filter dropped).
   bool key_in_place = true;
@@ -244,10 +157,9 @@ Status JoinProbe::ProbeBatch(const BatchPtr& batch, const std::vector<int32_t>* 
   if (use_bitmap) {
     // Only the rows whose key may be in the table go on (when that is at most half of them, or
     // always where a Filter's selection has to be applied anyway: one copy for both).
-    const std::vector<int32_t> rows = RowsThatMayMatch(*left_keys[0][0], selection);
+    const std::vector<int32_t> rows = bitmap_->RowsThatMayMatch(*left_keys[0][0], selection);
     const int64_t m = static_cast<int64_t>(rows.size());
-    bitmap_batches_.fetch_add(1, std::memory_order_relaxed);
-    if (2 * m > candidates) bitmap_unselective_.fetch_add(1, std::memory_order_relaxed);
+    bitmap_->Record(m, candidates);
     if (m == 0) return Status::OK();
     if (selection || 2 * m <= candidates) {
       left.batches[0] = compact(batch, rows);

@@ -12,6 +12,7 @@
 #include "tandem/exec/cpu/join_emit.h"
 #include "tandem/exec/cpu/join_hash_table.h"
 #include "tandem/exec/cpu/join_keys.h"
+#include "tandem/exec/cpu/key_bitmap.h"
 #include "tandem/exec/exec_context.h"
 #include "tandem/memory/host_charge.h"
 
@@ -69,42 +70,12 @@ class JoinProbe {
   JoinProbe(const PlanNode& node, Table right, std::vector<DataType> types, ExecContext& ctx)
       : node_(node), right_(std::move(right)), layout_(types, /*nulls_equal=*/false), ctx_(ctx) {}
 
-  // An integer first key (the only one, or the first of several) whose build values lie in a
-  // range not much wider than their count (at most 128 values of the range per build row, or
-  // 2^24 values): a bit per value of the range. An INNER or SEMI join's probe rows whose first
-  // key has no bit cannot match and are dropped before their keys are encoded and hashed (a small
-  // filtered dimension probed by a large fact table keeps few of its rows; TPC-H's orders of one
-  // year probed by lineitem). The bitmap counts against the host budget; where the budget refuses
-  // it, the join goes without.
-  struct KeyBitmap {
-    int64_t lo = 0;
-    uint64_t span = 0;
-    std::vector<uint64_t> bits;
-    HostCharge charge;
-    // Without branches (a probe's keys pass or fail in no pattern a predictor learns): a key
-    // outside the span reads word 0 and is masked out.
-    bool Has(int64_t v) const {
-      const uint64_t d = static_cast<uint64_t>(v) - static_cast<uint64_t>(lo);
-      const bool inside = d < span;
-      const uint64_t word = bits[inside ? d >> 6 : 0];
-      return inside & static_cast<bool>(word >> (d & 63) & 1);
-    }
-  };
-  void BuildKeyBitmap(const std::vector<std::vector<ColumnPtr>>& right_keys);
-  // Probe batches the bitmap was tried on, and those it kept more than half of.
-  mutable std::atomic<int64_t> bitmap_batches_{0};
-  mutable std::atomic<int64_t> bitmap_unselective_{0};
-  // The rows of a probe batch whose key passes the bitmap (and is not NULL).
-  // Of the rows `selection` (null: all), those whose key may be in the table.
-  std::vector<int32_t> RowsThatMayMatch(const Column& key,
-                                        const std::vector<int32_t>* selection) const;
-
   const PlanNode& node_;
   Table right_;
   std::vector<GatherSource> right_sources_;  // right_'s columns set up for the emitters' gathers
   KeyLayout layout_;
   JoinHashTable table_;
-  std::optional<KeyBitmap> bitmap_;
+  std::unique_ptr<KeyBitmap> bitmap_;  // INNER and SEMI joins on an integer first key
   bool no_output_ = false;
   bool null_aware_ = false;
   ExecContext& ctx_;

@@ -1,0 +1,61 @@
+// A bitmap of a hash join's first build key, when that key is an integer (or a date) whose build
+// values lie in a range not much wider than their count: at most 128 values of the range per
+// build row, or 2^24 values in any case, and never more than 2^33. A probe tests each row's key
+// against it and drops the rows that cannot match before their keys are encoded and hashed (a
+// small filtered dimension probed by a large fact table keeps few rows: TPC-H's orders of one
+// year probed by lineitem). With several keys it is over the first: a row whose first key is not
+// in the table cannot match either. The bitmap counts against the host budget; where the budget
+// refuses it, the join goes without. Used by JoinProbe (join_probe.h) and by the flipped SEMI and
+// ANTI sink (flipped_join.h).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "tandem/column/column.h"
+#include "tandem/memory/host_charge.h"
+
+namespace tandem::cpu {
+
+class KeyBitmap {
+ public:
+  // From the first key column of each build batch (build_keys[batch][key]); null when the key is
+  // not an integer or date, has no non-NULL value, spans too wide a range, or the budget has no
+  // room for the bits.
+  static std::unique_ptr<KeyBitmap> Build(const DataType& type,
+                                          const std::vector<std::vector<ColumnPtr>>& build_keys);
+
+  // Without branches (a probe's keys pass or fail in no pattern a predictor learns): a key
+  // outside the span reads word 0 and is masked out.
+  bool Has(int64_t v) const {
+    const uint64_t d = static_cast<uint64_t>(v) - static_cast<uint64_t>(lo_);
+    const bool inside = d < span_;
+    const uint64_t word = bits_[inside ? d >> 6 : 0];
+    return inside & static_cast<bool>(word >> (d & 63) & 1);
+  }
+
+  // Of the rows `selection` (ascending; null: every row) of `key`, those whose key is not NULL
+  // and may be in the table.
+  std::vector<int32_t> RowsThatMayMatch(const Column& key,
+                                        const std::vector<int32_t>* selection) const;
+
+  // Whether a probe batch should still be tested: after 16 batches of which nine in ten kept
+  // more than half their candidate rows, the bitmap is no longer worth a pass over the keys (the
+  // probe side's keys are mostly in the table). Record each tested batch's outcome.
+  bool StillPays() const;
+  void Record(int64_t kept, int64_t candidates) const;
+
+ private:
+  KeyBitmap() = default;
+
+  int64_t lo_ = 0;
+  uint64_t span_ = 0;
+  std::vector<uint64_t> bits_;
+  HostCharge charge_;
+  mutable std::atomic<int64_t> batches_{0};
+  mutable std::atomic<int64_t> unselective_{0};
+};
+
+}  // namespace tandem::cpu
