@@ -73,8 +73,8 @@ std::string Joined(const std::vector<std::string>& items) {
   return out;
 }
 
-// The Python that runs DuckDB: TANDEM_BENCH_PYTHON, else the repository's .venv, else the
-// system's.
+// The Python that runs DuckDB: TANDEM_BENCH_PYTHON (a path: it is not looked up in PATH),
+// else the repository's .venv, else the system's.
 std::string PythonOf(const std::string& root) {
   if (const char* chosen = std::getenv("TANDEM_BENCH_PYTHON"); chosen && *chosen) return chosen;
   std::error_code ec;

@@ -13,8 +13,10 @@ namespace tandem {
 BatchPtr SliceBatch(const Batch& batch, int64_t begin, int64_t length);
 
 // Rows [begin, begin + length) of a column without copying values: the slice's buffers point
-// into the source's (keeping them alive). Needs begin % 8 == 0 (bitmaps stay byte-aligned);
-// string offsets are rebased into a fresh buffer (columns start at offset 0). Other begins copy.
+// into the source's (keeping the whole of them alive, however short the slice). Bits (a
+// validity bitmap with NULLs, booleans) need begin % 8 == 0, and other begins then copy; values
+// and strings are viewed from any row (values aligned to their own width only). String offsets
+// are rebased into a fresh buffer (columns start at offset 0).
 ColumnPtr SliceColumnView(const ColumnPtr& column, int64_t begin, int64_t length);
 // The same for every column of a batch.
 BatchPtr SliceBatchView(const Batch& batch, int64_t begin, int64_t length);
