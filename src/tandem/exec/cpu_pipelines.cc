@@ -61,7 +61,7 @@ std::optional<Result<Table>> QueryRun::TryStreamIntoFlippedJoin(const PlanNode& 
                                                                 const PlanNode* aggregate) {
   if (!StreamsIntoFlippedJoin(join)) return std::nullopt;
   const PlanNode& right = *join.children[1];
-  const std::string name = "HashJoin (built on the left, the right side streamed in)";
+  std::string name = "HashJoin (built on the left, the right side streamed in)";
   auto run = [&]() -> Result<Table> {
     TANDEM_ASSIGN_OR_RAISE(Table left, RunHost(*join.children[0]));
     const OperatorStart start = StartOperator();
@@ -73,6 +73,10 @@ std::optional<Result<Table>> QueryRun::TryStreamIntoFlippedJoin(const PlanNode& 
           cpu::FlippedSemiAntiSink::Build(join, std::move(left), right_columns, ctx_));
       TANDEM_RETURN_NOT_OK(RunPipelineAt(right, sink.get()).status());
       TANDEM_ASSIGN_OR_RAISE(out, sink->Emit());
+      if (sink->bitmap_dropped() > 0) {
+        name += ", the key bitmap dropped " + std::to_string(sink->bitmap_dropped()) + " of " +
+                std::to_string(sink->right_rows()) + " right rows";
+      }
     } else {
       // A LEFT join's rows go straight on into the aggregation above it, when there is one.
       std::optional<cpu::AggregateSink> above;

@@ -78,6 +78,7 @@ Result<std::unique_ptr<FlippedSemiAntiSink>> FlippedSemiAntiSink::Build(const Pl
 }
 
 Status FlippedSemiAntiSink::Consume(const Batch& right_batch, EvalContext& eval) {
+  right_rows_.fetch_add(right_batch.num_rows, std::memory_order_relaxed);
   if (table_.num_entries() == 0 || right_batch.num_rows == 0) return Status::OK();
   Table right;
   TANDEM_ASSIGN_OR_RAISE(auto right_keys, RightKeys(right_batch, eval, &right));
@@ -88,6 +89,7 @@ Status FlippedSemiAntiSink::Consume(const Batch& right_batch, EvalContext& eval)
     const std::vector<int32_t> rows = bitmap_->RowsThatMayMatch(*right_keys[0][0], nullptr);
     const auto m = static_cast<int64_t>(rows.size());
     bitmap_->Record(m, right_batch.num_rows);
+    bitmap_dropped_.fetch_add(right_batch.num_rows - m, std::memory_order_relaxed);
     if (m == 0) return Status::OK();
     if (2 * m <= right_batch.num_rows) {
       BatchPtr kept = TakeBatch(right_batch, rows.data(), m);

@@ -67,8 +67,15 @@ class FlippedSemiAntiSink final : public PipelineSink, private FlippedJoinTable 
   Result<Table> Finish() override { return Table(); }
   Result<Table> Emit() const;
 
+  // Right rows consumed, and those the left keys' bitmap dropped before hashing (EXPLAIN ANALYZE).
+  int64_t right_rows() const { return right_rows_.load(); }
+  int64_t bitmap_dropped() const { return bitmap_dropped_.load(); }
+
  private:
   using FlippedJoinTable::FlippedJoinTable;
+
+  std::atomic<int64_t> right_rows_{0};
+  std::atomic<int64_t> bitmap_dropped_{0};
 
   PlanNode swapped_;  // the join with its inputs' roles swapped, for the residual condition
 };
