@@ -122,5 +122,37 @@ TEST(KeyBitmap, StopsPayingWhenBatchesKeepMostRows) {
   EXPECT_TRUE(selective->StillPays());  // a quarter kept most: still worth it
 }
 
+TEST(KeyBitmap, OfSeveralKeysTheSparsestIsChosen) {
+  // Build rows (supplier, part) as TPC-H Q09's partsupp of green parts: every supplier of
+  // 1..100 appears, the parts are 1 in 20 of 1..4000; a string key between them gets no bitmap.
+  std::vector<std::optional<int64_t>> supplier, part;
+  std::vector<std::optional<std::string>> names;
+  for (int64_t p = 1; p <= 4000; p += 20) {
+    for (int64_t j = 0; j < 4; ++j) {
+      supplier.push_back((p / 20 * 4 + j) % 100 + 1);
+      part.push_back(p);
+      names.push_back("x");
+    }
+  }
+  ColumnBuilder name_builder(DataType::String());
+  for (const auto& n : names) name_builder.AppendString(*n);
+  const std::vector<std::vector<ColumnPtr>> build = {
+      {Keys(DataType::Int64(), supplier), name_builder.Finish(), Keys(DataType::Int64(), part)}};
+  size_t key = 99;
+  const auto bitmap = KeyBitmap::BuildSparsest(
+      {DataType::Int64(), DataType::String(), DataType::Int64()}, build, &key);
+  ASSERT_NE(bitmap, nullptr);
+  EXPECT_EQ(key, 2u);
+  EXPECT_NEAR(bitmap->fill(), 200.0 / 3981.0, 1e-9);
+  const auto first = KeyBitmap::Build(DataType::Int64(), build, 0);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->fill(), 1.0);
+  // No key with a bitmap: none chosen.
+  key = 99;
+  EXPECT_EQ(KeyBitmap::BuildSparsest({DataType::String()}, {{name_builder.Finish()}}, &key),
+            nullptr);
+  EXPECT_EQ(key, 99u);
+}
+
 }  // namespace
 }  // namespace tandem::cpu

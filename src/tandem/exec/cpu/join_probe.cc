@@ -46,11 +46,12 @@ Result<std::unique_ptr<JoinProbe>> JoinProbe::Build(const PlanNode& node, Table 
   for (const Morsel& m : build_morsels) build_key_cols.push_back(right_keys[m.batch]);
   TANDEM_ASSIGN_OR_RAISE(probe->table_,
                          JoinHashTable::Build(probe->layout_, build_morsels, build_key_cols));
-  // Over the first key: with several keys, a row whose first key is not in the table cannot
-  // match either (TPC-H Q02's partsupp probed on (ps_partkey, ps_supplycost)).
+  // Over the sparsest key: with several keys, a row whose key is not in the table cannot match
+  // either (TPC-H Q02's partsupp probed on (ps_partkey, ps_supplycost)).
   if (!node.left_keys.empty() &&
       (node.join_type == JoinType::kInner || node.join_type == JoinType::kSemi)) {
-    probe->bitmap_ = KeyBitmap::Build(probe->layout_.types()[0], right_keys);
+    probe->bitmap_ =
+        KeyBitmap::BuildSparsest(probe->layout_.types(), right_keys, &probe->bitmap_key_);
   }
   probe->null_aware_ = node.null_aware && node.join_type == JoinType::kAnti && r.num_rows() > 0;
   probe->no_output_ = probe->null_aware_ && !probe->table_.null_key_refs().empty();
@@ -157,7 +158,8 @@ Status JoinProbe::ProbeBatch(const BatchPtr& batch, const std::vector<int32_t>* 
   if (use_bitmap) {
     // Only the rows whose key may be in the table go on (when that is at most half of them, or
     // always where a Filter's selection has to be applied anyway: one copy for both).
-    const std::vector<int32_t> rows = bitmap_->RowsThatMayMatch(*left_keys[0][0], selection);
+    const std::vector<int32_t> rows =
+        bitmap_->RowsThatMayMatch(*left_keys[0][bitmap_key_], selection);
     const int64_t m = static_cast<int64_t>(rows.size());
     bitmap_->Record(m, candidates);
     if (m == 0) return Status::OK();

@@ -75,7 +75,8 @@ class JoinProbe {
   std::vector<GatherSource> right_sources_;  // right_'s columns set up for the emitters' gathers
   KeyLayout layout_;
   JoinHashTable table_;
-  std::unique_ptr<KeyBitmap> bitmap_;  // INNER and SEMI joins on an integer first key
+  std::unique_ptr<KeyBitmap> bitmap_;  // INNER and SEMI joins on an integer key
+  size_t bitmap_key_ = 0;              // which key the bitmap is over
   bool no_output_ = false;
   bool null_aware_ = false;
   ExecContext& ctx_;

@@ -9,7 +9,8 @@
 namespace tandem::cpu {
 
 std::unique_ptr<KeyBitmap> KeyBitmap::Build(const DataType& type,
-                                            const std::vector<std::vector<ColumnPtr>>& build_keys) {
+                                            const std::vector<std::vector<ColumnPtr>>& build_keys,
+                                            size_t key) {
   constexpr uint64_t kAlwaysSpan = uint64_t{1} << 24;  // a 2 MiB bitmap
   constexpr uint64_t kSpanPerRow = 128;                // 16 bytes of bitmap per build row
   constexpr uint64_t kMaxSpan = uint64_t{1} << 33;     // 1 GiB
@@ -19,8 +20,8 @@ std::unique_ptr<KeyBitmap> KeyBitmap::Build(const DataType& type,
   uint64_t valid = 0;
   auto each_value = [&](auto&& fn) {
     for (const auto& cols : build_keys) {
-      if (cols.empty()) continue;
-      const Column& c = *cols[0];
+      if (cols.size() <= key) continue;
+      const Column& c = *cols[key];
       VisitStorage(c.type(), Overloaded{[](BoolTag) {}, [](StringTag) {},
                                         [&](auto tag) {
                                           using T = typename decltype(tag)::type;
@@ -56,7 +57,24 @@ std::unique_ptr<KeyBitmap> KeyBitmap::Build(const DataType& type,
     const uint64_t d = static_cast<uint64_t>(v) - static_cast<uint64_t>(lo);
     b->bits_[d >> 6] |= uint64_t{1} << (d & 63);
   });
+  uint64_t set = 0;
+  for (uint64_t w : b->bits_) set += static_cast<uint64_t>(__builtin_popcountll(w));
+  b->fill_ = static_cast<double>(set) / static_cast<double>(span);
   return b;
+}
+
+std::unique_ptr<KeyBitmap> KeyBitmap::BuildSparsest(
+    const std::vector<DataType>& types, const std::vector<std::vector<ColumnPtr>>& build_keys,
+    size_t* key) {
+  std::unique_ptr<KeyBitmap> best;
+  for (size_t k = 0; k < types.size(); ++k) {
+    auto b = Build(types[k], build_keys, k);
+    if (b && (!best || b->fill() < best->fill())) {
+      best = std::move(b);
+      *key = k;
+    }
+  }
+  return best;
 }
 
 std::vector<int32_t> KeyBitmap::RowsThatMayMatch(const Column& key,

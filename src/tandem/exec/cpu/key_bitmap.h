@@ -1,12 +1,12 @@
-// A bitmap of a hash join's first build key, when that key is an integer (or a date) whose build
+// A bitmap of one of a hash join's build keys, when that key is an integer (or a date) whose build
 // values lie in a range not much wider than their count: at most 128 values of the range per
 // build row, or 2^24 values in any case, and never more than 2^33. A probe tests each row's key
 // against it and drops the rows that cannot match before their keys are encoded and hashed (a
 // small filtered dimension probed by a large fact table keeps few rows: TPC-H's orders of one
-// year probed by lineitem). With several keys it is over the first: a row whose first key is not
-// in the table cannot match either. The bitmap counts against the host budget; where the budget
-// refuses it, the join goes without. Used by JoinProbe (join_probe.h) and by the flipped SEMI and
-// ANTI sink (flipped_join.h).
+// year probed by lineitem). With several keys it is over one of them: a row whose key is not in
+// the table cannot match, whatever its other keys. The bitmap counts against the host budget; where
+// the budget refuses it, the join goes without. Used by JoinProbe (join_probe.h) and by the flipped
+// SEMI and ANTI sink (flipped_join.h).
 #pragma once
 
 #include <atomic>
@@ -21,11 +21,21 @@ namespace tandem::cpu {
 
 class KeyBitmap {
  public:
-  // From the first key column of each build batch (build_keys[batch][key]); null when the key is
-  // not an integer or date, has no non-NULL value, spans too wide a range, or the budget has no
-  // room for the bits.
+  // From key column `key` of each build batch (build_keys[batch][key]); null when the key is not
+  // an integer or date, has no non-NULL value, spans too wide a range, or the budget has no room
+  // for the bits.
   static std::unique_ptr<KeyBitmap> Build(const DataType& type,
-                                          const std::vector<std::vector<ColumnPtr>>& build_keys);
+                                          const std::vector<std::vector<ColumnPtr>>& build_keys,
+                                          size_t key = 0);
+  // Of `types` (a join's key types), the key whose bitmap has the fewest of its span's values
+  // set, so drops the most probe rows whose keys spread over the span: with (ps_suppkey,
+  // ps_partkey) of TPC-H Q09's green parts, the part key (5 % set), not the supplier (all set).
+  // Null when no key gets a bitmap; *key is the key chosen.
+  static std::unique_ptr<KeyBitmap> BuildSparsest(
+      const std::vector<DataType>& types, const std::vector<std::vector<ColumnPtr>>& build_keys,
+      size_t* key);
+  // The fraction of the span's values present.
+  double fill() const { return fill_; }
 
   // Without branches (a probe's keys pass or fail in no pattern a predictor learns): a key
   // outside the span reads word 0 and is masked out.
@@ -52,6 +62,7 @@ class KeyBitmap {
 
   int64_t lo_ = 0;
   uint64_t span_ = 0;
+  double fill_ = 0;
   std::vector<uint64_t> bits_;
   HostCharge charge_;
   mutable std::atomic<int64_t> batches_{0};
