@@ -166,3 +166,34 @@ def test_tpch_query_one_operator_at_a_time(n):
         pytest.skip("TANDEM_BIN not set")
     failure = check_query("duckdb-sf0.1", n, ["--conf", "tandem.exec.pipelines=false"])
     assert failure is None, failure
+
+
+@pytest.mark.parametrize("n", range(1, 23), ids=lambda n: f"q{n:02d}")
+def test_tpch_query_with_joins_ordered_by_enumeration(n):
+    """Join order by dynamic programming over classes of equal columns
+    (tandem.optimizer.joinOrder=dp) gives DuckDB's answers."""
+    if not tandem_command():
+        pytest.skip("TANDEM_BIN not set")
+    failure = check_query("duckdb-sf0.1", n, ["--conf", "tandem.optimizer.joinOrder=dp"])
+    assert failure is None, failure
+
+
+def test_enumeration_joins_customer_with_its_nations_in_q05():
+    """Q05 says c_nationkey = s_nationkey and s_nationkey = n_nationkey; under dp customer joins
+    nation (and the region's filter) directly, before orders and lineitem, while greedy joins
+    nation with supplier first."""
+    if not tandem_command():
+        pytest.skip("TANDEM_BIN not set")
+    tables, _ = dataset("duckdb-sf0.1")
+    with open(query_path(5)) as f:
+        sql = "EXPLAIN " + f.read()
+    plans = {}
+    for order in ("dp", "greedy"):
+        cmd = tandem_command() + ["sql", sql, "--conf", f"tandem.optimizer.joinOrder={order}"]
+        for name, path in tables.items():
+            cmd += ["--table", f"{name}={path}"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        plans[order] = proc.stdout + proc.stderr
+    assert "HashJoin INNER c_nationkey = n_nationkey" in plans["dp"], plans["dp"]
+    assert "HashJoin INNER s_nationkey = n_nationkey" in plans["greedy"], plans["greedy"]

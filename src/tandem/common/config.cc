@@ -71,6 +71,11 @@ std::vector<ConfigKey> MakeKeys() {
             "join ordering joins first the inputs whose join is smallest in bytes (estimated "
             "rows times the width of the columns they carry), so wide rows join late and stay "
             "out of hash tables a large input probes; false: smallest in rows"),
+      Enum(kJoinOrder, "greedy", {"greedy", "dp"},
+           "how inner joins are ordered: greedy (repeatedly the smallest join, over the "
+           "predicates as written) or dp (the cheapest tree by dynamic programming, inputs "
+           "whose columns are equal through other inputs joined directly; greedy beyond 10 "
+           "inputs); measured in bench/results/join_order_dp_2026-12-06.md"),
       Plain(kPipelines, ConfigType::kBool, "true",
             "run CPU operators as push-based pipelines (batches stream from a scan through "
             "filters, projections and join probes into the next aggregation or build); false: "

@@ -41,6 +41,7 @@ inline constexpr const char* kAnsi = "tandem.sql.ansi";
 inline constexpr const char* kThreads = "tandem.sql.threads";
 inline constexpr const char* kMaxExpressionDepth = "tandem.sql.maxExpressionDepth";
 inline constexpr const char* kJoinOrderByBytes = "tandem.optimizer.joinOrderByBytes";
+inline constexpr const char* kJoinOrder = "tandem.optimizer.joinOrder";
 inline constexpr const char* kPipelines = "tandem.exec.pipelines";
 inline constexpr const char* kDictionaryConditions = "tandem.exec.dictionaryConditions";
 inline constexpr const char* kGpuChunkBytes = "tandem.exec.gpu.chunkBytes";

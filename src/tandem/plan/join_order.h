@@ -1,11 +1,14 @@
 // Join ordering: every maximal tree of inner joins is flattened into its inputs and the
-// predicates between them, then rebuilt greedily (GOO: repeatedly join the two connected
-// subtrees whose join is estimated smallest, so the result may be bushy). Smallest means fewest
-// rows, or with `by_bytes` fewest bytes: rows times the estimated width of the columns the
-// inputs carry once pruned. Bytes keep wide rows (customer's names, addresses and comments in
-// TPC-H Q10) out of hash tables a large input probes, and joined late, after the narrow joins
-// that shrink the rows they meet. Rows alone still decide which input builds, whether a join
-// expands, and which two inputs a cross product joins. Each hash join gets
+// predicates between them (a join graph, join_graph.h, whose equalities over plain columns form
+// classes of equal columns, so that a = b and b = c also join a's input with c's). With
+// `enumerate`, a connected graph of at most kMaxEnumeratedJoinInputs inputs gets the cheapest
+// bushy tree by dynamic programming (join_enumeration.h); otherwise it is rebuilt greedily (GOO:
+// repeatedly join the two connected subtrees whose join is estimated smallest, so the result may be
+// bushy). Smallest means fewest rows, or with `by_bytes` fewest bytes: rows times the estimated
+// width of the columns the inputs carry once pruned. Bytes keep wide rows (customer's names,
+// addresses and comments in TPC-H Q10) out of hash tables a large input probes, and joined late,
+// after the narrow joins that shrink the rows they meet. Rows alone still decide which input
+// builds, whether a join expands, and which two inputs a cross product joins. Each hash join gets
 // the smaller estimated input on the right, as its build side. Two inputs with no predicate
 // between them are joined (a cross product) only when no connected pair is left, and a join
 // estimated to yield more rows than its larger input (many-to-many) only when every other
@@ -18,6 +21,6 @@
 
 namespace tandem::plan {
 
-PlanPtr ReorderJoins(const PlanPtr& plan, bool by_bytes);
+PlanPtr ReorderJoins(const PlanPtr& plan, bool by_bytes, bool enumerate);
 
 }  // namespace tandem::plan

@@ -50,7 +50,8 @@ Result<PlanPtr> Optimize(PlanPtr plan, const OptimizerOptions& options) {
   TANDEM_ASSIGN_OR_RAISE(plan, plan::Decorrelate(plan));
   plan = plan::FoldConstants(plan);
   plan = plan::PushDownPredicates(plan);
-  if (options.reorder_joins) plan = plan::ReorderJoins(plan, options.join_order_by_bytes);
+  if (options.reorder_joins)
+    plan = plan::ReorderJoins(plan, options.join_order_by_bytes, options.join_order_enumerate);
   plan = plan::CountOverJoinWithoutRows(plan);
   plan = plan::AggregateBelowJoin(plan);
   plan = plan::PruneColumns(plan);

@@ -415,6 +415,7 @@ class StatementRunner {
     OptimizerOptions optimizer_options;
     optimizer_options.join_order_by_bytes =
         session_.config().GetBool(config_keys::kJoinOrderByBytes);
+    optimizer_options.join_order_enumerate = session_.config().Get(config_keys::kJoinOrder) == "dp";
     return Optimize(std::move(plan), optimizer_options);
   }
 
