@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -54,11 +55,13 @@ class TableCache {
     table.last_used = ++clock_;
     tables_[key] = std::move(table);
   }
-  // The table in GPU memory used longest ago (leaving out those of `keep`), or nullptr.
-  CachedTable* LeastRecentlyUsedOnDevice(const std::set<const TableSource*>& keep = {}) {
+  // The table in GPU memory used longest ago (leaving out those of `keep` and those of more
+  // than `max_bytes`), or nullptr.
+  CachedTable* LeastRecentlyUsedOnDevice(const std::set<const TableSource*>& keep = {},
+                                         int64_t max_bytes = INT64_MAX) {
     CachedTable* oldest = nullptr;
     for (auto& [key, t] : tables_) {
-      if (keep.count(key)) continue;
+      if (keep.count(key) || t.bytes > max_bytes) continue;
       if (t.device && (!oldest || t.last_used < oldest->last_used)) oldest = &t;
     }
     return oldest;

@@ -477,7 +477,14 @@ void ForgetMetrics(const PlanNode& node, ExecContext& ctx) {
 
 bool QueryRun::MoveUnusedCachedTableToHost() {
   if (!ctx_.table_cache || !stream_) return false;
-  CachedTable* table = ctx_.table_cache->LeastRecentlyUsedOnDevice(scanned_sources_);
+  // Only a table that takes at most half of the host budget's room: moving a large one (TPC-H
+  // lineitem at SF100, 80 GB) for one query's part, rather than running that part on the CPU,
+  // left every later query reading it from host memory on the CPU, and the host without room
+  // for their own work (an H200 run under auto: Q13 moved lineitem, Q15 then ran out of host
+  // memory, the queries after it 10-100x slower).
+  const int64_t room = host_memory::Limit() - host_memory::InUse();
+  if (room <= 0) return false;
+  CachedTable* table = ctx_.table_cache->LeastRecentlyUsedOnDevice(scanned_sources_, room / 2);
   if (!table) return false;
   // The failed part's frees are ordered on the stream before the copy.
   Result<Table> host = gpu::ToHost(*table->device, *stream_);
