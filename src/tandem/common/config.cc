@@ -74,8 +74,9 @@ std::vector<ConfigKey> MakeKeys() {
       Enum(kJoinOrder, "greedy", {"greedy", "dp"},
            "how inner joins are ordered: greedy (repeatedly the smallest join, over the "
            "predicates as written) or dp (the cheapest tree by dynamic programming, inputs "
-           "whose columns are equal through other inputs joined directly; greedy beyond 10 "
-           "inputs); measured in bench/results/join_order_dp_2026-12-06.md"),
+           "whose columns are equal through other inputs joined directly; greedy over those "
+           "classes beyond 10 inputs or where a cross product is needed); measured in "
+           "bench/results/join_order_dp_2026-12-06.md"),
       Plain(kPipelines, ConfigType::kBool, "true",
             "run CPU operators as push-based pipelines (batches stream from a scan through "
             "filters, projections and join probes into the next aggregation or build); false: "

@@ -134,8 +134,8 @@ JoinCandidate EvaluateJoin(const JoinTree& left, const JoinTree& right, const Jo
     position[right.cols[i]] = static_cast<int>(left.cols.size() + i);
   }
   const uint64_t both = left.mask | right.mask;
-  // In the order the query wrote them, so that keys keep their order (a join's first key
-  // decides its key bitmap).
+  // In the order the query wrote them, so that keys keep the order they had as written (the plans
+  // of the greedy order stay exactly what they were before classes).
   std::vector<std::pair<size_t, ExprPtr>> ordered;
   for (const auto& k : graph.classes) {
     const ExprPtr* l = MemberIn(k, left.mask);

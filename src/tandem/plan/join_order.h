@@ -1,8 +1,9 @@
 // Join ordering: every maximal tree of inner joins is flattened into its inputs and the
-// predicates between them (a join graph, join_graph.h, whose equalities over plain columns form
-// classes of equal columns, so that a = b and b = c also join a's input with c's). With
-// `enumerate`, a connected graph of at most kMaxEnumeratedJoinInputs inputs gets the cheapest
-// bushy tree by dynamic programming (join_enumeration.h); otherwise it is rebuilt greedily (GOO:
+// predicates between them (a join graph, join_graph.h). With `enumerate`, the graph's equalities
+// over plain columns form classes of equal columns (a = b and b = c also join a's input with
+// c's), and a connected graph of at most kMaxEnumeratedJoinInputs inputs gets the cheapest bushy
+// tree by dynamic programming (join_enumeration.h); a larger or disconnected one, and every
+// graph without `enumerate` (its predicates as written), is rebuilt greedily (GOO:
 // repeatedly join the two connected subtrees whose join is estimated smallest, so the result may be
 // bushy). Smallest means fewest rows, or with `by_bytes` fewest bytes: rows times the estimated
 // width of the columns the inputs carry once pruned. Bytes keep wide rows (customer's names,
