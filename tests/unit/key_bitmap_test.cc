@@ -154,5 +154,17 @@ TEST(KeyBitmap, OfSeveralKeysTheSparsestIsChosen) {
   EXPECT_EQ(key, 99u);
 }
 
+TEST(KeyBitmap, ATighterSpanBoundIsKept) {
+  // Keys 0..999 and 5000: a span of 5001 values.
+  std::vector<std::optional<int64_t>> keys;
+  for (int64_t k = 0; k < 1000; ++k) keys.push_back(k);
+  keys.push_back(5000);
+  const std::vector<std::vector<ColumnPtr>> build = {{Keys(DataType::Int64(), keys)}};
+  EXPECT_EQ(KeyBitmap::Build(DataType::Int64(), build, 0, 5000), nullptr);
+  const auto bitmap = KeyBitmap::Build(DataType::Int64(), build, 0, 5001);
+  ASSERT_NE(bitmap, nullptr);
+  EXPECT_NEAR(bitmap->fill(), 1001.0 / 5001.0, 1e-12);
+}
+
 }  // namespace
 }  // namespace tandem::cpu

@@ -10,7 +10,7 @@ namespace tandem::cpu {
 
 std::unique_ptr<KeyBitmap> KeyBitmap::Build(const DataType& type,
                                             const std::vector<std::vector<ColumnPtr>>& build_keys,
-                                            size_t key) {
+                                            size_t key, uint64_t max_span) {
   constexpr uint64_t kAlwaysSpan = uint64_t{1} << 24;  // a 2 MiB bitmap
   constexpr uint64_t kSpanPerRow = 128;                // 16 bytes of bitmap per build row
   constexpr uint64_t kMaxSpan = uint64_t{1} << 33;     // 1 GiB
@@ -42,7 +42,8 @@ std::unique_ptr<KeyBitmap> KeyBitmap::Build(const DataType& type,
   });
   if (lo > hi) return nullptr;  // no non-NULL build key: the hash table alone answers quickly
   const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
-  const uint64_t allowed = std::min(kMaxSpan, std::max(kAlwaysSpan, valid * kSpanPerRow));
+  const uint64_t allowed =
+      std::min({kMaxSpan, max_span, std::max(kAlwaysSpan, valid * kSpanPerRow)});
   if (span == 0 || span > allowed) return nullptr;
   std::unique_ptr<KeyBitmap> b(new KeyBitmap());
   b->lo_ = lo;
@@ -66,9 +67,10 @@ std::unique_ptr<KeyBitmap> KeyBitmap::Build(const DataType& type,
 std::unique_ptr<KeyBitmap> KeyBitmap::BuildSparsest(
     const std::vector<DataType>& types, const std::vector<std::vector<ColumnPtr>>& build_keys,
     size_t* key) {
+  constexpr uint64_t kOtherKeySpan = uint64_t{1} << 29;  // 64 MiB of bits
   std::unique_ptr<KeyBitmap> best;
   for (size_t k = 0; k < types.size(); ++k) {
-    auto b = Build(types[k], build_keys, k);
+    auto b = Build(types[k], build_keys, k, best ? kOtherKeySpan : UINT64_MAX);
     if (b && (!best || b->fill() < best->fill())) {
       best = std::move(b);
       *key = k;

@@ -24,13 +24,15 @@ class KeyBitmap {
   // From key column `key` of each build batch (build_keys[batch][key]); null when the key is not
   // an integer or date, has no non-NULL value, spans too wide a range, or the budget has no room
   // for the bits.
+  // `max_span`: a tighter bound on the span, in values (bits).
   static std::unique_ptr<KeyBitmap> Build(const DataType& type,
                                           const std::vector<std::vector<ColumnPtr>>& build_keys,
-                                          size_t key = 0);
+                                          size_t key = 0, uint64_t max_span = UINT64_MAX);
   // Of `types` (a join's key types), the key whose bitmap has the fewest of its span's values
   // set, so drops the most probe rows whose keys spread over the span: with (ps_suppkey,
   // ps_partkey) of TPC-H Q09's green parts, the part key (5 % set), not the supplier (all set).
-  // Null when no key gets a bitmap; *key is the key chosen.
+  // Null when no key gets a bitmap; *key is the key chosen. Once one key has a bitmap, the others
+  // are tried only where theirs is at most 64 MiB, so that two large bitmaps are never held.
   static std::unique_ptr<KeyBitmap> BuildSparsest(
       const std::vector<DataType>& types, const std::vector<std::vector<ColumnPtr>>& build_keys,
       size_t* key);
