@@ -160,6 +160,7 @@ void CollectColumns(const Expr& e, std::vector<int>* columns) {
 }
 
 ExprPtr RemapColumns(const ExprPtr& e, const std::vector<int>& mapping) {
+  if (!e) return e;
   auto copy = std::make_shared<Expr>(*e);
   if (copy->kind == ExprKind::kColumnRef && copy->outer_depth == 0) {
     copy->column_index = mapping.at(static_cast<size_t>(copy->column_index));

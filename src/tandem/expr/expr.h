@@ -90,7 +90,7 @@ bool HasNonDeterministicCall(const Expr& e);
 // Adds the input column indexes (outer_depth 0) the expression reads.
 void CollectColumns(const Expr& e, std::vector<int>* columns);
 // A copy of the expression with every column reference i (depth 0) replaced by mapping[i]
-// (used when plans are rearranged); mapping[i] < 0 is a bug.
+// (used when plans are rearranged); mapping[i] < 0 is a bug. Null stays null.
 ExprPtr RemapColumns(const ExprPtr& e, const std::vector<int>& mapping);
 
 }  // namespace tandem

@@ -77,7 +77,5 @@ bool OuterOnly(const Expr& e);
 // For `inner = outer` between same-typed sides: the index of the inner argument; else -1.
 int EqualityInnerSide(const Expr& pred);
 bool AllEqualities(const std::vector<ExprPtr>& preds);
-// Remaps depth-0 references through `mapping` (old index -> new index).
-ExprPtr Remap(const ExprPtr& e, const std::vector<int>& mapping);
 
 }  // namespace tandem::plan::decorrelation

@@ -67,16 +67,6 @@ bool AllEqualities(const std::vector<ExprPtr>& preds) {
   return true;
 }
 
-// Remaps depth-0 references through `mapping` (old index -> new index).
-ExprPtr Remap(const ExprPtr& e, const std::vector<int>& mapping) {
-  return RewriteColumnRefs(e, [&](const Expr& ref) -> ExprPtr {
-    if (ref.outer_depth != 0) return nullptr;
-    auto c = std::make_shared<Expr>(ref);
-    c->column_index = mapping.at(static_cast<size_t>(ref.column_index));
-    return c;
-  });
-}
-
 Result<Domain> Decorrelator::DomainJoin(const Pulled& r, const Expr& sub) {
   Domain d;
   bool deeper = false;
@@ -176,7 +166,7 @@ Result<Pulled> Decorrelator::PullUp(const PlanPtr& node, Usage usage, const Expr
             n->schema.fields.push_back(r.plan->schema.field(c));
           }
         }
-        for (auto& pred : r.preds) pred = Remap(pred, mapping);
+        for (auto& pred : r.preds) pred = RemapColumns(pred, mapping);
       }
       r.plan = n;
       return r;
@@ -331,8 +321,8 @@ Result<Pulled> Decorrelator::PullUpJoin(const PlanNode& node, Usage usage, const
   std::vector<int> lmap(static_cast<size_t>(wl0 + el)), rmap(static_cast<size_t>(wr0 + er));
   for (int i = 0; i < wl0 + el; ++i) lmap[i] = i < wl0 ? i : w0 + (i - wl0);
   for (int i = 0; i < wr0 + er; ++i) rmap[i] = i < wr0 ? wl0 + i : w0 + el + (i - wr0);
-  for (const auto& p : l.preds) out.preds.push_back(Remap(p, lmap));
-  for (const auto& p : r.preds) out.preds.push_back(Remap(p, rmap));
+  for (const auto& p : l.preds) out.preds.push_back(RemapColumns(p, lmap));
+  for (const auto& p : r.preds) out.preds.push_back(RemapColumns(p, rmap));
   for (const auto& p : pulled_cond) out.preds.push_back(p);
   return out;
 }

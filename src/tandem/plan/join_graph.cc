@@ -25,15 +25,6 @@ int Find(std::vector<int>& parent, int x) {
   return x;
 }
 
-ExprPtr ToLocal(const ExprPtr& e, const std::vector<int>& position) {
-  return RewriteColumnRefs(e, [&](const Expr& ref) -> ExprPtr {
-    if (ref.outer_depth != 0) return nullptr;
-    auto c = std::make_shared<Expr>(ref);
-    c->column_index = position.at(static_cast<size_t>(ref.column_index));
-    return c;
-  });
-}
-
 // The first member of `k` inside the leaves `mask`, or null.
 const ExprPtr* MemberIn(const EqualColumns& k, uint64_t mask) {
   for (size_t i = 0; i < k.members.size(); ++i) {
@@ -141,13 +132,13 @@ JoinCandidate EvaluateJoin(const JoinTree& left, const JoinTree& right, const Jo
     const ExprPtr* l = MemberIn(k, left.mask);
     const ExprPtr* r = MemberIn(k, right.mask);
     if (!l || !r) continue;
-    ordered.emplace_back(k.order,
-                         MakeBoolCall("eq", {ToLocal(*l, position), ToLocal(*r, position)}));
+    ordered.emplace_back(
+        k.order, MakeBoolCall("eq", {RemapColumns(*l, position), RemapColumns(*r, position)}));
   }
   for (const auto& p : graph.preds) {
     if (p.mask == 0 || (p.mask & ~both) != 0) continue;
     if ((p.mask & left.mask) == 0 || (p.mask & right.mask) == 0) continue;
-    ordered.emplace_back(p.order, ToLocal(p.expr, position));
+    ordered.emplace_back(p.order, RemapColumns(p.expr, position));
   }
   std::sort(ordered.begin(), ordered.end(),
             [](const auto& x, const auto& y) { return x.first < y.first; });

@@ -53,16 +53,6 @@ std::vector<int> MappingOf(const Columns& kept, int width) {
   return m;
 }
 
-ExprPtr Remap(const ExprPtr& e, const std::vector<int>& mapping) {
-  if (!e) return e;
-  return RewriteColumnRefs(e, [&](const Expr& ref) -> ExprPtr {
-    if (ref.outer_depth != 0) return nullptr;
-    auto c = std::make_shared<Expr>(ref);
-    c->column_index = mapping.at(static_cast<size_t>(ref.column_index));
-    return c;
-  });
-}
-
 // The cheapest column to read when a parent needs rows but no values.
 int NarrowestColumn(const Schema& s) {
   int best = 0;
@@ -144,7 +134,7 @@ PlanPtr Pruner::PruneNode(const PlanPtr& node, Columns required, Columns* kept) 
       Columns ck;
       auto child = Prune(node->children[0], need, &ck);
       auto n = WithChildren(*node, {child});
-      n->predicate = Remap(node->predicate, MappingOf(ck, width));
+      n->predicate = RemapColumns(node->predicate, MappingOf(ck, width));
       n->schema = child->schema;
       *kept = ck;
       return n;
@@ -170,7 +160,7 @@ PlanPtr Pruner::PruneNode(const PlanPtr& node, Columns required, Columns* kept) 
       n->exprs.clear();
       n->schema.fields.clear();
       for (int i : keep) {
-        n->exprs.push_back(Remap(node->exprs[i], m));
+        n->exprs.push_back(RemapColumns(node->exprs[i], m));
         n->schema.fields.push_back(node->schema.field(i));
       }
       *kept = keep;
@@ -202,15 +192,15 @@ PlanPtr Pruner::PruneNode(const PlanPtr& node, Columns required, Columns* kept) 
       n->schema.fields.clear();
       kept->clear();
       for (int i = 0; i < nk; ++i) {
-        n->group_keys[i] = Remap(node->group_keys[i], m);
+        n->group_keys[i] = RemapColumns(node->group_keys[i], m);
         n->schema.fields.push_back(node->schema.field(i));
         kept->push_back(i);
       }
       for (int i = 0; i < na; ++i) {
         if (!keep_agg[i]) continue;
         AggregateCall a = node->aggregates[i];
-        a.arg = Remap(a.arg, m);
-        a.filter = Remap(a.filter, m);
+        a.arg = RemapColumns(a.arg, m);
+        a.filter = RemapColumns(a.filter, m);
         n->aggregates.push_back(std::move(a));
         n->schema.fields.push_back(node->schema.field(nk + i));
         kept->push_back(nk + i);
@@ -253,10 +243,10 @@ PlanPtr Pruner::PruneNode(const PlanPtr& node, Columns required, Columns* kept) 
       for (int i = 0; i < nr; ++i)
         both[nl + i] = mr[i] < 0 ? -1 : static_cast<int>(kl.size()) + mr[i];
       std::vector<ExprPtr> lk, rk;
-      for (const auto& k : node->left_keys) lk.push_back(Remap(k, ml));
-      for (const auto& k : node->right_keys) rk.push_back(Remap(k, mr));
-      auto n =
-          MakeJoin(lp, rp, node->join_type, lk, rk, Remap(node->condition, both), node->null_aware);
+      for (const auto& k : node->left_keys) lk.push_back(RemapColumns(k, ml));
+      for (const auto& k : node->right_keys) rk.push_back(RemapColumns(k, mr));
+      auto n = MakeJoin(lp, rp, node->join_type, lk, rk, RemapColumns(node->condition, both),
+                        node->null_aware);
       n->estimated_rows = node->estimated_rows;
       *kept = kl;
       if (mark) {
@@ -273,7 +263,7 @@ PlanPtr Pruner::PruneNode(const PlanPtr& node, Columns required, Columns* kept) 
       auto child = Prune(node->children[0], need, &ck);
       auto n = WithChildren(*node, {child});
       const auto m = MappingOf(ck, width);
-      for (auto& k : n->sort_keys) k.expr = Remap(k.expr, m);
+      for (auto& k : n->sort_keys) k.expr = RemapColumns(k.expr, m);
       n->schema = child->schema;
       *kept = ck;
       return n;
@@ -317,9 +307,9 @@ PlanPtr Pruner::PruneNode(const PlanPtr& node, Columns required, Columns* kept) 
       *kept = ck;
       for (int i : keep_win) {
         WindowCall wc = node->windows[i];
-        for (auto& e : wc.args) e = Remap(e, m);
-        for (auto& e : wc.partition_by) e = Remap(e, m);
-        for (auto& k : wc.order_by) k.expr = Remap(k.expr, m);
+        for (auto& e : wc.args) e = RemapColumns(e, m);
+        for (auto& e : wc.partition_by) e = RemapColumns(e, m);
+        for (auto& k : wc.order_by) k.expr = RemapColumns(k.expr, m);
         n->schema.fields.push_back(node->schema.field(w + i));
         n->windows.push_back(std::move(wc));
         kept->push_back(w + i);
