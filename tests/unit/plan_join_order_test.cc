@@ -9,6 +9,7 @@
 #include <set>
 
 #include "plan_test_util.h"
+#include "tandem/plan/join_enumeration.h"
 #include "tandem/plan/join_graph.h"
 #include "tandem/plan/optimizer.h"
 #include "tandem/plan/rewrite_util.h"
@@ -133,6 +134,45 @@ INSTANTIATE_TEST_SUITE_P(Seeds, JoinOrderRandom, ::testing::Range(1u, 41u));
 // Q05's shape: a large fact (t0) joined with a mid-size table (t1) on one key, t1 and a small
 // table (t2) both joined with a tiny filtered one (t3) through t2's column only. Enumeration,
 // through the class {t1.c1, t2.c1, t3.c0}, joins t1 with t3 directly.
+// A leaf of the given estimate: one integer column per key, each with its distinct values and
+// the span of its values.
+plan::JoinTree Leaf(const std::string& name, double rows,
+                    std::vector<std::pair<double, double>> keys, int leaf, int first_col) {
+  plan::JoinTree t;
+  t.plan = ScanAll(MemoryTable(name, RandomRows(static_cast<int>(keys.size()), 1, leaf, 1, 0),
+                               static_cast<int>(keys.size())));
+  t.est.rows = rows;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    plan::ColumnEstimate c;
+    c.ndv = keys[i].first;
+    c.has_bounds = true;
+    c.max = keys[i].second - 1;
+    t.est.columns.push_back(c);
+    t.cols.push_back(first_col + static_cast<int>(i));
+  }
+  t.mask = uint64_t{1} << leaf;
+  return t;
+}
+
+TEST(JoinOrder, EnumerationProbesTheLargeInputAgainstTheTableThatStaysInCache) {
+  // fact (1e8 rows) joins `small` (1e4 rows, keys within 1e5: a bitmap of 12 KiB) on its first
+  // column and `wide` (9e6 rows, keys spread over 1e9: 125 MB) on its second. By output rows and
+  // hash tables alone joining `wide` first is cheaper (it keeps fewer rows); a probe of 1e8 rows
+  // missing the caches makes `small` first cheaper (TPC-H Q07's suppliers before orders).
+  std::vector<plan::JoinTree> leaves = {Leaf("fact", 1e8, {{1e5, 1e5}, {1e8, 1e9}}, 0, 0),
+                                        Leaf("small", 1e4, {{1e4, 1e5}}, 1, 2),
+                                        Leaf("wide", 9e6, {{9e6, 1e9}}, 2, 3)};
+  plan::JoinGraph graph =
+      BuildJoinGraph({Eq(0, 2), Eq(1, 3)}, {0, 2, 3}, {2, 1, 1}, /*use_classes=*/true);
+  plan::JoinTree best;
+  ASSERT_TRUE(plan::EnumerateJoins(leaves, graph, /*by_bytes=*/false, &best));
+  ASSERT_EQ(best.plan->kind, PlanKind::kJoin);
+  // The top join's build side is `wide`: fact met `small` below it.
+  ASSERT_EQ(best.plan->children.size(), 2u);
+  const std::set<const TableSource*> wide = ScannedSources(*best.plan->children[1]);
+  EXPECT_EQ(wide, ScannedSources(*leaves[2].plan)) << PlanToString(*best.plan);
+}
+
 TEST(JoinOrder, EnumerationJoinsThroughATransitiveEquality) {
   auto big = MemoryTable("fact", RandomRows(2, 400, 7, 50, 0), 2);
   auto mid = MemoryTable("mid", RandomRows(2, 50, 8, 5, 0), 2);

@@ -6,13 +6,49 @@
 namespace tandem::plan {
 namespace {
 
-// A hash join's cost: its output plus the hash table it builds on the smaller input, in rows or
-// (by_bytes) bytes. The output alone (C_out) would put wide rows into a table a large input
-// probes (TPC-H Q10's customer columns, probed by lineitem) as readily as into the output.
+// The bytes a probe row's lookup ranges over: the build side's key bitmap when its first key is
+// an integer whose span allows one (exec/cpu/key_bitmap.h: at most 128 values per build row), else
+// its hash table (an entry and the row's columns).
+double ProbedBytes(const JoinTree& build, const JoinCandidate& c) {
+  const double table = build.est.rows * (build.row_bytes + 16);
+  if (c.right_keys.empty() || c.right_keys[0]->kind != ExprKind::kColumnRef) return table;
+  const size_t col = static_cast<size_t>(c.right_keys[0]->column_index);
+  if (col >= build.est.columns.size() || !build.est.columns[col].has_bounds) return table;
+  const ColumnEstimate& key = build.est.columns[col];
+  const double span = key.max - key.min + 1;
+  if (span <= 0 || span > 128 * build.est.rows) return table;
+  return span / 8;
+}
+
+// What one probe row costs, in rows of output (or bytes): a lookup of its key, a fifth of making
+// an output row (its key's 8 bytes) when it misses to memory, less while what it looks in stays
+// in a core's cache or the shared one. Lookups decide between plans that make about as many rows
+// (TPC-H Q07: lineitem probing the French and German suppliers, a bitmap of a few KiB, before
+// their customers' orders, one of tens of MB); a plan that makes several times fewer rows wins
+// even when its probes miss (Q05: lineitem probing the orders of Asian customers, 5x fewer rows
+// than probing Asian suppliers first).
+double ProbeRowCost(double probed_bytes, bool by_bytes) {
+  constexpr double kCoreCacheBytes = 1 << 20;
+  constexpr double kSharedCacheBytes = 16 << 20;
+  const double fraction = probed_bytes <= kCoreCacheBytes     ? 0.1
+                          : probed_bytes <= kSharedCacheBytes ? 0.35
+                                                              : 1.0;
+  return fraction * (by_bytes ? 8 : 0.2);
+}
+
+// A hash join's cost: its output, the hash table it builds on the smaller input, and the lookups
+// of the larger input's rows, in rows or (by_bytes) bytes. The output alone (C_out) would put
+// wide rows into a table a large input probes (TPC-H Q10's customer columns, probed by lineitem)
+// as readily as into the output, and would not see that a large input probing a small table is
+// cheaper than the same input probing a large one.
 double JoinCost(const JoinTree& a, const JoinTree& b, const JoinGraph& graph, bool by_bytes) {
-  const JoinTree& build = a.est.rows >= b.est.rows ? b : a;
+  const bool a_probes = a.est.rows >= b.est.rows;
+  const JoinTree& probe = a_probes ? a : b;
+  const JoinTree& build = a_probes ? b : a;
+  const JoinCandidate c = EvaluateJoin(probe, build, graph);
   const double build_weight = build.est.rows * (by_bytes ? build.row_bytes : 1);
-  return JoinWeight(EvaluateJoin(a, b, graph), a, b, by_bytes) + build_weight;
+  const double probe_weight = probe.est.rows * ProbeRowCost(ProbedBytes(build, c), by_bytes);
+  return JoinWeight(c, probe, build, by_bytes) + build_weight + probe_weight;
 }
 
 }  // namespace

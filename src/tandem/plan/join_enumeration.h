@@ -1,11 +1,12 @@
 // Join enumeration by dynamic programming over the subsets of a join graph's inputs (DPsub, as
 // in Moerkotte and Neumann's DPccp family): the cheapest plan of every connected subset from the
 // cheapest plans of its two connected halves, where a plan's cost is the sum over its joins of
-// the estimated rows (or bytes) each outputs and builds its hash table on. Unlike the greedy order
-// it sees that joining a larger pair first can shrink everything after it (TPC-H Q05: customer
-// joined with its region's nations, 1/5 of it, before orders and lineitem, where joining nation
-// with supplier first is the smallest single step). Only for graphs that are connected and small:
-// the work grows as 3^n in the worst case.
+// the estimated rows (or bytes) each outputs and builds its hash table on, and of its probe rows'
+// lookups (cheaper where the build side's key bitmap or table stays in cache). Unlike the greedy
+// order it sees that joining a larger pair first can shrink everything after it (TPC-H Q05:
+// customer joined with its region's nations, 1/5 of it, before orders and lineitem, where joining
+// nation with supplier first is the smallest single step). Only for graphs that are connected and
+// small: the work grows as 3^n in the worst case.
 #pragma once
 
 #include <vector>
