@@ -117,6 +117,29 @@ def test_cache_table_moves_the_least_recently_used_table_to_host_memory():
     assert "25" in lines and str(joined) in lines, r.stdout
 
 
+def test_cache_table_moves_nothing_for_a_table_the_gpu_cannot_hold():
+    # lineitem is larger than the whole GPU limit: moving nation and region off the GPU cannot
+    # make room for it, so they stay and lineitem is kept in host memory.
+    needs_gpu()
+    script = ("SET tandem.sql.device = gpu;\n"
+              "CACHE TABLE nation;\nCACHE TABLE region;\n"
+              "SET tandem.memory.gpu.limit = '1m';\nCACHE TABLE lineitem;\n"
+              "SET tandem.memory.gpu.limit = 0;\n"
+              "SELECT count(*) AS n FROM lineitem, nation, region "
+              "WHERE l_suppkey % 25 = n_nationkey AND n_regionkey = r_regionkey;\n")
+    r = tandem("sql", "-f", "-", *table_args(), stdin=script)
+    assert r.returncode == 0, r.stderr
+    lines = [l.strip() for l in r.stdout.splitlines()]
+    lineitem = next(l for l in lines if l.startswith("cached table lineitem"))
+    assert "in host memory; kept in host memory: it takes" in lineitem, r.stdout
+    assert "more than the GPU holds" in lineitem and "moved to host memory" not in lineitem, \
+        r.stdout
+    _, con = tpch.dataset(DATA)
+    n = con.execute("SELECT count(*) FROM lineitem, nation, region "
+                    "WHERE l_suppkey % 25 = n_nationkey AND n_regionkey = r_regionkey").fetchone()[0]
+    assert str(n) in lines, r.stdout
+
+
 def test_a_query_out_of_gpu_memory_moves_cached_tables_it_does_not_read():
     needs_gpu()
     script = ("SET tandem.sql.device = gpu;\n"

@@ -232,6 +232,14 @@ def test_a_query_out_of_host_memory_drops_cached_tables_it_does_not_read(tmp_pat
     got = [[int(c) for c in line.split("|")] for line in rows]
     assert got == [list(con.sql(window).fetchone()),
                    list(con.sql("SELECT count(*), sum(a) FROM t").fetchone())], proc.stdout
+    # EXPLAIN ANALYZE runs the query the same way, and says what it dropped.
+    proc = tandem("sql", f"SET tandem.sql.device = cpu; CACHE TABLE t; "
+                  f"SET \"tandem.memory.host.limit\" = '{limit}'; EXPLAIN ANALYZE {window}",
+                  *tables)
+    assert proc.returncode == 0, proc.stderr
+    assert ("Memory: out of host memory: dropped cached tables t from host memory (read from "
+            "their files again) and ran again") in proc.stdout, proc.stdout
+    assert "Total: 1 rows" in proc.stdout, proc.stdout
 
 
 def test_cache_table_refuses_a_parquet_table_early_from_its_projected_size(tmp_path):

@@ -4,6 +4,7 @@
 // event logs all read.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -65,6 +66,17 @@ class TableCache {
       if (t.device && (!oldest || t.last_used < oldest->last_used)) oldest = &t;
     }
     return oldest;
+  }
+  // The tables in GPU memory, used longest ago first.
+  std::vector<CachedTable*> OnDeviceLeastRecentlyUsedFirst() {
+    std::vector<CachedTable*> out;
+    for (auto& [key, t] : tables_) {
+      if (t.device) out.push_back(&t);
+    }
+    std::sort(out.begin(), out.end(), [](const CachedTable* a, const CachedTable* b) {
+      return a->last_used < b->last_used;
+    });
+    return out;
   }
   // Drops tables cached in host memory only (leaving out those of `keep`), least recently used
   // first, until they held at least `bytes`; their queries read the files again. Returns the

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <vector>
 
 #include "tandem/column/column_builder.h"
 #include "tandem/common/large_stack.h"
@@ -28,7 +29,9 @@
 #include "tandem/exec/executor.h"
 #include "tandem/exec/plan_text.h"
 #include "tandem/gpu/device_column.h"
+#include "tandem/gpu/device_limit.h"
 #include "tandem/gpu/memory_config.h"
+#include "tandem/gpu/runtime.h"
 #include "tandem/io/parquet/writer.h"
 #include "tandem/memory/host_memory.h"
 #include "tandem/placement/cost_model.h"
@@ -490,6 +493,40 @@ class StatementRunner {
     return RunQuery(plan, output_, nullptr);
   }
 
+  // Runs a placed plan through `execute` in a fresh context (*context). Out of host memory with
+  // tables cached in host memory that the query does not read: those used longest ago go back to
+  // their files (as much as the query held when it failed, each time) and the query runs again;
+  // *dropped names them.
+  Result<Table> RunDroppingCachedTables(const PlanNode& root,
+                                        const std::function<Result<Table>(ExecContext&)>& execute,
+                                        bool time_gpu_operators,
+                                        std::unique_ptr<ExecContext>* context,
+                                        std::vector<std::string>* dropped) {
+    auto fresh = [&] {
+      *context = std::make_unique<ExecContext>();
+      Configure(**context);
+      (*context)->time_gpu_operators = time_gpu_operators;
+    };
+    fresh();
+    Result<Table> run = execute(**context);
+    while (!run.ok() && run.status().code() == StatusCode::kOutOfMemory &&
+           !(*context)->Cancelled()) {
+      const std::vector<std::string> names = session_.cache_.DropFromHost(
+          ScannedSources(root), std::max<int64_t>((*context)->peak_host_bytes, 1));
+      if (names.empty()) break;
+      dropped->insert(dropped->end(), names.begin(), names.end());
+      fresh();
+      run = execute(**context);
+    }
+    return run;
+  }
+
+  static std::string DroppedNote(const std::vector<std::string>& dropped) {
+    std::string note = "out of host memory: dropped cached tables";
+    for (size_t i = 0; i < dropped.size(); ++i) note += (i ? ", " : " ") + dropped[i];
+    return note + " from host memory (read from their files again) and ran again";
+  }
+
   // Places and runs a query's plan. With `output`, its rows go to that Parquet or CSV file as
   // they are made (named by `names` when given) and the result holds none; a run that fails
   // leaves no file (each run writes a fresh one).
@@ -506,22 +543,9 @@ class StatementRunner {
       rows_written = sink->rows();
       return none;
     };
-    auto context = std::make_unique<ExecContext>();
-    Configure(*context);
-    Result<Table> run = execute(*context);
-    // Out of host memory with tables cached in host memory that the query does not read: those
-    // used longest ago go back to their files (as much as the query held when it failed, each
-    // time) and the query runs again.
+    std::unique_ptr<ExecContext> context;
     std::vector<std::string> dropped;
-    while (!run.ok() && run.status().code() == StatusCode::kOutOfMemory && !context->Cancelled()) {
-      const std::vector<std::string> names = session_.cache_.DropFromHost(
-          ScannedSources(*placed.result.plan), std::max<int64_t>(context->peak_host_bytes, 1));
-      if (names.empty()) break;
-      dropped.insert(dropped.end(), names.begin(), names.end());
-      context = std::make_unique<ExecContext>();
-      Configure(*context);
-      run = execute(*context);
-    }
+    Result<Table> run = RunDroppingCachedTables(root, execute, false, &context, &dropped);
     // Still out of host memory, with its rows bound for the caller: when the session allows it
     // and the rows may be what did not fit (estimated at an eighth of the budget or more), the
     // query runs again with its rows going to a spill file (tandem.spill.dir) as they are made,
@@ -549,11 +573,7 @@ class StatementRunner {
     result.spooled = std::move(spooled);
     result.rows_written = rows_written;
     result.devices = DevicesLine(*placed.result.plan);
-    if (!dropped.empty()) {
-      result.devices += "; out of host memory: dropped cached tables";
-      for (size_t i = 0; i < dropped.size(); ++i) result.devices += (i ? ", " : " ") + dropped[i];
-      result.devices += " from host memory (read from their files again) and ran again";
-    }
+    if (!dropped.empty()) result.devices += "; " + DroppedNote(dropped);
     if (ctx.host_oom_retries > 0) {
       result.devices += "; out of host memory: " + std::to_string(ctx.host_oom_retries) +
                         " operator(s) ran again";
@@ -640,23 +660,29 @@ class StatementRunner {
       }
       return result;
     }
-    ExecContext ctx;
-    Configure(ctx);
-    ctx.time_gpu_operators = true;
+    std::unique_ptr<ExecContext> context;
+    std::vector<std::string> dropped;
     const auto start = std::chrono::steady_clock::now();
-    TANDEM_ASSIGN_OR_RAISE(Table rows, ::tandem::Execute(root, ctx));
+    Result<Table> run = RunDroppingCachedTables(
+        root, [&](ExecContext& c) { return ::tandem::Execute(root, c); }, true, &context, &dropped);
+    TANDEM_ASSIGN_OR_RAISE(Table rows, std::move(run));
     const double millis = MillisSince(start);
+    const ExecContext& ctx = *context;
     if (json) {
       nlohmann::json j = placement::PlanToJson(placed.result, placed.setup, &ctx);
       j["total"] = {{"rows", rows.num_rows()}, {"ms", millis}};
+      if (!dropped.empty()) j["memory"] = DroppedNote(dropped);
       result.table = LinesTable("plan", j.dump(2));
       return result;
     }
     char total[96];
     std::snprintf(total, sizeof(total), "Total: %lld rows, %.3f ms",
                   static_cast<long long>(rows.num_rows()), millis);
-    result.table = LinesTable("plan", placement::PlacementHeader(placed.result, placed.setup) +
-                                          "\n" + PlanToStringWithMetrics(root, ctx) + total);
+    const std::string dropped_line =
+        dropped.empty() ? "" : "Memory: " + DroppedNote(dropped) + "\n";
+    result.table =
+        LinesTable("plan", placement::PlacementHeader(placed.result, placed.setup) + "\n" +
+                               PlanToStringWithMetrics(root, ctx) + dropped_line + total);
     return result;
   }
 
@@ -753,9 +779,11 @@ class StatementRunner {
         TANDEM_ASSIGN_OR_RAISE(gpu::Stream stream, gpu::Stream::Create());
         session_.cache_stream_.emplace(std::move(stream));
       }
-      // The copy is part of the statement: injected failures apply to it too.
+      // The copy is part of the statement: injected failures and tandem.memory.gpu.limit apply
+      // to it too.
+      gpu::SetDeviceLimit(ctx.gpu_limit_bytes);
       ArmOomInjection(ctx.oom_injection);
-      Result<gpu::DeviceBatchPtr> copied = CacheOnDevice(table, &note);
+      Result<gpu::DeviceBatchPtr> copied = CacheOnDevice(table, ctx.gpu_limit_bytes, &note);
       ArmOomInjection(OomInjection{});
       TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr batch, std::move(copied));
       if (batch) {
@@ -805,33 +833,42 @@ class StatementRunner {
   }
 
   // Copies a table to be cached into GPU memory. When the GPU is full, the cached tables used
-  // longest ago move to host memory one by one until it fits; when nothing is left to move, the
-  // table stays in host memory (nullptr, and `note` says why). Never an error for lack of memory.
-  Result<gpu::DeviceBatchPtr> CacheOnDevice(const Table& table, std::string* note) {
+  // longest ago move to host memory until it fits, but only when moving them can make room and
+  // host memory can take them: else nothing moves and the table stays in host memory (nullptr,
+  // `note` says why). Never an error for lack of memory.
+  Result<gpu::DeviceBatchPtr> CacheOnDevice(const Table& table, int64_t gpu_limit,
+                                            std::string* note) {
     const gpu::Stream& stream = *session_.cache_stream_;
+    Result<gpu::DeviceBatchPtr> batch = gpu::ToDevice(table, stream);
+    // Frees of a failed copy are stream-ordered: let them land before trying again.
+    TANDEM_RETURN_NOT_OK(stream.Synchronize());
+    if (batch.ok() || batch.status().code() != StatusCode::kOutOfMemory) return batch;
+    std::string why_not;
+    const std::vector<CachedTable*> make_way =
+        TablesToMoveForRoom(cpu::opx::TableBytes(table), gpu_limit, &why_not);
+    if (!why_not.empty()) {
+      *note = "; kept in host memory: " + why_not;
+      return gpu::DeviceBatchPtr();
+    }
     std::string moved;  // names of the tables moved to host memory
+    auto moved_note = [&] { return moved.empty() ? "" : "; moved to host memory: " + moved; };
+    size_t planned = 0;
     for (;;) {
-      Result<gpu::DeviceBatchPtr> batch = gpu::ToDevice(table, stream);
-      // Frees of a failed copy are stream-ordered: let them land before trying again.
-      TANDEM_RETURN_NOT_OK(stream.Synchronize());
-      if (batch.ok() || batch.status().code() != StatusCode::kOutOfMemory) {
-        if (batch.ok() && !moved.empty()) *note = "; moved to host memory: " + moved;
-        return batch;
-      }
-      CachedTable* oldest = session_.cache_.LeastRecentlyUsedOnDevice();
+      // The planned tables first, then (a copy that still fails, say under injected failures)
+      // one more at a time.
+      CachedTable* oldest = planned < make_way.size() ? make_way[planned++]
+                                                      : session_.cache_.LeastRecentlyUsedOnDevice();
       if (!oldest) {
-        *note = moved.empty() ? "" : "; moved to host memory: " + moved;
-        *note += "; kept in host memory, the GPU has no room: " + batch.status().message();
+        *note = moved_note() +
+                "; kept in host memory, the GPU has no room: " + batch.status().message();
         return gpu::DeviceBatchPtr();
       }
       Result<Table> moved_out = gpu::ToHost(*oldest->device, stream);
       TANDEM_RETURN_NOT_OK(stream.Synchronize());
       if (!moved_out.ok() && moved_out.status().code() == StatusCode::kOutOfMemory) {
-        // No host room for the table that would make way (TPC-H SF100 on an 80 GB GPU): the new
-        // table stays in host memory, where it was read, and the others stay on the GPU.
-        *note = moved.empty() ? "" : "; moved to host memory: " + moved;
-        *note += "; kept in host memory, the GPU has no room and moving " + oldest->name +
-                 " out of it does not fit host memory: " + moved_out.status().message();
+        *note = moved_note() + "; kept in host memory, the GPU has no room and moving " +
+                oldest->name +
+                " out of it does not fit host memory: " + moved_out.status().message();
         return gpu::DeviceBatchPtr();
       }
       TANDEM_ASSIGN_OR_RAISE(Table host, std::move(moved_out));
@@ -840,7 +877,56 @@ class StatementRunner {
       oldest->device.reset();
       TANDEM_RETURN_NOT_OK(stream.Synchronize());
       moved += (moved.empty() ? "" : ", ") + oldest->name;
+      if (planned < make_way.size()) continue;
+      batch = gpu::ToDevice(table, stream);
+      TANDEM_RETURN_NOT_OK(stream.Synchronize());
+      if (batch.ok() || batch.status().code() != StatusCode::kOutOfMemory) {
+        if (batch.ok()) *note = moved_note();
+        return batch;
+      }
     }
+  }
+
+  // The cached GPU tables, least recently used first, whose move to host memory would free room
+  // for `bytes` more on the GPU. Empty with `why_not` set when even moving every one would not
+  // (TPC-H lineitem at SF100, 76 GiB, on an 80 GB GPU beside what queries hold: moving the seven
+  // other tables out, as this did before, left them and lineitem in host memory, and the host
+  // without room for the queries' own work), or when host memory cannot take them.
+  std::vector<CachedTable*> TablesToMoveForRoom(int64_t bytes, int64_t gpu_limit,
+                                                std::string* why_not) {
+    const gpu::PoolStats pool = gpu::GetPoolStats();
+    int64_t capacity = pool.pool_limit_bytes;
+    for (const int64_t limit : {gpu_limit, gpu::DeviceLimit()}) {
+      if (limit > 0 && (capacity <= 0 || limit < capacity)) capacity = limit;
+    }
+    std::vector<CachedTable*> on_device = session_.cache_.OnDeviceLeastRecentlyUsedFirst();
+    int64_t cached_bytes = 0;
+    for (const CachedTable* t : on_device) cached_bytes += t->bytes;
+    if (capacity <= 0) return on_device;  // unknown: move as needed
+    const int64_t others = std::max<int64_t>(0, pool.used_bytes - cached_bytes);
+    if (bytes > capacity - others) {
+      *why_not = "it takes " + FormatByteSize(bytes) + ", more than the GPU holds beside what is " +
+                 "not a cached table (" + FormatByteSize(capacity) + " less " +
+                 FormatByteSize(others) + "), so no cached table moved for it";
+      return {};
+    }
+    const int64_t short_by = bytes - (capacity - pool.used_bytes);
+    std::vector<CachedTable*> chosen;
+    int64_t freed = 0;
+    for (CachedTable* t : on_device) {
+      if (freed >= short_by) break;
+      chosen.push_back(t);
+      freed += t->bytes;
+    }
+    const int64_t host_room = host_memory::Limit() - host_memory::InUse();
+    if (freed > host_room) {
+      *why_not = "moving the " + std::to_string(chosen.size()) + " cached table(s) used longest " +
+                 "ago off the GPU to make room takes " + FormatByteSize(freed) +
+                 " of host memory, which has " + FormatByteSize(std::max<int64_t>(host_room, 0)) +
+                 " free under tandem.memory.host.limit";
+      return {};
+    }
+    return chosen;
   }
 
   Result<StatementResult> CreateView(const Json& node) {
