@@ -902,7 +902,7 @@ class StatementRunner {
     std::vector<CachedTable*> on_device = session_.cache_.OnDeviceLeastRecentlyUsedFirst();
     int64_t cached_bytes = 0;
     for (const CachedTable* t : on_device) cached_bytes += t->bytes;
-    if (capacity <= 0) return on_device;  // unknown: move as needed
+    if (capacity <= 0) return {};  // unknown: one at a time, trying after each
     const int64_t others = std::max<int64_t>(0, pool.used_bytes - cached_bytes);
     if (bytes > capacity - others) {
       *why_not = "it takes " + FormatByteSize(bytes) + ", more than the GPU holds beside what is " +
