@@ -123,8 +123,8 @@ def test_cache_table_moves_nothing_for_a_table_the_gpu_cannot_hold():
     needs_gpu()
     script = ("SET tandem.sql.device = gpu;\n"
               "CACHE TABLE nation;\nCACHE TABLE region;\n"
-              "SET tandem.memory.gpu.limit = '1m';\nCACHE TABLE lineitem;\n"
-              "SET tandem.memory.gpu.limit = 0;\n"
+              "SET \"tandem.memory.gpu.limit\" = '1m';\nCACHE TABLE lineitem;\n"
+              "SET \"tandem.memory.gpu.limit\" = 0;\n"
               "SELECT count(*) AS n FROM lineitem, nation, region "
               "WHERE l_suppkey % 25 = n_nationkey AND n_regionkey = r_regionkey;\n")
     r = tandem("sql", "-f", "-", *table_args(), stdin=script)
