@@ -92,6 +92,22 @@ def test_explain_analyze_marks_the_part_that_ran_on_the_cpu():
     assert "1 after running out of GPU memory whole" in r.stderr, r.stderr
 
 
+def run_script(script):
+    """Runs a `tandem sql` script over the TPC-H tables; its result and its output lines."""
+    r = tandem("sql", "-f", "-", *table_args(), stdin=script)
+    assert r.returncode == 0, r.stderr
+    return r, [l.strip() for l in r.stdout.splitlines()]
+
+
+def cached_line(lines, table):
+    return next(l for l in lines if l.startswith(f"cached table {table}"))
+
+
+def duckdb_count(from_where):
+    _, con = tpch.dataset(DATA)
+    return con.execute(f"SELECT count(*) {from_where}").fetchone()[0]
+
+
 def test_cache_table_moves_the_least_recently_used_table_to_host_memory():
     needs_gpu()
     script = ("SET tandem.sql.device = gpu;\n"
@@ -104,16 +120,12 @@ def test_cache_table_moves_the_least_recently_used_table_to_host_memory():
               "SET tandem.test.injectOom = off;\n"
               "SELECT count(*) AS n FROM region, nation WHERE r_regionkey = n_regionkey;\n"
               "SELECT count(*) AS n FROM customer, supplier WHERE c_nationkey = s_nationkey;\n")
-    r = tandem("sql", "-f", "-", *table_args(), stdin=script)
-    assert r.returncode == 0, r.stderr
-    lines = [l.strip() for l in r.stdout.splitlines()]
-    supplier = next(l for l in lines if l.startswith("cached table supplier"))
+    r, lines = run_script(script)
+    supplier = cached_line(lines, "supplier")
     assert "in GPU memory; moved to host memory: region" in supplier, r.stdout
-    customer = next(l for l in lines if l.startswith("cached table customer"))
+    customer = cached_line(lines, "customer")
     assert "in host memory" in customer or "moved to host memory" in customer, r.stdout
-    _, con = tpch.dataset(DATA)
-    joined = con.execute("SELECT count(*) FROM customer, supplier "
-                         "WHERE c_nationkey = s_nationkey").fetchone()[0]
+    joined = duckdb_count("FROM customer, supplier WHERE c_nationkey = s_nationkey")
     assert "25" in lines and str(joined) in lines, r.stdout
 
 
@@ -127,16 +139,13 @@ def test_cache_table_moves_nothing_for_a_table_the_gpu_cannot_hold():
               "SET \"tandem.memory.gpu.limit\" = 0;\n"
               "SELECT count(*) AS n FROM lineitem, nation, region "
               "WHERE l_suppkey % 25 = n_nationkey AND n_regionkey = r_regionkey;\n")
-    r = tandem("sql", "-f", "-", *table_args(), stdin=script)
-    assert r.returncode == 0, r.stderr
-    lines = [l.strip() for l in r.stdout.splitlines()]
-    lineitem = next(l for l in lines if l.startswith("cached table lineitem"))
+    r, lines = run_script(script)
+    lineitem = cached_line(lines, "lineitem")
     assert "in host memory; kept in host memory: it takes" in lineitem, r.stdout
     assert "more than the GPU holds" in lineitem and "moved to host memory" not in lineitem, \
         r.stdout
-    _, con = tpch.dataset(DATA)
-    n = con.execute("SELECT count(*) FROM lineitem, nation, region "
-                    "WHERE l_suppkey % 25 = n_nationkey AND n_regionkey = r_regionkey").fetchone()[0]
+    n = duckdb_count("FROM lineitem, nation, region "
+                     "WHERE l_suppkey % 25 = n_nationkey AND n_regionkey = r_regionkey")
     assert str(n) in lines, r.stdout
 
 
