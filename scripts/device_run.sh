@@ -21,6 +21,8 @@
 #                                 under cpu, gpu and auto
 #   scripts/device_run.sh aa        scripts/aa_probe.py on the fallback query with the 12-column
 #                                 island (all-CPU plan) at ROWS rows, ROUNDS rounds
+#   scripts/device_run.sh cached_check  bench/tpch_cached_check.py (SF, MODES) into
+#                                 $OUT/tpch_sfN_cached*.md
 #   scripts/device_run.sh setting_ab  bench/setting_ab.py over TPC-H (SF, SETTING, A, B, QUERIES,
 #                                 ROUNDS, CACHE=none|host|gpu, PRELUDE) into $OUT/setting_ab.md
 #   scripts/device_run.sh scaling   bench/thread_scaling.py (SF, QUERIES, THREADS, ROUNDS) into
@@ -177,6 +179,15 @@ for what in "${@:-tests}"; do
             "${confs[@]}" "${tables[@]}" 2>&1 | sed -n '/^Placement/,$p' | tee -a "$OUT/analyze_tpch.log"
         done
       done
+      ;;
+    cached_check)
+      # The 22 queries over all eight tables cached in one process per mode (MODES, default
+      # "gpu,auto,cpu"), each answer against the CPU's from files: bench/tpch_cached_check.py.
+      data=/tmp/tpch-sf${SF:-10}
+      [ -d $data/lineitem ] || .device/bin/tandem datagen tpch --sf "${SF:-10}" --out $data >/dev/null
+      python3 bench/tpch_cached_check.py --tandem "$TANDEM_BIN" --data $data \
+        --mode "${MODES:-gpu,auto,cpu}" --timeout "${CELL_TIMEOUT:-200}" \
+        --out "$OUT/tpch_sf${SF:-10}_cached.md" 2>&1 | tee -a "$OUT/cached_check.log" | tail -32
       ;;
     setting_ab)
       data=/tmp/tpch-sf${SF:-10}
