@@ -131,9 +131,6 @@ TEST_P(JoinOrderRandom, EveryOrderGivesTheRowsAsWritten) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, JoinOrderRandom, ::testing::Range(1u, 41u));
 
-// Q05's shape: a large fact (t0) joined with a mid-size table (t1) on one key, t1 and a small
-// table (t2) both joined with a tiny filtered one (t3) through t2's column only. Enumeration,
-// through the class {t1.c1, t2.c1, t3.c0}, joins t1 with t3 directly.
 // A leaf of the given estimate: one integer column per key, each with its distinct values and
 // the span of its values.
 plan::JoinTree Leaf(const std::string& name, double rows,
@@ -173,6 +170,9 @@ TEST(JoinOrder, EnumerationProbesTheLargeInputAgainstTheTableThatStaysInCache) {
   EXPECT_EQ(wide, ScannedSources(*leaves[2].plan)) << PlanToString(*best.plan);
 }
 
+// Q05's shape: a large fact (t0) joined with a mid-size table (t1) on one key, t1 and a small
+// table (t2) both joined with a tiny filtered one (t3) through t2's column only. Enumeration,
+// through the class {t1.c1, t2.c1, t3.c0}, joins t1 with t3 directly.
 TEST(JoinOrder, EnumerationJoinsThroughATransitiveEquality) {
   auto big = MemoryTable("fact", RandomRows(2, 400, 7, 50, 0), 2);
   auto mid = MemoryTable("mid", RandomRows(2, 50, 8, 5, 0), 2);

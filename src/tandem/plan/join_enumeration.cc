@@ -1,39 +1,68 @@
 // Join enumeration over subsets (see join_enumeration.h).
 #include "tandem/plan/join_enumeration.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace tandem::plan {
 namespace {
 
-// The bytes a probe row's lookup ranges over: the build side's key bitmap when its first key is
-// an integer whose span allows one (exec/cpu/key_bitmap.h: at most 128 values per build row), else
-// its hash table (an entry and the row's columns).
-double ProbedBytes(const JoinTree& build, const JoinCandidate& c) {
-  const double table = build.est.rows * (build.row_bytes + 16);
-  if (c.right_keys.empty() || c.right_keys[0]->kind != ExprKind::kColumnRef) return table;
-  const size_t col = static_cast<size_t>(c.right_keys[0]->column_index);
-  if (col >= build.est.columns.size() || !build.est.columns[col].has_bounds) return table;
-  const ColumnEstimate& key = build.est.columns[col];
-  const double span = key.max - key.min + 1;
-  if (span <= 0 || span > 128 * build.est.rows) return table;
-  return span / 8;
+// The largest span a key bitmap takes (exec/cpu/key_bitmap.h): 128 values per build row, or
+// 2^24 in any case, never more than 2^33.
+double MaxBitmapSpan(double build_rows) {
+  return std::min(std::ldexp(1.0, 33), std::max(std::ldexp(1.0, 24), 128 * build_rows));
 }
 
-// What one probe row costs, in rows of output (or bytes): a lookup of its key, a fifth of making
-// an output row (its key's 8 bytes) when it misses to memory, less while what it looks in stays
-// in a core's cache or the shared one. Lookups decide between plans that make about as many rows
-// (TPC-H Q07: lineitem probing the French and German suppliers, a bitmap of a few KiB, before
-// their customers' orders, one of tens of MB); a plan that makes several times fewer rows wins
-// even when its probes miss (Q05: lineitem probing the orders of Asian customers, 5x fewer rows
-// than probing Asian suppliers first).
-double ProbeRowCost(double probed_bytes, bool by_bytes) {
+// The fraction of its span that the build side's sparsest bitmappable key fills (integer or date
+// columns with known bounds, as exec/cpu/key_bitmap.h's BuildSparsest chooses), and that span's
+// bytes; false when no key gets a bitmap.
+bool SparsestKeyBitmap(const JoinTree& build, const JoinCandidate& c, double* fill, double* bytes) {
+  bool found = false;
+  for (const ExprPtr& key : c.right_keys) {
+    if (key->kind != ExprKind::kColumnRef) continue;
+    const DataType& type = key->type;
+    if ((!type.is_integer() && type.id != TypeId::kDate32) || type.id == TypeId::kUInt64) continue;
+    const size_t col = static_cast<size_t>(key->column_index);
+    if (col >= build.est.columns.size() || !build.est.columns[col].has_bounds) continue;
+    const ColumnEstimate& k = build.est.columns[col];
+    const double span = k.max - k.min + 1;
+    if (span <= 0 || span > MaxBitmapSpan(build.est.rows)) continue;
+    const double ndv = k.ndv >= 0 ? std::min(k.ndv, build.est.rows) : build.est.rows;
+    const double f = std::min(1.0, ndv / span);
+    if (!found || f < *fill) {
+      found = true;
+      *fill = f;
+      *bytes = span / 8;
+    }
+  }
+  return found;
+}
+
+// A lookup's cost, in output rows (or bytes), by the bytes it ranges over: a fifth of making an
+// output row (its key's 8 bytes) when it misses to memory, less while what it looks in stays in
+// a core's cache or the shared one.
+double LookupCost(double looked_in_bytes, bool by_bytes) {
   constexpr double kCoreCacheBytes = 1 << 20;
   constexpr double kSharedCacheBytes = 16 << 20;
-  const double fraction = probed_bytes <= kCoreCacheBytes     ? 0.1
-                          : probed_bytes <= kSharedCacheBytes ? 0.35
-                                                              : 1.0;
+  const double fraction = looked_in_bytes <= kCoreCacheBytes     ? 0.1
+                          : looked_in_bytes <= kSharedCacheBytes ? 0.35
+                                                                 : 1.0;
   return fraction * (by_bytes ? 8 : 0.2);
+}
+
+// What one probe row costs: a test in the build side's key bitmap when it has one, and for the
+// rows that pass (about the bitmap's fill) a lookup in its hash table (an entry and the row's
+// columns). Lookups decide between plans that make about as many rows (TPC-H Q07: lineitem
+// probing the French and German suppliers, a bitmap of a few KiB, before their customers'
+// orders, one of tens of MB); a plan that makes several times fewer rows wins even when its
+// probes miss (Q05: lineitem probing the orders of Asian customers, 5x fewer rows than probing
+// Asian suppliers first).
+double ProbeRowCost(const JoinTree& build, const JoinCandidate& c, bool by_bytes) {
+  const double table = LookupCost(build.est.rows * (build.row_bytes + 16), by_bytes);
+  double fill = 1, bitmap_bytes = 0;
+  if (!SparsestKeyBitmap(build, c, &fill, &bitmap_bytes) || fill > 0.5) return table;
+  return LookupCost(bitmap_bytes, by_bytes) + fill * table;
 }
 
 // A hash join's cost: its output, the hash table it builds on the smaller input, and the lookups
@@ -47,7 +76,7 @@ double JoinCost(const JoinTree& a, const JoinTree& b, const JoinGraph& graph, bo
   const JoinTree& build = a_probes ? b : a;
   const JoinCandidate c = EvaluateJoin(probe, build, graph);
   const double build_weight = build.est.rows * (by_bytes ? build.row_bytes : 1);
-  const double probe_weight = probe.est.rows * ProbeRowCost(ProbedBytes(build, c), by_bytes);
+  const double probe_weight = probe.est.rows * ProbeRowCost(build, c, by_bytes);
   return JoinWeight(c, probe, build, by_bytes) + build_weight + probe_weight;
 }
 

@@ -30,6 +30,7 @@
 #include "tandem/exec/plan_text.h"
 #include "tandem/gpu/device_column.h"
 #include "tandem/gpu/device_limit.h"
+#include "tandem/gpu/device_size.h"
 #include "tandem/gpu/memory_config.h"
 #include "tandem/gpu/runtime.h"
 #include "tandem/io/parquet/writer.h"
@@ -679,7 +680,9 @@ class StatementRunner {
     std::snprintf(total, sizeof(total), "Total: %lld rows, %.3f ms",
                   static_cast<long long>(rows.num_rows()), millis);
     const std::string dropped_line =
-        dropped.empty() ? "" : "Memory: " + DroppedNote(dropped) + "\n";
+        dropped.empty() ? ""
+                        : "Memory: " + DroppedNote(dropped) +
+                              " (the metrics are the last run's; the total counts every run)\n";
     result.table =
         LinesTable("plan", placement::PlacementHeader(placed.result, placed.setup) + "\n" +
                                PlanToStringWithMetrics(root, ctx) + dropped_line + total);
@@ -833,76 +836,90 @@ class StatementRunner {
   }
 
   // Copies a table to be cached into GPU memory. When the GPU is full, the cached tables used
-  // longest ago move to host memory until it fits, but only when moving them can make room and
-  // host memory can take them: else nothing moves and the table stays in host memory (nullptr,
-  // `note` says why). Never an error for lack of memory.
+  // longest ago move to host memory to make room for it (TablesToMoveForRoom), and the copy is
+  // tried again once; when no such tables exist (even moving every one would not make room, or
+  // host memory cannot take them), nothing moves. Where the pool's figures show room but the copy
+  // failed all the same (fragmentation, an injected failure), the tables move one at a time, the
+  // copy tried after each. A table that does not go to the GPU stays in host memory (nullptr;
+  // `note` says why and what moved). Never an error for lack of memory.
   Result<gpu::DeviceBatchPtr> CacheOnDevice(const Table& table, int64_t gpu_limit,
                                             std::string* note) {
     const gpu::Stream& stream = *session_.cache_stream_;
-    Result<gpu::DeviceBatchPtr> batch = gpu::ToDevice(table, stream);
-    // Frees of a failed copy are stream-ordered: let them land before trying again.
-    TANDEM_RETURN_NOT_OK(stream.Synchronize());
+    auto copy = [&]() -> Result<gpu::DeviceBatchPtr> {
+      Result<gpu::DeviceBatchPtr> batch = gpu::ToDevice(table, stream);
+      // Frees of a failed copy are stream-ordered: let them land before trying again.
+      TANDEM_RETURN_NOT_OK(stream.Synchronize());
+      return batch;
+    };
+    Result<gpu::DeviceBatchPtr> batch = copy();
     if (batch.ok() || batch.status().code() != StatusCode::kOutOfMemory) return batch;
     std::string why_not;
     const std::vector<CachedTable*> make_way =
-        TablesToMoveForRoom(cpu::opx::TableBytes(table), gpu_limit, &why_not);
+        TablesToMoveForRoom(gpu::DeviceBytesOf(table), gpu_limit, &why_not);
     if (!why_not.empty()) {
       *note = "; kept in host memory: " + why_not;
       return gpu::DeviceBatchPtr();
     }
     std::string moved;  // names of the tables moved to host memory
-    auto moved_note = [&] { return moved.empty() ? "" : "; moved to host memory: " + moved; };
-    size_t planned = 0;
+    auto kept = [&](const std::string& why) {
+      *note = (moved.empty() ? "" : "; moved to host memory: " + moved) +
+              "; kept in host memory, " + why;
+      return gpu::DeviceBatchPtr();
+    };
+    // Moves one table off the GPU; false (with `note` set) when host memory cannot take it.
+    auto move = [&](CachedTable* t) -> Result<bool> {
+      Result<Table> host = gpu::ToHost(*t->device, stream);
+      TANDEM_RETURN_NOT_OK(stream.Synchronize());
+      if (!host.ok() && host.status().code() == StatusCode::kOutOfMemory) {
+        kept("the GPU has no room and moving " + t->name +
+             " out of it does not fit host memory: " + host.status().message());
+        return false;
+      }
+      TANDEM_RETURN_NOT_OK(host.status());
+      t->bytes = cpu::opx::TableBytes(*host);
+      t->host = std::make_shared<const Table>(std::move(host).value());
+      t->device.reset();
+      TANDEM_RETURN_NOT_OK(stream.Synchronize());
+      moved += (moved.empty() ? "" : ", ") + t->name;
+      return true;
+    };
+    if (!make_way.empty()) {
+      for (CachedTable* t : make_way) {
+        TANDEM_ASSIGN_OR_RAISE(bool done, move(t));
+        if (!done) return gpu::DeviceBatchPtr();
+      }
+      batch = copy();
+      if (batch.ok()) *note = "; moved to host memory: " + moved;
+      if (batch.ok() || batch.status().code() != StatusCode::kOutOfMemory) return batch;
+      return kept("the GPU still had no room: " + batch.status().message());
+    }
     for (;;) {
-      // The planned tables first, then (a copy that still fails, say under injected failures)
-      // one more at a time.
-      CachedTable* oldest = planned < make_way.size() ? make_way[planned++]
-                                                      : session_.cache_.LeastRecentlyUsedOnDevice();
-      if (!oldest) {
-        *note = moved_note() +
-                "; kept in host memory, the GPU has no room: " + batch.status().message();
-        return gpu::DeviceBatchPtr();
-      }
-      Result<Table> moved_out = gpu::ToHost(*oldest->device, stream);
-      TANDEM_RETURN_NOT_OK(stream.Synchronize());
-      if (!moved_out.ok() && moved_out.status().code() == StatusCode::kOutOfMemory) {
-        *note = moved_note() + "; kept in host memory, the GPU has no room and moving " +
-                oldest->name +
-                " out of it does not fit host memory: " + moved_out.status().message();
-        return gpu::DeviceBatchPtr();
-      }
-      TANDEM_ASSIGN_OR_RAISE(Table host, std::move(moved_out));
-      oldest->bytes = cpu::opx::TableBytes(host);
-      oldest->host = std::make_shared<const Table>(std::move(host));
-      oldest->device.reset();
-      TANDEM_RETURN_NOT_OK(stream.Synchronize());
-      moved += (moved.empty() ? "" : ", ") + oldest->name;
-      if (planned < make_way.size()) continue;
-      batch = gpu::ToDevice(table, stream);
-      TANDEM_RETURN_NOT_OK(stream.Synchronize());
-      if (batch.ok() || batch.status().code() != StatusCode::kOutOfMemory) {
-        if (batch.ok()) *note = moved_note();
-        return batch;
-      }
+      CachedTable* oldest = session_.cache_.LeastRecentlyUsedOnDevice();
+      if (!oldest) return kept("the GPU has no room: " + batch.status().message());
+      TANDEM_ASSIGN_OR_RAISE(bool done, move(oldest));
+      if (!done) return gpu::DeviceBatchPtr();
+      batch = copy();
+      if (batch.ok()) *note = "; moved to host memory: " + moved;
+      if (batch.ok() || batch.status().code() != StatusCode::kOutOfMemory) return batch;
     }
   }
 
   // The cached GPU tables, least recently used first, whose move to host memory would free room
-  // for `bytes` more on the GPU. Empty with `why_not` set when even moving every one would not
-  // (TPC-H lineitem at SF100, 76 GiB, on an 80 GB GPU beside what queries hold: moving the seven
-  // other tables out, as this did before, left them and lineitem in host memory, and the host
-  // without room for the queries' own work), or when host memory cannot take them.
+  // for `bytes` more on the GPU (the device's size of the new table). Empty with `why_not` set
+  // when even moving every one would not (TPC-H lineitem at SF100, 76 GiB, on an 80 GB GPU:
+  // moving the seven other tables out, as this did before, left them and lineitem in host memory
+  // and the host without room for the queries' own work), or when host memory cannot take them;
+  // empty without it when the pool's figures show room already (the caller then moves tables one
+  // at a time).
   std::vector<CachedTable*> TablesToMoveForRoom(int64_t bytes, int64_t gpu_limit,
                                                 std::string* why_not) {
     const gpu::PoolStats pool = gpu::GetPoolStats();
-    int64_t capacity = pool.pool_limit_bytes;
-    for (const int64_t limit : {gpu_limit, gpu::DeviceLimit()}) {
-      if (limit > 0 && (capacity <= 0 || limit < capacity)) capacity = limit;
-    }
+    int64_t capacity = pool.pool_limit_bytes;  // set once the runtime started
+    if (gpu_limit > 0 && (capacity <= 0 || gpu_limit < capacity)) capacity = gpu_limit;
     std::vector<CachedTable*> on_device = session_.cache_.OnDeviceLeastRecentlyUsedFirst();
     int64_t cached_bytes = 0;
     for (const CachedTable* t : on_device) cached_bytes += t->bytes;
-    if (capacity <= 0) return {};  // unknown: one at a time, trying after each
+    if (capacity <= 0) return {};
     const int64_t others = std::max<int64_t>(0, pool.used_bytes - cached_bytes);
     if (bytes > capacity - others) {
       *why_not = "it takes " + FormatByteSize(bytes) + ", more than the GPU holds beside what is " +
