@@ -13,11 +13,10 @@ int64_t DeviceBytesOf(const Table& table) {
     const DataType& type = table.schema.field(c).type;
     int64_t nulls = 0, string_bytes = 0;
     for (const BatchPtr& batch : table.batches) {
+      if (batch->num_rows == 0) continue;  // ToDevice skips them too
       const Column& column = *batch->columns[static_cast<size_t>(c)];
       nulls += column.null_count();
-      if (type.is_string_like() && column.length() > 0) {
-        string_bytes += column.StringOffset(column.length()) - column.StringOffset(0);
-      }
+      if (type.is_string_like()) string_bytes += column.string_bytes();
     }
     total += type.is_string_like() ? (n + 1) * 8 + string_bytes : n * DeviceByteWidth(type);
     if (nulls > 0) total += bit_util::BytesForBits(n);

@@ -27,7 +27,10 @@ bool SparsestKeyBitmap(const JoinTree& build, const JoinCandidate& c, double* fi
     if (col >= build.est.columns.size() || !build.est.columns[col].has_bounds) continue;
     const ColumnEstimate& k = build.est.columns[col];
     const double span = k.max - k.min + 1;
-    if (span <= 0 || span > MaxBitmapSpan(build.est.rows)) continue;
+    // Once one key has a bitmap, BuildSparsest tries the others only up to 2^29 values.
+    const double limit = found ? std::min(std::ldexp(1.0, 29), MaxBitmapSpan(build.est.rows))
+                               : MaxBitmapSpan(build.est.rows);
+    if (span <= 0 || span > limit) continue;
     const double ndv = k.ndv >= 0 ? std::min(k.ndv, build.est.rows) : build.est.rows;
     const double f = std::min(1.0, ndv / span);
     if (!found || f < *fill) {

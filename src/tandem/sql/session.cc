@@ -840,8 +840,9 @@ class StatementRunner {
   // tried again once; when no such tables exist (even moving every one would not make room, or
   // host memory cannot take them), nothing moves. Where the pool's figures show room but the copy
   // failed all the same (fragmentation, an injected failure), the tables move one at a time, the
-  // copy tried after each. A table that does not go to the GPU stays in host memory (nullptr;
-  // `note` says why and what moved). Never an error for lack of memory.
+  // copy tried after each, until those moved held as much as the new table needs. A table that does
+  // not go to the GPU stays in host memory (nullptr; `note` says why and what moved). Never an
+  // error for lack of memory.
   Result<gpu::DeviceBatchPtr> CacheOnDevice(const Table& table, int64_t gpu_limit,
                                             std::string* note) {
     const gpu::Stream& stream = *session_.cache_stream_;
@@ -854,8 +855,8 @@ class StatementRunner {
     Result<gpu::DeviceBatchPtr> batch = copy();
     if (batch.ok() || batch.status().code() != StatusCode::kOutOfMemory) return batch;
     std::string why_not;
-    const std::vector<CachedTable*> make_way =
-        TablesToMoveForRoom(gpu::DeviceBytesOf(table), gpu_limit, &why_not);
+    const int64_t need = gpu::DeviceBytesOf(table);
+    const std::vector<CachedTable*> make_way = TablesToMoveForRoom(need, gpu_limit, &why_not);
     if (!why_not.empty()) {
       *note = "; kept in host memory: " + why_not;
       return gpu::DeviceBatchPtr();
@@ -893,9 +894,14 @@ class StatementRunner {
       if (batch.ok() || batch.status().code() != StatusCode::kOutOfMemory) return batch;
       return kept("the GPU still had no room: " + batch.status().message());
     }
+    // One at a time, until the tables moved held as much as the new table needs.
+    int64_t moved_bytes = 0;
     for (;;) {
       CachedTable* oldest = session_.cache_.LeastRecentlyUsedOnDevice();
-      if (!oldest) return kept("the GPU has no room: " + batch.status().message());
+      if (!oldest || moved_bytes >= need) {
+        return kept("the GPU has no room: " + batch.status().message());
+      }
+      moved_bytes += oldest->bytes;
       TANDEM_ASSIGN_OR_RAISE(bool done, move(oldest));
       if (!done) return gpu::DeviceBatchPtr();
       batch = copy();
