@@ -22,6 +22,7 @@
 #include "tandem/column/column_builder.h"
 #include "tandem/common/large_stack.h"
 #include "tandem/common/text.h"
+#include "tandem/exec/cached_table_moves.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/cpu/result_file_sink.h"
@@ -856,7 +857,16 @@ class StatementRunner {
     if (batch.ok() || batch.status().code() != StatusCode::kOutOfMemory) return batch;
     std::string why_not;
     const int64_t need = gpu::DeviceBytesOf(table);
-    const std::vector<CachedTable*> make_way = TablesToMoveForRoom(need, gpu_limit, &why_not);
+    const gpu::PoolStats pool = gpu::GetPoolStats();
+    GpuRoom room;
+    room.capacity = pool.pool_limit_bytes;  // set once the runtime started
+    if (gpu_limit > 0 && (room.capacity <= 0 || gpu_limit < room.capacity)) {
+      room.capacity = gpu_limit;
+    }
+    room.used = pool.used_bytes;
+    room.host_room = host_memory::Limit() - host_memory::InUse();
+    const std::vector<CachedTable*> make_way =
+        TablesToMoveForRoom(need, room, session_.cache_.OnDeviceLeastRecentlyUsedFirst(), &why_not);
     if (!why_not.empty()) {
       *note = "; kept in host memory: " + why_not;
       return gpu::DeviceBatchPtr();
@@ -908,48 +918,6 @@ class StatementRunner {
       if (batch.ok()) *note = "; moved to host memory: " + moved;
       if (batch.ok() || batch.status().code() != StatusCode::kOutOfMemory) return batch;
     }
-  }
-
-  // The cached GPU tables, least recently used first, whose move to host memory would free room
-  // for `bytes` more on the GPU (the device's size of the new table). Empty with `why_not` set
-  // when even moving every one would not (TPC-H lineitem at SF100, 76 GiB, on an 80 GB GPU:
-  // moving the seven other tables out, as this did before, left them and lineitem in host memory
-  // and the host without room for the queries' own work), or when host memory cannot take them;
-  // empty without it when the pool's figures show room already (the caller then moves tables one
-  // at a time).
-  std::vector<CachedTable*> TablesToMoveForRoom(int64_t bytes, int64_t gpu_limit,
-                                                std::string* why_not) {
-    const gpu::PoolStats pool = gpu::GetPoolStats();
-    int64_t capacity = pool.pool_limit_bytes;  // set once the runtime started
-    if (gpu_limit > 0 && (capacity <= 0 || gpu_limit < capacity)) capacity = gpu_limit;
-    std::vector<CachedTable*> on_device = session_.cache_.OnDeviceLeastRecentlyUsedFirst();
-    int64_t cached_bytes = 0;
-    for (const CachedTable* t : on_device) cached_bytes += t->bytes;
-    if (capacity <= 0) return {};
-    const int64_t others = std::max<int64_t>(0, pool.used_bytes - cached_bytes);
-    if (bytes > capacity - others) {
-      *why_not = "it takes " + FormatByteSize(bytes) + ", more than the GPU holds beside what is " +
-                 "not a cached table (" + FormatByteSize(capacity) + " less " +
-                 FormatByteSize(others) + "), so no cached table moved for it";
-      return {};
-    }
-    const int64_t short_by = bytes - (capacity - pool.used_bytes);
-    std::vector<CachedTable*> chosen;
-    int64_t freed = 0;
-    for (CachedTable* t : on_device) {
-      if (freed >= short_by) break;
-      chosen.push_back(t);
-      freed += t->bytes;
-    }
-    const int64_t host_room = host_memory::Limit() - host_memory::InUse();
-    if (freed > host_room) {
-      *why_not = "moving the " + std::to_string(chosen.size()) + " cached table(s) used longest " +
-                 "ago off the GPU to make room takes " + FormatByteSize(freed) +
-                 " of host memory, which has " + FormatByteSize(std::max<int64_t>(host_room, 0)) +
-                 " free under tandem.memory.host.limit";
-      return {};
-    }
-    return chosen;
   }
 
   Result<StatementResult> CreateView(const Json& node) {
