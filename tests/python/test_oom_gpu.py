@@ -115,7 +115,8 @@ def test_cache_table_moves_the_least_recently_used_table_to_host_memory():
               "SELECT count(*) AS n FROM nation;\n"
               # region was used longest ago: the first failed copy moves it to host memory.
               "SET tandem.test.injectOom = 1;\nCACHE TABLE supplier;\n"
-              # every copy fails: orders and nation move too, and customer stays on the host.
+              # every copy fails: tables move, used longest ago first, until they held what
+              # customer needs on the GPU, and customer stays on the host.
               "SET tandem.test.injectOom = 'random:3';\nCACHE TABLE customer;\n"
               "SET tandem.test.injectOom = off;\n"
               "SELECT count(*) AS n FROM region, nation WHERE r_regionkey = n_regionkey;\n"
