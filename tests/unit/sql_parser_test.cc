@@ -55,6 +55,30 @@ TEST(SqlParserTest, QuotedPathInFromBecomesName) {
   EXPECT_TRUE(ParseSql("SELECT substring('abc' FROM 2) FROM t").ok());
 }
 
+TEST(SqlParserTest, SettingNamesMayHoldReservedWords) {
+  // LIMIT is reserved: the grammar refuses it in a dotted name, the rewrite reads it back.
+  auto r = ParseSql(
+      "SET tandem.memory.host.limit = '8g';\nRESET tandem.Memory.GPU.limit;\n"
+      "SET LOCAL a.order.b TO 1;\nSET a.group.b = 2;\nSELECT 1 LIMIT 2");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 5u);
+  EXPECT_EQ((*r)[0].tree["VariableSetStmt"]["name"], "tandem.memory.host.limit");
+  EXPECT_EQ((*r)[1].tree["VariableSetStmt"]["name"], "tandem.memory.gpu.limit");
+  // Names of one shape with different reserved words each keep their own.
+  EXPECT_EQ((*r)[2].tree["VariableSetStmt"]["name"], "a.order.b");
+  EXPECT_EQ((*r)[3].tree["VariableSetStmt"]["name"], "a.group.b");
+  EXPECT_TRUE((*r)[4].tree["SelectStmt"].contains("limitCount"));
+  // Positions after the name are the user's own.
+  auto bad = ParseSql("SET tandem.memory.host.limit = '8g';\nSELECT FROM FROM");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "syntax error at or near \"FROM\" (line 2:13)");
+  // A reserved word alone is the grammar's error, with the hint.
+  auto alone = ParseSql("SET limit = 3");
+  ASSERT_FALSE(alone.ok());
+  EXPECT_NE(alone.status().message().find("written in double quotes"), std::string::npos)
+      << alone.status().message();
+}
+
 TEST(SqlParserTest, IntervalSpellings) {
   // TPC-H's "interval '90' day (3)" and DuckDB's "INTERVAL 3 DAY".
   auto r = ParseSql(

@@ -13,6 +13,9 @@
 //   CAST(x AS DOUBLE)         -> CAST(x AS float8)
 //   CREATE OR REPLACE TABLE t -> "CREATE            TABLE t"; the CreateTableAsStmt then gets
 //                                "tandem_or_replace": true (matched by the name's location)
+//   SET tandem.memory.host.limit = '8g'  (a reserved word in a dotted setting name, which the
+//                                grammar refuses) -> SET tandem.memory.host.zzzzz = '8g'; the
+//                                VariableSetStmt's name is put back (matched by the name written)
 #include "tandem/sql/parser.h"
 
 #include <pg_query.h>
@@ -120,7 +123,59 @@ struct RewriteMarks {
   std::set<int> try_casts;           // TypeCast locations
   std::set<int> or_replace_tables;   // CREATE OR REPLACE TABLE: the table name's location
   std::map<int, std::string> paths;  // FROM 'path': the path by its location
+  // SET/RESET names with a reserved word replaced: the name as parsed -> the name as written.
+  std::map<std::string, std::string> setting_names;
 };
+
+// Reserved words of PostgreSQL's grammar that a dotted setting name may hold (Tandem's own:
+// tandem.memory.host.limit, tandem.memory.gpu.limit); others still get the parser's hint.
+bool IsReservedInSettingName(const std::string& w) {
+  static const std::set<std::string> kWords = {
+      "all",   "and",    "as",     "case",   "check", "default", "end",   "false", "from",
+      "group", "in",     "limit",  "not",    "null",  "offset",  "on",    "only",  "or",
+      "order", "select", "table",  "to",     "true",  "union",   "user",  "where", "window",
+      "with",  "fetch",  "having", "column", "grant", "into",    "using", "both",  "leading"};
+  return kWords.count(w) > 0;
+}
+
+// In the dotted name after a statement's SET or RESET (past SESSION or LOCAL), replaces each
+// reserved word by as many 'z's (another letter where that name was taken by another one), so
+// that the grammar reads a plain dotted name of the same length; `marks` keeps the name as written.
+void RewriteSettingName(const std::string& sql, const std::vector<Token>& t, size_t k,
+                        std::string* out, RewriteMarks* marks) {
+  size_t j = k + 1;
+  if (j < t.size() && (t[j].lower == "session" || t[j].lower == "local") && j + 1 < t.size() &&
+      t[j + 1].kind == Token::kWord) {
+    ++j;
+  }
+  const size_t first = j;
+  bool reserved = false;
+  while (j < t.size() && t[j].kind == Token::kWord) {
+    if (IsReservedInSettingName(t[j].lower)) reserved = true;
+    if (j + 2 < t.size() && t[j + 1].lower == "." && t[j + 1].begin == t[j].end &&
+        t[j + 2].begin == t[j + 1].end) {
+      j += 2;
+    } else {
+      break;
+    }
+  }
+  if (!reserved || j == first || j >= t.size()) return;  // one word: the grammar's own error
+  const size_t begin = t[first].begin, end = t[j].end;
+  std::string written = sql.substr(begin, end - begin);
+  for (char& ch : written) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  for (char filler : {'z', 'y', 'x', 'w', 'v'}) {
+    std::string parsed = written;
+    for (size_t w = first; w <= j; w += 2) {
+      if (!IsReservedInSettingName(t[w].lower)) continue;
+      for (size_t b = t[w].begin; b < t[w].end; ++b) parsed[b - begin] = filler;
+    }
+    auto it = marks->setting_names.find(parsed);
+    if (it != marks->setting_names.end() && it->second != written) continue;
+    marks->setting_names[parsed] = written;
+    out->replace(begin, end - begin, parsed);
+    return;
+  }
+}
 
 // Rewrites the DuckDB/Spark spellings described at the top of the file; same length out as in.
 std::string Rewrite(const std::string& sql, RewriteMarks* marks) {
@@ -147,6 +202,10 @@ std::string Rewrite(const std::string& sql, RewriteMarks* marks) {
       continue;
     }
     Frame& f = frames.back();
+    if (tok.kind == Token::kWord && (tok.lower == "set" || tok.lower == "reset") &&
+        (!prev || prev->lower == ";")) {
+      RewriteSettingName(sql, t, k, &out, marks);
+    }
     if (tok.kind == Token::kWord) {
       if (tok.lower == "from" && f.is_query) f.in_from = true;
       if (EndsFromList(tok.lower)) f.in_from = false;
@@ -217,6 +276,12 @@ void ApplyMarks(nlohmann::json* tree, const RewriteMarks& marks) {
     if (range != node->end() && range->is_object()) {
       auto path = marks.paths.find(location(*range));
       if (path != marks.paths.end()) (*range)["tandem_path"] = path->second;
+    }
+    auto set = node->find("VariableSetStmt");
+    if (set != node->end() && set->is_object() && set->contains("name") &&
+        (*set)["name"].is_string()) {
+      auto name = marks.setting_names.find((*set)["name"].get<std::string>());
+      if (name != marks.setting_names.end()) (*set)["name"] = name->second;
     }
     auto create = node->find("CreateTableAsStmt");
     if (create != node->end() && create->is_object() && create->contains("into")) {
@@ -389,7 +454,8 @@ Result<std::vector<ParsedStatement>> ParseSql(const std::string& sql) {
   pg_query_free_parse_result(r);
   if (tree.is_discarded()) return Status::Internal("libpg_query returned malformed JSON");
   TANDEM_RETURN_NOT_OK(restored);
-  if (!marks.try_casts.empty() || !marks.or_replace_tables.empty() || !marks.paths.empty()) {
+  if (!marks.try_casts.empty() || !marks.or_replace_tables.empty() || !marks.paths.empty() ||
+      !marks.setting_names.empty()) {
     ApplyMarks(&tree, marks);
   }
   std::vector<ParsedStatement> out;
