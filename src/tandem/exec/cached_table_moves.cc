@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include "tandem/common/text.h"
+#include "tandem/exec/cpu/operator_util.h"
+#include "tandem/gpu/device_column.h"
 
 namespace tandem {
 
@@ -37,6 +39,16 @@ std::vector<CachedTable*> TablesToMoveForRoom(int64_t bytes, const GpuRoom& room
     return {};
   }
   return chosen;
+}
+
+Status MoveCachedTableToHost(CachedTable* table, const gpu::Stream& stream) {
+  Result<Table> host = gpu::ToHost(*table->device, stream);
+  TANDEM_RETURN_NOT_OK(stream.Synchronize());
+  TANDEM_RETURN_NOT_OK(host.status());
+  table->bytes = cpu::opx::TableBytes(*host);
+  table->host = std::make_shared<const Table>(std::move(host).value());
+  table->device.reset();  // its buffers are freed on the stream
+  return stream.Synchronize();
 }
 
 }  // namespace tandem

@@ -1,13 +1,16 @@
-// Which tables cached on the GPU CACHE TABLE moves to host memory to make room for a new one: the
-// decision alone, from the figures the session reads (the GPU's capacity and use, the host's
-// room), so that it is tested without a GPU. sql/session.cc makes the moves.
+// Tables cached on the GPU moving to host memory: which ones CACHE TABLE moves to make room for a
+// new one (the decision alone, from the figures the session reads: the GPU's capacity and use,
+// the host's room, so that it is tested without a GPU), and the move itself, shared by CACHE
+// TABLE (sql/session.cc) and a query that runs out of GPU memory (exec/executor.cc).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "tandem/common/status.h"
 #include "tandem/exec/exec_context.h"
+#include "tandem/gpu/runtime.h"
 
 namespace tandem {
 
@@ -27,5 +30,10 @@ struct GpuRoom {
 std::vector<CachedTable*> TablesToMoveForRoom(int64_t bytes, const GpuRoom& room,
                                               const std::vector<CachedTable*>& on_device,
                                               std::string* why_not);
+
+// Moves `table`'s columns from GPU memory to host memory, after the work ordered on `stream`
+// before it (the frees of a failed part). On failure (OutOfMemory when host memory cannot take
+// them) the table stays on the GPU, unchanged.
+Status MoveCachedTableToHost(CachedTable* table, const gpu::Stream& stream);
 
 }  // namespace tandem

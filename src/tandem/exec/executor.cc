@@ -37,6 +37,7 @@
 #include "tandem/common/peak_window.h"
 #include "tandem/common/query_progress.h"
 #include "tandem/common/text.h"
+#include "tandem/exec/cached_table_moves.h"
 #include "tandem/exec/cpu/external_sort.h"
 #include "tandem/exec/cpu/hash_aggregate.h"
 #include "tandem/exec/cpu/operator_util.h"
@@ -487,12 +488,7 @@ bool QueryRun::MoveUnusedCachedTableToHost() {
   CachedTable* table = ctx_.table_cache->LeastRecentlyUsedOnDevice(scanned_sources_, room / 2);
   if (!table) return false;
   // The failed part's frees are ordered on the stream before the copy.
-  Result<Table> host = gpu::ToHost(*table->device, *stream_);
-  if (!host.ok() || !stream_->Synchronize().ok()) return false;
-  table->bytes = cpu::opx::TableBytes(*host);
-  table->host = std::make_shared<const Table>(std::move(host).value());
-  table->device.reset();
-  if (!stream_->Synchronize().ok()) return false;
+  if (!MoveCachedTableToHost(table, *stream_).ok()) return false;
   ctx_.cached_tables_moved.push_back(table->name);
   return true;
 }

@@ -879,18 +879,13 @@ class StatementRunner {
     };
     // Moves one table off the GPU; false (with `note` set) when host memory cannot take it.
     auto move = [&](CachedTable* t) -> Result<bool> {
-      Result<Table> host = gpu::ToHost(*t->device, stream);
-      TANDEM_RETURN_NOT_OK(stream.Synchronize());
-      if (!host.ok() && host.status().code() == StatusCode::kOutOfMemory) {
+      const Status done = MoveCachedTableToHost(t, stream);
+      if (done.code() == StatusCode::kOutOfMemory) {
         kept("the GPU has no room and moving " + t->name +
-             " out of it does not fit host memory: " + host.status().message());
+             " out of it does not fit host memory: " + done.message());
         return false;
       }
-      TANDEM_RETURN_NOT_OK(host.status());
-      t->bytes = cpu::opx::TableBytes(*host);
-      t->host = std::make_shared<const Table>(std::move(host).value());
-      t->device.reset();
-      TANDEM_RETURN_NOT_OK(stream.Synchronize());
+      TANDEM_RETURN_NOT_OK(done);
       moved += (moved.empty() ? "" : ", ") + t->name;
       return true;
     };
