@@ -81,6 +81,25 @@ def test_explain_analyze_names_the_partitions():
                      r"l_orderkey\)", out), out
 
 
+def host_and_gpu(host, gpu):
+    """`host` cached in host memory, `gpu` in GPU memory, then device=gpu."""
+    return ("SET tandem.sql.device = cpu;\n" + "".join(f"CACHE TABLE {t};\n" for t in host) +
+            cache("gpu", gpu))
+
+
+@pytest.mark.parametrize("sql", [query(13), SHAPES[7]], ids=["q13", "left_join"])
+def test_an_input_from_host_memory_is_cut_by_the_key(sql):
+    # customer in host memory reaches the GPU through a HostToDevice transition on the left of a
+    # LEFT join with orders (cached on the GPU): its rows are cut by c_custkey as orders' are
+    # by o_custkey, so the part still runs in partitions (a replicated left side cannot).
+    needs_gpu()
+    prelude = host_and_gpu(["customer"], ["orders"]) + "SET tandem.exec.gpu.hashPartitions = 3;\n"
+    stderr = check(sql, prelude)
+    assert any(PARTITIONED in l for l in devices_lines(stderr)[-1:]), stderr
+    out = explain_analyze(prelude, sql)
+    assert "HostToDevice (cut on the GPU in 3 hash partitions of c_custkey)" in out, out
+
+
 @pytest.mark.parametrize("n", [18, 21])
 def test_a_part_without_room_on_the_gpu_runs_in_hash_partitions(n):
     # Only the tables the query reads are cached (none can move to host memory) and the limits

@@ -669,6 +669,11 @@ bool QueryRun::ReplicatedInputsTooLarge(const HashPartitionPlan& plan) {
   for (const PlanNode* r : plan.replicated) {
     replicated += EstimatedPeakHere(*r, std::numeric_limits<int64_t>::max() / 4);
   }
+  // An input from the host that is split is uploaded whole first.
+  for (const auto& [source, _col] : plan.split_scans) {
+    if (source->kind != PlanKind::kTransition) continue;
+    replicated += EstimatedPeakHere(*source, std::numeric_limits<int64_t>::max() / 4);
+  }
   return replicated > room / 4;
 }
 

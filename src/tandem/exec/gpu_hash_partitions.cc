@@ -2,8 +2,9 @@
 // GPU memory runs once per hash partition of the key its equi-joins share, so that a join's
 // build side and an aggregation's groups hold one partition's rows at a time. The inputs that
 // are the same in every partition run once and stand in for their nodes; each split scan's
-// partition is gathered from the cached table (device_overrides_); the outputs are concatenated
-// on the GPU, or, for an aggregation split in two, its partial rows are merged once.
+// partition is gathered from the cached table, and each split input from the host from its rows
+// uploaded once (device_overrides_); the outputs are concatenated on the GPU, or, for an
+// aggregation split in two, its partial rows are merged once.
 // QueryRun's methods for it.
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/exec_context.h"
@@ -21,6 +22,9 @@ std::optional<HashPartitionPlan> QueryRun::HashPartitionsFor(const PlanNode& par
   hooks.can_split_scan = [this](const PlanNode& scan) {
     const CachedTable* cached = CacheOf(scan);
     return cached && cached->device && OnGpuHere(scan);
+  };
+  hooks.can_split_input = [this](const PlanNode& transition) {
+    return !cpu_only_ && transition.device == Device::kGpu;  // host to device
   };
   hooks.can_split_aggregate = [](const PlanNode& agg, int child_key) {
     ExprPtr key;
@@ -55,11 +59,20 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunInHashPartitions(const HashPartitionPla
     }
   }
   std::vector<gpu::DeviceBatchPtr> wholes;
-  for (const auto& [scan, col] : plan.split_scans) {
-    const CachedTable* cached = CacheOf(*scan);
-    if (!cached || !cached->device) return Status::Internal("hash partitions of an uncached scan");
-    wholes.push_back(SelectDeviceColumns(*scan, *cached->device));
-    stand_ins[scan];  // set partition by partition below
+  for (const auto& [source, col] : plan.split_scans) {
+    if (source->kind == PlanKind::kTransition) {
+      // The rows from the host, uploaded once (a part nested in them is a part of its own).
+      const ScopedValue<const HashPartitionPlan*> not_nested(&forced_partitions_, nullptr);
+      TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr rows, RunDevice(*source));
+      wholes.push_back(std::move(rows));
+    } else {
+      const CachedTable* cached = CacheOf(*source);
+      if (!cached || !cached->device) {
+        return Status::Internal("hash partitions of an uncached scan");
+      }
+      wholes.push_back(SelectDeviceColumns(*source, *cached->device));
+    }
+    stand_ins[source];  // set partition by partition below
   }
   std::optional<SplitAggregate> split;
   if (plan.split_aggregate) {
@@ -93,7 +106,7 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunInHashPartitions(const HashPartitionPla
     }();
     TANDEM_RETURN_NOT_OK(out.status());
     for (const PlanNode* n : plan.per_partition) {
-      if (n == &top || n->kind == PlanKind::kScan) continue;
+      if (n == &top || n->kind == PlanKind::kScan || n->kind == PlanKind::kTransition) continue;
       AddSliceMetrics(ctx_.Find(n), &sums[n]);
     }
     AddSliceMetrics(ctx_.Find(&each), &sums[&top]);
@@ -112,13 +125,24 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunInHashPartitions(const HashPartitionPla
   for (const PlanNode* r : plan.replicated) device_overrides_.erase(r);
   for (auto& [n, m] : sums) ctx_.Record(n, m);
   for (size_t i = 0; i < wholes.size(); ++i) {
-    const PlanNode& scan = *plan.split_scans[i].first;
-    RecordDeviceMetrics(scan,
-                        "Scan " + CacheOf(scan)->name + " (cached in GPU memory, in " +
-                            std::to_string(parts) + " hash partitions of " +
-                            scan.schema.fields[plan.split_scans[i].second].name + ")",
-                        "gpu", wholes[i]->num_rows, gpu::DeviceBytes(*wholes[i]),
-                        partition_ms / static_cast<double>(wholes.size()), ctx_);
+    const PlanNode& source = *plan.split_scans[i].first;
+    const std::string in_partitions =
+        " hash partitions of " + source.schema.fields[plan.split_scans[i].second].name + ")";
+    const double millis = partition_ms / static_cast<double>(wholes.size());
+    if (source.kind == PlanKind::kTransition) {
+      // The upload's own metrics (its peaks too), named for the cut and with its time added.
+      const OperatorMetrics* upload = ctx_.Find(&source);
+      OperatorMetrics m = upload ? *upload : OperatorMetrics{};
+      m.name = "HostToDevice (cut on the GPU in " + std::to_string(parts) + in_partitions;
+      m.device = "pcie";
+      m.millis += millis;
+      ctx_.Record(&source, m);
+      continue;
+    }
+    RecordDeviceMetrics(source,
+                        "Scan " + CacheOf(source)->name + " (cached in GPU memory, in " +
+                            std::to_string(parts) + in_partitions,
+                        "gpu", wholes[i]->num_rows, gpu::DeviceBytes(*wholes[i]), millis, ctx_);
   }
   gpu::DeviceBatchPtr result;
   std::string how;

@@ -27,29 +27,33 @@ bool OutputHasRight(JoinType t) {
 }
 
 // The scan column whose values an output column of `node` copies, through filters, projections,
-// aggregation keys and joins (NULL-extended or not: only the join pairs use it).
-std::optional<Origin> OriginOf(const PlanNode& node, int col) {
+// aggregation keys and joins (NULL-extended or not: only the join pairs use it); with
+// `inputs`, a transition's column is a source of its own too.
+std::optional<Origin> OriginOf(const PlanNode& node, int col, bool inputs) {
   if (col < 0) return std::nullopt;
   switch (node.kind) {
     case PlanKind::kScan:
       return Origin{&node, col};
+    case PlanKind::kTransition:
+      if (!inputs) return std::nullopt;
+      return Origin{&node, col};
     case PlanKind::kFilter:
     case PlanKind::kSort:
     case PlanKind::kLimit:
-      return OriginOf(*node.children[0], col);
+      return OriginOf(*node.children[0], col, inputs);
     case PlanKind::kProject:
       if (col >= static_cast<int>(node.exprs.size())) return std::nullopt;
-      return OriginOf(*node.children[0], RefIndex(node.exprs[col]));
+      return OriginOf(*node.children[0], RefIndex(node.exprs[col]), inputs);
     case PlanKind::kAggregate:
       if (!node.grouping_sets.empty() || col >= static_cast<int>(node.group_keys.size())) {
         return std::nullopt;
       }
-      return OriginOf(*node.children[0], RefIndex(node.group_keys[col]));
+      return OriginOf(*node.children[0], RefIndex(node.group_keys[col]), inputs);
     case PlanKind::kJoin: {
       const int left_width = static_cast<int>(node.children[0]->schema.fields.size());
-      if (col < left_width) return OriginOf(*node.children[0], col);
+      if (col < left_width) return OriginOf(*node.children[0], col, inputs);
       if (!OutputHasRight(node.join_type)) return std::nullopt;
-      return OriginOf(*node.children[1], col - left_width);
+      return OriginOf(*node.children[1], col - left_width, inputs);
     }
     default:
       return std::nullopt;
@@ -58,7 +62,8 @@ std::optional<Origin> OriginOf(const PlanNode& node, int col) {
 
 class Analysis {
  public:
-  Analysis(const PlanNode& root, const HashPartitionHooks& hooks) : root_(root), hooks_(hooks) {
+  Analysis(const PlanNode& root, const HashPartitionHooks& hooks, bool split_inputs)
+      : root_(root), hooks_(hooks), split_inputs_(split_inputs) {
     CollectClasses(root);
   }
 
@@ -131,8 +136,8 @@ class Analysis {
       for (size_t i = 0; i < node.left_keys.size() && i < node.right_keys.size(); ++i) {
         const int l = RefIndex(node.left_keys[i]), r = RefIndex(node.right_keys[i]);
         if (l < 0 || r < 0 || !(node.left_keys[i]->type == node.right_keys[i]->type)) continue;
-        std::optional<Origin> lo = OriginOf(*node.children[0], l);
-        std::optional<Origin> ro = OriginOf(*node.children[1], r);
+        std::optional<Origin> lo = OriginOf(*node.children[0], l, split_inputs_);
+        std::optional<Origin> ro = OriginOf(*node.children[1], r, split_inputs_);
         if (lo && ro) parent_[Find(*lo)] = Find(*ro);
       }
     }
@@ -149,10 +154,14 @@ class Analysis {
   }
 
   State Compute(const PlanNode& node) {
+    if (node.kind == PlanKind::kTransition) {
+      const bool splits = split_inputs_ && hooks_.can_split_input && hooks_.can_split_input(node);
+      return splits ? SourceState(node) : Replicated();
+    }
     if (!Valid(node)) return Replicated();  // an input from elsewhere, computed once
     switch (node.kind) {
       case PlanKind::kScan:
-        return ScanState(node);
+        return hooks_.can_split_scan(node) ? SourceState(node) : Replicated();
       case PlanKind::kFilter:
         return StateOf(*node.children[0]);
       case PlanKind::kProject: {
@@ -200,17 +209,19 @@ class Analysis {
     }
   }
 
-  State ScanState(const PlanNode& scan) {
+  // A source that can be split (a cached scan, an input from the host): partitioned by its
+  // column of the class.
+  State SourceState(const PlanNode& source) {
     int key = -1, members = 0;
-    for (int c = 0; c < static_cast<int>(scan.schema.fields.size()); ++c) {
-      const Origin o{&scan, c};
+    for (int c = 0; c < static_cast<int>(source.schema.fields.size()); ++c) {
+      const Origin o{&source, c};
       if (parent_.count(o) && Find(o) == cls_) {
         key = c;
         ++members;
       }
     }
-    // Two columns of the class in one scan would need both hashes to agree: not split.
-    if (members != 1 || !hooks_.can_split_scan(scan)) return Replicated();
+    // Two columns of the class in one source would need both hashes to agree: not split.
+    if (members != 1) return Replicated();
     return Partitioned({key});
   }
 
@@ -294,7 +305,11 @@ class Analysis {
     } else {
       Collect(*plan.top, &plan);
     }
-    if (plan.split_scans.empty()) return std::nullopt;
+    // Inputs from the host are split only beside a cached scan (alone, slices serve them).
+    const bool splits_a_scan =
+        std::any_of(plan.split_scans.begin(), plan.split_scans.end(),
+                    [](const auto& s) { return s.first->kind == PlanKind::kScan; });
+    if (!splits_a_scan) return std::nullopt;
     std::set<std::string> names;
     for (const auto& [scan, col] : plan.split_scans) names.insert(scan->schema.fields[col].name);
     for (const std::string& name : names) {
@@ -328,7 +343,7 @@ class Analysis {
       return;
     }
     plan->per_partition.push_back(&node);
-    if (node.kind == PlanKind::kScan) {
+    if (node.kind == PlanKind::kScan || node.kind == PlanKind::kTransition) {
       plan->split_scans.emplace_back(&node, s.keys.at(0));
       return;
     }
@@ -337,6 +352,7 @@ class Analysis {
 
   const PlanNode& root_;
   const HashPartitionHooks& hooks_;
+  const bool split_inputs_;
   std::map<Origin, Origin> parent_;
   Origin cls_{nullptr, -1};
   std::map<const PlanNode*, State> states_;
@@ -346,7 +362,12 @@ class Analysis {
 
 std::optional<HashPartitionPlan> PlanHashPartitions(const PlanNode& root,
                                                     const HashPartitionHooks& hooks) {
-  return Analysis(root, hooks).Best();
+  // Splitting inputs from the host as well can make a join of a split input with a replicated
+  // one invalid (joined off the key): then the plan without them.
+  if (hooks.can_split_input) {
+    if (std::optional<HashPartitionPlan> plan = Analysis(root, hooks, true).Best()) return plan;
+  }
+  return Analysis(root, hooks, false).Best();
 }
 
 }  // namespace tandem

@@ -15,6 +15,13 @@
 // keep the rows of that side disjoint when every row of the other side can match there (INNER, and
 // LEFT/SEMI/ANTI/MARK with the left side partitioned, RIGHT with the right); two partitioned sides
 // must be joined on the key.
+//
+// Besides cached scans, a part's input from host memory (a HostToDevice transition: a table cached
+// in host memory, the CPU's output) that carries a column of the class can be split too: it is
+// uploaded whole once, as a replicated input would be, and cut on the GPU by the same hash, so a
+// LEFT join whose left side comes from the host (TPC-H Q13's customer after it moved to host
+// memory) still holds one partition at a time. Such inputs are split only in a plan that also
+// splits a cached scan; where making them partitioned would leave no plan, they stay replicated.
 #pragma once
 
 #include <functional>
@@ -33,6 +40,8 @@ struct HashPartitionHooks {
   std::function<bool(const PlanNode&)> runs_here;
   // Whether a scan's rows can be split in partitions (a table cached in GPU memory).
   std::function<bool(const PlanNode& scan)> can_split_scan;
+  // Whether a HostToDevice transition's rows can be split in partitions (unset: none can).
+  std::function<bool(const PlanNode& transition)> can_split_input;
   // Whether an aggregation over partitioned rows whose key is its child's column `child_key`
   // (-1: none) combines from partial aggregations (split_aggregate.h).
   std::function<bool(const PlanNode& aggregate, int child_key)> can_split_aggregate;
@@ -45,7 +54,8 @@ struct HashPartitionPlan {
   const PlanNode* top = nullptr;
   bool split_aggregate = false;
   int child_key = -1;
-  // The scans split in partitions, each with the output column that carries the key.
+  // The sources split in partitions (scans of cached tables, and HostToDevice transitions), each
+  // with the output column that carries the key.
   std::vector<std::pair<const PlanNode*, int>> split_scans;
   // Subtrees whose output is the same in every partition (computed once, before the runs).
   std::vector<const PlanNode*> replicated;
@@ -57,7 +67,8 @@ struct HashPartitionPlan {
 // The hash partitioning of the GPU part whose root is `root`: the top is found walking down from
 // it through Limit, Sort, Project, Filter and Window (which then run once over the union); of
 // the key classes that partition something, the one whose split scans are largest (estimated
-// bytes) wins. Nullopt when no class splits a scan under such a top.
+// bytes) wins. Nullopt when no class splits a scan under such a top. A plan splitting inputs from
+// the host as well is preferred where one exists.
 std::optional<HashPartitionPlan> PlanHashPartitions(const PlanNode& root,
                                                     const HashPartitionHooks& hooks);
 

@@ -5,9 +5,10 @@
 // those outputs (or, for an aggregation split in two, the merge of its partial rows) must be the
 // top's output over the whole tables. Random int64 tables with NULL keys; INNER, LEFT, RIGHT,
 // FULL, SEMI, ANTI (also null-aware) and MARK joins; aggregations by the key and by another
-// column (COUNT DISTINCT of the key included); a dimension joined on another column; 1, 3, 4
-// and 7 partitions. Each case also states which top and scans it expects, so a too cautious
-// analysis fails as surely as a wrong one.
+// column (COUNT DISTINCT of the key included); a dimension joined on another column; inputs from
+// the host (HostToDevice transitions, run here as their CPU input); 1, 3, 4 and 7 partitions.
+// Each case also states which top and scans it expects, so a too cautious analysis fails as
+// surely as a wrong one.
 #include "tandem/exec/hash_partition_plan.h"
 
 #include <gtest/gtest.h>
@@ -38,10 +39,18 @@ uint64_t Mix(uint64_t x) {
   return x;
 }
 
-// The scan's rows in partition `part` of `parts` by column `col`, as a scan of a memory table.
+// The plan with every transition replaced by its input (no GPU here: the rows are the same).
+PlanPtr WithoutTransitions(const PlanNode& n) {
+  if (n.kind == PlanKind::kTransition) return WithoutTransitions(*n.children[0]);
+  auto copy = std::make_shared<PlanNode>(n);
+  for (auto& c : copy->children) c = WithoutTransitions(*c);
+  return copy;
+}
+
+// The source's rows in partition `part` of `parts` by column `col`, as a scan of a memory table.
 PlanPtr PartitionOf(const PlanNode& scan, int col, int parts, int part) {
   ExecContext ctx;
-  Result<Table> whole = Execute(scan, ctx);
+  Result<Table> whole = Execute(*WithoutTransitions(scan), ctx);
   EXPECT_TRUE(whole.ok()) << whole.status().ToString();
   auto out = std::make_shared<Table>();
   out->schema = scan.schema;
@@ -72,7 +81,7 @@ PlanPtr Substitute(const PlanNode& n, const std::map<const PlanNode*, PlanPtr>& 
 
 Table RunPlan(const PlanNode& plan) {
   ExecContext ctx;
-  Result<Table> t = Execute(plan, ctx);
+  Result<Table> t = Execute(*WithoutTransitions(plan), ctx);
   EXPECT_TRUE(t.ok()) << t.status().ToString();
   return t.ok() ? *t : Table();
 }
@@ -96,6 +105,9 @@ class HashPartitionPlanTest : public ::testing::Test {
     HashPartitionHooks h;
     h.runs_here = [](const PlanNode&) { return true; };
     h.can_split_scan = [this](const PlanNode& scan) { return !unsplittable_.count(&scan); };
+    if (split_inputs_) {
+      h.can_split_input = [](const PlanNode& t) { return t.device == Device::kGpu; };
+    }
     h.can_split_aggregate = [](const PlanNode& agg, int child_key) {
       std::string why;
       return SplitForChunks(agg, &why, KeyOf(agg, child_key).get()).has_value();
@@ -146,7 +158,9 @@ class HashPartitionPlanTest : public ::testing::Test {
   static std::set<std::string> ScanNames(const HashPartitionPlan& plan) {
     std::set<std::string> names;
     for (const auto& [scan, col] : plan.split_scans) {
-      names.insert(scan->source->name + "." + scan->schema.fields[col].name);
+      const PlanNode& source = scan->kind == PlanKind::kTransition ? *scan->children[0] : *scan;
+      names.insert(std::string(scan->kind == PlanKind::kTransition ? "host:" : "") +
+                   source.source->name + "." + scan->schema.fields[col].name);
     }
     return names;
   }
@@ -157,6 +171,7 @@ class HashPartitionPlanTest : public ::testing::Test {
 
   std::shared_ptr<TableSource> a_, b_, c_, d_;
   std::set<const PlanNode*> unsplittable_;
+  bool split_inputs_ = true;
 };
 
 TEST_F(HashPartitionPlanTest, JoinsOnTheKeyKeepEachMatchInOnePartition) {
@@ -319,6 +334,45 @@ TEST_F(HashPartitionPlanTest, WindowsPartitionedByTheKey) {
   plan = Check(by_x);
   ASSERT_TRUE(plan);
   EXPECT_EQ(plan->top, ab.get());
+}
+
+TEST_F(HashPartitionPlanTest, AnInputFromTheHostIsSplitBesideACachedScan) {
+  // TPC-H Q13's shape with customer in host memory: SELECT a.k, count(b.y) FROM (a from the host)
+  // LEFT JOIN b ON a.k = b.k GROUP BY a.k. Left replicated and right split would repeat a's
+  // unmatched rows in every partition; with a's rows cut by the key too, each partition holds
+  // its own.
+  auto query = [&] {
+    PlanPtr from_host = MakeTransition(ScanAll(a_), Device::kGpu);
+    PlanPtr join = JoinOnKey(from_host, ScanAll(b_), JoinType::kLeft);
+    return MakeAggregate(join, {Col(0)}, {"k"}, {Agg(AggregateKind::kCount, Col(3), "n")});
+  };
+  PlanPtr agg = query();
+  std::optional<HashPartitionPlan> plan = Check(agg);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->top, agg.get());
+  EXPECT_EQ(ScanNames(*plan), (std::set<std::string>{"host:a.a_c0", "b.b_c0"}));
+  EXPECT_TRUE(plan->replicated.empty());
+  // Where inputs from the host cannot be split (the hook unset), nothing splits.
+  split_inputs_ = false;
+  EXPECT_FALSE(PlanHashPartitions(*query(), Hooks()));
+}
+
+TEST_F(HashPartitionPlanTest, InputsFromTheHostAloneAreNotSplit) {
+  // Without a cached scan to split, slices serve such a part: no partitions.
+  PlanPtr join = JoinOnKey(MakeTransition(ScanAll(a_), Device::kGpu),
+                           MakeTransition(ScanAll(b_), Device::kGpu), JoinType::kInner);
+  EXPECT_FALSE(PlanHashPartitions(*join, Hooks()));
+  // Beside a split scan an input from the host joined on the key splits; one joined on another
+  // column stays whole (read by every partition).
+  PlanPtr with_c = JoinOnKey(join, ScanAll(c_), JoinType::kInner);
+  PlanPtr dim = MakeTransition(ScanAll(d_), Device::kGpu);
+  PlanPtr with_dim = MakeJoin(with_c, dim, JoinType::kInner, {Col(1)}, {Col(0)}, nullptr);
+  std::optional<HashPartitionPlan> plan = Check(with_dim);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->top, with_dim.get());
+  EXPECT_EQ(ScanNames(*plan), (std::set<std::string>{"host:a.a_c0", "host:b.b_c0", "c.c_c0"}));
+  ASSERT_EQ(plan->replicated.size(), 1u);
+  EXPECT_EQ(plan->replicated[0], dim.get());
 }
 
 TEST_F(HashPartitionPlanTest, NoEquiJoinNoPartitions) {
