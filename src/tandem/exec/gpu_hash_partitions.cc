@@ -144,6 +144,8 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunInHashPartitions(const HashPartitionPla
                             std::to_string(parts) + in_partitions,
                         "gpu", wholes[i]->num_rows, gpu::DeviceBytes(*wholes[i]), millis, ctx_);
   }
+  // The inputs uploaded from the host are done with too, before the merge.
+  wholes.clear();
   gpu::DeviceBatchPtr result;
   std::string how;
   const auto finish_start = Clock::now();

@@ -360,14 +360,30 @@ class Analysis {
 
 }  // namespace
 
+namespace {
+
+// The estimated bytes of the cached scans a plan splits (its inputs from the host aside).
+double SplitScanBytes(const HashPartitionPlan& plan) {
+  double bytes = 0;
+  for (const auto& [source, _col] : plan.split_scans) {
+    if (source->kind == PlanKind::kScan) bytes += std::max(1.0, source->placement.est_bytes);
+  }
+  return bytes;
+}
+
+}  // namespace
+
 std::optional<HashPartitionPlan> PlanHashPartitions(const PlanNode& root,
                                                     const HashPartitionHooks& hooks) {
+  std::optional<HashPartitionPlan> scans_only = Analysis(root, hooks, false).Best();
+  if (!hooks.can_split_input) return scans_only;
   // Splitting inputs from the host as well can make a join of a split input with a replicated
-  // one invalid (joined off the key): then the plan without them.
-  if (hooks.can_split_input) {
-    if (std::optional<HashPartitionPlan> plan = Analysis(root, hooks, true).Best()) return plan;
-  }
-  return Analysis(root, hooks, false).Best();
+  // one invalid (a RIGHT join, a join off the key), and so lose the class that split the most:
+  // the plan with them wins only where it splits as much of the cached tables.
+  std::optional<HashPartitionPlan> with_inputs = Analysis(root, hooks, true).Best();
+  if (!with_inputs) return scans_only;
+  if (scans_only && SplitScanBytes(*scans_only) > SplitScanBytes(*with_inputs)) return scans_only;
+  return with_inputs;
 }
 
 }  // namespace tandem

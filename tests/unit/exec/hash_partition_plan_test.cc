@@ -103,7 +103,8 @@ class HashPartitionPlanTest : public ::testing::Test {
 
   HashPartitionHooks Hooks() {
     HashPartitionHooks h;
-    h.runs_here = [](const PlanNode&) { return true; };
+    // As on the GPU: a transition is an input from elsewhere, not a node of the part.
+    h.runs_here = [](const PlanNode& n) { return n.kind != PlanKind::kTransition; };
     h.can_split_scan = [this](const PlanNode& scan) { return !unsplittable_.count(&scan); };
     if (split_inputs_) {
       h.can_split_input = [](const PlanNode& t) { return t.device == Device::kGpu; };
@@ -373,6 +374,27 @@ TEST_F(HashPartitionPlanTest, InputsFromTheHostAloneAreNotSplit) {
   EXPECT_EQ(ScanNames(*plan), (std::set<std::string>{"host:a.a_c0", "host:b.b_c0", "c.c_c0"}));
   ASSERT_EQ(plan->replicated.size(), 1u);
   EXPECT_EQ(plan->replicated[0], dim.get());
+}
+
+TEST_F(HashPartitionPlanTest, SplittingInputsFromTheHostDoesNotLoseTheLargerClass) {
+  // a JOIN b on the key (the large cached tables) JOIN (c from the host RIGHT JOIN d) on c's key,
+  // then JOIN a second b on a's other column. Splitting c would put its split rows on the left
+  // of a RIGHT join with d, which d cannot be split to match: that class is invalid with c
+  // split, valid with c replicated. The plan with inputs split finds only the small class (a's
+  // other column); the one without keeps the large.
+  PlanPtr a = ScanAll(a_), b = ScanAll(b_), d = ScanAll(d_), b2 = ScanAll(b_);
+  a->placement.est_bytes = 100;
+  b->placement.est_bytes = 100;
+  b2->placement.est_bytes = 1;
+  unsplittable_ = {d.get()};
+  PlanPtr ab = JoinOnKey(a, b, JoinType::kInner);
+  PlanPtr cd = JoinOnKey(MakeTransition(ScanAll(c_), Device::kGpu), d, JoinType::kRight);
+  PlanPtr with_cd = JoinOnKey(cd, ab, JoinType::kInner);
+  // with_cd: c_c0 c_c1 d_c0 d_c1 a_c0 a_c1 b_c0 b_c1; a_c1 is column 5.
+  PlanPtr top = MakeJoin(with_cd, b2, JoinType::kInner, {Col(5)}, {Col(0)}, nullptr);
+  std::optional<HashPartitionPlan> plan = Check(top);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(ScanNames(*plan), (std::set<std::string>{"a.a_c0", "b.b_c0"}));
 }
 
 TEST_F(HashPartitionPlanTest, NoEquiJoinNoPartitions) {
