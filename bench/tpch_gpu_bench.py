@@ -203,6 +203,8 @@ def main():
         duck_files = {n: duck_times(con, n, args.reps) for n in queries}
         mem = duckdb.connect()
         mem.execute(f"SET threads = {args.threads}")
+        mem.execute("ATTACH ':memory:' AS compressed (COMPRESS)")  # as `tandem bench tpch`
+        mem.execute("USE compressed")
         for t in TABLES:
             mem.execute(f"CREATE TABLE {t} AS SELECT * FROM read_parquet('{data}/{t}/*.parquet')")
         duck_mem = {n: duck_times(mem, n, args.reps) for n in queries}

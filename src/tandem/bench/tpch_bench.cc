@@ -46,6 +46,9 @@ def connect(in_memory):
     con = duckdb.connect()
     con.execute(f"SET threads = {threads}")
     con.execute("SET enable_progress_bar = false")  # its bar would go to stdout, into the JSON
+    if in_memory:  # DuckDB's compressed in-memory tables: faster, and SF100 fits
+        con.execute("ATTACH ':memory:' AS compressed (COMPRESS)")
+        con.execute("USE compressed")
     for t in TABLES:
         what = "TABLE" if in_memory else "VIEW"
         con.execute(f"CREATE {what} {t} AS SELECT * FROM read_parquet('{data}/{t}/*.parquet')")
@@ -142,7 +145,8 @@ Result<Report> RunTpchBench(const TpchBenchOptions& options) {
       ". Time = median of the measured runs' `--timing` statement times. Ratio = cpu time / "
       "mode time (same source); for DuckDB, Tandem's cpu time / DuckDB's time from the same "
       "source (duckdb files: views over the Parquet files; duckdb hot: the tables loaded into "
-      "DuckDB's memory first, with one warm-up and the same runs per query). In the summary, "
+      "DuckDB's memory first, in an in-memory database with its compression, ATTACH ':memory:' "
+      "(COMPRESS), with one warm-up and the same runs per query). In the summary, "
       "\"vs DuckDB\" is DuckDB's time / the series' time (above 1: faster than DuckDB).");
   report.info.notes.push_back("Data: " + data + " (tandem datagen tpch --sf " + options.sf + "); " +
                               std::to_string(threads) + " threads for every engine.");
