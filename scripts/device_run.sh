@@ -166,13 +166,14 @@ for what in "${@:-tests}"; do
       for t in region nation part supplier partsupp customer orders lineitem; do
         tables+=(--table "$t=$data/$t")
       done
-      for q in ${QUERIES:-14 6}; do
+      queries=${QUERIES:-14 6} modes=${MODES:-cpu gpu auto}  # "14 6" or "14,6"
+      for q in ${queries//,/ }; do
         qf=tests/tpch/queries/q$(printf %02d "$q").sql
         { cat "$qf"; echo ";"; cat "$qf"; echo ";"; echo "EXPLAIN ANALYZE"; cat "$qf"; echo ";"; } \
           >/tmp/analyze.sql
         confs=()
         for kv in ${ANALYZE_CONF:-}; do confs+=(--conf "$kv"); done
-        for mode in ${MODES:-cpu gpu auto}; do
+        for mode in ${modes//,/ }; do
           echo "== Q$q sf${SF:-10} device=$mode ${ANALYZE_CONF:-} (third run of one process)" |
             tee -a "$OUT/analyze_tpch.log"
           .device/bin/tandem sql -f /tmp/analyze.sql --conf tandem.sql.device=$mode \
