@@ -297,6 +297,55 @@ TEST(ExecHashAggregate, ManyGroupsParallelMergeMatchesReference) {
   }
 }
 
+// Few groups, many distinct values: with several workers the deduped (group, value) pairs
+// (over 131072) merge in buckets of their hash on several threads. Count, sum and a FILTERed
+// count of DISTINCT int64 values, NULLs among keys and values, with and without keys.
+TEST(ExecHashAggregate, DistinctOverManyValuesInFewGroupsMatchesReference) {
+  auto t = MakeRandomTable(50, 5000, 4, 7);
+  std::vector<AggregateCall> aggs = {
+      Agg(AggregateKind::kCount, Col(*t, 2), DataType::Int64(), "count_distinct", true),
+      Agg(AggregateKind::kSum, Col(*t, 2), DataType::Int64(), "sum_distinct", true),
+      Agg(AggregateKind::kCount, Col(*t, 2), DataType::Int64(), "count_distinct_flag", true,
+          Col(*t, 5)),
+      Agg(AggregateKind::kCountStar, nullptr, DataType::Int64(), "count_star")};
+  for (const std::vector<int>& keys : {std::vector<int>{0}, std::vector<int>{}}) {
+    std::map<std::string, std::set<int64_t>> all, flagged;
+    std::map<std::string, int64_t> rows_of;
+    for (const auto& b : t->batches) {
+      for (int64_t r = 0; r < b->num_rows; ++r) {
+        std::vector<Value> key;
+        for (int k : keys) key.push_back(GetValue(*b->columns[k], r));
+        const std::string k = KeyString(key);
+        ++rows_of[k];
+        if (!b->columns[2]->IsValid(r)) continue;
+        const int64_t v = b->columns[2]->Value<int64_t>(r);
+        all[k].insert(v);
+        if (b->columns[5]->IsValid(r) && b->columns[5]->GetBool(r)) flagged[k].insert(v);
+      }
+    }
+    for (int threads : {1, 4}) {
+      auto out = RunAggregate(t, keys, aggs, threads);
+      ASSERT_TRUE(out.ok()) << out.status().ToString();
+      const auto rows = Rows(*out, static_cast<int>(keys.size()));
+      ASSERT_EQ(rows.size(), rows_of.size());
+      for (const auto& [k, n] : rows_of) {
+        const std::vector<Value>& row = rows.at(k);
+        const size_t c = keys.size();
+        EXPECT_EQ(row[c].i64, static_cast<int64_t>(all[k].size())) << k << " " << threads;
+        int64_t sum = 0;
+        for (int64_t v : all[k]) sum += v;
+        if (all[k].empty()) {
+          EXPECT_TRUE(row[c + 1].is_null) << k;
+        } else {
+          EXPECT_EQ(row[c + 1].i64, sum) << k << " " << threads;
+        }
+        EXPECT_EQ(row[c + 2].i64, static_cast<int64_t>(flagged[k].size())) << k << " " << threads;
+        EXPECT_EQ(row[c + 3].i64, n) << k;
+      }
+    }
+  }
+}
+
 // Keys that pack into 64 bits take the few-groups memo path (strings, ints and bools with NULLs).
 TEST(ExecHashAggregate, PackedKeysMatchReference) {
   auto t = MakeRandomTable(8, 3000, 5, 7);

@@ -43,6 +43,11 @@ using opx::SelectTrueRows;
 
 constexpr int kPartitionBits = 5;
 constexpr int64_t kParallelMergeGroups = 1 << 15;
+// Few groups but at least this many deduped (group, argument) pairs over the workers: the pairs
+// are merged in buckets of their hash on several threads (count(DISTINCT o_custkey) by the 5
+// order priorities: 15M rows, millions of pairs, one partition of groups).
+constexpr int64_t kParallelDistinctPairs = 1 << 17;
+constexpr int kDistinctBucketBits = 5;
 
 struct GroupingSet {
   std::vector<int> keys;  // indexes into node.group_keys
@@ -583,39 +588,92 @@ class Aggregation {
       std::unique_ptr<GroupTable> merged;
       GroupTable* d = f->dedupe[j].get();
       if (merge) {
-        merged = std::make_unique<GroupTable>(DedupeTypes(j));
-        std::vector<uint32_t> entries, ignored;
+        // Each worker's pairs of this partition, their ids mapped to final ones and hashed.
+        std::vector<std::vector<uint32_t>> entries(partials_.size());
+        int64_t total = 0;
         for (size_t w = 0; w < partials_.size(); ++w) {
           const GroupTable& src = *partials_[w][s].dedupe[j];
           const auto& ph = src.partition_hashes();
-          KeyView view = src.StoredKeys();
-          const auto* ids = reinterpret_cast<const uint32_t*>(view.columns[0].values);
+          const auto* ids = reinterpret_cast<const uint32_t*>(src.StoredKeys().columns[0].values);
           uint32_t* final_ids = merge->final_ids[w][j].data();
           uint64_t* hashes = merge->pair_hashes[w][j].data();
           const uint64_t* arg_hashes = merge->arg_hashes[w][j].data();
-          entries.clear();
           for (int64_t e = 0; e < src.num_groups(); ++e) {
             if ((bits ? static_cast<int64_t>(ph[e] >> (64 - bits)) : 0) != p) continue;
-            entries.push_back(static_cast<uint32_t>(e));
+            entries[w].push_back(static_cast<uint32_t>(e));
             final_ids[e] = merge->final_of[w][ids[e]];
             hashes[e] = PairHash(arg_hashes[e], final_ids[e]);
           }
-          view.columns[0].values = reinterpret_cast<const uint8_t*>(final_ids);
-          ignored.resize(entries.size());
-          merged->FindOrInsert(view, hashes, hashes, entries.data(),
-                               static_cast<int64_t>(entries.size()), ignored.data());
+          total += static_cast<int64_t>(entries[w].size());
+        }
+        if (bits == 0 && total >= kParallelDistinctPairs && OperatorThreads(ctx_) > 1) {
+          TANDEM_RETURN_NOT_OK(MergePairsInBuckets(s, j, entries, *merge, f));
+          continue;
+        }
+        merged = std::make_unique<GroupTable>(DedupeTypes(j));
+        for (size_t w = 0; w < partials_.size(); ++w) {
+          TANDEM_RETURN_NOT_OK(MergePairs(s, j, w, entries[w], *merge, merged.get()));
         }
         d = merged.get();
       }
-      const int64_t n = d->num_groups();
-      if (n == 0) continue;
-      const KeyView pairs = d->StoredKeys();
-      const auto* gids = reinterpret_cast<const uint32_t*>(pairs.columns[0].values);
-      for (auto& state : f->states) state->Resize(f->table->num_groups());
-      ColumnPtr arg = d->ExportKey(1);
-      TANDEM_RETURN_NOT_OK(f->states[j]->Update(gids, arg.get(), nullptr, n));
+      TANDEM_RETURN_NOT_OK(UpdateDistinct(j, *d, f));
     }
     return Status::OK();
+  }
+
+  // Inserts worker w's pairs at `entries` (final ids and pair hashes in `merge`) into `into`.
+  Status MergePairs(size_t s, size_t j, size_t w, const std::vector<uint32_t>& entries,
+                    const DistinctMerge& merge, GroupTable* into) {
+    if (entries.empty()) return Status::OK();
+    KeyView view = partials_[w][s].dedupe[j]->StoredKeys();
+    view.columns[0].values = reinterpret_cast<const uint8_t*>(merge.final_ids[w][j].data());
+    const uint64_t* hashes = merge.pair_hashes[w][j].data();
+    std::vector<uint32_t> ignored(entries.size());
+    into->FindOrInsert(view, hashes, hashes, entries.data(), static_cast<int64_t>(entries.size()),
+                       ignored.data());
+    return Status::OK();
+  }
+
+  // The pairs of every worker, split by their hash into buckets deduped on several threads (a
+  // pair's copies share its hash, so each lands in one bucket), then folded into f's DISTINCT
+  // aggregate bucket by bucket.
+  Status MergePairsInBuckets(size_t s, size_t j, const std::vector<std::vector<uint32_t>>& entries,
+                             const DistinctMerge& merge, SetState* f) {
+    constexpr int kBuckets = 1 << kDistinctBucketBits;
+    std::vector<std::vector<std::vector<uint32_t>>> lists(
+        partials_.size(), std::vector<std::vector<uint32_t>>(kBuckets));
+    for (size_t w = 0; w < partials_.size(); ++w) {
+      const uint64_t* hashes = merge.pair_hashes[w][j].data();
+      for (uint32_t e : entries[w]) {
+        lists[w][hashes[e] >> (64 - kDistinctBucketBits)].push_back(e);
+      }
+    }
+    std::vector<std::unique_ptr<GroupTable>> buckets(kBuckets);
+    TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(
+        kBuckets,
+        [&](int64_t b) {
+          buckets[b] = std::make_unique<GroupTable>(DedupeTypes(j));
+          for (size_t w = 0; w < partials_.size(); ++w) {
+            TANDEM_RETURN_NOT_OK(MergePairs(s, j, w, lists[w][b], merge, buckets[b].get()));
+          }
+          return Status::OK();
+        },
+        OperatorThreads(ctx_)));
+    for (auto& bucket : buckets) {
+      TANDEM_RETURN_NOT_OK(UpdateDistinct(j, *bucket, f));
+      bucket.reset();
+    }
+    return Status::OK();
+  }
+
+  // Folds the deduped (final group id, argument) pairs of `pairs` into f's aggregate j.
+  Status UpdateDistinct(size_t j, const GroupTable& pairs, SetState* f) {
+    const int64_t n = pairs.num_groups();
+    if (n == 0) return Status::OK();
+    const auto* gids = reinterpret_cast<const uint32_t*>(pairs.StoredKeys().columns[0].values);
+    for (auto& state : f->states) state->Resize(f->table->num_groups());
+    ColumnPtr arg = pairs.ExportKey(1);
+    return f->states[j]->Update(gids, arg.get(), nullptr, n);
   }
 
   Result<BatchPtr> EmitBatch(size_t s, SetState& f) {
