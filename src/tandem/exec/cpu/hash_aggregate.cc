@@ -7,7 +7,9 @@
 //   2. The workers' groups are split into partitions by key hash and each partition is merged by
 //      one thread into a final table, which maps each worker's group ids to final ones; the
 //      deduped pairs of the partition, their ids mapped, are deduped once more and folded into
-//      the DISTINCT aggregates. Each partition becomes one output batch.
+//      the DISTINCT aggregates. Each partition becomes one output batch. Few groups (one
+//      partition) with many pairs: the pairs are deduped in buckets of their hash on several
+//      threads instead (count(DISTINCT o_custkey) by order priority).
 // Few groups (TPC-H Q1) stay in tiny per-worker tables and merge serially in microseconds. One
 // plain integer key with a compact range (TPC-H Q18's l_orderkey) uses direct-indexed tables
 // (perfect hashing) in both phases, partitioned by value range for the merge.
