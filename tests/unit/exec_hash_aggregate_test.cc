@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <random>
 #include <set>
@@ -342,6 +343,63 @@ TEST(ExecHashAggregate, DistinctOverManyValuesInFewGroupsMatchesReference) {
         EXPECT_EQ(row[c + 2].i64, static_cast<int64_t>(flagged[k].size())) << k << " " << threads;
         EXPECT_EQ(row[c + 3].i64, n) << k;
       }
+    }
+  }
+}
+
+// The same over float arguments (NaN, -0.0 and 0.0 among them: one NaN, one zero) and strings.
+TEST(ExecHashAggregate, DistinctFloatsAndStringsInFewGroupsMatchReference) {
+  std::mt19937_64 rng(11);
+  auto t = std::make_shared<Table>();
+  t->schema.fields = {
+      {"k", DataType::Int32()}, {"f", DataType::Float64()}, {"s", DataType::String()}};
+  std::map<int, std::set<uint64_t>> floats;  // normalized bit patterns
+  std::map<int, std::set<std::string>> strings;
+  std::map<int, int64_t> rows_of;  // key -1: NULL
+  for (int b = 0; b < 40; ++b) {
+    ColumnBuilder k(DataType::Int32()), f(DataType::Float64()), str(DataType::String());
+    for (int r = 0; r < 5000; ++r) {
+      const int key = static_cast<int>(rng() % 4) - 1;
+      key < 0 ? k.AppendNull() : k.Append<int32_t>(key);
+      ++rows_of[key];
+      const uint64_t pick = rng() % 200000;
+      double d = static_cast<double>(pick) / 3.0;
+      if (pick % 1000 == 1) d = std::nan("");
+      if (pick % 1000 == 2) d = -0.0;
+      if (pick % 1000 == 3) d = 0.0;
+      f.Append<double>(d);
+      const double norm = std::isnan(d) ? std::nan("") : (d == 0 ? 0.0 : d);
+      uint64_t bits;
+      std::memcpy(&bits, &norm, 8);
+      floats[key].insert(bits);
+      if (pick % 10 == 0) {
+        str.AppendNull();
+      } else {
+        const std::string v = "v" + std::to_string(pick % 150000);
+        str.AppendString(v);
+        strings[key].insert(v);
+      }
+    }
+    auto batch = std::make_shared<Batch>();
+    batch->schema = t->schema;
+    batch->num_rows = 5000;
+    batch->columns = {k.Finish(), f.Finish(), str.Finish()};
+    t->batches.push_back(batch);
+  }
+  std::vector<AggregateCall> aggs = {
+      Agg(AggregateKind::kCount, Col(*t, 1), DataType::Int64(), "floats", true),
+      Agg(AggregateKind::kCount, Col(*t, 2), DataType::Int64(), "strings", true)};
+  for (int threads : {1, 4}) {
+    auto out = RunAggregate(t, {0}, aggs, threads);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    const auto rows = Rows(*out, 1);
+    ASSERT_EQ(rows.size(), rows_of.size());
+    for (const auto& [key, n] : rows_of) {
+      const std::string k =
+          KeyString({key < 0 ? Value::Null(DataType::Int32()) : Value::Int32(key)});
+      const std::vector<Value>& row = rows.at(k);
+      EXPECT_EQ(row[1].i64, static_cast<int64_t>(floats[key].size())) << k << " " << threads;
+      EXPECT_EQ(row[2].i64, static_cast<int64_t>(strings[key].size())) << k << " " << threads;
     }
   }
 }
