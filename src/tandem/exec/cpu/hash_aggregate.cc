@@ -614,7 +614,7 @@ class Aggregation {
         }
         merged = std::make_unique<GroupTable>(DedupeTypes(j));
         for (size_t w = 0; w < partials_.size(); ++w) {
-          TANDEM_RETURN_NOT_OK(MergePairs(s, j, w, entries[w], *merge, merged.get()));
+          MergePairs(s, j, w, entries[w], *merge, merged.get());
         }
         d = merged.get();
       }
@@ -624,16 +624,15 @@ class Aggregation {
   }
 
   // Inserts worker w's pairs at `entries` (final ids and pair hashes in `merge`) into `into`.
-  Status MergePairs(size_t s, size_t j, size_t w, const std::vector<uint32_t>& entries,
-                    const DistinctMerge& merge, GroupTable* into) {
-    if (entries.empty()) return Status::OK();
+  void MergePairs(size_t s, size_t j, size_t w, const std::vector<uint32_t>& entries,
+                  const DistinctMerge& merge, GroupTable* into) {
+    if (entries.empty()) return;
     KeyView view = partials_[w][s].dedupe[j]->StoredKeys();
     view.columns[0].values = reinterpret_cast<const uint8_t*>(merge.final_ids[w][j].data());
     const uint64_t* hashes = merge.pair_hashes[w][j].data();
     std::vector<uint32_t> ignored(entries.size());
     into->FindOrInsert(view, hashes, hashes, entries.data(), static_cast<int64_t>(entries.size()),
                        ignored.data());
-    return Status::OK();
   }
 
   // The pairs of every worker, split by their hash into buckets deduped on several threads (a
@@ -656,7 +655,7 @@ class Aggregation {
         [&](int64_t b) {
           buckets[b] = std::make_unique<GroupTable>(DedupeTypes(j));
           for (size_t w = 0; w < partials_.size(); ++w) {
-            TANDEM_RETURN_NOT_OK(MergePairs(s, j, w, lists[w][b], merge, buckets[b].get()));
+            MergePairs(s, j, w, lists[w][b], merge, buckets[b].get());
           }
           return Status::OK();
         },
