@@ -8,6 +8,7 @@ can be (test_slices_gpu.py), else on the CPU, so the answers stay DuckDB's; EXPL
 marks the part; CACHE TABLE moves the least recently used cached tables to host memory, or keeps
 the new one there, instead of failing.
 """
+import os
 import re
 import subprocess
 
@@ -31,8 +32,14 @@ def check_query(n, injection, data_name=DATA, extra=()):
     assert failure is None, failure
 
 
+# SF1 joins with TANDEM_TPCH_SF1=1, as in test_tpch_queries.py (scripts/device_run.sh sets it).
+RANDOM_CASES = [(DATA, 1), (DATA, 2), ("duckdb-sf0.1", 1)]
+if os.environ.get("TANDEM_TPCH_SF1") == "1":
+    RANDOM_CASES.append(("duckdb-sf1", 3))
+
+
 @pytest.mark.parametrize("n", range(1, 23), ids=lambda n: f"q{n:02d}")
-@pytest.mark.parametrize("data_name, seed", [(DATA, 1), (DATA, 2), ("duckdb-sf0.1", 1)])
+@pytest.mark.parametrize("data_name, seed", RANDOM_CASES)
 def test_tpch_with_random_allocation_failures(data_name, seed, n):
     needs_gpu()
     check_query(n, f"random:{seed}", data_name)
