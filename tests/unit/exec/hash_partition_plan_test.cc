@@ -397,6 +397,24 @@ TEST_F(HashPartitionPlanTest, SplittingInputsFromTheHostDoesNotLoseTheLargerClas
   EXPECT_EQ(ScanNames(*plan), (std::set<std::string>{"a.a_c0", "b.b_c0"}));
 }
 
+TEST_F(HashPartitionPlanTest, ALargeInputFromTheHostOutweighsMoreCachedBytes) {
+  // TPC-H Q18's shape with lineitem in host memory: (a from the host) JOIN b on the key, JOIN c
+  // on b's other column. Cutting a and b by the key splits 1000 + 100 bytes; cutting b and c
+  // by b's other column splits more of the cached tables (200) but leaves a's 1000 whole in
+  // every partition. The first wins.
+  PlanPtr from_host = MakeTransition(ScanAll(a_), Device::kGpu);
+  from_host->placement.est_bytes = 1000;
+  PlanPtr b = ScanAll(b_), c = ScanAll(c_);
+  b->placement.est_bytes = 100;
+  c->placement.est_bytes = 100;
+  PlanPtr ab = JoinOnKey(from_host, b, JoinType::kInner);
+  // ab: a_c0 a_c1 b_c0 b_c1; b_c1 is column 3.
+  PlanPtr top = MakeJoin(ab, c, JoinType::kInner, {Col(3)}, {Col(0)}, nullptr);
+  std::optional<HashPartitionPlan> plan = Check(top);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(ScanNames(*plan), (std::set<std::string>{"host:a.a_c0", "b.b_c0"}));
+}
+
 TEST_F(HashPartitionPlanTest, NoEquiJoinNoPartitions) {
   PlanPtr agg =
       MakeAggregate(ScanAll(a_), {Col(0)}, {"k"}, {Agg(AggregateKind::kCountStar, {}, "n")});
