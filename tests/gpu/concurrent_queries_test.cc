@@ -127,7 +127,7 @@ TEST_F(GpuConcurrentQueries, AnswersHoldWhenTheGpuRunsOutOfMemory) {
 }
 
 // Bound by bytes only: under a limit that holds the estimated peaks of a few queries at once,
-// the others wait for their turn (memory/gpu_admission.h), and every answer is still the one
+// the others wait for their turn (memory/admission.h), and every answer is still the one
 // the query gives alone.
 TEST_F(GpuConcurrentQueries, QueriesThatDoNotFitTogetherWaitTheirTurn) {
   TANDEM_REQUIRE_GPU();

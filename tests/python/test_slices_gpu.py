@@ -106,7 +106,7 @@ def test_explain_analyze_names_the_slices():
     m = re.search(r"HostToDevice \(in (\d+) slices; (\d+) made while the one before ran, "
                   r"[\d.]+ ms waited for them\)", out)
     assert m and int(m.group(1)) > 2 and int(m.group(2)) >= 1, out
-    # The query was admitted to the GPU against its estimated peak (memory/gpu_admission.h).
+    # The query was admitted to the GPU against its estimated peak (memory/admission.h).
     assert re.search(r"GPU admission: est\. peak \S+ \S+, \S+ \S+ reserved", out), out
     assert re.search(r"HashAggregate \(partial over \d+ slices of its input, \d+ partial rows "
                      r"merged on the (GPU|CPU)", out), out

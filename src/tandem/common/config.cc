@@ -114,6 +114,11 @@ std::vector<ConfigKey> MakeKeys() {
              "queries and Spark plan fragments (tasks) of one process that may use the GPU at "
              "once; each is also admitted against its estimated peak of GPU memory, so that "
              "those running together fit the GPU; others wait their turn"),
+      Plain(kHostAdmission, ConfigType::kBool, "true",
+            "each query and Spark plan fragment (task) of a process waits before it runs while "
+            "the estimated peaks of host memory of those running plus its own would pass "
+            "tandem.memory.host.limit (less what cached tables hold), so that they take turns "
+            "instead of all spilling at once; one always runs; false: all run at once"),
       Number(kMaxExpressionDepth, ConfigType::kInt, "1000", 1, 20000,
              "deepest nesting of expressions and subqueries a statement may have (an error "
              "past it; AND/OR lists, IN lists and UNION chains count as one level)"),

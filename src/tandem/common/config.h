@@ -51,6 +51,7 @@ inline constexpr const char* kCpuBatchRows = "tandem.exec.cpu.batchRows";
 inline constexpr const char* kCpuScanPieceRows = "tandem.exec.cpu.scanPieceRows";
 inline constexpr const char* kConcurrentGpuTasks = "tandem.sql.concurrentGpuTasks";
 inline constexpr const char* kHostMemoryLimit = "tandem.memory.host.limit";
+inline constexpr const char* kHostAdmission = "tandem.memory.host.admission";
 inline constexpr const char* kSpillDir = "tandem.spill.dir";
 inline constexpr const char* kGpuAllocFraction = "tandem.memory.gpu.allocFraction";
 inline constexpr const char* kGpuReserve = "tandem.memory.gpu.reserve";

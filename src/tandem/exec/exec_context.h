@@ -175,7 +175,7 @@ class ExecContext {
   int64_t cpu_batch_rows = int64_t{1} << 17;
   // tandem.sql.concurrentGpuTasks: queries (and Spark tasks) of the process on the GPU at once.
   // Each is admitted before its first GPU operator against its estimated peak of GPU memory
-  // (memory/gpu_admission.h, exec/gpu_peak_estimate.h); 0: no bound by count.
+  // (memory/admission.h, exec/gpu_peak_estimate.h); 0: no bound by count.
   int64_t gpu_max_queries = 0;
   // The query's admission (-1: it did not use the GPU): the bytes it reserved, how long it
   // waited and how many queries were on the GPU when it entered.
@@ -183,6 +183,12 @@ class ExecContext {
   int64_t gpu_admitted_bytes = -1;
   double gpu_admission_wait_ms = 0;
   int gpu_admission_others = 0;
+  // tandem.memory.host.admission: the query waits before it runs while the estimated host
+  // peaks of those running plus its own would pass the host budget (exec/host_admission.h).
+  bool host_admission = true;
+  int64_t host_estimated_bytes = -1;  // its estimated peak of host memory (-1: not admitted)
+  double host_admission_wait_ms = 0;
+  int host_admission_others = 0;  // queries running when it entered
   int gpu_chunked_parts = 0;      // GPU parts or aggregations that ran in slices of their input
   int gpu_split_retries = 0;      // ... of them after running out of GPU memory whole
   int gpu_partitioned_parts = 0;  // GPU parts that ran in hash partitions of a join key

@@ -49,13 +49,14 @@
 #include "tandem/exec/cpu/window_spill.h"
 #include "tandem/exec/gpu/gpu_operators_more.h"
 #include "tandem/exec/gpu_peak_estimate.h"
+#include "tandem/exec/host_admission.h"
 #include "tandem/exec/query_run.h"
 #include "tandem/exec/shared_subplans.h"
 #include "tandem/exec/split_aggregate.h"
 #include "tandem/gpu/device_column.h"
 #include "tandem/gpu/device_limit.h"
 #include "tandem/io/parquet/device_reader.h"
-#include "tandem/memory/gpu_admission.h"
+#include "tandem/memory/admission.h"
 #include "tandem/memory/host_memory.h"
 #include "tandem/plan/fusion.h"
 
@@ -431,7 +432,7 @@ Result<gpu::GpuContext*> QueryRun::Gpu() {
 
 Status QueryRun::AdmitToGpu() {
   const int64_t capacity = GpuCapacity();
-  gpu_admission::Request request;
+  admission::Request request;
   request.estimated_bytes = EstimatedPeakHere(root_, SliceBytesOf(capacity));
   // Tables cached on the GPU hold their part of it (they move to host memory only when a
   // query runs out): admission shares what is left.
@@ -442,7 +443,7 @@ Status QueryRun::AdmitToGpu() {
   request.capacity_bytes = capacity <= 0 ? 0 : std::max<int64_t>(1, capacity - cached);
   request.max_queries = ctx_.gpu_max_queries;
   request.cancelled = ctx_.cancelled;
-  TANDEM_ASSIGN_OR_RAISE(gpu_admission::Ticket ticket, gpu_admission::Admit(request));
+  TANDEM_ASSIGN_OR_RAISE(admission::Ticket ticket, admission::Admit(request));
   ctx_.gpu_estimated_bytes = request.estimated_bytes;
   ctx_.gpu_admitted_bytes = ticket.reserved_bytes();
   ctx_.gpu_admission_wait_ms = ticket.waited_ms();
@@ -1101,6 +1102,8 @@ Result<Table> ExecuteWith(const PlanNode& plan, ExecContext& ctx, cpu::PipelineS
   ArmOomInjection(ctx.oom_injection);
   ArmOomInjection(ctx.host_oom_injection, OomTarget::kHost);
   gpu::SetDeviceLimit(ctx.gpu_limit_bytes);
+  Result<std::optional<admission::Ticket>> host_turn = AdmitToHost(plan, ctx);
+  if (!host_turn.ok()) return host_turn.status();
   ctx.peak_host_bytes = host_memory::InUse();
   Result<Table> out =
       rows_into ? QueryRun(plan, ctx).RunInto(plan, *rows_into) : QueryRun(plan, ctx).RunHost(plan);

@@ -1,6 +1,6 @@
 // The estimated peak of GPU memory a placed plan's run allocates, from the placement's estimated
 // output bytes of each node: what a query reserves to be admitted to the GPU
-// (memory/gpu_admission.h). GPU operators run one at a time over whole device batches
+// (memory/admission.h). GPU operators run one at a time over whole device batches
 // (executor.h), so at a GPU node its inputs (children that ran before it, in order) live with
 // its output and its working memory: a hash join's table over its build side, an aggregation's
 // group table, a sort's permutation and gathered copy, a Parquet scan's compressed pages.

@@ -259,7 +259,7 @@ bool QueryRun::RoomForAnotherSlice(int64_t slice_bytes) const {
   // What the other queries on the GPU reserved stays theirs, counted whole (what they use of it
   // is in the pool's use too: erring towards making no slice ahead).
   const int64_t mine = gpu_turn_ ? gpu_turn_->reserved_bytes() : 0;
-  const int64_t others = std::max<int64_t>(0, gpu_admission::Now().reserved_bytes - mine);
+  const int64_t others = std::max<int64_t>(0, admission::Now().reserved_bytes - mine);
   return gpu::GetPoolStats().used_bytes + others + 2 * slice_bytes <= capacity;
 }
 

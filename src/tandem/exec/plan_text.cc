@@ -117,6 +117,15 @@ std::string PlanToStringWithMetrics(const PlanNode& root, const ExecContext& ctx
                   FormatByteSize(totals.pcie_bytes).c_str());
     out += line;
   }
+  if (ctx.host_admission_wait_ms >= 1) {
+    char line[200];
+    std::snprintf(line, sizeof(line),
+                  "Host admission: est. peak %s, waited %.1f ms, %d other quer%s running at "
+                  "entry\n",
+                  FormatByteSize(ctx.host_estimated_bytes).c_str(), ctx.host_admission_wait_ms,
+                  ctx.host_admission_others, ctx.host_admission_others == 1 ? "y" : "ies");
+    out += line;
+  }
   if (ctx.gpu_admitted_bytes >= 0) {
     char line[200];
     std::snprintf(line, sizeof(line),

@@ -24,7 +24,7 @@
 #include "tandem/exec/shared_subplans.h"
 #include "tandem/exec/slice_prefetch.h"
 #include "tandem/exec/split_aggregate.h"
-#include "tandem/memory/gpu_admission.h"
+#include "tandem/memory/admission.h"
 #include "tandem/plan/fusion.h"
 
 namespace tandem::exec_detail {
@@ -162,7 +162,7 @@ class QueryRun {
   }
   // The GPU for this query: its stream, started the first time, after its admission.
   Result<gpu::GpuContext*> Gpu();
-  // Waits for the query's turn on the GPU (memory/gpu_admission.h), held until the run ends.
+  // Waits for the query's turn on the GPU (memory/admission.h), held until the run ends.
   Status AdmitToGpu();
   // What the query's GPU may hold: the pool, or tandem.memory.gpu.limit when lower (after the
   // runtime started); the slice of a GPU part's input for that capacity.
@@ -340,7 +340,7 @@ class QueryRun {
 
   ExecContext& ctx_;
   const PlanNode& root_;
-  std::optional<gpu_admission::Ticket> gpu_turn_;  // released after the stream, below, is done
+  std::optional<admission::Ticket> gpu_turn_;  // released after the stream, below, is done
   SharedSubplans shared_;                          // identical subplans of the query, run once
   std::set<const TableSource*> scanned_sources_;   // what the query's scans read
   bool cpu_only_ = false;                          // inside RerunOnCpu

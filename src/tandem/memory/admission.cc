@@ -1,6 +1,6 @@
-// The process's GPU admission gate (see gpu_admission.h): a mutex, a condition variable, the
-// reservations of the queries running and a first-come queue of numbered waiters.
-#include "tandem/memory/gpu_admission.h"
+// The process's admission gates (see admission.h), one per pool: a mutex, a condition variable,
+// the reservations of the queries running and a first-come queue of numbered waiters.
+#include "tandem/memory/admission.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,7 @@
 #include <mutex>
 #include <vector>
 
-namespace tandem::gpu_admission {
+namespace tandem::admission {
 namespace {
 
 class Gate {
@@ -18,7 +18,7 @@ class Gate {
     std::unique_lock<std::mutex> lock(mu_);
     const uint64_t my_number = next_number_++;
     ++waiting_;
-    // Reserve no more than the GPU may hold: a larger estimate runs alone.
+    // Reserve no more than the pool may hold: a larger estimate runs alone.
     *reserved = std::max<int64_t>(0, r.estimated_bytes);
     if (r.capacity_bytes > 0) *reserved = std::min(*reserved, r.capacity_bytes);
     const auto fits = [&] {
@@ -87,15 +87,17 @@ class Gate {
   int64_t reserved_ = 0;
 };
 
-Gate& TheGate() {
-  static Gate gate;
-  return gate;
+Gate& TheGate(Pool pool) {
+  static Gate gpu;
+  static Gate host;
+  return pool == Pool::kHost ? host : gpu;
 }
 
 }  // namespace
 
 Ticket::Ticket(Ticket&& other) noexcept
     : held_(other.held_),
+      pool_(other.pool_),
       reserved_bytes_(other.reserved_bytes_),
       waited_ms_(other.waited_ms_),
       others_at_entry_(other.others_at_entry_) {
@@ -106,6 +108,7 @@ Ticket& Ticket::operator=(Ticket&& other) noexcept {
   if (this != &other) {
     Release();
     held_ = other.held_;
+    pool_ = other.pool_;
     reserved_bytes_ = other.reserved_bytes_;
     waited_ms_ = other.waited_ms_;
     others_at_entry_ = other.others_at_entry_;
@@ -119,13 +122,14 @@ Ticket::~Ticket() { Release(); }
 void Ticket::Release() {
   if (!held_) return;
   held_ = false;
-  TheGate().Leave(reserved_bytes_);
+  TheGate(pool_).Leave(reserved_bytes_);
 }
 
 Result<Ticket> Admit(const Request& request) {
   const auto start = std::chrono::steady_clock::now();
   Ticket t;
-  if (!TheGate().Enter(request, &t.reserved_bytes_, &t.others_at_entry_)) {
+  t.pool_ = request.pool;
+  if (!TheGate(request.pool).Enter(request, &t.reserved_bytes_, &t.others_at_entry_)) {
     return Status::Invalid("the query was cancelled");
   }
   t.held_ = true;
@@ -134,6 +138,6 @@ Result<Ticket> Admit(const Request& request) {
   return t;
 }
 
-Snapshot Now() { return TheGate().Now(); }
+Snapshot Now(Pool pool) { return TheGate(pool).Now(); }
 
-}  // namespace tandem::gpu_admission
+}  // namespace tandem::admission

@@ -98,6 +98,7 @@ Status FragmentTask::Execute() {
   // estimated peak of GPU memory (RAPIDS users know the count as
   // spark.rapids.sql.concurrentGpuTasks); others wait their turn in the executor.
   ctx_.gpu_max_queries = config_.GetInt(config_keys::kConcurrentGpuTasks);
+  ctx_.host_admission = config_.GetBool(config_keys::kHostAdmission);
   ctx_.cancelled = &cancelled_;
   TANDEM_ASSIGN_OR_RAISE(result_, ::tandem::Execute(*placed.plan, ctx_));
   plan_text_ = PlanToStringWithMetrics(*placed.plan, ctx_);

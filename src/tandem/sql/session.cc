@@ -439,6 +439,7 @@ class StatementRunner {
     ctx.cpu_batch_rows = config.GetInt(config_keys::kCpuBatchRows);
     ctx.scan_piece_rows = config.GetInt(config_keys::kCpuScanPieceRows);
     ctx.gpu_max_queries = config.GetInt(config_keys::kConcurrentGpuTasks);
+    ctx.host_admission = config.GetBool(config_keys::kHostAdmission);
     ctx.table_cache = &session_.cache_;
     // Validated when it was set.
     Result<OomInjection> injection = ParseOomInjection(config.Get(config_keys::kInjectOom));
@@ -610,6 +611,12 @@ class StatementRunner {
       std::snprintf(waited, sizeof(waited), "%.0f ms", ctx.gpu_admission_wait_ms);
       result.devices += std::string("; waited ") + waited + " for the GPU (est. peak " +
                         FormatByteSize(ctx.gpu_estimated_bytes) + ")";
+    }
+    if (ctx.host_admission_wait_ms >= 1) {
+      char waited[32];
+      std::snprintf(waited, sizeof(waited), "%.0f ms", ctx.host_admission_wait_ms);
+      result.devices += std::string("; waited ") + waited + " for host memory (est. peak " +
+                        FormatByteSize(ctx.host_estimated_bytes) + ")";
     }
     if (!ctx.cached_tables_moved.empty()) {
       result.devices += "; moved cached tables to host memory to make room on the GPU:";

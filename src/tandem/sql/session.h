@@ -60,7 +60,7 @@ struct StatementResult {
   int64_t spilled_bytes = 0;  // written to tandem.spill.dir by the query's operators
   int64_t peak_device_bytes = -1;
   // Queries that used the GPU: their estimated peak of GPU memory, against which they were
-  // admitted (memory/gpu_admission.h; the reservation is capped at what the GPU holds); -1
+  // admitted (memory/admission.h; the reservation is capped at what the GPU holds); -1
   // otherwise.
   int64_t gpu_admitted_bytes = -1;
   // A query whose rows went to Session::WriteNextQueryTo's file (`table` is then empty): how many;

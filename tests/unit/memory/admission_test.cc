@@ -1,7 +1,7 @@
-// The GPU admission gate (memory/gpu_admission.h) with threads standing in for queries, and the
+// The GPU admission gate (memory/admission.h) with threads standing in for queries, and the
 // peak estimate it admits against (exec/gpu_peak_estimate.h) over hand-made placed plans. No GPU
 // is needed: the gate only counts bytes.
-#include "tandem/memory/gpu_admission.h"
+#include "tandem/memory/admission.h"
 
 #include <gtest/gtest.h>
 
@@ -14,13 +14,14 @@
 #include <vector>
 
 #include "tandem/exec/gpu_peak_estimate.h"
+#include "tandem/exec/host_peak_estimate.h"
 
 namespace tandem {
 namespace {
 
-using gpu_admission::Admit;
-using gpu_admission::Request;
-using gpu_admission::Ticket;
+using admission::Admit;
+using admission::Request;
+using admission::Ticket;
 
 constexpr int64_t kMiB = int64_t{1} << 20;
 
@@ -42,10 +43,10 @@ Ticket MustAdmit(const Request& r) {
 
 // Waits until `n` queries wait at the gate (or ten seconds pass: slow sanitizer builds).
 void UntilWaiting(int n) {
-  for (int i = 0; i < 10000 && gpu_admission::Now().waiting < n; ++i) {
+  for (int i = 0; i < 10000 && admission::Now().waiting < n; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  ASSERT_EQ(gpu_admission::Now().waiting, n);
+  ASSERT_EQ(admission::Now().waiting, n);
 }
 
 // A query admitted on another thread; `admitted` turns true when it is.
@@ -68,8 +69,8 @@ struct Waiter {
 TEST(GpuAdmission, QueriesThatFitTogetherEnterAtOnce) {
   Ticket a = MustAdmit(Ask(40 * kMiB, 100 * kMiB));
   Ticket b = MustAdmit(Ask(60 * kMiB, 100 * kMiB));
-  EXPECT_EQ(gpu_admission::Now().running, 2);
-  EXPECT_EQ(gpu_admission::Now().reserved_bytes, 100 * kMiB);
+  EXPECT_EQ(admission::Now().running, 2);
+  EXPECT_EQ(admission::Now().reserved_bytes, 100 * kMiB);
   EXPECT_EQ(b.others_at_entry(), 1);
 }
 
@@ -85,8 +86,8 @@ TEST(GpuAdmission, AQueryThatDoesNotFitWaitsForOneToLeave) {
   EXPECT_EQ(b.ticket->others_at_entry(), 0);
   EXPECT_GT(b.ticket->waited_ms(), 0);
   b.ticket.reset();
-  EXPECT_EQ(gpu_admission::Now().reserved_bytes, 0);
-  EXPECT_EQ(gpu_admission::Now().running, 0);
+  EXPECT_EQ(admission::Now().reserved_bytes, 0);
+  EXPECT_EQ(admission::Now().running, 0);
 }
 
 TEST(GpuAdmission, WaitersEnterInTheOrderTheyCame) {
@@ -147,8 +148,8 @@ TEST(GpuAdmission, ACancelledWaiterLeavesAndThoseAfterItGoOn) {
   after.Join();
   EXPECT_TRUE(after.admitted);
   after.ticket.reset();
-  EXPECT_EQ(gpu_admission::Now().waiting, 0);
-  EXPECT_EQ(gpu_admission::Now().running, 0);
+  EXPECT_EQ(admission::Now().waiting, 0);
+  EXPECT_EQ(admission::Now().running, 0);
 }
 
 TEST(GpuAdmission, AWaiterCancelledBehindAnotherIsSkipped) {
@@ -172,7 +173,7 @@ TEST(GpuAdmission, AWaiterCancelledBehindAnotherIsSkipped) {
   last.Join();
   EXPECT_TRUE(first.admitted);
   EXPECT_TRUE(last.admitted);
-  EXPECT_EQ(gpu_admission::Now().reserved_bytes, 80 * kMiB);
+  EXPECT_EQ(admission::Now().reserved_bytes, 80 * kMiB);
 }
 
 TEST(GpuAdmission, ManyThreadsNeverReserveMoreThanTheGpu) {
@@ -196,7 +197,30 @@ TEST(GpuAdmission, ManyThreadsNeverReserveMoreThanTheGpu) {
   for (auto& th : threads) th.join();
   EXPECT_LE(most.load(), kCapacity);
   EXPECT_GT(most.load(), 0);
-  EXPECT_EQ(gpu_admission::Now().running, 0);
+  EXPECT_EQ(admission::Now().running, 0);
+}
+
+TEST(Admission, TheHostAndTheGpuAreSeparatePools) {
+  // A query holding all of the GPU does not keep one out of host memory, nor the other way.
+  Ticket gpu = MustAdmit(Ask(100 * kMiB, 100 * kMiB));
+  Request host = Ask(100 * kMiB, 100 * kMiB);
+  host.pool = admission::Pool::kHost;
+  Ticket h = MustAdmit(host);
+  EXPECT_EQ(h.others_at_entry(), 0);
+  EXPECT_EQ(admission::Now(admission::Pool::kHost).reserved_bytes, 100 * kMiB);
+  EXPECT_EQ(admission::Now(admission::Pool::kGpu).reserved_bytes, 100 * kMiB);
+  // A second host query waits for the first, whatever the GPU holds.
+  Waiter second;
+  second.Start(host);
+  for (int i = 0; i < 10000 && admission::Now(admission::Pool::kHost).waiting < 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(admission::Now(admission::Pool::kHost).waiting, 1);
+  EXPECT_FALSE(second.admitted);
+  h = Ticket();
+  second.Join();
+  EXPECT_TRUE(second.admitted);
+  EXPECT_EQ(second.ticket->others_at_entry(), 0);
 }
 
 // ---- the estimate ------------------------------------------------------------------------
@@ -271,6 +295,53 @@ TEST(GpuPeakEstimate, PartsSeparatedByTheCpuDoNotAddUp) {
   EXPECT_EQ(EstimatedGpuPeakBytes(*cpu_join, none, 0), 150);
   PlanPtr cpu_only = Node(PlanKind::kScan, Device::kCpu, 1000);
   EXPECT_EQ(EstimatedGpuPeakBytes(*cpu_only, none, 0), 0);
+}
+
+TEST(HostPeakEstimate, StreamingOperatorsHoldNothingAndBreakersHoldTheirState) {
+  // CPU scan of files 1000 -> filter 400 -> aggregate 30: only the group table (30) is held,
+  // and the result (the aggregate's 30) at the end.
+  PlanPtr scan = Node(PlanKind::kScan, Device::kCpu, 1000);
+  PlanPtr filter = Node(PlanKind::kFilter, Device::kCpu, 400, {scan});
+  PlanPtr agg = Node(PlanKind::kAggregate, Device::kCpu, 30, {filter});
+  EXPECT_EQ(EstimatedHostPeakBytes(*agg), 30);
+  // A sort above collects the 30 rows and makes its sorted 30 beside them (and the group table
+  // is still held): 90.
+  PlanPtr sort = Node(PlanKind::kSort, Device::kCpu, 30, {agg});
+  EXPECT_EQ(EstimatedHostPeakBytes(*sort), 90);
+  // A filter over files alone streams: the result (400) is all that is held.
+  EXPECT_EQ(EstimatedHostPeakBytes(*filter), 400);
+}
+
+TEST(HostPeakEstimate, AJoinHoldsItsBuildSideWhileItsProbeRuns) {
+  // build: files 500 filtered to 200; probe: files 1000 into an aggregation of 50 above the
+  // join. The build side's 200 is held while the probe streams into the group table (50).
+  PlanPtr build_scan = Node(PlanKind::kScan, Device::kCpu, 500);
+  PlanPtr build = Node(PlanKind::kFilter, Device::kCpu, 200, {build_scan});
+  PlanPtr probe = Node(PlanKind::kScan, Device::kCpu, 1000);
+  PlanPtr join = Node(PlanKind::kJoin, Device::kCpu, 800, {probe, build});
+  PlanPtr agg = Node(PlanKind::kAggregate, Device::kCpu, 50, {join});
+  EXPECT_EQ(EstimatedHostPeakBytes(*agg), 250);
+  // With no aggregation above, the result (800) is collected while the build side is held.
+  EXPECT_EQ(EstimatedHostPeakBytes(*join), 1000);
+}
+
+TEST(HostPeakEstimate, GpuPartsHoldWhatTheyTakeFromAndHandToTheHost) {
+  // Files 1000 on the CPU, filtered to 300, uploaded (held whole until uploaded), aggregated on
+  // the GPU to 20 and handed back (20 held).
+  PlanPtr scan = Node(PlanKind::kScan, Device::kCpu, 1000);
+  PlanPtr filter = Node(PlanKind::kFilter, Device::kCpu, 300, {scan});
+  PlanPtr up = Node(PlanKind::kTransition, Device::kGpu, 300, {filter});
+  PlanPtr agg = Node(PlanKind::kAggregate, Device::kGpu, 20, {up});
+  PlanPtr down = Node(PlanKind::kTransition, Device::kCpu, 20, {agg});
+  EXPECT_EQ(EstimatedHostPeakBytes(*down), 300);
+  // A GPU part alone (a cached GPU table, an aggregation) holds its 20 of result on the host.
+  PlanPtr gpu_scan = Node(PlanKind::kScan, Device::kGpu, 1000);
+  PlanPtr gpu_agg = Node(PlanKind::kAggregate, Device::kGpu, 20, {gpu_scan});
+  PlanPtr back = Node(PlanKind::kTransition, Device::kCpu, 20, {gpu_agg});
+  EXPECT_EQ(EstimatedHostPeakBytes(*back), 20);
+  PlanPtr huge =
+      Node(PlanKind::kSort, Device::kCpu, 1e30, {Node(PlanKind::kScan, Device::kCpu, 1e30)});
+  EXPECT_EQ(EstimatedHostPeakBytes(*huge), INT64_MAX);
 }
 
 }  // namespace
