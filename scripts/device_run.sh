@@ -25,6 +25,8 @@
 #                                 $OUT/tpch_sfN_cached*.md
 #   scripts/device_run.sh setting_ab  bench/setting_ab.py over TPC-H (SF, SETTING, A, B, QUERIES,
 #                                 ROUNDS, CACHE=none|host|gpu, PRELUDE) into $OUT/setting_ab.md
+#   scripts/device_run.sh chunk_sweep  bench/setting_ab.py of tandem.exec.gpu.chunkBytes at SIZES
+#                                 against its default, from files and host memory (CACHES)
 #   scripts/device_run.sh scaling   bench/thread_scaling.py (SF, QUERIES, THREADS, ROUNDS) into
 #                                 $OUT/scaling.md, EXPLAIN ANALYZE at the most threads beside it
 #   scripts/device_run.sh analyze_tpch  EXPLAIN ANALYZE of TPC-H queries (QUERIES, SF) under cpu,
@@ -197,6 +199,23 @@ for what in "${@:-tests}"; do
         --a "$A" --b "$B" --queries "${QUERIES:-1,3,6,18}" --rounds "${ROUNDS:-3}" \
         --cache "${CACHE:-none}" --prelude "${PRELUDE:-}" --out "$OUT/setting_ab.md" 2>&1 |
         tee -a "$OUT/setting_ab.log" | tail -15
+      ;;
+    chunk_sweep)
+      # The GPU slice size (tandem.exec.gpu.chunkBytes) against its default (0: a quarter of the
+      # GPU), device=gpu, for each size in SIZES and each source in CACHES (none: Parquet files;
+      # host: tables cached in host memory), SF, QUERIES, ROUNDS: the measurement behind the
+      # default. Into $OUT/chunk_<source>_<size>.md.
+      data=/tmp/tpch-sf${SF:-10}
+      [ -d $data/lineitem ] || .device/bin/tandem datagen tpch --sf "${SF:-10}" --out $data >/dev/null
+      for cache in ${CACHES:-none host}; do
+        for size in ${SIZES:-256m 1g 4g}; do
+          python3 bench/setting_ab.py --tandem "$TANDEM_BIN" --data $data \
+            --setting tandem.exec.gpu.chunkBytes --a 0 --b "'$size'" \
+            --queries "${QUERIES:-1,3,6,9,18}" --rounds "${ROUNDS:-3}" --cache "$cache" \
+            --prelude "SET tandem.sql.device = gpu;" --out "$OUT/chunk_${cache}_${size}.md" 2>&1 |
+            tee -a "$OUT/chunk_sweep.log" | tail -8
+        done
+      done
       ;;
     scaling)
       data=/tmp/tpch-sf${SF:-10}
