@@ -25,6 +25,14 @@ for lib in $(ldd $B/tandem $B/libtandem_c.so | awk '/=> \//{print $3}' | sort -u
     *) cp -L "$lib" .device/lib/ ;;
   esac
 done
+# nvCOMP's library, opened at first use (io/parquet/gpu/page_decompress.cu), so ldd does not list
+# it. It packs to about 21 MiB, which with the DuckDB wheels nearly fills the 64 MiB that travel:
+# NVCOMP=0 leaves it out (GPU pages then decompress on the host), as STAGE_ALL=1 must.
+if [ "${NVCOMP:-1}" = 1 ] && [ -z "${STAGE_ALL:-}" ]; then
+  for lib in .venv/lib/python3*/site-packages/nvidia/libnvcomp/lib64/libnvcomp.so.6; do
+    [ -f "$lib" ] && cp -L "$lib" .device/lib/
+  done
+fi
 cp -r ../shared/testdata/parquet-testing .device/testdata/
 strip .device/bin/tandem .device/bin/libtandem_c.so .device/bin/tandem_gpu_tests \
   .device/bin/examples/udf/*.so

@@ -15,8 +15,10 @@ APT_PACKAGES=(
   chromium-headless-shell                   # opens `tandem qualify`'s HTML report in its test
 )
 PY_PACKAGES=(pyarrow==26.0.1 duckdb==1.4.4 duckdb-extension-tpch==1.4.4 numpy==2.3.5 pytest==8.4.2
-             pyspark==4.0.1 pandas==2.3.3)  # pyspark: Spark 4 with its jars, for the plugin (spark/)
-             # and its tests; pandas: the pandas UDFs of the Spark fallback benchmark
+             pyspark==4.0.1 pandas==2.3.3 nvidia-libnvcomp-cu13==6.0.0.12)
+             # pyspark: Spark 4 with its jars, for the plugin (spark/) and its tests; pandas: the
+             # pandas UDFs of the Spark fallback benchmark; nvidia-libnvcomp-cu13: nvCOMP's headers
+             # and library, Parquet pages decompressed on the GPU (io/parquet/gpu/page_decompress.h)
 
 stamp_dir=.deps
 mkdir -p "$stamp_dir"
