@@ -1097,13 +1097,16 @@ void SetRowBudgets(const PlanNode& node, int64_t budget, ExecContext& ctx) {
 namespace {
 
 Result<Table> ExecuteWith(const PlanNode& plan, ExecContext& ctx, cpu::PipelineSink* rows_into) {
+  // The host's turn first: what follows is process-wide (progress, injected failures, the GPU
+  // limit) and must not change under a query that is running while this one waits.
+  Result<std::optional<admission::Ticket>> host_turn =
+      AdmitToHost(plan, ctx, /*result_held=*/rows_into == nullptr);
+  if (!host_turn.ok()) return host_turn.status();
   query_progress::Begin(PlannedScanUnits(plan));
   SetRowBudgets(plan, -1, ctx);
   ArmOomInjection(ctx.oom_injection);
   ArmOomInjection(ctx.host_oom_injection, OomTarget::kHost);
   gpu::SetDeviceLimit(ctx.gpu_limit_bytes);
-  Result<std::optional<admission::Ticket>> host_turn = AdmitToHost(plan, ctx);
-  if (!host_turn.ok()) return host_turn.status();
   ctx.peak_host_bytes = host_memory::InUse();
   Result<Table> out =
       rows_into ? QueryRun(plan, ctx).RunInto(plan, *rows_into) : QueryRun(plan, ctx).RunHost(plan);

@@ -8,7 +8,8 @@
 
 namespace tandem {
 
-Result<std::optional<admission::Ticket>> AdmitToHost(const PlanNode& plan, ExecContext& ctx) {
+Result<std::optional<admission::Ticket>> AdmitToHost(const PlanNode& plan, ExecContext& ctx,
+                                                     bool result_held) {
   if (!ctx.host_admission) return std::optional<admission::Ticket>();
   int64_t cached = 0;
   if (ctx.table_cache) {
@@ -16,7 +17,7 @@ Result<std::optional<admission::Ticket>> AdmitToHost(const PlanNode& plan, ExecC
   }
   admission::Request request;
   request.pool = admission::Pool::kHost;
-  request.estimated_bytes = EstimatedHostPeakBytes(plan);
+  request.estimated_bytes = EstimatedHostPeakBytes(plan, result_held);
   request.capacity_bytes = std::max<int64_t>(1, host_memory::Limit() - cached);
   request.cancelled = ctx.cancelled;
   TANDEM_ASSIGN_OR_RAISE(admission::Ticket ticket, admission::Admit(request));

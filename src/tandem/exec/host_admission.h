@@ -16,6 +16,9 @@
 namespace tandem {
 
 // An empty ticket when the setting is off; an error only when the query was cancelled waiting.
-Result<std::optional<admission::Ticket>> AdmitToHost(const PlanNode& plan, ExecContext& ctx);
+// `result_held`: the query's rows are collected in memory (false: they go to a sink, a file or a
+// spool, as they are made).
+Result<std::optional<admission::Ticket>> AdmitToHost(const PlanNode& plan, ExecContext& ctx,
+                                                     bool result_held);
 
 }  // namespace tandem

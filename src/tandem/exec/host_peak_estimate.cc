@@ -86,11 +86,11 @@ class Walk {
 
 }  // namespace
 
-int64_t EstimatedHostPeakBytes(const PlanNode& plan) {
+int64_t EstimatedHostPeakBytes(const PlanNode& plan, bool result_held) {
   Walk walk;
   const Estimate e = walk.Of(plan);
   // The result is collected as the last pipeline runs (a breaker's output is held already).
-  const double peak = e.held > 0 ? e.peak : e.peak + OutputBytes(plan);
+  const double peak = e.held > 0 || !result_held ? e.peak : e.peak + OutputBytes(plan);
   return peak >= 9.0e18 ? INT64_MAX : static_cast<int64_t>(peak);
 }
 

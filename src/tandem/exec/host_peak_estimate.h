@@ -18,6 +18,7 @@
 
 namespace tandem {
 
-int64_t EstimatedHostPeakBytes(const PlanNode& plan);
+// `result_held`: the query's rows are collected in memory (false: a sink takes them as they come).
+int64_t EstimatedHostPeakBytes(const PlanNode& plan, bool result_held = true);
 
 }  // namespace tandem

@@ -323,6 +323,8 @@ TEST(HostPeakEstimate, AJoinHoldsItsBuildSideWhileItsProbeRuns) {
   EXPECT_EQ(EstimatedHostPeakBytes(*agg), 250);
   // With no aggregation above, the result (800) is collected while the build side is held.
   EXPECT_EQ(EstimatedHostPeakBytes(*join), 1000);
+  // Rows that go to a sink (a file, a spool) as they are made are not collected.
+  EXPECT_EQ(EstimatedHostPeakBytes(*join, /*result_held=*/false), 200);
 }
 
 TEST(HostPeakEstimate, GpuPartsHoldWhatTheyTakeFromAndHandToTheHost) {
