@@ -1,8 +1,10 @@
 // Parquet pages decompressed on the GPU by nvCOMP (io/parquet/gpu/page_decompress.h) against the
 // host codecs (io/parquet/codec.h) that wrote them: for SNAPPY, ZSTD, LZ4_RAW and GZIP, a batch of
 // pages of many sizes and kinds (one byte, text, runs, random bytes that do not compress, 1 MiB)
-// comes back byte for byte; a damaged page and a page whose header size is wrong are errors
-// naming the page, never a crash; codecs nvCOMP does not read as Parquet writes them say so.
+// comes back byte for byte into output buffers filled with other bytes first; a page whose header
+// size is wrong, and a truncated page where that is defined (LZ4_RAW: nvCOMP's status; GZIP: its
+// trailer, checked on the host), are errors naming the page, never a crash; codecs nvCOMP does not
+// read as Parquet writes them say so.
 #include "tandem/io/parquet/gpu/page_decompress.h"
 
 #include <gtest/gtest.h>
@@ -65,11 +67,14 @@ class PageDecompressTest : public ::testing::TestWithParam<CompressionCodec> {
       const int64_t want = out_bytes.empty() ? static_cast<int64_t>(pages[i].size()) : out_bytes[i];
       auto out = gpu::DeviceBuffer::Allocate(std::max<int64_t>(want, 1), stream_);
       ASSERT_TRUE(in.ok() && out.ok());
+      // Bytes no page holds, so that a page left unwritten cannot pass.
+      ASSERT_TRUE(gpu::MemsetDevice(out->data(), 0xA5, std::max<int64_t>(want, 1), stream_).ok());
       ASSERT_TRUE(
           gpu::CopyToDevice(in->data(), packed.data(), static_cast<int64_t>(packed.size()), stream_)
               .ok());
       DevicePage p;
       p.compressed = in->data();
+      p.host_compressed = reinterpret_cast<const uint8_t*>(compressed_[i].data());
       p.compressed_bytes = static_cast<int64_t>(packed.size());
       p.out = out->data();
       p.out_bytes = want;
@@ -103,14 +108,29 @@ TEST_P(PageDecompressTest, ABatchOfPagesComesBackByteForByte) {
   }
 }
 
-TEST_P(PageDecompressTest, ADamagedPageIsAnErrorNamingIt) {
+TEST_P(PageDecompressTest, ATruncatedPageIsAnErrorNamingItWhereThatIsDefined) {
+  // nvCOMP leaves damaged SNAPPY and ZSTD data undefined (page_decompress.h): not tried.
+  if (GetParam() == CompressionCodec::SNAPPY || GetParam() == CompressionCodec::ZSTD) {
+    GTEST_SKIP() << "skipped: nvCOMP does not define what damaged " << CodecName(GetParam())
+                 << " data does";
+  }
   const std::vector<std::string> pages = PagesOfManyKinds();
   Upload(pages);
-  // Page 2 (text) cut to half its compressed bytes: truncated data.
+  // Page 2 (text) cut to half its compressed bytes.
   device_pages_[1].compressed_bytes /= 2;
   const Status st = DecompressPagesOnGpu(GetParam(), device_pages_, stream_);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("page 2 of 5"), std::string::npos) << st.ToString();
+}
+
+TEST_P(PageDecompressTest, MissingBuffersAndNegativeSizesAreErrors) {
+  Upload({std::string(300, 'z')});
+  DevicePage no_host = device_pages_[0];
+  no_host.host_compressed = nullptr;
+  EXPECT_FALSE(DecompressPagesOnGpu(GetParam(), {no_host}, stream_).ok());
+  DevicePage negative = device_pages_[0];
+  negative.out_bytes = -1;
+  EXPECT_FALSE(DecompressPagesOnGpu(GetParam(), {negative}, stream_).ok());
 }
 
 TEST_P(PageDecompressTest, AHeaderSizeThatDisagreesIsAnError) {

@@ -11,6 +11,7 @@
 
 #include "tandem/gpu/cuda_util.cuh"
 #include "tandem/io/parquet/gpu/page_decompress.h"
+#include "tandem/io/parquet/gpu/page_framing.h"
 
 #if TANDEM_HAVE_NVCOMP
 #include <nvcomp/gzip.h>
@@ -39,6 +40,9 @@ struct CodecEntry {
     temp_size = reinterpret_cast<TempSize>(dlsym(lib, temp_name));
     decompress = reinterpret_cast<Decompress>(dlsym(lib, decompress_name));
     opts = defaults;
+    // The CUDA kernels, not a hardware decompression engine where a GPU has one: the engine
+    // reports success on corrupt input (lz4.h).
+    opts.backend = NVCOMP_DECOMPRESS_BACKEND_CUDA;
     return temp_size && decompress;
   }
 };
@@ -90,6 +94,9 @@ bool CodecOnGpu(CompressionCodec codec) {
          codec == CompressionCodec::LZ4_RAW || codec == CompressionCodec::GZIP;
 }
 
+// The largest chunk every codec here decompresses (SNAPPY's and ZSTD's limit: 2^31 - 1).
+constexpr int64_t kMaxPageBytes = (int64_t{1} << 31) - 1;
+
 // The page table on the device: six arrays of `n` in one buffer.
 struct Table {
   const void** in_ptrs;
@@ -115,6 +122,29 @@ Table Carve(uint8_t* base, size_t n) {
   return t;
 }
 
+std::string StatusText(nvcompStatus_t st) {
+  const std::string code = "nvCOMP status " + std::to_string(static_cast<int>(st));
+  switch (st) {
+    case nvcompErrorCannotDecompress:
+    case nvcompErrorBadChecksum:
+    case nvcompErrorWrongInputLength:
+      return "corrupt data (" + code + ")";
+    case nvcompErrorOutputBufferTooSmall:
+      return "more data than its header says (" + code + ")";
+    case nvcompErrorCudaError:
+      return "a CUDA error (" + code + ")";
+    default:
+      return code;
+  }
+}
+
+// Waits for what was queued on `stream` (copies from and into pinned memory that goes back to its
+// pool when the caller returns) before an error leaves.
+Status Settled(Status error, const gpu::Stream& stream) {
+  (void)stream.Synchronize();
+  return error;
+}
+
 template <typename Opts>
 Status Run(const CodecEntry<Opts>& entry, CompressionCodec codec,
            const std::vector<const DevicePage*>& pages, const std::vector<size_t>& numbers,
@@ -137,34 +167,38 @@ Status Run(const CodecEntry<Opts>& entry, CompressionCodec codec,
   TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBuffer table,
                          gpu::DeviceBuffer::Allocate(TableBytes(n), stream));
   Table d = Carve(table.data_as<uint8_t>(), n);
-  TANDEM_RETURN_NOT_OK(gpu::CopyToDevice(table.data(), host.data(), TableBytes(n), stream));
+  const Status up = gpu::CopyToDevice(table.data(), host.data(), TableBytes(n), stream);
+  if (!up.ok()) return Settled(up, stream);
+  const std::string what = std::string("GPU decompression of ") + CodecName(codec) + ": ";
   size_t temp_bytes = 0;
   nvcompStatus_t st = entry.temp_size(n, max_out, entry.opts, &temp_bytes, total_out, s);
   if (st != nvcompSuccess) {
-    return Status::Internal(std::string("GPU decompression of ") + CodecName(codec) +
-                            ": nvCOMP could not size its temporary memory (status " +
-                            std::to_string(static_cast<int>(st)) + ")");
+    return Settled(Status::Internal(what + "nvCOMP could not size its temporary memory (" +
+                                    StatusText(st) + ")"),
+                   stream);
   }
-  TANDEM_ASSIGN_OR_RAISE(
-      gpu::DeviceBuffer temp,
-      gpu::DeviceBuffer::Allocate(static_cast<int64_t>(std::max<size_t>(temp_bytes, 1)), stream));
-  st = entry.decompress(d.in_ptrs, d.in_bytes, d.out_capacity, d.out_bytes, n, temp.data(),
+  Result<gpu::DeviceBuffer> temp =
+      gpu::DeviceBuffer::Allocate(static_cast<int64_t>(std::max<size_t>(temp_bytes, 1)), stream);
+  if (!temp.ok()) return Settled(temp.status(), stream);
+  st = entry.decompress(d.in_ptrs, d.in_bytes, d.out_capacity, d.out_bytes, n, temp->data(),
                         temp_bytes, d.out_ptrs, entry.opts, d.statuses, s);
   if (st != nvcompSuccess) {
-    return Status::Internal(std::string("GPU decompression of ") + CodecName(codec) +
-                            ": nvCOMP did not start (status " +
-                            std::to_string(static_cast<int>(st)) + ")");
+    return Settled(Status::Internal(what + "nvCOMP did not start (" + StatusText(st) + ")"),
+                   stream);
   }
-  TANDEM_RETURN_NOT_OK(
-      gpu::CopyToHost(h.out_bytes, d.out_bytes, static_cast<int64_t>(n * sizeof(size_t)), stream));
-  TANDEM_RETURN_NOT_OK(gpu::CopyToHost(h.statuses, d.statuses,
-                                       static_cast<int64_t>(n * sizeof(nvcompStatus_t)), stream));
+  Status copied =
+      gpu::CopyToHost(h.out_bytes, d.out_bytes, static_cast<int64_t>(n * sizeof(size_t)), stream);
+  if (copied.ok()) {
+    copied = gpu::CopyToHost(h.statuses, d.statuses,
+                             static_cast<int64_t>(n * sizeof(nvcompStatus_t)), stream);
+  }
+  if (!copied.ok()) return Settled(copied, stream);
   TANDEM_RETURN_NOT_OK(stream.Synchronize());
   for (size_t i = 0; i < n; ++i) {
     const std::string page = "page " + std::to_string(numbers[i] + 1) + " of " + std::to_string(of);
     if (h.statuses[i] != nvcompSuccess) {
-      return Status::Invalid(page + ": corrupt " + CodecName(codec) + " data (nvCOMP status " +
-                             std::to_string(static_cast<int>(h.statuses[i])) + ")");
+      return Status::Invalid(page + ": " + CodecName(codec) +
+                             " page not decompressed: " + StatusText(h.statuses[i]));
     }
     if (h.out_bytes[i] != h.out_capacity[i]) {
       return Status::Invalid(page + ": " + CodecName(codec) + " data decompressed to " +
@@ -198,8 +232,21 @@ Status DecompressPagesOnGpu(CompressionCodec codec, const std::vector<DevicePage
   std::vector<const DevicePage*> work;
   std::vector<size_t> numbers;  // each page's place among `pages`, for messages
   for (size_t i = 0; i < pages.size(); ++i) {
-    if (pages[i].out_bytes <= 0) continue;
-    work.push_back(&pages[i]);
+    const DevicePage& p = pages[i];
+    if (p.out_bytes == 0) continue;
+    const std::string page =
+        "page " + std::to_string(i + 1) + " of " + std::to_string(pages.size());
+    if (p.out_bytes < 0 || p.compressed_bytes <= 0 || !p.compressed || !p.out ||
+        !p.host_compressed) {
+      return Status::Invalid(page + ": no compressed bytes, a negative size or a missing buffer");
+    }
+    if (p.compressed_bytes > kMaxPageBytes || p.out_bytes > kMaxPageBytes) {
+      return Status::Invalid(page + ": larger than nvCOMP decompresses in one chunk (2 GiB)");
+    }
+    const Status framing =
+        CheckPageFraming(codec, p.host_compressed, p.compressed_bytes, p.out_bytes);
+    if (!framing.ok()) return Status::Invalid(page + ": " + framing.message());
+    work.push_back(&p);
     numbers.push_back(i);
   }
   if (work.empty()) return Status::OK();
