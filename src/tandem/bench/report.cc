@@ -145,6 +145,42 @@ std::string Legend(const std::vector<std::string>& series, double x, double y,
   return out;
 }
 
+// The cells of one scale where part of the plan ran again somewhere else after running out of
+// memory (their Devices line says so), one line each: "Q18 gpu: gpu 13, cpu 2, ...".
+std::vector<std::string> FallbackLines(const Shape& shape, const std::string& scale) {
+  std::vector<std::string> lines;
+  for (const auto& g : shape.groups) {
+    for (const auto& s : shape.series) {
+      const ReportCell* c = shape.Find(scale, g, s);
+      if (c && (c->devices.find("ran again") != std::string::npos ||
+                c->devices.find("out of GPU memory") != std::string::npos ||
+                c->devices.find("out of host memory") != std::string::npos)) {
+        lines.push_back(g + " " + s + ": " + c->devices);
+      }
+    }
+  }
+  return lines;
+}
+
+// What a reader deciding on adoption reads first, per scale (TPC-H): each series' sum and
+// geomean with its ratios to cpu and to DuckDB (tpch_summary.h), then the cells that ran a part
+// again elsewhere after running out of memory.
+std::vector<std::string> HeadlineLines(const Report& report, const Shape& shape,
+                                       const std::string& scale) {
+  std::vector<std::string> lines = TpchSummaryLines(report, scale);
+  if (lines.empty()) return lines;
+  const std::vector<std::string> fell_back = FallbackLines(shape, scale);
+  if (fell_back.empty()) lines.push_back("no query ran a part again after running out of memory");
+  for (const std::string& line : fell_back) {
+    lines.push_back("ran a part again after running out of memory: " + line);
+  }
+  return lines;
+}
+
+// Bars on a log scale when a chart's times span more than this factor (cached and file times
+// side by side): on a linear one the fast bars would not show.
+constexpr double kLogScaleSpan = 30;
+
 // Horizontal grouped bars: one group per query, one bar per series (median ms).
 std::string BarChart(const Shape& shape, const std::string& scale) {
   const double label_w = 70, plot_w = 640, bar_h = 11, gap = 8, top = 34;
@@ -159,6 +195,21 @@ std::string BarChart(const Shape& shape, const std::string& scale) {
     }
   }
   if (max_ms <= 0) max_ms = 1;
+  double min_ms = max_ms;
+  for (const auto& g : shape.groups) {
+    for (const auto& s : shape.series) {
+      if (const ReportCell* c = shape.Find(scale, g, s); c && c->ok() && c->median_ms > 0) {
+        min_ms = std::min(min_ms, c->median_ms);
+      }
+    }
+  }
+  const bool log_scale = max_ms / min_ms > kLogScaleSpan;
+  // Bar length: proportional to the time, or to its logarithm from a tenth of the fastest.
+  auto length = [&](double ms) {
+    if (!log_scale) return ms / max_ms * plot_w;
+    const double floor = min_ms / 10;
+    return std::log10(std::max(ms, floor) / floor) / std::log10(max_ms / floor) * plot_w;
+  };
   std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"" +
                     Num(label_w + plot_w + 120) + "\" height=\"" + Num(height) +
                     "\" viewBox=\"0 0 " + Num(label_w + plot_w + 120) + " " + Num(height) + "\">";
@@ -174,7 +225,7 @@ std::string BarChart(const Shape& shape, const std::string& scale) {
         svg += SvgText(label_w + 4, y + bar_h - 2, c->status, "class=\"na\"");
         continue;
       }
-      const double w = std::max(1.0, c->median_ms / max_ms * plot_w);
+      const double w = std::max(1.0, length(c->median_ms));
       svg += SvgRect(label_w, y, w, bar_h - 1, SeriesColour(shape.series[si], si),
                      shape.groups[gi] + " " + shape.series[si] + ": " + Ms(c->median_ms) + " ms");
       std::string value = Ms(c->median_ms);
@@ -182,7 +233,11 @@ std::string BarChart(const Shape& shape, const std::string& scale) {
       svg += SvgText(label_w + w + 4, y + bar_h - 2, value, "class=\"value\"");
     }
   }
-  svg += SvgText(label_w, height - 8, "median ms per query (bar length); ratio = cpu / mode");
+  svg +=
+      SvgText(label_w, height - 8,
+              std::string("median ms per query (bar length") +
+                  (log_scale ? ", log scale: times span " + Fixed(max_ms / min_ms, 0) + "x" : "") +
+                  "); ratio = cpu / mode");
   return svg + "</svg>";
 }
 
@@ -436,6 +491,12 @@ std::string RenderMarkdown(const Report& report) {
          report.info.command + "`\n";
   for (const std::string& note : report.info.notes) out += "- " + note + "\n";
   for (const std::string& scale : shape.scales) {
+    const std::vector<std::string> headline = HeadlineLines(report, shape, scale);
+    if (headline.empty()) continue;
+    out += "\n## Headline, " + scale + "\n\n";
+    for (const std::string& line : headline) out += "- " + line + "\n";
+  }
+  for (const std::string& scale : shape.scales) {
     out += "\n## " + scale + "\n\n| " +
            std::string(report.info.benchmark == "tpch" ? "query" : "condition");
     for (const auto& s : shape.series) out += " | " + MdCell(s);
@@ -457,9 +518,6 @@ std::string RenderMarkdown(const Report& report) {
       if (any)
         out += row + " | " + MdCell(!checks.empty() ? checks : compared ? "equal" : "-") + " |\n";
     }
-    const std::vector<std::string> summary = TpchSummaryLines(report, scale);
-    if (!summary.empty()) out += "\n";
-    for (const std::string& line : summary) out += "- " + line + "\n";
     out += PeakMemoryTable(shape, scale);
   }
   const std::vector<std::string> fallback = FallbackSummaryLines(report);
@@ -498,16 +556,17 @@ std::string RenderHtml(const Report& report) {
   }
   const bool tpch = report.info.benchmark == "tpch";
   for (const std::string& scale : shape.scales) {
+    const std::vector<std::string> headline = HeadlineLines(report, shape, scale);
+    if (headline.empty()) continue;
+    out += "<h2>Headline, " + Escape(scale) + "</h2>\n<ul>";
+    for (const std::string& line : headline) out += "<li>" + Escape(line) + "</li>";
+    out += "</ul>\n";
+  }
+  for (const std::string& scale : shape.scales) {
     out += "<h2>" + Escape(tpch ? "TPC-H " + scale : "fallback matrix, " + scale + " fact rows") +
            "</h2>\n";
     out += tpch ? BarChart(shape, scale) : MatrixChart(shape, scale);
     out += "\n" + HtmlTable(shape, scale) + "\n";
-    const std::vector<std::string> summary = TpchSummaryLines(report, scale);
-    if (!summary.empty()) {
-      out += "<ul>";
-      for (const std::string& line : summary) out += "<li>" + Escape(line) + "</li>";
-      out += "</ul>\n";
-    }
   }
   if (!tpch) {
     out += "<h2>crossover: time vs fact rows per mode</h2>\n<div class=\"charts\">";

@@ -169,6 +169,41 @@ TEST(BenchReport, TpchHtmlHasBarsPerQueryAndSeries) {
   EXPECT_NE(html.find("Q02"), std::string::npos);
 }
 
+TEST(BenchReport, TpchHeadlineComesFirstAndNamesWhatRanAgain) {
+  // Q01 cached-fast on the GPU, Q02 slow with a part run again on the CPU: the times span
+  // 400x, so the bars are on a log scale, and the headline above the tables names the cell.
+  Report r;
+  r.info.benchmark = "tpch";
+  r.info.title = "tpch";
+  ReportCell cpu1 = Cell("Q01", 0, "cpu", 100), gpu1 = Cell("Q01", 0, "gpu", 1);
+  ReportCell cpu2 = Cell("Q02", 0, "cpu", 400), gpu2 = Cell("Q02", 0, "gpu", 300);
+  gpu2.devices =
+      "gpu 13, cpu 2, transitions 3; out of GPU memory: 1 part(s) of the plan ran "
+      "again on the CPU";
+  for (ReportCell* c : {&cpu1, &gpu1, &cpu2, &gpu2}) {
+    c->scale = "sf1";
+    r.cells.push_back(*c);
+  }
+  FillRatios(&r);
+  const std::string md = RenderMarkdown(r);
+  const size_t headline = md.find("## Headline, sf1");
+  ASSERT_NE(headline, std::string::npos) << md;
+  EXPECT_LT(headline, md.find("| query"));
+  EXPECT_LT(headline, md.find("gpu: 301 ms"));
+  EXPECT_NE(md.find("ran a part again after running out of memory: Q02 gpu: gpu 13"),
+            std::string::npos)
+      << md;
+  const std::string html = RenderHtml(r);
+  EXPECT_EQ(CheckTagsBalanced(html), "");
+  EXPECT_LT(html.find("Headline, sf1"), html.find("<svg"));
+  EXPECT_NE(html.find("log scale: times span 400x"), std::string::npos);
+  // Times within 30x of each other stay on a linear scale; nothing ran again.
+  r.cells[1].median_ms = 50;
+  r.cells[3].devices = "gpu 13";
+  EXPECT_EQ(RenderHtml(r).find("log scale"), std::string::npos);
+  EXPECT_NE(RenderMarkdown(r).find("no query ran a part again"), std::string::npos);
+}
+
 TEST(BenchReport, CsvParsesWithOneRowPerCell) {
   const Report report = FallbackReport();
   const auto rows = ParseCsv(RenderCsv(report));
