@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <tuple>
+#include <utility>
 
 namespace tandem::bench {
 namespace {
@@ -19,6 +20,22 @@ std::string Fixed(const char* fmt, double v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), fmt, v);
   return buf;
+}
+
+// Where a mode starts to beat cpu, from its ratios by size (largest first): "from 10M" (at that
+// size and every larger one), "never", or, with one size measured, what that one point says (one
+// size is not a crossover).
+std::string CrossoverText(const std::vector<std::pair<int64_t, double>>& by_size) {
+  if (by_size.size() == 1) {
+    return std::string(by_size[0].second > 1 ? "faster" : "not faster") +
+           " at the one size measured, " + Rows(by_size[0].first);
+  }
+  int64_t from = -1;
+  for (const auto& [rows, ratio] : by_size) {
+    if (ratio <= 1) break;
+    from = rows;
+  }
+  return from < 0 ? "never" : "from " + Rows(from);
 }
 
 }  // namespace
@@ -73,18 +90,15 @@ std::vector<std::string> FallbackSummaryLines(const Report& report) {
   for (const char* mode : {"gpu", "auto"}) {
     std::string line;
     for (const std::string& g : groups) {
-      int64_t from = -1;
-      bool any = false;
+      // The ratios by size, largest first, of the sizes measured.
+      std::vector<std::pair<int64_t, double>> measured_sizes;
       for (auto it = sizes.rbegin(); it != sizes.rend(); ++it) {
         const ReportCell* c = find(g, *it, mode);
-        if (!c || c->ratio <= 0) continue;
-        any = true;
-        if (c->ratio <= 1) break;
-        from = *it;
+        if (c && c->ratio > 0) measured_sizes.emplace_back(*it, c->ratio);
       }
-      if (!any) continue;
-      line += (line.empty() ? "" : "; ") + g + " " +
-              (from < 0 ? std::string("never") : "from " + Rows(from));
+      if (measured_sizes.empty()) continue;
+      const std::string what = CrossoverText(measured_sizes);
+      line += (line.empty() ? "" : "; ") + g + " " + what;
     }
     if (!line.empty()) lines.push_back(std::string(mode) + " beats cpu (crossover): " + line);
   }

@@ -1,6 +1,7 @@
 // TPC-H report summary lines: see tpch_summary.h.
 #include "tandem/bench/tpch_summary.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -89,6 +90,21 @@ std::vector<std::string> TpchSummaryLines(const Report& report, const std::strin
     }
     if (ms.empty()) continue;
     std::string line = s + ": " + Format("%.0f ms / %.1f ms", sum, Geomean(ms));
+    // The spread across runs: the geomeans of each query's fastest and slowest measured run.
+    std::vector<double> fastest, slowest_runs;
+    bool repeated = false;
+    for (const auto& g : common) {
+      const ReportCell* c = by_series[s][g];
+      if (c->times_ms.empty()) continue;
+      fastest.push_back(*std::min_element(c->times_ms.begin(), c->times_ms.end()));
+      slowest_runs.push_back(*std::max_element(c->times_ms.begin(), c->times_ms.end()));
+      repeated |= c->times_ms.size() > 1;
+    }
+    std::string spread;
+    if (repeated && fastest.size() == common.size()) {
+      spread = Format("; runs %.1f-%.1f ms (geomeans of each query's fastest and slowest)",
+                      Geomean(fastest), Geomean(slowest_runs));
+    }
     // Ratios to Tandem's cpu mode (the cells' own ratios).
     std::vector<double> ratios;
     std::string slowest, slower;
@@ -128,7 +144,7 @@ std::vector<std::string> TpchSummaryLines(const Report& report, const std::strin
       for (const auto& g : common) vs.push_back(median(peer, g) / median(s, g));
       line += "; vs DuckDB " + peer.substr(7) + Format(": geomean %.2fx", Geomean(vs));
     }
-    lines.push_back(line);
+    lines.push_back(line + spread);
   }
   // The memory-bandwidth floor of Q1 and Q6 for the series that ran on the GPU.
   const double sf = std::atof(scale.c_str() + (scale.rfind("sf", 0) == 0 ? 2 : 0));

@@ -1,7 +1,8 @@
-// The summary under a TPC-H report's table: per series (engine and mode) the sum and geomean of
-// the per-query medians, the geomean of its ratios to Tandem's cpu mode and its slowest query
-// there (for auto: every query where it was slower than cpu), each Tandem series against DuckDB
-// from files, and for Q1 and Q6 the ratio of the GPU times to the memory-bandwidth floor: the
+// The summary heading a TPC-H report (its headline): per series (engine and mode) the sum and
+// geomean of the per-query medians, the geomean of its ratios to Tandem's cpu mode and its
+// slowest query there (for auto: every query where it was slower than cpu), each Tandem series
+// against DuckDB from files (and cached series against DuckDB's tables in memory), the spread
+// across runs (geomeans of each query's fastest and slowest run), and for Q1 and Q6 the ratio of the GPU times to the memory-bandwidth floor: the
 // bytes of the lineitem columns the query reads, at their in-memory widths, over the H200's
 // 4.3 TB/s.
 #pragma once

@@ -138,6 +138,11 @@ TEST(BenchTpchSummary, SumsGeomeansSlowerQueriesAndTheFloor) {
   std::string all;
   for (const auto& l : lines) all += l + "\n";
   EXPECT_NE(all.find("cpu: 500 ms / 200.0 ms"), std::string::npos) << all;
+  // The spread across runs closes each series' line.
+  EXPECT_NE(all.find("duckdb files: 400 ms / 173.2 ms; runs 155.9-190.5 ms (geomeans of each "
+                     "query's fastest and slowest)"),
+            std::string::npos)
+      << all;
   // auto: 2.00x on Q01, 0.80x on Q06 (the all-CPU plan): geomean sqrt(1.6).
   EXPECT_NE(all.find("auto: 325 ms / 158.1 ms; vs cpu: geomean 1.26x, lowest 0.80x (Q06); "
                      "slower than cpu on Q06 0.80x (cpu plan)"),

@@ -237,6 +237,18 @@ TEST(BenchReport, FallbackSummaryNamesCellsBelowOneAndTheCrossover) {
   EXPECT_EQ(lines[2], "auto beats cpu (crossover): native from 1k; two_islands never");
   EXPECT_NE(RenderMarkdown(r).find("## summary"), std::string::npos);
   EXPECT_TRUE(FallbackSummaryLines(Report{}).empty());
+  // Measured at one size, a mode has a point, not a crossover: the line says so.
+  Report one;
+  one.info.benchmark = "fallback";
+  for (const ReportCell& c : r.cells) {
+    if (c.rows == 1000) one.cells.push_back(c);
+  }
+  FillRatios(&one);
+  const std::vector<std::string> one_size = FallbackSummaryLines(one);
+  ASSERT_EQ(one_size.size(), 3u);
+  EXPECT_EQ(one_size[2],
+            "auto beats cpu (crossover): native faster at the one size measured, 1k; "
+            "two_islands not faster at the one size measured, 1k");
 }
 
 TEST(BenchReport, GpuFasterThanAutoSaysWhetherTheProcessTimesOverlap) {
