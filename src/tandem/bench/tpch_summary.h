@@ -2,9 +2,9 @@
 // geomean of the per-query medians, the geomean of its ratios to Tandem's cpu mode and its
 // slowest query there (for auto: every query where it was slower than cpu), each Tandem series
 // against DuckDB from files (and cached series against DuckDB's tables in memory), the spread
-// across runs (geomeans of each query's fastest and slowest run), and for Q1 and Q6 the ratio of the GPU times to the memory-bandwidth floor: the
-// bytes of the lineitem columns the query reads, at their in-memory widths, over the H200's
-// 4.3 TB/s.
+// across runs (geomeans of each query's fastest and slowest run), and for Q1 and Q6 the ratio of
+// the GPU times to the memory-bandwidth floor: the bytes of the lineitem columns the query
+// reads, at their in-memory widths, over the GPU's bandwidth (the H200's 4.3 TB/s by default).
 #pragma once
 
 #include <string>

@@ -21,9 +21,9 @@
 // uploaded whole once, as a replicated input would be, and cut on the GPU by the same hash, so a
 // LEFT join whose left side comes from the host (TPC-H Q13's customer after it moved to host
 // memory) still holds one partition at a time. Such inputs are split only in a plan that also
-// splits a cached scan, and only where that plan splits as many bytes of cached tables as the
-// best plan without them (a split input joined off the key, or on the left of a RIGHT join,
-// can rule out a class that only a replicated input allows).
+// splits a cached scan, and only where that plan splits as many bytes (the inputs it cuts
+// counted) as the best plan without them (a split input joined off the key, or on the left of a
+// RIGHT join, can rule out a class that only a replicated input allows).
 #pragma once
 
 #include <functional>
@@ -70,7 +70,7 @@ struct HashPartitionPlan {
 // it through Limit, Sort, Project, Filter and Window (which then run once over the union); of
 // the key classes that partition something, the one whose split scans are largest (estimated
 // bytes) wins. Nullopt when no class splits a scan under such a top. A plan splitting inputs from
-// the host as well is preferred where it splits as much of the cached tables.
+// the host as well is preferred where it splits as many bytes, its inputs counted.
 std::optional<HashPartitionPlan> PlanHashPartitions(const PlanNode& root,
                                                     const HashPartitionHooks& hooks);
 

@@ -25,7 +25,7 @@ namespace tandem::parquet::gpu_decode {
 #if TANDEM_HAVE_NVCOMP
 namespace {
 
-// The three entry points of one codec, all of one shape across codecs but for the options type.
+// The two entry points of one codec, of one shape across codecs but for the options type.
 template <typename Opts>
 struct CodecEntry {
   using TempSize = nvcompStatus_t (*)(size_t, size_t, Opts, size_t*, size_t, cudaStream_t);
