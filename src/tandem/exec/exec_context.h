@@ -18,6 +18,7 @@
 #include "tandem/column/table.h"
 #include "tandem/common/oom_injection.h"
 #include "tandem/common/status.h"
+#include "tandem/exec/physical_plan.h"
 #include "tandem/gpu/runtime.h"
 
 namespace tandem {
@@ -207,6 +208,9 @@ class ExecContext {
   // (the process's, other queries included), for --timing and benchmarks.
   int64_t peak_host_bytes = 0;
   int64_t peak_device_bytes = 0;
+  // What each node was planned to run as (exec/physical_plan.h), built by the executor before
+  // the run; EXPLAIN ANALYZE prints it beside what ran.
+  std::shared_ptr<const PhysicalPlan> physical_plan;
   // Set by whoever may cancel the query (a Spark task): checked before each operator starts and
   // inside the operators that can run long on their own (joins, between slices of output).
   const std::atomic<bool>* cancelled = nullptr;

@@ -184,7 +184,6 @@ void RecordPeaks(const PlanNode& node, const OperatorStart& start, ExecContext& 
       std::max(ctx.peak_device_bytes, start.window.device_start + with.peak_device_bytes);
 }
 
-// A filter estimated to keep at most half of its input rows.
 bool IsSelective(const PlanNode& filter) {
   const double in = filter.children[0]->estimated_rows;
   const double kept = filter.estimated_rows;
@@ -1108,8 +1107,11 @@ Result<Table> ExecuteWith(const PlanNode& plan, ExecContext& ctx, cpu::PipelineS
   ArmOomInjection(ctx.host_oom_injection, OomTarget::kHost);
   gpu::SetDeviceLimit(ctx.gpu_limit_bytes);
   ctx.peak_host_bytes = host_memory::InUse();
-  Result<Table> out =
-      rows_into ? QueryRun(plan, ctx).RunInto(plan, *rows_into) : QueryRun(plan, ctx).RunHost(plan);
+  Result<Table> out = [&] {
+    QueryRun run(plan, ctx);
+    ctx.physical_plan = std::make_shared<const PhysicalPlan>(run.PlanPhysical());
+    return rows_into ? run.RunInto(plan, *rows_into) : run.RunHost(plan);
+  }();
   // Injected failures belong to the query's execution, not to what its caller does next.
   ArmOomInjection(OomInjection{});
   ArmOomInjection(OomInjection{}, OomTarget::kHost);
@@ -1120,6 +1122,10 @@ Result<Table> ExecuteWith(const PlanNode& plan, ExecContext& ctx, cpu::PipelineS
 
 Result<Table> Execute(const PlanNode& plan, ExecContext& ctx) {
   return ExecuteWith(plan, ctx, nullptr);
+}
+
+PhysicalPlan PlanPhysical(const PlanNode& plan, ExecContext& ctx) {
+  return QueryRun(plan, ctx).PlanPhysical();
 }
 
 Result<Table> Execute(const PlanNode& plan, ExecContext& ctx, cpu::PipelineSink& rows_into) {

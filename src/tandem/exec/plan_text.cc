@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "tandem/common/text.h"
+#include "tandem/exec/physical_plan.h"
 
 namespace tandem {
 namespace {
@@ -28,7 +29,22 @@ char ReportMark(const PlanNode& n) {
   return ' ';
 }
 
-std::string MetricsText(const OperatorMetrics& m) {
+// ", pipeline 3" or ", sink of pipeline 3" ("" for none).
+std::string PipelinePart(const PhysicalOperator* op) {
+  const std::string label = op ? PipelineLabel(*op) : "";
+  return label.empty() ? "" : ", " + label;
+}
+
+std::string PlannedText(const PlanNode& n, const PhysicalOperator& op) {
+  const char* device = n.kind == PlanKind::kTransition ? "pcie" : op.on_gpu ? "gpu" : "cpu";
+  return "[" + op.name + " on " + device + PipelinePart(&op) + "]";
+}
+
+std::string MetricsText(const OperatorMetrics& m, const PhysicalOperator* planned, bool have_plan) {
+  // The plan's part last, so that "Name on device: rows" reads as it always has.
+  std::string plan = PipelinePart(planned);
+  if (planned && !RanAsPlanned(planned->name, m.name)) plan += ", planned as " + planned->name;
+  if (!planned && have_plan) plan += ", not in the physical plan";
   char time[32];
   std::snprintf(time, sizeof(time), "%.2f ms", m.millis);
   const std::string rows = m.rows >= 0 ? std::to_string(m.rows) : std::string("uncounted");
@@ -37,7 +53,7 @@ std::string MetricsText(const OperatorMetrics& m) {
   if (m.spilled_bytes > 0) peaks += ", spilled " + FormatByteSize(m.spilled_bytes);
   if (m.peak_device_bytes > 0) peaks += ", peak +" + FormatByteSize(m.peak_device_bytes) + " GPU";
   return "[" + m.name + " on " + m.device + ": " + rows + " rows, " + std::to_string(m.batches) +
-         " batches, " + FormatByteSize(m.bytes) + ", " + time + peaks + "]";
+         " batches, " + FormatByteSize(m.bytes) + ", " + time + peaks + plan + "]";
 }
 
 void AppendNode(const PlanNode& n, int depth, const PlanTextOptions& o, std::string* out) {
@@ -60,9 +76,21 @@ void AppendNode(const PlanNode& n, int depth, const PlanTextOptions& o, std::str
         (kind == PlacementNote::Kind::kUnsupported || kind == PlacementNote::Kind::kCostModel)) {
       out->append("  -- " + n.placement.ToString());
     }
+    const PhysicalPlan* physical =
+        o.metrics && o.metrics->physical_plan ? o.metrics->physical_plan.get() : o.physical;
+    const PhysicalOperator* planned = nullptr;
+    if (physical) {
+      auto it = physical->find(&n);
+      if (it != physical->end()) planned = &it->second;
+    }
     if (o.metrics) {
       const OperatorMetrics* m = o.metrics->Find(&n);
-      out->append(m ? "  " + MetricsText(*m) : std::string("  [not run]"));
+      out->append(m ? "  " + MetricsText(*m, planned, physical != nullptr)
+                    : std::string("  [not run]"));
+    } else if (planned) {
+      out->append("  " + PlannedText(n, *planned));
+    } else if (physical) {
+      out->append("  [not run]");  // below an identical subplan's copy
     }
     out->push_back('\n');
   }
@@ -96,6 +124,15 @@ void AddTotals(const PlanNode& n, const ExecContext& ctx, DeviceTotals* t) {
 }
 
 }  // namespace
+
+bool RanAsPlanned(const std::string& planned, const std::string& ran) {
+  if (ran.size() < planned.size() || ran.compare(0, planned.size(), planned) != 0) return false;
+  if (ran.size() == planned.size()) return true;
+  // A scan says what it read; a flipped join what its key bitmap dropped. Anything else added
+  // in parentheses (grace, slices, a rerun on the CPU) is the run adapting.
+  const std::string rest = ran.substr(planned.size());
+  return rest[0] == ',' || (planned.rfind("Scan ", 0) == 0 && rest.rfind(" (", 0) == 0);
+}
 
 std::string PlanText(const PlanNode& root, const PlanTextOptions& options) {
   std::string out;

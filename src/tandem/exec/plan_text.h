@@ -22,11 +22,18 @@ struct PlanTextOptions {
   bool report_marks = false;
   // Lines only for the nodes left on the CPU (tandem.sql.explain=NOT_ON_GPU).
   bool only_cpu = false;
-  // EXPLAIN ANALYZE: each node's recorded metrics in brackets ("[not run]" when none).
+  // EXPLAIN ANALYZE: each node's recorded metrics in brackets ("[not run]" when none), with its
+  // pipeline from the context's physical plan, and what it was planned as when the run adapted.
   const ExecContext* metrics = nullptr;
+  // EXPLAIN: each node's physical operator, device and pipeline in brackets.
+  const PhysicalPlan* physical = nullptr;
 };
 
 std::string PlanText(const PlanNode& root, const PlanTextOptions& options);
+
+// Whether an operator that ran as `ran` (its recorded name) ran as `planned`: the same name, or
+// the name with details the run adds ("Scan t (parquet: ...)", "HashJoin (grace: ...)").
+bool RanAsPlanned(const std::string& planned, const std::string& ran);
 
 // EXPLAIN ANALYZE: PlanText with metrics, then the time by device when the GPU took part and
 // the query's GPU admission.

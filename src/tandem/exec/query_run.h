@@ -21,6 +21,7 @@
 #include "tandem/exec/exec_context.h"
 #include "tandem/exec/gpu/gpu_operators_more.h"
 #include "tandem/exec/hash_partition_plan.h"
+#include "tandem/exec/physical_plan.h"
 #include "tandem/exec/shared_subplans.h"
 #include "tandem/exec/slice_prefetch.h"
 #include "tandem/exec/split_aggregate.h"
@@ -37,6 +38,8 @@ using plan::IsTopN;
 // what an operator produced (the schema's column count, on either device).
 const char* OperatorName(const PlanNode& node);
 bool ShapeIsValid(const PlanNode& node);
+// A filter estimated to keep at most half of its input rows.
+bool IsSelective(const PlanNode& filter);
 Status CheckOutput(const PlanNode& node, const Table& out);
 Status CheckDeviceOutput(const PlanNode& node, const gpu::DeviceBatch* out);
 bool OnGpu(const PlanNode& node);
@@ -133,8 +136,11 @@ class QueryRun {
   // `above` (root first) applied to each block.
   Status SortInto(const PlanNode& sort, const std::vector<const PlanNode*>& above,
                   cpu::PipelineSink& sink);
+  // What each node will run as, by the rules below, before anything runs (physical_planning.cc).
+  PhysicalPlan PlanPhysical() const;
 
  private:
+  friend class PhysicalPlanner;
   // Moves the least recently used table cached in GPU memory that the query does not scan to
   // host memory; false when there is none (or the move failed).
   bool MoveUnusedCachedTableToHost();
@@ -340,10 +346,10 @@ class QueryRun {
 
   ExecContext& ctx_;
   const PlanNode& root_;
-  std::optional<admission::Ticket> gpu_turn_;  // released after the stream, below, is done
-  SharedSubplans shared_;                          // identical subplans of the query, run once
-  std::set<const TableSource*> scanned_sources_;   // what the query's scans read
-  bool cpu_only_ = false;                          // inside RerunOnCpu
+  std::optional<admission::Ticket> gpu_turn_;     // released after the stream, below, is done
+  SharedSubplans shared_;                         // identical subplans of the query, run once
+  std::set<const TableSource*> scanned_sources_;  // what the query's scans read
+  bool cpu_only_ = false;                         // inside RerunOnCpu
   // Joins that stream although built on their small left side would be better (that ran out of
   // host memory collecting the right side whole), and the joins whose whole-table run is on.
   std::set<const PlanNode*> force_stream_, whole_join_running_;

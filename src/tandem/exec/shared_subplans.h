@@ -35,6 +35,11 @@ class SharedSubplans {
   void Keep(const PlanNode* node, const Table& out);
   // Occurrences of the node's subplan in the plan.
   int Occurrences(const PlanNode* node) const;
+  // What the occurrences of one subplan share (null when the node's subplan occurs once).
+  const std::string* KeyOf(const PlanNode* node) const {
+    auto it = key_.find(node);
+    return it == key_.end() ? nullptr : &it->second;
+  }
 
  private:
   struct Entry {

@@ -34,7 +34,26 @@ const char* NoteKindName(PlacementNote::Kind k) {
   return "?";
 }
 
-nlohmann::json NodeJson(const PlanNode& n, const ExecContext* metrics) {
+const char* RoleName(PhysicalOperator::Role role) {
+  switch (role) {
+    case PhysicalOperator::Role::kAlone:
+      return "alone";
+    case PhysicalOperator::Role::kSource:
+      return "source";
+    case PhysicalOperator::Role::kStep:
+      return "step";
+    case PhysicalOperator::Role::kSink:
+      return "sink";
+    case PhysicalOperator::Role::kFused:
+      return "fused";
+    case PhysicalOperator::Role::kShared:
+      return "shared";
+  }
+  return "?";
+}
+
+nlohmann::json NodeJson(const PlanNode& n, const ExecContext* metrics,
+                        const PhysicalPlan* physical) {
   nlohmann::json j;
   j["operator"] = n.Describe();
   j["device"] = DeviceColumn(n);
@@ -46,6 +65,13 @@ nlohmann::json NodeJson(const PlanNode& n, const ExecContext* metrics) {
   }
   j["estimated_rows"] = n.estimated_rows;
   if (n.placement.est_bytes >= 0) j["estimated_bytes"] = n.placement.est_bytes;
+  if (physical) {
+    auto it = physical->find(&n);
+    if (it != physical->end()) {
+      j["physical"] = {{"name", it->second.name}, {"role", RoleName(it->second.role)}};
+      if (it->second.pipeline > 0) j["physical"]["pipeline"] = it->second.pipeline;
+    }
+  }
   if (metrics) {
     if (const OperatorMetrics* m = metrics->Find(&n)) {
       j["actual"] = {{"name", m->name},       {"device", m->device}, {"rows", m->rows},
@@ -56,7 +82,7 @@ nlohmann::json NodeJson(const PlanNode& n, const ExecContext* metrics) {
   }
   nlohmann::json children = nlohmann::json::array();
   for (const PlanPtr& c : n.children) {
-    if (c) children.push_back(NodeJson(*c, metrics));
+    if (c) children.push_back(NodeJson(*c, metrics, physical));
   }
   j["children"] = std::move(children);
   return j;
@@ -159,9 +185,11 @@ std::string PlacementReport(const PlacementResult& placed, const PlacementSetup&
   return "tandem: " + PlacementHeader(placed, setup) + "\n" + body;
 }
 
-std::string PlanWithDevices(const PlanNode& placed, const PlacementSetup& setup) {
+std::string PlanWithDevices(const PlanNode& placed, const PlacementSetup& setup,
+                            const PhysicalPlan* physical) {
   PlanTextOptions options;
   options.device_column = true;
+  options.physical = physical;
   options.cpu_reasons = setup.options.gpu_allowed && setup.options.mode != DeviceMode::kCpu;
   std::string out = PlanText(placed, options);
   const bool reasons = options.cpu_reasons;
@@ -170,7 +198,8 @@ std::string PlanWithDevices(const PlanNode& placed, const PlacementSetup& setup)
 }
 
 nlohmann::json PlanToJson(const PlacementResult& placed, const PlacementSetup& setup,
-                          const ExecContext* metrics) {
+                          const ExecContext* metrics, const PhysicalPlan* physical) {
+  if (metrics && metrics->physical_plan) physical = metrics->physical_plan.get();
   nlohmann::json j;
   j["placement"] = {{"device", setup.device},
                     {"target", setup.target},
@@ -180,7 +209,7 @@ nlohmann::json PlanToJson(const PlacementResult& placed, const PlacementSetup& s
                     {"all_cpu_estimated_ms", placed.all_cpu_estimated_ms},
                     {"uses_gpu", placed.uses_gpu}};
   if (!setup.options.gpu_allowed) j["placement"]["no_gpu_reason"] = setup.options.no_gpu_reason;
-  if (placed.plan) j["plan"] = NodeJson(*placed.plan, metrics);
+  if (placed.plan) j["plan"] = NodeJson(*placed.plan, metrics, physical);
   return j;
 }
 

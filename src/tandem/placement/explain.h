@@ -24,12 +24,16 @@ std::string PlacementReport(const PlacementResult& placed, const PlacementSetup&
 std::string PlacementHeader(const PlacementResult& placed, const PlacementSetup& setup);
 
 // One line per node: device ("cpu", "gpu", "pcie" for transitions), indentation, Describe(), and
-// for nodes left on the CPU why (unless the reason is the same for all: no GPU, device=cpu).
-std::string PlanWithDevices(const PlanNode& placed, const PlacementSetup& setup);
+// for nodes left on the CPU why (unless the reason is the same for all: no GPU, device=cpu);
+// with `physical`, each node's physical operator and pipeline in brackets.
+std::string PlanWithDevices(const PlanNode& placed, const PlacementSetup& setup,
+                            const PhysicalPlan* physical = nullptr);
 
 // {"placement": {...}, "plan": {"operator": ..., "device": ..., "placement": ..., "children":
-// [...]}}; `metrics` adds each node's actual rows, bytes and time (EXPLAIN ANALYZE).
+// [...]}}; `metrics` adds each node's actual rows, bytes and time (EXPLAIN ANALYZE), and the
+// physical plan (`physical`, or the one the run kept in `metrics`) each node's "physical":
+// {"name", "role" (alone, source, step, sink, fused, shared), "pipeline"}.
 nlohmann::json PlanToJson(const PlacementResult& placed, const PlacementSetup& setup,
-                          const ExecContext* metrics);
+                          const ExecContext* metrics, const PhysicalPlan* physical = nullptr);
 
 }  // namespace tandem::placement

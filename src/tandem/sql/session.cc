@@ -659,13 +659,16 @@ class StatementRunner {
     const PlanNode& root = *placed.result.plan;
     StatementResult result;
     if (!analyze) {
+      ExecContext ctx;
+      Configure(ctx);
+      const PhysicalPlan physical = PlanPhysical(root, ctx);
       if (json) {
-        result.table =
-            LinesTable("plan", placement::PlanToJson(placed.result, placed.setup, nullptr).dump(2));
+        result.table = LinesTable(
+            "plan", placement::PlanToJson(placed.result, placed.setup, nullptr, &physical).dump(2));
       } else {
         result.table =
             LinesTable("plan", placement::PlacementHeader(placed.result, placed.setup) + "\n" +
-                                   placement::PlanWithDevices(root, placed.setup));
+                                   placement::PlanWithDevices(root, placed.setup, &physical));
       }
       return result;
     }
