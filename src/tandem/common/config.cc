@@ -110,6 +110,10 @@ std::vector<ConfigKey> MakeKeys() {
             "the next slice's input (reads, decodes, uploads it) on another thread and stream "
             "while the GPU runs the current one, when the GPU has room for both; false: one "
             "slice after the other, for comparison"),
+      Plain(kGpuSpillInputs, ConfigType::kBool, "true",
+            "a GPU operator whose later input runs out of GPU memory moves the columns only its "
+            "earlier inputs hold to host memory, runs that input again, and brings them back, "
+            "before the part runs in pieces or on the CPU; false: straight to those"),
       Number(kConcurrentGpuTasks, ConfigType::kInt, "2", 1, 1024,
              "queries and Spark plan fragments (tasks) of one process that may use the GPU at "
              "once; each is also admitted against its estimated peak of GPU memory, so that "

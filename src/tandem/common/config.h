@@ -47,6 +47,7 @@ inline constexpr const char* kDictionaryConditions = "tandem.exec.dictionaryCond
 inline constexpr const char* kGpuChunkBytes = "tandem.exec.gpu.chunkBytes";
 inline constexpr const char* kGpuHashPartitions = "tandem.exec.gpu.hashPartitions";
 inline constexpr const char* kGpuPrefetchSlices = "tandem.exec.gpu.prefetchSlices";
+inline constexpr const char* kGpuSpillInputs = "tandem.exec.gpu.spillInputs";
 inline constexpr const char* kCpuBatchRows = "tandem.exec.cpu.batchRows";
 inline constexpr const char* kCpuScanPieceRows = "tandem.exec.cpu.scanPieceRows";
 inline constexpr const char* kConcurrentGpuTasks = "tandem.sql.concurrentGpuTasks";

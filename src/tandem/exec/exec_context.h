@@ -200,6 +200,12 @@ class ExecContext {
   // Parts of the plan that ran out of GPU memory and were run again on the CPU (the executor
   // counts them; EXPLAIN ANALYZE marks each).
   int gpu_oom_fallbacks = 0;
+  // tandem.exec.gpu.spillInputs: a GPU operator's finished inputs go to host memory while a
+  // later input runs out of GPU memory, and come back (exec/gpu_input_spill.cc); how often, and
+  // the bytes moved.
+  bool gpu_input_spill = true;
+  int gpu_input_spills = 0;
+  int64_t gpu_input_spill_bytes = 0;
   // CPU operators that ran out of host memory and succeeded when run again.
   int host_oom_retries = 0;
   // Cached tables moved from GPU to host memory to make room for the query.

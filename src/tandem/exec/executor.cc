@@ -739,10 +739,12 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunGpuOperator(const PlanNode& node) {
   }
   std::vector<gpu::DeviceBatchPtr> inputs;
   const PlanNode& below = input_of_fused ? *input_of_fused : node;
+  InputSpill spill;
   for (const auto& c : below.children) {
-    TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr in, RunDevice(*c));
+    TANDEM_ASSIGN_OR_RAISE(gpu::DeviceBatchPtr in, RunDeviceMakingRoom(*c, &inputs, &spill));
     inputs.push_back(std::move(in));
   }
+  name += spill.Note();
   TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
   const OperatorStart start = StartOperator();
   Result<gpu::DeviceBatchPtr> result = Status::Internal("unreachable");

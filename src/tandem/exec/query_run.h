@@ -261,6 +261,17 @@ class QueryRun {
   // The build side of a grace join, collected already, written to partitions on disk.
   Result<std::shared_ptr<SpillPartitions>> SpillBuildSide(const PlanNode& join, const Table& right);
   Result<gpu::DeviceBatchPtr> RunGpuOperator(const PlanNode& node);
+  // A GPU operator's input `input` on the device; out of GPU memory, the columns only the
+  // operator's earlier inputs (`held`) hold go to host memory while it runs again, and come
+  // back (gpu_input_spill.cc). `spill` counts it for the operator's metrics.
+  struct InputSpill {
+    int times = 0;
+    int64_t bytes = 0;
+    std::string Note() const;  // " (inputs moved to host memory ...: 1.2 GiB)" or ""
+  };
+  Result<gpu::DeviceBatchPtr> RunDeviceMakingRoom(const PlanNode& input,
+                                                  std::vector<gpu::DeviceBatchPtr>* held,
+                                                  InputSpill* spill);
   // A GPU part that ends at `node` (a DeviceToHost transition, or a GPU node read on the host)
   // whose top is `source`: its rows on the host. Out of GPU memory, it moves unused cached tables
   // to host memory, then splits its input into slices, then runs on the CPU.

@@ -436,6 +436,7 @@ class StatementRunner {
     ctx.gpu_chunk_bytes = config.GetInt(config_keys::kGpuChunkBytes);
     ctx.gpu_hash_partitions = static_cast<int>(config.GetInt(config_keys::kGpuHashPartitions));
     ctx.gpu_prefetch_slices = config.GetBool(config_keys::kGpuPrefetchSlices);
+    ctx.gpu_input_spill = config.GetBool(config_keys::kGpuSpillInputs);
     ctx.cpu_batch_rows = config.GetInt(config_keys::kCpuBatchRows);
     ctx.scan_piece_rows = config.GetInt(config_keys::kCpuScanPieceRows);
     ctx.gpu_max_queries = config.GetInt(config_keys::kConcurrentGpuTasks);
@@ -605,6 +606,13 @@ class StatementRunner {
         result.devices += ", " + std::to_string(ctx.gpu_partition_retries) +
                           " after running out of GPU memory whole";
       }
+    }
+    if (ctx.gpu_input_spills > 0) {
+      result.devices +=
+          "; GPU operator inputs moved to host memory and back while another ran "
+          "out of GPU memory: " +
+          std::to_string(ctx.gpu_input_spills) + " time(s), " +
+          FormatByteSize(ctx.gpu_input_spill_bytes);
     }
     if (ctx.gpu_admission_wait_ms >= 1) {
       char waited[32];

@@ -1,0 +1,99 @@
+// A GPU operator's finished inputs move to host memory while a later input runs out of GPU
+// memory, and come back (exec/gpu_input_spill.cc): a GPU join over TPC-H tables in host memory
+// with the Nth GPU allocation of the statement failing, for every N that lands in the query.
+// Each answer equals the CPU's; some N fail while the build side runs with the probe side on
+// the GPU, and those say they moved inputs to host memory instead of running a part again;
+// with tandem.exec.gpu.spillInputs=false none do.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "../unit/tpch_test_util.h"
+#include "gpu_test_util.h"
+#include "tandem/format/value_format.h"
+#include "tandem/sql/session.h"
+
+namespace tandem {
+namespace {
+
+constexpr const char* kQuery =
+    "SELECT o_orderpriority, count(*) AS n, sum(l_quantity) AS q, sum(l_extendedprice) AS p "
+    "FROM lineitem JOIN orders ON l_orderkey = o_orderkey "
+    "WHERE l_shipdate > DATE '1995-01-01' GROUP BY o_orderpriority ORDER BY o_orderpriority";
+
+std::string TableText(const Table& t) {
+  std::string out;
+  for (const auto& b : t.batches) {
+    for (int64_t r = 0; r < b->num_rows; ++r) {
+      for (int c = 0; c < b->num_columns(); ++c) {
+        if (c) out += '|';
+        if (!b->column(c)->IsNull(r)) format::AppendText(*b->column(c), r, &out);
+      }
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+class GpuInputSpill : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    sql::Session generator;
+    ASSERT_TRUE(test_util::RegisterTpchTables(&generator, 0.02, &tables_).ok());
+  }
+
+  std::unique_ptr<sql::Session> NewSession() {
+    auto s = std::make_unique<sql::Session>();
+    for (const auto& [name, table] : tables_) {
+      EXPECT_TRUE(s->catalog().AddTable(name, TableSource::Memory(name, table), true).ok());
+    }
+    return s;
+  }
+
+  // Runs the query with the Nth GPU allocation failing, for each N up to 60 (the query makes
+  // fewer); counts the runs whose Devices line says inputs moved.
+  int RunsThatMovedInputs(const std::string& spill_inputs, const std::string& cpu_answer) {
+    int moved = 0;
+    for (int n = 1; n <= 60; ++n) {
+      std::unique_ptr<sql::Session> s = NewSession();
+      EXPECT_TRUE(s->Execute("SET tandem.sql.device = gpu").ok());
+      EXPECT_TRUE(s->Execute("SET tandem.exec.gpu.spillInputs = " + spill_inputs).ok());
+      EXPECT_TRUE(s->Execute("SET tandem.test.injectOom = " + std::to_string(n)).ok());
+      Result<sql::StatementResult> r = s->Execute(kQuery);
+      EXPECT_TRUE(r.ok()) << "N=" << n << ": " << r.status().ToString();
+      if (!r.ok()) continue;
+      EXPECT_EQ(TableText(r->table), cpu_answer) << "N=" << n << "; " << r->devices;
+      if (r->devices.find("GPU operator inputs moved to host memory") != std::string::npos) {
+        ++moved;
+        EXPECT_EQ(r->devices.find("ran again on the CPU"), std::string::npos) << r->devices;
+      }
+    }
+    return moved;
+  }
+
+  std::map<std::string, std::shared_ptr<Table>> tables_;
+};
+
+TEST_F(GpuInputSpill, AJoinsProbeSideWaitsInHostMemoryWhileItsBuildSideRunsOutOfGpuMemory) {
+  TANDEM_REQUIRE_GPU();
+  std::unique_ptr<sql::Session> cpu = NewSession();
+  ASSERT_TRUE(cpu->Execute("SET tandem.sql.device = cpu").ok());
+  Result<sql::StatementResult> expected = cpu->Execute(kQuery);
+  ASSERT_TRUE(expected.ok()) << expected.status().ToString();
+  const std::string answer = TableText(expected->table);
+  ASSERT_FALSE(answer.empty());
+  // The join runs on the GPU and the plan says so.
+  std::unique_ptr<sql::Session> gpu = NewSession();
+  ASSERT_TRUE(gpu->Execute("SET tandem.sql.device = gpu").ok());
+  Result<sql::StatementResult> plain = gpu->Execute(kQuery);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  ASSERT_EQ(TableText(plain->table), answer);
+
+  EXPECT_GT(RunsThatMovedInputs("true", answer), 0);
+  EXPECT_EQ(RunsThatMovedInputs("false", answer), 0);
+}
+
+}  // namespace
+}  // namespace tandem
