@@ -1,7 +1,8 @@
 // The physical plan of a placed plan, built once before it runs: for every node, the operator
 // the executor runs it as (fused ones named as such: "Filter (fused into Scan)", "Sort (in
 // TopN)", "Filter (in HashJoin probe)") and, on the CPU, the pipeline it belongs to and its role
-// there. Pipelines are numbered in the order they run (a join's build side before its probe).
+// there, on the GPU the part it belongs to. Pipelines and GPU parts are numbered together in the
+// order they run (a join's build side before its probe, a GPU part after its host inputs).
 // exec/executor.h's PlanPhysical builds it from the executor's own rules, so what EXPLAIN shows
 // is what EXPLAIN ANALYZE then records, unless the run adapts (out of memory, a join goes grace,
 // a GPU part moves to the CPU): EXPLAIN ANALYZE then shows both.
@@ -25,13 +26,15 @@ struct PhysicalOperator {
   };
   std::string name;  // as EXPLAIN ANALYZE records it when the run does not adapt
   Role role = Role::kAlone;
-  int pipeline = 0;  // 1, 2 ... for CPU pipelines, in the order they run; 0 for none
+  // 1, 2 ... in the order they run: the CPU pipeline, or on the GPU the part (the operators
+  // between transitions, run over whole device batches or their slices); 0 for none.
+  int pipeline = 0;
   bool on_gpu = false;
 };
 
 using PhysicalPlan = std::map<const PlanNode*, PhysicalOperator>;
 
-// "pipeline 3", "source of pipeline 3", "sink of pipeline 3" ("" for none).
+// "pipeline 3", "source of pipeline 3", "sink of pipeline 3", "GPU part 4" ("" for none).
 std::string PipelineLabel(const PhysicalOperator& op);
 
 }  // namespace tandem

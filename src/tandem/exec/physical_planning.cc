@@ -15,6 +15,7 @@ namespace tandem {
 std::string PipelineLabel(const PhysicalOperator& op) {
   if (op.pipeline <= 0) return "";
   const std::string n = std::to_string(op.pipeline);
+  if (op.on_gpu) return "GPU part " + n;
   switch (op.role) {
     case PhysicalOperator::Role::kSource:
       return "source of pipeline " + n;
@@ -48,6 +49,7 @@ class PhysicalPlanner {
     op.role = role;
     op.on_gpu = run_.OnGpuHere(node) || node.kind == PlanKind::kTransition;
     if (pipeline) pipeline->push_back(&node);
+    if (op.on_gpu && gpu_part_) gpu_part_->push_back(&node);
   }
   void Number(const Members& members) {
     const int id = ++pipelines_;
@@ -216,20 +218,29 @@ class PhysicalPlanner {
   }
 
   // QueryRun::RunGpuPart and RunDevice: a device-to-host transition (or a GPU node read on the
-  // host) over the GPU operators below it, down to the host inputs they upload.
+  // host) over the GPU operators below it, down to the host inputs they upload. The part is
+  // numbered with the pipelines, after its inputs: the numbers give the order across devices.
   void GpuPart(const PlanNode& node) {
+    Members part;
+    Members* outer = gpu_part_;
+    gpu_part_ = &part;
     if (node.kind == PlanKind::kTransition) {
       Device(*node.children[0]);
       Set(node, OperatorName(node), Role::kAlone);
-      return;
+    } else {
+      Device(node);
     }
-    Device(node);
+    gpu_part_ = outer;
+    Number(part);
   }
 
   void Device(const PlanNode& node) {
     if (node.kind == PlanKind::kTransition || !run_.OnGpuHere(node)) {
       const PlanNode& source = node.kind == PlanKind::kTransition ? *node.children[0] : node;
+      Members* part = gpu_part_;
+      gpu_part_ = nullptr;  // the host side is planned on its own
       Host(source);
+      gpu_part_ = part;
       if (node.kind == PlanKind::kTransition) Set(node, OperatorName(node), Role::kAlone);
       return;
     }
@@ -254,6 +265,7 @@ class PhysicalPlanner {
   PhysicalPlan out_;
   int pipelines_ = 0;
   std::set<std::string> shared_seen_;
+  Members* gpu_part_ = nullptr;  // the GPU part being planned, if any
 };
 
 PhysicalPlan QueryRun::PlanPhysical() const { return PhysicalPlanner(*this).Plan(root_); }

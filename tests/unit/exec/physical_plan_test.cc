@@ -6,7 +6,9 @@
 
 #include <string>
 
+#include "../plan_test_util.h"
 #include "../tpch_test_util.h"
+#include "tandem/exec/executor.h"
 
 namespace tandem {
 namespace {
@@ -19,7 +21,7 @@ std::string Lines(const Table& t) {
   return out;
 }
 
-class PhysicalPlan : public ::testing::Test {
+class PhysicalPlanText : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(test_util::RegisterTpchTables(&session_, 0.01).ok()); }
 
@@ -33,7 +35,7 @@ class PhysicalPlan : public ::testing::Test {
   sql::Session session_;
 };
 
-TEST_F(PhysicalPlan, ExplainNamesFusedOperatorsAndPipelinesBeforeTheRun) {
+TEST_F(PhysicalPlanText, ExplainNamesFusedOperatorsAndPipelinesBeforeTheRun) {
   const std::string plan = Explain(3, false);
   EXPECT_NE(plan.find("[TopN (pipeline sink) on cpu, sink of pipeline 4]"), std::string::npos)
       << plan;
@@ -47,7 +49,7 @@ TEST_F(PhysicalPlan, ExplainNamesFusedOperatorsAndPipelinesBeforeTheRun) {
   EXPECT_NE(plan.find("[Scan customer on cpu, source of pipeline 1]"), std::string::npos) << plan;
 }
 
-TEST_F(PhysicalPlan, EveryTpchQueryRunsAsPlanned) {
+TEST_F(PhysicalPlanText, EveryTpchQueryRunsAsPlanned) {
   for (int q = 1; q <= 22; ++q) {
     if (q == 15) continue;  // a view first: several statements
     const std::string plan = Explain(q, false);
@@ -57,6 +59,42 @@ TEST_F(PhysicalPlan, EveryTpchQueryRunsAsPlanned) {
     EXPECT_EQ(ran.find("not in the physical plan"), std::string::npos) << "Q" << q << "\n" << ran;
     EXPECT_NE(ran.find("pipeline 1"), std::string::npos) << "Q" << q << "\n" << ran;
   }
+}
+
+// A placed plan with a GPU part (built by hand: no GPU is needed to plan it): the part's
+// operators, its transitions included, share one number, after the host input it uploads and
+// before the CPU pipeline that reads its rows.
+TEST(PhysicalPlanGpu, AGpuPartIsNumberedWithThePipelinesInRunOrder) {
+  using plantest::Agg;
+  using plantest::Cmp;
+  using plantest::Col;
+  using plantest::Lit;
+  const auto t = plantest::MemoryTable("t", plantest::RandomRows(2, 100, 7, 10, 0.1), 2);
+  PlanPtr scan = plantest::ScanAll(t);
+  PlanPtr up = MakeTransition(scan, Device::kGpu);
+  PlanPtr filter = MakeFilter(up, Cmp(">", Col(1), Lit(3)));
+  PlanPtr agg = MakeAggregate(filter, {Col(0)}, {"k"}, {Agg(AggregateKind::kSum, Col(1), "s")});
+  for (PlanNode* n : {filter.get(), agg.get()}) n->device = Device::kGpu;
+  PlanPtr down = MakeTransition(agg, Device::kCpu);
+  PlanPtr project = MakeProject(down, {Col(0), Col(1)}, {"k", "s"});
+  PlanPtr top = MakeAggregate(project, {}, {}, {Agg(AggregateKind::kSum, Col(1), "total")});
+
+  ExecContext ctx;
+  const PhysicalPlan plan = PlanPhysical(*top, ctx);
+  auto op = [&](const PlanPtr& n) { return plan.at(n.get()); };
+  EXPECT_EQ(op(scan).name, "Scan t");
+  EXPECT_EQ(op(scan).pipeline, 0);  // read whole, then uploaded
+  for (const PlanPtr& n : {up, filter, agg, down}) {
+    EXPECT_TRUE(op(n).on_gpu);
+    EXPECT_EQ(PipelineLabel(op(n)), "GPU part 1") << op(n).name;
+  }
+  EXPECT_EQ(op(filter).name, "Filter (fused into HashAggregate)");
+  EXPECT_EQ(op(agg).name, "HashAggregate");
+  EXPECT_EQ(op(up).name, "HostToDevice");
+  EXPECT_EQ(op(down).name, "DeviceToHost");
+  EXPECT_EQ(op(project).name, "Project (pipelined)");
+  EXPECT_EQ(PipelineLabel(op(project)), "pipeline 2");
+  EXPECT_EQ(PipelineLabel(op(top)), "sink of pipeline 2");
 }
 
 }  // namespace
