@@ -66,8 +66,22 @@ class PhysicalPlanner {
     return (run_.Streams(child) || run_.StreamedScan(child)) && !run_.shared_.IsShared(&child);
   }
 
+  // A node the executor would refuse (CheckShape: a child missing or null) is planned as
+  // itself, without what is below it: the run reports the error.
+  static bool Sound(const PlanNode& node) {
+    if (!ShapeIsValid(node)) return false;
+    for (const PlanPtr& c : node.children) {
+      if (!c) return false;
+    }
+    return true;
+  }
+
   // QueryRun::RunHost: a subplan that occurs again runs once.
   void Host(const PlanNode& node) {
+    if (!Sound(node)) {
+      Set(node, OperatorName(node), Role::kAlone);
+      return;
+    }
     if (run_.shared_.IsShared(&node)) {
       const std::string* key = run_.shared_.KeyOf(&node);
       if (key && !shared_seen_.insert(*key).second) {
@@ -235,6 +249,10 @@ class PhysicalPlanner {
   }
 
   void Device(const PlanNode& node) {
+    if (!Sound(node)) {
+      Set(node, OperatorName(node), Role::kAlone);
+      return;
+    }
     if (node.kind == PlanKind::kTransition || !run_.OnGpuHere(node)) {
       const PlanNode& source = node.kind == PlanKind::kTransition ? *node.children[0] : node;
       Members* part = gpu_part_;

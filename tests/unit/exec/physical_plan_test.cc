@@ -97,5 +97,29 @@ TEST(PhysicalPlanGpu, AGpuPartIsNumberedWithThePipelinesInRunOrder) {
   EXPECT_EQ(PipelineLabel(op(top)), "sink of pipeline 2");
 }
 
+// A node the executor would refuse (an input missing) is planned as itself: nothing below it is
+// read, so a malformed plan from a Spark fragment gets the executor's error, not a crash.
+TEST(PhysicalPlanGpu, AMalformedNodeIsPlannedWithoutItsInputs) {
+  auto sort = std::make_shared<PlanNode>();  // no input
+  sort->kind = PlanKind::kSort;
+  auto down = std::make_shared<PlanNode>();  // a transition from the GPU over a null input
+  down->kind = PlanKind::kTransition;
+  down->device = Device::kCpu;
+  down->children = {nullptr};
+  auto join = std::make_shared<PlanNode>();
+  join->kind = PlanKind::kJoin;
+  join->children = {sort, down};
+  auto limit = std::make_shared<PlanNode>();
+  limit->kind = PlanKind::kLimit;
+  limit->limit = 3;
+  limit->children = {join};
+  ExecContext ctx;
+  const PhysicalPlan plan = PlanPhysical(*limit, ctx);
+  EXPECT_EQ(plan.at(sort.get()).name, "Sort");
+  EXPECT_EQ(plan.at(down.get()).name, "DeviceToHost");
+  Result<Table> run = Execute(*limit, ctx);
+  EXPECT_FALSE(run.ok());
+}
+
 }  // namespace
 }  // namespace tandem
