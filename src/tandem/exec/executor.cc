@@ -1127,6 +1127,8 @@ Result<Table> Execute(const PlanNode& plan, ExecContext& ctx) {
 }
 
 PhysicalPlan PlanPhysical(const PlanNode& plan, ExecContext& ctx) {
+  // The row budgets of LIMITs tell identical subplans apart (shared_subplans.h), as in a run.
+  SetRowBudgets(plan, -1, ctx);
   return QueryRun(plan, ctx).PlanPhysical();
 }
 

@@ -19,8 +19,10 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunDeviceMakingRoom(const PlanNode& input,
                                                           std::vector<gpu::DeviceBatchPtr>* held,
                                                           InputSpill* spill) {
   Result<gpu::DeviceBatchPtr> out = RunDevice(input);
+  // Only the GPU's: moving columns into host memory cannot help an input short of host memory.
   if (out.ok() || out.status().code() != StatusCode::kOutOfMemory || ctx_.Cancelled() ||
-      held->empty() || !ctx_.gpu_input_spill) {
+      held->empty() || !ctx_.gpu_input_spill ||
+      out.status().message().find("GPU out of memory") == std::string::npos) {
     return out;
   }
   TANDEM_ASSIGN_OR_RAISE(gpu::GpuContext * g, Gpu());
@@ -42,7 +44,7 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunDeviceMakingRoom(const PlanNode& input,
         host = gpu::ColumnToHost(*col, *g->stream);
       } catch (const std::bad_alloc&) {  // over the host budget
       }
-      if (!host.ok()) return out;
+      if (!host.ok()) return host.status().code() == StatusCode::kOutOfMemory ? out : host.status();
       moved.push_back({i, c, *host, col->validity.size() + col->values.size() + col->data.size()});
     }
   }

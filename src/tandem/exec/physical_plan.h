@@ -5,7 +5,8 @@
 // order they run (a join's build side before its probe, a GPU part after its host inputs).
 // exec/executor.h's PlanPhysical builds it from the executor's own rules, so what EXPLAIN shows
 // is what EXPLAIN ANALYZE then records, unless the run adapts (out of memory, a join goes grace,
-// a GPU part moves to the CPU): EXPLAIN ANALYZE then shows both.
+// a GPU part moves to the CPU or is cut into slices or hash partitions by its size): EXPLAIN
+// ANALYZE then shows both.
 #pragma once
 
 #include <map>
