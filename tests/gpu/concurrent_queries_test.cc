@@ -24,6 +24,8 @@
 namespace tandem {
 namespace {
 
+using test_util::TableText;
+
 constexpr int kQueries[] = {1, 3, 5, 6, 9, 10, 12, 13, 14, 18, 19, 21};
 
 std::string QueryText(int q) {
@@ -35,24 +37,6 @@ std::string QueryText(int q) {
     return ss.str();
   }
   return test_util::TpchQueryText(q);
-}
-
-std::string TableText(const Table& t) {
-  std::string out;
-  for (const auto& b : t.batches) {
-    for (int64_t r = 0; r < b->num_rows; ++r) {
-      for (int c = 0; c < b->num_columns(); ++c) {
-        if (c) out += '|';
-        if (b->column(c)->IsNull(r)) {
-          out += "NULL";
-        } else {
-          format::AppendText(*b->column(c), r, &out);
-        }
-      }
-      out += '\n';
-    }
-  }
-  return out;
 }
 
 class GpuConcurrentQueries : public ::testing::Test {

@@ -18,24 +18,12 @@
 namespace tandem {
 namespace {
 
+using test_util::TableText;
+
 constexpr const char* kQuery =
     "SELECT o_orderpriority, count(*) AS n, sum(l_quantity) AS q, sum(l_extendedprice) AS p "
     "FROM lineitem JOIN orders ON l_orderkey = o_orderkey "
     "WHERE l_shipdate > DATE '1995-01-01' GROUP BY o_orderpriority ORDER BY o_orderpriority";
-
-std::string TableText(const Table& t) {
-  std::string out;
-  for (const auto& b : t.batches) {
-    for (int64_t r = 0; r < b->num_rows; ++r) {
-      for (int c = 0; c < b->num_columns(); ++c) {
-        if (c) out += '|';
-        if (!b->column(c)->IsNull(r)) format::AppendText(*b->column(c), r, &out);
-      }
-      out += '\n';
-    }
-  }
-  return out;
-}
 
 class GpuInputSpill : public ::testing::Test {
  protected:
