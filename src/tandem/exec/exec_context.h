@@ -47,10 +47,14 @@ struct CachedTable {
 class TableCache {
  public:
   const CachedTable* Find(const TableSource* source) const {
+    const CachedTable* found = Peek(source);
+    if (found) found->last_used = ++clock_;
+    return found;
+  }
+  // The same without marking it used: for looking at a plan (EXPLAIN) rather than running it.
+  const CachedTable* Peek(const TableSource* source) const {
     auto it = tables_.find(source);
-    if (it == tables_.end()) return nullptr;
-    it->second.last_used = ++clock_;
-    return &it->second;
+    return it == tables_.end() ? nullptr : &it->second;
   }
   void Put(CachedTable table) {
     const TableSource* key = table.source.get();

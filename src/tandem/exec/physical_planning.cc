@@ -290,7 +290,12 @@ class PhysicalPlanner {
   Members* gpu_part_ = nullptr;  // the GPU part being planned, if any
 };
 
-PhysicalPlan QueryRun::PlanPhysical() const { return PhysicalPlanner(*this).Plan(root_); }
+PhysicalPlan QueryRun::PlanPhysical() const {
+  planning_ = true;  // the cached tables a plan looks at are not marked used (LRU order)
+  PhysicalPlan plan = PhysicalPlanner(*this).Plan(root_);
+  planning_ = false;
+  return plan;
+}
 
 }  // namespace exec_detail
 }  // namespace tandem

@@ -154,7 +154,8 @@ class QueryRun {
   }
   const CachedTable* CacheOf(const PlanNode& scan) const {
     if (scan.kind != PlanKind::kScan || !ctx_.table_cache || !scan.source) return nullptr;
-    return ctx_.table_cache->Find(scan.source.get());
+    return planning_ ? ctx_.table_cache->Peek(scan.source.get())
+                     : ctx_.table_cache->Find(scan.source.get());
   }
   // A CPU scan of Parquet files that are not cached (a pipeline reads it row group by row group).
   bool StreamedScan(const PlanNode& scan) const {
@@ -361,6 +362,7 @@ class QueryRun {
   SharedSubplans shared_;                         // identical subplans of the query, run once
   std::set<const TableSource*> scanned_sources_;  // what the query's scans read
   bool cpu_only_ = false;                         // inside RerunOnCpu
+  mutable bool planning_ = false;  // inside PlanPhysical: looks at cached tables, uses none
   // Joins that stream although built on their small left side would be better (that ran out of
   // host memory collecting the right side whole), and the joins whose whole-table run is on.
   std::set<const PlanNode*> force_stream_, whole_join_running_;

@@ -121,5 +121,27 @@ TEST(PhysicalPlanGpu, AMalformedNodeIsPlannedWithoutItsInputs) {
   EXPECT_FALSE(run.ok());
 }
 
+// Planning looks at the cached tables a plan reads without marking them used: EXPLAIN must not
+// change which table moves to host memory first when the GPU fills.
+TEST(PhysicalPlanGpu, PlanningLeavesTheCachedTablesLeastRecentlyUsedOrder) {
+  const auto t = plantest::MemoryTable("t", plantest::RandomRows(2, 100, 7, 10, 0.1), 2);
+  PlanPtr scan = plantest::ScanAll(t);
+  PlanPtr top = MakeProject(scan, {plantest::Col(0)}, {"k"});
+  TableCache cache;
+  CachedTable cached;
+  cached.name = "t";
+  cached.source = scan->source;
+  cached.host = t->memory;
+  cache.Put(cached);
+  const uint64_t before = cache.Peek(scan->source.get())->last_used;
+  ExecContext ctx;
+  ctx.table_cache = &cache;
+  const PhysicalPlan plan = PlanPhysical(*top, ctx);
+  EXPECT_EQ(plan.at(scan.get()).name, "Scan t (cached in host memory)");
+  EXPECT_EQ(cache.Peek(scan->source.get())->last_used, before);
+  ASSERT_TRUE(Execute(*top, ctx).ok());
+  EXPECT_GT(cache.Peek(scan->source.get())->last_used, before);  // a run marks it used
+}
+
 }  // namespace
 }  // namespace tandem
