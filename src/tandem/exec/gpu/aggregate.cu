@@ -24,6 +24,7 @@
 #include "tandem/exec/gpu/aggregate_tuning.h"
 #include "tandem/exec/gpu/gpu_operators.h"
 #include "tandem/types/decimal_core.h"
+#include "tandem/types/type_dispatch.h"
 
 namespace tandem::gpu {
 namespace {
@@ -310,37 +311,16 @@ __global__ void MarkRows(const int64_t* rows, int64_t count, uint8_t* mask) {
 
 // ---- host side ------------------------------------------------------------------------------
 
+// Calls fn with a value of the type a fixed-width column is stored as on the GPU: VisitStorage's
+// (types/type_dispatch.h), booleans as one byte per row.
 template <typename Fn>
 Status DispatchStorage(const DataType& t, Fn&& fn) {
-  switch (t.id) {
-    case TypeId::kInt8:
-      return fn(int8_t{});
-    case TypeId::kInt16:
-      return fn(int16_t{});
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-      return fn(int32_t{});
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-      return fn(int64_t{});
-    case TypeId::kUInt8:
-    case TypeId::kBool:
-      return fn(uint8_t{});
-    case TypeId::kUInt16:
-      return fn(uint16_t{});
-    case TypeId::kUInt32:
-      return fn(uint32_t{});
-    case TypeId::kUInt64:
-      return fn(uint64_t{});
-    case TypeId::kFloat32:
-      return fn(float{});
-    case TypeId::kFloat64:
-      return fn(double{});
-    case TypeId::kDecimal:
-      return t.is_wide_decimal() ? fn(i128{}) : fn(int64_t{});
-    default:
-      return Status::Internal("not a fixed-width type: " + t.ToString());
-  }
+  return VisitStorage(
+      t, Overloaded{
+             [&](BoolTag) { return fn(uint8_t{}); },
+             [&](StringTag) { return Status::Internal("not a fixed-width type: " + t.ToString()); },
+             [&](auto tag) { return fn(typename decltype(tag)::type{}); },
+         });
 }
 
 // Blocks for the few-groups path: enough to fill the device once (8 blocks of kThreads per
