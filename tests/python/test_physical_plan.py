@@ -3,8 +3,13 @@ each node will run as (fused ones as such) and the CPU pipeline it belongs to; E
 records what ran. The planner walks the plan by the executor's own rules, so on runs that do not
 adapt the two agree node for node: the 22 TPC-H queries (DuckDB's data at SF0.1) from files, with
 tables cached in host memory, and with pipelines off. When a run adapts (an operator run again
-after running out of host memory), EXPLAIN ANALYZE says what it was planned as.
+after running out of host memory), EXPLAIN ANALYZE says what it was planned as. Plans for an
+H200 (tandem.placement.target, no GPU needed for EXPLAIN) number their GPU parts and the CPU
+pipelines around them in run order: every input before what reads it.
 """
+import csv
+import io
+import json
 import re
 import subprocess
 
@@ -137,3 +142,63 @@ def test_an_adapting_run_says_what_was_planned():
     assert adapted[0].startswith("HashAggregate (pipeline sink) (partitioned on disk"), adapted
     assert adapted[0].endswith("sink of pipeline 1, planned as HashAggregate (pipeline sink)]"), \
         adapted
+
+
+def json_plans(text):
+    """The plans of a script's EXPLAIN (FORMAT JSON) statements, each one row of text per line."""
+    tables, _ = dataset(DATA)
+    cmd = tandem_command() + ["sql", "-f", "-", "--format", "csv"]
+    for name, path in tables.items():
+        cmd += ["--table", f"{name}={path}"]
+    out = subprocess.run(cmd, input=text, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    rows = [r[0] for r in csv.reader(io.StringIO(out.stdout)) if r]
+    plans, current = [], None
+    for row in rows:
+        if row == "plan":
+            current = []
+            plans.append(current)
+        elif current is not None:
+            current.append(row)
+    return [json.loads("\n".join(p))["plan"] for p in plans]
+
+
+def check_numbering(node, where):
+    """Every node is planned; a GPU part's nodes are on the GPU or PCIe; an input in another
+    pipeline or part runs before the node reading it (a smaller number)."""
+    physical = node.get("physical")
+    assert physical and physical["name"], f"{where}: {node['operator']}"
+    if physical["role"] == "shared":
+        return  # an identical subplan's copy: what is below it runs once, elsewhere
+    mine = physical.get("pipeline", 0)
+    for child in node["children"]:
+        check_numbering(child, where)
+        theirs = child["physical"].get("pipeline", 0)
+        if mine > 0 and theirs > 0 and theirs != mine:
+            assert theirs < mine, f"{where}: {child['operator']} ({theirs}) feeds " \
+                                  f"{node['operator']} ({mine})"
+
+
+@pytest.mark.parametrize("mode", ["gpu", "auto"])
+def test_gpu_parts_are_numbered_in_run_order(mode):
+    # Planned for an H200 without one (tandem.placement.target): GPU parts, their transitions and
+    # the CPU pipelines around them, as the executor would run them there.
+    text = f"SET tandem.placement.target = h200;\nSET tandem.sql.device = {mode};\n"
+    queries = [n for n in range(1, 23) if n != 15]
+    for n in queries:
+        text += "EXPLAIN (FORMAT JSON) " + statements(n)[0] + ";\n"
+    plans = json_plans(text)
+    assert len(plans) == len(queries)
+    gpu_parts = 0
+    for n, plan in zip(queries, plans):
+        check_numbering(plan, f"Q{n:02d} {mode}")
+        stack = [plan]
+        while stack:
+            node = stack.pop()
+            if node["physical"]["role"] == "shared":
+                continue
+            stack += node["children"]
+            if node["device"] in ("gpu", "pcie"):
+                gpu_parts += node["physical"].get("pipeline", 0) > 0
+    if mode == "gpu":
+        assert gpu_parts > 0  # the placement put parts on the GPU
