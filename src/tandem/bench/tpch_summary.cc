@@ -39,6 +39,13 @@ std::string Format(const char* fmt, double a, double b = 0, double c = 0) {
   return buf;
 }
 
+// A speed ratio (the other's time / this series' time) with the way it points in words, so that
+// a reader of the headline need not know which time was divided by which.
+std::string Ratio(double r) {
+  if (r >= 0.995 && r < 1.005) return Format("%.2fx (the same)", r);
+  return Format(r > 1 ? "%.2fx (faster)" : "%.2fx (slower)", r);
+}
+
 double Geomean(const std::vector<double>& v) {
   if (v.empty()) return 0;
   double log_sum = 0;
@@ -82,6 +89,16 @@ std::vector<std::string> TpchSummaryLines(const Report& report, const std::strin
   lines.push_back("Over the " + std::to_string(common.size()) +
                   " queries every series measured: sum / geomean of the medians:");
   for (const auto& s : series) {
+    bool measured = false;
+    std::string why;  // the first cell's status, when none of the series' cells is ok
+    for (const auto& [g, c] : by_series[s]) {
+      measured |= c->ok();
+      if (why.empty()) why = c->status;
+    }
+    if (!measured) {
+      lines.push_back(s + ": not measured (" + why + ")");
+      continue;
+    }
     double sum = 0;
     std::vector<double> ms;
     for (const auto& g : common) {
@@ -128,8 +145,8 @@ std::vector<std::string> TpchSummaryLines(const Report& report, const std::strin
       }
     }
     if (!ratios.empty()) {
-      line += Format("; vs cpu: geomean %.2fx, lowest %.2fx", Geomean(ratios), worst) + " (" +
-              slowest + ")";
+      line += "; vs cpu: geomean " + Ratio(Geomean(ratios)) + Format(", lowest %.2fx", worst) +
+              " (" + slowest + ")";
     }
     if (s.find("auto") != std::string::npos && !ratios.empty()) {
       line += "; slower than cpu on " + (slower.empty() ? std::string("no query") : slower);
@@ -142,7 +159,7 @@ std::vector<std::string> TpchSummaryLines(const Report& report, const std::strin
       if (peer == "duckdb hot" && !hot_series) continue;
       std::vector<double> vs;
       for (const auto& g : common) vs.push_back(median(peer, g) / median(s, g));
-      line += "; vs DuckDB " + peer.substr(7) + Format(": geomean %.2fx", Geomean(vs));
+      line += "; vs DuckDB " + peer.substr(7) + ": geomean " + Ratio(Geomean(vs));
     }
     lines.push_back(line + spread);
   }

@@ -144,7 +144,7 @@ TEST(BenchTpchSummary, SumsGeomeansSlowerQueriesAndTheFloor) {
             std::string::npos)
       << all;
   // auto: 2.00x on Q01, 0.80x on Q06 (the all-CPU plan): geomean sqrt(1.6).
-  EXPECT_NE(all.find("auto: 325 ms / 158.1 ms; vs cpu: geomean 1.26x, lowest 0.80x (Q06); "
+  EXPECT_NE(all.find("auto: 325 ms / 158.1 ms; vs cpu: geomean 1.26x (faster), lowest 0.80x (Q06); "
                      "slower than cpu on Q06 0.80x (cpu plan)"),
             std::string::npos)
       << all;
@@ -163,6 +163,27 @@ TEST(BenchTpchSummary, SumsGeomeansSlowerQueriesAndTheFloor) {
             std::string::npos)
       << on_h100;
   EXPECT_TRUE(TpchSummaryLines(TpchReport(), "sf1").empty());
+}
+
+// A series with no measured cell (gpu on a machine without one) says so instead of sums of
+// nothing and infinite ratios; ratios to DuckDB say which way they point.
+TEST(BenchTpchSummary, AnUnmeasuredSeriesSaysWhyAndRatiosSayTheirWay) {
+  Report r = TpchReport();
+  for (const char* q : {"Q01", "Q06"}) {
+    ReportCell gpu = TpchCell(q, "tandem", "gpu", 0);
+    gpu.status = "n/a: no usable GPU";
+    gpu.times_ms.clear();
+    r.cells.push_back(gpu);
+  }
+  FillRatios(&r);
+  std::string all;
+  for (const auto& l : TpchSummaryLines(r, "sf10")) all += l + "\n";
+  EXPECT_NE(all.find("\ngpu: not measured (n/a: no usable GPU)\n"), std::string::npos) << all;
+  EXPECT_EQ(all.find("inf"), std::string::npos) << all;
+  // cpu 400 + 100 ms against DuckDB's 300 + 100: sqrt(0.75) = 0.87.
+  EXPECT_NE(all.find("cpu: 500 ms / 200.0 ms; vs DuckDB files: geomean 0.87x (slower)"),
+            std::string::npos)
+      << all;
 }
 
 TEST(BenchTpchSummary, ASlowerAutoQuerySaysWhenItsTimesOverlapCpus) {
