@@ -64,6 +64,16 @@ export TANDEM_BIN=$PWD/.device/bin/tandem TANDEM_C_LIB=$PWD/.device/bin/libtande
   TANDEM_UDF_EXAMPLE_LIB=$PWD/.device/bin/examples/udf/libtandem_example_udf.so \
   TANDEM_TPCH_QUERY_DIR=$PWD/tests/tpch/queries TANDEM_SQL_TEST_DIR=$PWD/tests/sql
 
+# TPC-H at scale $1 in /tmp/tpch-sf$1 (generated if missing): sets data and tables (--table args).
+tpch_tables() {
+  data=/tmp/tpch-sf$1
+  [ -d $data/lineitem ] || .device/bin/tandem datagen tpch --sf "$1" --out $data >/dev/null
+  tables=()
+  for t in region nation part supplier partsupp customer orders lineitem; do
+    tables+=(--table "$t=$data/$t")
+  done
+}
+
 for what in "${@:-tests}"; do
   case "$what" in
     tests)
@@ -164,12 +174,7 @@ for what in "${@:-tests}"; do
       df -h /tmp | tee -a "$OUT/datagen.log"
       ;;
     analyze_tpch)
-      data=/tmp/tpch-sf${SF:-10}
-      [ -d $data/lineitem ] || .device/bin/tandem datagen tpch --sf "${SF:-10}" --out $data >/dev/null
-      tables=()
-      for t in region nation part supplier partsupp customer orders lineitem; do
-        tables+=(--table "$t=$data/$t")
-      done
+      tpch_tables "${SF:-10}"
       queries=${QUERIES:-14 6} modes=${MODES:-cpu gpu auto}  # "14 6" or "14,6"
       for q in ${queries//,/ }; do
         qf=tests/tpch/queries/q$(printf %02d "$q").sql
@@ -189,12 +194,7 @@ for what in "${@:-tests}"; do
       # EXPLAIN ANALYZE of every TPC-H query (SF, MODES) listing the nodes whose run differed
       # from the physical plan built before it ("planned as ...") or that the plan lacks: a
       # node listed without an out-of-memory retry behind it is a planner bug.
-      data=/tmp/tpch-sf${SF:-1}
-      [ -d $data/lineitem ] || .device/bin/tandem datagen tpch --sf "${SF:-1}" --out $data >/dev/null
-      tables=()
-      for t in region nation part supplier partsupp customer orders lineitem; do
-        tables+=(--table "$t=$data/$t")
-      done
+      tpch_tables "${SF:-1}"
       modes=${MODES:-gpu auto}
       for mode in ${modes//,/ }; do
         for q in $(seq -w 1 22); do
