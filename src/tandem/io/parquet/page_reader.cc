@@ -31,6 +31,15 @@ decode::RawBuffer& Scratch() {
 
 }  // namespace
 
+Status DecompressPageInto(const PageBody& body, uint8_t* out) {
+  if (body.prefix > 0) std::memcpy(out, body.compressed, static_cast<size_t>(body.prefix));
+  if (body.raw_size - body.prefix == 0 && body.compressed_size - body.prefix == 0) {
+    return Status::OK();  // an empty values section (some writers omit even the codec frame)
+  }
+  return Decompress(body.codec, body.compressed + body.prefix, body.compressed_size - body.prefix,
+                    out + body.prefix, body.raw_size - body.prefix);
+}
+
 Result<const uint8_t*> DecompressPage(const PageBody& body) {
   decode::RawBuffer& scratch = Scratch();
   try {
@@ -39,15 +48,7 @@ Result<const uint8_t*> DecompressPage(const PageBody& body) {
   } catch (const std::bad_alloc&) {
     return Status::OutOfMemory("cannot allocate " + std::to_string(body.raw_size) + " bytes");
   }
-  if (body.prefix > 0)
-    std::memcpy(scratch.data(), body.compressed, static_cast<size_t>(body.prefix));
-  if (body.raw_size - body.prefix == 0 && body.compressed_size - body.prefix == 0) {
-    // An empty values section: nothing to decompress (some writers omit even the codec frame).
-  } else {
-    TANDEM_RETURN_NOT_OK(Decompress(body.codec, body.compressed + body.prefix,
-                                    body.compressed_size - body.prefix,
-                                    scratch.data() + body.prefix, body.raw_size - body.prefix));
-  }
+  TANDEM_RETURN_NOT_OK(DecompressPageInto(body, scratch.data()));
   return static_cast<const uint8_t*>(scratch.data());
 }
 
@@ -111,9 +112,14 @@ Result<bool> PageReader::Next(Page* page) {
     return true;
   }
   page->body = PageBody{body, body_size, raw_size, prefix, codec_};
-  auto data = DecompressPage(page->body);
-  if (!data.ok()) return fail(data.status());
-  page->data = *data;
+  if (uint8_t* out = destination_ ? destination_->For(h, raw_size) : nullptr) {
+    TANDEM_RETURN_NOT_OK(fail(DecompressPageInto(page->body, out)));
+    page->data = out;
+  } else {
+    auto data = DecompressPage(page->body);
+    if (!data.ok()) return fail(data.status());
+    page->data = *data;
+  }
   page->size = raw_size;
   page->decompressed = true;
   return true;

@@ -25,7 +25,8 @@ struct Page {
   PageHeader header;
   int64_t index = 0;  // page number within the chunk, for error messages
   // Uncompressed body (v2: levels, then values): in the chunk when the page is stored
-  // uncompressed; else in the reading thread's scratch, valid until that thread's next page.
+  // uncompressed; else in the reader's PageDestination, or in the reading thread's scratch,
+  // valid until that thread's next page.
   const uint8_t* data = nullptr;
   int64_t size = 0;
   bool decompressed = false;  // data is in the scratch; `body` says how to make it again
@@ -36,11 +37,23 @@ struct Page {
 // PageReader::Next's own step, and a reader's way to have a page again later (the page read last
 // on this thread is overwritten).
 Result<const uint8_t*> DecompressPage(const PageBody& body);
+// The same into `out`, which holds body.raw_size bytes.
+Status DecompressPageInto(const PageBody& body, uint8_t* out);
+
+// Where PageReader::Next decompresses a compressed page of `raw_size` bytes: a buffer of the
+// caller's (the GPU staging decompresses data pages straight into the buffer it uploads, saving
+// a copy), or nullptr for the thread's scratch.
+class PageDestination {
+ public:
+  virtual ~PageDestination() = default;
+  virtual uint8_t* For(const PageHeader& header, int64_t raw_size) = 0;
+};
 
 class PageReader {
  public:
-  PageReader(const uint8_t* chunk, int64_t size, CompressionCodec codec)
-      : pos_(chunk), end_(chunk + size), codec_(codec) {}
+  PageReader(const uint8_t* chunk, int64_t size, CompressionCodec codec,
+             PageDestination* destination = nullptr)
+      : pos_(chunk), end_(chunk + size), codec_(codec), destination_(destination) {}
 
   // Reads the next page into *page; returns false at the end of the chunk. The page's number is
   // pages_read() - 1, for the caller's error context.
@@ -51,6 +64,7 @@ class PageReader {
   const uint8_t* pos_;
   const uint8_t* end_;
   CompressionCodec codec_;
+  PageDestination* destination_;
   int64_t index_ = 0;
 };
 

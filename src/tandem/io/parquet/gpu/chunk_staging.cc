@@ -1,10 +1,12 @@
 // StageColumnChunk (chunk_staging.h): the page walk mirrors the host decoder (DecodeColumnChunk)
-// check for check, but where the host decodes values this copies the values sections into
-// staging and records runs. Any check that fails, and any encoding the kernels do not handle,
-// sends the chunk to the host decoder, so errors keep the host's exact wording.
+// check for check, but where the host decodes values this stages the values sections (compressed
+// data pages are decompressed straight into staging, the rest copied there) and records runs. Any
+// check that fails, and any encoding the kernels do not handle, sends the chunk to the host
+// decoder, so errors keep the host's exact wording.
 #include "tandem/io/parquet/gpu/chunk_staging.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -42,12 +44,17 @@ bool KernelConversion(Conversion c) {
 // A Status that is not OK means "decode on the host"; its message says why.
 Status Host(const std::string& why) { return Status::Unsupported(why); }
 
-class Stager {
+class Stager : public PageDestination {
  public:
   Stager(const ColumnMetaData& meta, const LeafColumn& leaf, int64_t num_rows, StagedChunk* out)
       : meta_(meta), leaf_(leaf), num_rows_(num_rows), out_(*out) {}
 
   Status Run(const uint8_t* chunk, int64_t size, bool pinned);
+
+  // A compressed data page decompresses straight into staging (its values section is then
+  // staged where it lies, without a copy); a dictionary page into the thread's scratch (it is
+  // converted on the host).
+  uint8_t* For(const PageHeader& header, int64_t raw_size) override;
 
  private:
   Status Classify();
@@ -132,7 +139,24 @@ Status Stager::AllocateStaging(int64_t chunk_size, bool pinned) {
   return Status::OK();
 }
 
+uint8_t* Stager::For(const PageHeader& header, int64_t raw_size) {
+  if (header.type != PageType::DATA_PAGE && header.type != PageType::DATA_PAGE_V2) return nullptr;
+  const int64_t at = (out_.staging_bytes + 7) / 8 * 8;
+  if (raw_size < 0 || at > capacity_ || raw_size > capacity_ - at) return nullptr;
+  out_.staging_bytes = at + raw_size;
+  return out_.staging + at;
+}
+
 Status Stager::Append(const uint8_t* p, int64_t n, int64_t* offset) {
+  // Bytes of a page decompressed into staging (For) are staged where they lie.
+  const auto addr = reinterpret_cast<uintptr_t>(p);
+  const auto base = reinterpret_cast<uintptr_t>(out_.staging);
+  if (n >= 0 && out_.staging && addr >= base &&
+      addr - base <= static_cast<uintptr_t>(out_.staging_bytes) &&
+      static_cast<uintptr_t>(n) <= static_cast<uintptr_t>(out_.staging_bytes) - (addr - base)) {
+    *offset = static_cast<int64_t>(addr - base);
+    return Status::OK();
+  }
   const int64_t at = (out_.staging_bytes + 7) / 8 * 8;
   if (n < 0 || at + n > capacity_) return Host("values exceed the chunk's uncompressed size");
   if (n > 0) std::memcpy(out_.staging + at, p, static_cast<size_t>(n));
@@ -373,7 +397,7 @@ Status Stager::Run(const uint8_t* chunk, int64_t size, bool pinned) {
   if (leaf_.max_definition_level > 0) {
     out_.validity.assign(static_cast<size_t>((num_rows_ + 63) / 64 * 8), 0);
   }
-  PageReader reader(chunk, size, meta_.codec);
+  PageReader reader(chunk, size, meta_.codec, this);
   Page page;
   while (rows_ < num_rows_ || reader.pages_read() == 0) {
     auto more = reader.Next(&page);

@@ -1,6 +1,7 @@
 // Host half of GPU Parquet decoding: one column chunk's pages are walked (headers, CRC,
 // decompression by PageReader) and turned into a StagedChunk that GPU kernels decode in parallel:
-//   - the values sections of the data pages, copied into one (pinned) staging buffer;
+//   - the values sections of the data pages, in one (pinned) staging buffer (compressed pages are
+//     decompressed straight into it);
 //   - a run table over the chunk's dense (non-NULL) values: each run says where its values come
 //     from (a repeated RLE value, bit-packed values at a bit offset, or PLAIN values at a byte
 //     offset), so any value is found by a binary search of the run starts;
@@ -58,7 +59,9 @@ struct StagedChunk {
   int64_t num_rows = 0;
   int64_t num_valid = 0;
 
-  // Values sections of the pages; each section starts 8-byte aligned.
+  // Values sections of the pages: compressed data pages are decompressed here whole (levels
+  // included) and their sections lie where they are in the page; sections copied in (uncompressed
+  // pages) start 8-byte aligned. The kernels read bytes, so no section needs an alignment.
   uint8_t* staging = nullptr;
   int64_t staging_bytes = 0;
   gpu::PinnedBuffer pinned;       // holds `staging` when staged for the device
