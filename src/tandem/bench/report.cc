@@ -90,6 +90,7 @@ const char* SeriesColour(const std::string& series, size_t index) {
   if (series == "cpu") return "#4e79a7";
   if (series == "gpu") return "#59a14f";
   if (series == "auto") return "#f28e2b";
+  if (series == "duckdb hot") return "#d4a6c8";  // a lighter shade: both DuckDB series in a chart
   if (series.rfind("duckdb", 0) == 0) return "#b07aa1";
   static const char* kOthers[] = {"#e15759", "#76b7b2", "#edc948", "#9c755f", "#bab0ac"};
   return kOthers[index % 5];
@@ -134,14 +135,29 @@ std::string CellText(const ReportCell* c) {
 
 // ---- SVG charts -----------------------------------------------------------------------------
 
-std::string Legend(const std::vector<std::string>& series, double x, double y,
-                   double spacing = 120) {
+// How wide a legend label is drawn at the charts' 11 px font (a generous 6.5 px a character, so
+// that the estimate errs toward more room).
+double LabelWidth(const std::string& text) { return 6.5 * static_cast<double>(text.size()); }
+
+// A legend from (x, y) that stays left of `right`: items as wide as their labels, wrapping onto
+// another row before one would pass it (eight TPC-H series did not fit one row of a bar chart,
+// and the last two were cut off). *height gets the height of its rows.
+std::string Legend(const std::vector<std::string>& series, double x, double y, double right,
+                   double* height) {
+  constexpr double kSwatch = 16, kGap = 14, kRow = 16;
   std::string out;
+  double lx = x, ly = y;
   for (size_t i = 0; i < series.size(); ++i) {
-    const double lx = x + static_cast<double>(i) * spacing;
-    out += SvgRect(lx, y - 10, 12, 12, SeriesColour(series[i], i));
-    out += SvgText(lx + 16, y, series[i]);
+    const double w = kSwatch + LabelWidth(series[i]);
+    if (lx > x && lx + w > right) {
+      lx = x;
+      ly += kRow;
+    }
+    out += SvgRect(lx, ly - 10, 12, 12, SeriesColour(series[i], i));
+    out += SvgText(lx + kSwatch, ly, series[i]);
+    lx += w + kGap;
   }
+  *height = ly - y + kRow;
   return out;
 }
 
@@ -183,7 +199,11 @@ constexpr double kLogScaleSpan = 30;
 
 // Horizontal grouped bars: one group per query, one bar per series (median ms).
 std::string BarChart(const Shape& shape, const std::string& scale) {
-  const double label_w = 70, plot_w = 640, bar_h = 11, gap = 8, top = 34;
+  const double label_w = 70, plot_w = 640, bar_h = 11, gap = 8;
+  const double width = label_w + plot_w + 120;
+  double legend_h = 0;
+  const std::string legend = Legend(shape.series, label_w, 16, width - 4, &legend_h);
+  const double top = 16 + legend_h + 2;
   const double group_h = static_cast<double>(shape.series.size()) * bar_h + gap;
   const double height = top + static_cast<double>(shape.groups.size()) * group_h + 30;
   double max_ms = 0;
@@ -211,9 +231,9 @@ std::string BarChart(const Shape& shape, const std::string& scale) {
     return std::log10(std::max(ms, floor) / floor) / std::log10(max_ms / floor) * plot_w;
   };
   std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"" +
-                    Num(label_w + plot_w + 120) + "\" height=\"" + Num(height) +
-                    "\" viewBox=\"0 0 " + Num(label_w + plot_w + 120) + " " + Num(height) + "\">";
-  svg += Legend(shape.series, label_w, 16);
+                    Num(width) + "\" height=\"" + Num(height) + "\" viewBox=\"0 0 " + Num(width) +
+                    " " + Num(height) + "\">";
+  svg += legend;
   for (size_t gi = 0; gi < shape.groups.size(); ++gi) {
     const double gy = top + static_cast<double>(gi) * group_h;
     svg += SvgText(4, gy + group_h / 2, shape.groups[gi], "class=\"label\"");
@@ -277,8 +297,12 @@ std::string MatrixChart(const Shape& shape, const std::string& scale) {
 
 // Time vs fact rows (both log scale), one line per series, for one condition.
 std::string CrossoverChart(const Report& report, const Shape& shape, const std::string& group) {
-  const double left = 60, right = 20, top = 36, bottom = 40, plot_w = 360, plot_h = 200;
-  const double width = left + plot_w + right, height = top + plot_h + bottom;
+  const double left = 60, right = 20, bottom = 40, plot_w = 360, plot_h = 200;
+  const double width = left + plot_w + right;
+  // The condition's name on the first row, the legend below it, then the plot.
+  double legend_h = 0;
+  const std::string legend = Legend(shape.series, left, 30, width - 4, &legend_h);
+  const double top = 30 + legend_h + 6, height = top + plot_h + bottom;
   std::map<std::string, std::vector<std::pair<double, double>>> lines;
   double min_x = 0, max_x = 0, min_y = 0, max_y = 0;
   bool any = false;
@@ -347,8 +371,7 @@ std::string CrossoverChart(const Report& report, const Shape& shape, const std::
              "</title></circle>";
     }
   }
-  svg += Legend(shape.series, left + 130, 14, 75);
-  return svg + "</svg>";
+  return svg + legend + "</svg>";
 }
 
 // ---- tables ----------------------------------------------------------------------------------

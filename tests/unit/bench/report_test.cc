@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "tandem/bench/fallback_summary.h"
@@ -167,6 +169,92 @@ TEST(BenchReport, TpchHtmlHasBarsPerQueryAndSeries) {
   EXPECT_NE(html.find("duckdb files"), std::string::npos);
   EXPECT_NE(html.find("<rect"), std::string::npos);
   EXPECT_NE(html.find("Q02"), std::string::npos);
+}
+
+// Each chart's legend items (a 12x12 swatch, then its label), with the chart's width: every
+// label must end inside its chart (6.5 px a character, the writer's own estimate).
+struct LegendItem {
+  double x;
+  std::string label;
+  double chart_width;
+};
+std::vector<LegendItem> LegendItems(const std::string& html) {
+  std::vector<LegendItem> items;
+  const std::regex svg_re("<svg[^>]* width=\"([0-9.]+)\"");
+  const std::regex item_re(
+      "width=\"12\\.0\" height=\"12\\.0\" fill=\"[^\"]+\"/><text x=\"([0-9.]+)\" "
+      "y=\"[0-9.]+\">([^<]+)</text>");
+  std::smatch svg;
+  std::string rest = html;
+  while (std::regex_search(rest, svg, svg_re)) {
+    const double width = std::stod(svg[1]);
+    const size_t end = rest.find("</svg>", static_cast<size_t>(svg.position(0)));
+    const std::string chart = rest.substr(static_cast<size_t>(svg.position(0)),
+                                          end - static_cast<size_t>(svg.position(0)));
+    for (std::sregex_iterator it(chart.begin(), chart.end(), item_re), stop; it != stop; ++it) {
+      items.push_back({std::stod((*it)[1]), (*it)[2], width});
+    }
+    rest = rest.substr(end);
+  }
+  return items;
+}
+
+TEST(BenchReport, LegendsWrapInsideTheirCharts) {
+  // Eight TPC-H series (three modes from files and from memory, DuckDB both ways): one row of
+  // 120 px items ran past the 830 px bar chart and cut off the DuckDB labels.
+  Report r;
+  r.info.benchmark = "tpch";
+  r.info.title = "tpch";
+  for (const char* q : {"Q01", "Q06"}) {
+    for (const char* engine : {"tandem", "tandem-hot"}) {
+      for (const char* mode : {"cpu", "gpu", "auto"}) {
+        ReportCell c = Cell(q, 0, mode, 10);
+        c.scale = "sf10";
+        c.engine = engine;
+        r.cells.push_back(c);
+      }
+    }
+    for (const char* mode : {"files", "hot"}) {
+      ReportCell d = Cell(q, 0, mode, 12);
+      d.scale = "sf10";
+      d.engine = "duckdb";
+      r.cells.push_back(d);
+    }
+  }
+  FillRatios(&r);
+  const std::string html = RenderHtml(r);
+  EXPECT_EQ(CheckTagsBalanced(html), "");
+  const std::vector<LegendItem> items = LegendItems(html);
+  std::set<std::string> labels;
+  for (const LegendItem& item : items) {
+    labels.insert(item.label);
+    EXPECT_LE(item.x + 6.5 * static_cast<double>(item.label.size()), item.chart_width)
+        << item.label;
+  }
+  for (const char* want : {"cpu", "gpu", "auto", "tandem-hot cpu", "tandem-hot gpu",
+                           "tandem-hot auto", "duckdb files", "duckdb hot"}) {
+    EXPECT_TRUE(labels.count(want)) << want;
+  }
+
+  // The fallback matrix's crossover charts (440 px wide) with four series.
+  Report f;
+  f.info.benchmark = "fallback";
+  f.info.title = "fallback";
+  for (int64_t rows : {1000000, 10000000}) {
+    for (const char* mode : {"cpu", "gpu", "auto"}) {
+      f.cells.push_back(Cell("udf after filter", rows, mode, static_cast<double>(rows) / 1e5));
+    }
+    ReportCell d = Cell("udf after filter", rows, "files", static_cast<double>(rows) / 2e5);
+    d.engine = "duckdb";
+    f.cells.push_back(d);
+  }
+  FillRatios(&f);
+  const std::vector<LegendItem> crossover = LegendItems(RenderHtml(f));
+  EXPECT_FALSE(crossover.empty());
+  for (const LegendItem& item : crossover) {
+    EXPECT_LE(item.x + 6.5 * static_cast<double>(item.label.size()), item.chart_width)
+        << item.label;
+  }
 }
 
 TEST(BenchReport, TpchHeadlineComesFirstAndNamesWhatRanAgain) {
