@@ -104,11 +104,7 @@ int main(int argc, char** argv) {
       }
       for (const RowGroup& rg : in.file->metadata().row_groups) {
         const ColumnMetaData& md = *rg.columns[col].meta_data;
-        int64_t start = md.data_page_offset;
-        if (md.dictionary_page_offset && *md.dictionary_page_offset >= 4 &&
-            (*md.dictionary_page_offset < start || start < 4)) {
-          start = *md.dictionary_page_offset;
-        }
+        const int64_t start = ChunkStart(md);
         const int64_t length = std::min<int64_t>(md.total_compressed_size + 100,
                                                  static_cast<int64_t>(in.bytes.size()) - start);
         chunks.push_back({&in.bytes, start, length, rg.num_rows, &md, &in.leaves[col]});

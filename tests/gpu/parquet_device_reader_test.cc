@@ -483,11 +483,7 @@ int64_t StagedChunksMatchHost(const std::string& path) {
     int64_t row_base = 0;
     for (const RowGroup& rg : (*file)->metadata().row_groups) {
       const ColumnMetaData& md = *rg.columns[col].meta_data;
-      int64_t start = md.data_page_offset;
-      if (md.dictionary_page_offset && *md.dictionary_page_offset >= 4 &&
-          (*md.dictionary_page_offset < start || start < 4)) {
-        start = *md.dictionary_page_offset;
-      }
+      const int64_t start = ChunkStart(md);
       const int64_t length =
           std::min<int64_t>(md.total_compressed_size + 100, bytes.size() - start);
       gpu_decode::StagedChunk c;

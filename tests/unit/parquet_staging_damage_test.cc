@@ -97,11 +97,7 @@ int64_t StageDamaged(const std::string& name, const std::string& bytes, int roun
     for (size_t col = 0; col < leaves->size() && col < rg.columns.size(); ++col) {
       if (!rg.columns[col].meta_data) continue;
       const ColumnMetaData& md = *rg.columns[col].meta_data;
-      int64_t start = md.data_page_offset;
-      if (md.dictionary_page_offset && *md.dictionary_page_offset >= 4 &&
-          (*md.dictionary_page_offset < start || start < 4)) {
-        start = *md.dictionary_page_offset;
-      }
+      const int64_t start = ChunkStart(md);
       const int64_t length =
           std::min<int64_t>(md.total_compressed_size, static_cast<int64_t>(bytes.size()) - start);
       if (start < 4 || length <= 0) continue;

@@ -200,6 +200,17 @@ struct ColumnMetaData {
   std::optional<int32_t> bloom_filter_length;               // [15]
 };
 
+// Where a column chunk's bytes start: at its first page, the dictionary page when there is one.
+// Some writers store dictionary_page_offset 0 (meaning "none") or a data_page_offset of 0.
+inline int64_t ChunkStart(const ColumnMetaData& md) {
+  int64_t start = md.data_page_offset;
+  if (md.dictionary_page_offset && *md.dictionary_page_offset >= 4 &&
+      (*md.dictionary_page_offset < start || start < 4)) {
+    start = *md.dictionary_page_offset;
+  }
+  return start;
+}
+
 struct ColumnChunk {
   std::optional<std::string> file_path;     // [1]
   int64_t file_offset = 0;                  // [2]

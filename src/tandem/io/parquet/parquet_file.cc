@@ -143,14 +143,8 @@ Result<ParquetFileImpl::ChunkPlace> ParquetFileImpl::PlaceChunk(int row_group, i
                            " values, row group has " + std::to_string(rg.num_rows) + " rows");
   }
   ChunkPlace place{&md, &leaf, context, 0, 0};
-  if (rg.num_rows == 0) return place;  // nothing to read
-  // The chunk starts at its first page: the dictionary page when there is one. Some writers
-  // store dictionary_page_offset 0 (meaning "none") or a data_page_offset of 0.
-  int64_t start = md.data_page_offset;
-  if (md.dictionary_page_offset && *md.dictionary_page_offset >= 4 &&
-      (*md.dictionary_page_offset < start || start < 4)) {
-    start = *md.dictionary_page_offset;
-  }
+  if (rg.num_rows == 0) return place;    // nothing to read
+  const int64_t start = ChunkStart(md);  // the dictionary page when there is one
   int64_t length = md.total_compressed_size;
   if (start < 4 || length < 0 || start > footer_start_ || length > footer_start_ - start) {
     return Status::Invalid(context + ": column chunk range [" + std::to_string(start) + ", +" +

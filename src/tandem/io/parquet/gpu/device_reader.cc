@@ -80,11 +80,7 @@ void TryStage(const FileAccess& access, const FileMetaData& meta, int row_group,
   }
   const ColumnMetaData& md = *chunk.meta_data;
   if (md.type != leaf.physical || md.num_values != rg.num_rows || rg.num_rows <= 0) return;
-  int64_t start = md.data_page_offset;
-  if (md.dictionary_page_offset && *md.dictionary_page_offset >= 4 &&
-      (*md.dictionary_page_offset < start || start < 4)) {
-    start = *md.dictionary_page_offset;
-  }
+  const int64_t start = ChunkStart(md);
   int64_t length = md.total_compressed_size;
   const int64_t limit = access.footer_start;
   if (start < 4 || length < 0 || start > limit || length > limit - start) return;
