@@ -29,7 +29,7 @@ struct Page {
   // valid until that thread's next page.
   const uint8_t* data = nullptr;
   int64_t size = 0;
-  bool decompressed = false;  // data is in the scratch; `body` says how to make it again
+  bool decompressed = false;  // data was decompressed (scratch or destination); `body` redoes it
   PageBody body;
 };
 
