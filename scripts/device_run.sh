@@ -23,14 +23,16 @@
 #                                 island (all-CPU plan) at ROWS rows, ROUNDS rounds
 #   scripts/device_run.sh plan_check  EXPLAIN ANALYZE of the 22 TPC-H queries (SF, default 1;
 #                                 MODES) against the physical plan: $OUT/plan_check.log
-#   scripts/device_run.sh cached_check  bench/tpch_cached_check.py (SF, MODES) into
-#                                 $OUT/tpch_sfN_cached*.md
+#   scripts/device_run.sh cached_check  bench/tpch_cached_check.py (SF, MODES, FILES=1) into
+#                                 $OUT/tpch_sfN_cached*.md (files*.md)
 #   scripts/device_run.sh setting_ab  bench/setting_ab.py over TPC-H (SF, SETTING, A, B, QUERIES,
 #                                 ROUNDS, CACHE=none|host|gpu, PRELUDE) into $OUT/setting_ab.md
 #   scripts/device_run.sh chunk_sweep  bench/setting_ab.py of tandem.exec.gpu.chunkBytes at SIZES
 #                                 against its default, from files and host memory (CACHES)
-#   scripts/device_run.sh scaling   bench/thread_scaling.py (SF, QUERIES, THREADS, ROUNDS) into
+#   scripts/device_run.sh scaling   bench/thread_scaling.py (SF, QUERIES, THREADS, ROUNDS,
+#                                 VARIANTS="label:KEY=VALUE,... ...": environment variants) into
 #                                 $OUT/scaling.md, EXPLAIN ANALYZE at the most threads beside it
+#                                 (ANALYZE=0: none)
 #   scripts/device_run.sh analyze_tpch  EXPLAIN ANALYZE of TPC-H queries (QUERIES, SF) under cpu,
 #                                 gpu and auto (MODES), each the third run of its process, with
 #                                 the extra settings ANALYZE_CONF ("key=value ...")
@@ -215,9 +217,13 @@ for what in "${@:-tests}"; do
       # "gpu,auto,cpu"), each answer against the CPU's from files: bench/tpch_cached_check.py.
       data=/tmp/tpch-sf${SF:-10}
       [ -d $data/lineitem ] || .device/bin/tandem datagen tpch --sf "${SF:-10}" --out $data >/dev/null
+      # The CPU's answers from the files are kept in /tmp for later calls on the same machine.
+      # FILES=1 runs the modes from the files instead of caching the tables.
+      what=cached; [ "${FILES:-0}" = 1 ] && what=files
       python3 bench/tpch_cached_check.py --tandem "$TANDEM_BIN" --data $data \
         --mode "${MODES:-gpu,auto,cpu}" --timeout "${CELL_TIMEOUT:-200}" \
-        --out "$OUT/tpch_sf${SF:-10}_cached.md" 2>&1 | tee -a "$OUT/cached_check.log" | tail -32
+        --reference /tmp/tpch-sf${SF:-10}-reference.json $([ $what = files ] && echo --files) \
+        --out "$OUT/tpch_sf${SF:-10}_$what.md" 2>&1 | tee -a "$OUT/cached_check.log" | tail -32
       ;;
     setting_ab)
       data=/tmp/tpch-sf${SF:-10}
@@ -249,7 +255,9 @@ for what in "${@:-tests}"; do
       [ -d $data/lineitem ] || .device/bin/tandem datagen tpch --sf "${SF:-10}" --out $data >/dev/null
       python3 bench/thread_scaling.py --tandem "$TANDEM_BIN" --data $data \
         --queries "${QUERIES:-1,5,6,7,10,17}" --threads "${THREADS:-8,16}" --rounds "${ROUNDS:-1}" \
-        --out "$OUT/scaling.md" --analyze "$OUT/analyze" 2>&1 | tail -20
+        $(for v in ${VARIANTS:-}; do echo --variant "$v"; done) \
+        $([ "${ANALYZE:-1}" = 1 ] && echo --analyze "$OUT/analyze") \
+        --out "$OUT/scaling.md" 2>&1 | tail -40
       ;;
     aa)
       rows=${ROWS:-50000000}

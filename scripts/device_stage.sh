@@ -33,6 +33,12 @@ if [ "${NVCOMP:-1}" = 1 ] && [ -z "${STAGE_ALL:-}" ]; then
     [ -f "$lib" ] && cp -L "$lib" .device/lib/
   done
 fi
+# ALLOC_LIBS="lib ...": other memory allocators' libraries for LD_PRELOAD comparisons
+# (bench/thread_scaling.py --preload), into .device/alloc.
+if [ -n "${ALLOC_LIBS:-}" ]; then
+  mkdir -p .device/alloc
+  for lib in $ALLOC_LIBS; do cp -L "$lib" .device/alloc/; done
+fi
 cp -r ../shared/testdata/parquet-testing .device/testdata/
 strip .device/bin/tandem .device/bin/libtandem_c.so .device/bin/tandem_gpu_tests \
   .device/bin/examples/udf/*.so

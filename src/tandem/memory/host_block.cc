@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "tandem/common/config.h"
 #include "tandem/memory/host_memory.h"
 
 namespace tandem::host_block {
@@ -24,8 +25,15 @@ constexpr size_t kMappedFrom = 2 * kHugePage;
 // (a query's sort, window and gather buffers of tens of millions of rows, which the next
 // operator or query asks for again); the resident-set guard (host_memory.h) empties it when
 // memory runs short.
+// TANDEM_HOST_KEPT_BYTES (a byte size: "16g") replaces that bound for the process, for
+// measuring what reuse is worth (bench/thread_scaling.py --variant).
 size_t KeptBytesMax() {
   static const size_t bytes = [] {
+    if (const char* env = std::getenv("TANDEM_HOST_KEPT_BYTES"); env && *env) {
+      if (Result<int64_t> b = ParseByteSize(env, "TANDEM_HOST_KEPT_BYTES"); b.ok() && *b >= 0) {
+        return static_cast<size_t>(*b);
+      }
+    }
     const size_t machine = static_cast<size_t>(std::max<int64_t>(0, host_memory::MachineBytes()));
     return std::min(size_t{4} << 30, std::max(size_t{512} << 20, machine / 16));
   }();
