@@ -407,9 +407,14 @@ std::string HtmlTable(const Shape& shape, const std::string& scale) {
   return out + "</tbody></table>";
 }
 
+// A report put together from others' results (tandem bench report) has no one command.
+std::string CommandText(const ReportInfo& info) {
+  return info.command.empty() ? "not recorded (rendered from results.csv)" : info.command;
+}
+
 std::string Header(const ReportInfo& info) {
   return "date: " + info.date + "\nmachine: " + info.machine + "\nGPU: " + info.gpu +
-         "\nversion: " + info.version + "\ncommand: " + info.command;
+         "\nversion: " + info.version + "\ncommand: " + CommandText(info);
 }
 
 std::string Join(const std::vector<double>& values) {
@@ -509,9 +514,11 @@ std::string PeakMemoryTable(const Shape& shape, const std::string& scale) {
 std::string RenderMarkdown(const Report& report) {
   const Shape shape = ShapeOf(report);
   std::string out = "# " + report.info.title + "\n\n";
-  out += "- date: " + report.info.date + "\n- machine: " + report.info.machine +
-         "\n- GPU: " + report.info.gpu + "\n- version: " + report.info.version + "\n- command: `" +
-         report.info.command + "`\n";
+  out +=
+      "- date: " + report.info.date + "\n- machine: " + report.info.machine +
+      "\n- GPU: " + report.info.gpu + "\n- version: " + report.info.version + "\n- command: " +
+      (report.info.command.empty() ? CommandText(report.info) : "`" + report.info.command + "`") +
+      "\n";
   for (const std::string& note : report.info.notes) out += "- " + note + "\n";
   for (const std::string& scale : shape.scales) {
     const std::vector<std::string> headline = HeadlineLines(report, shape, scale);

@@ -135,11 +135,11 @@ Result<Report> ReadReport(const std::string& dir) {
     while (std::getline(in, line) && line.rfind("## ", 0) != 0) {
       if (line.rfind("# ", 0) == 0) {
         report.info.title = line.substr(2);
-      } else if (line.rfind("- command: `", 0) == 0 && line.size() > 13) {
+      } else if (line.rfind("- command: `", 0) == 0 && line.size() >= 13) {
         report.info.command = line.substr(12, line.size() - 13);
-      } else if (line.rfind("- ", 0) == 0 && line.rfind("- date: ", 0) != 0 &&
-                 line.rfind("- machine: ", 0) != 0 && line.rfind("- GPU: ", 0) != 0 &&
-                 line.rfind("- version: ", 0) != 0) {
+      } else if (line.rfind("- ", 0) == 0 && line.rfind("- command: ", 0) != 0 &&
+                 line.rfind("- date: ", 0) != 0 && line.rfind("- machine: ", 0) != 0 &&
+                 line.rfind("- GPU: ", 0) != 0 && line.rfind("- version: ", 0) != 0) {
         report.info.notes.push_back(line.substr(2));
       }
     }

@@ -74,6 +74,29 @@ TEST(BenchReportReader, ReadsBackWhatWasWritten) {
   fs::remove_all(dir);
 }
 
+// A report rendered from others' results has no command: it says so once, and reading it back
+// and rendering it again neither repeats the line nor turns it into a note.
+TEST(BenchReportReader, AReportWithoutACommandSaysSoOnceAfterEveryRerendering) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("tandem_report_reader_nocmd_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  Report written = TpchReport();
+  written.info.command.clear();
+  ASSERT_TRUE(WriteReport(dir.string(), written).ok());
+  for (int round = 0; round < 2; ++round) {
+    Result<Report> read = ReadReport(dir.string());
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    EXPECT_EQ(read->info.command, "");
+    EXPECT_EQ(read->info.notes, written.info.notes);
+    const std::string md = RenderMarkdown(*read);
+    EXPECT_NE(md.find("- command: not recorded"), std::string::npos) << md;
+    EXPECT_EQ(md.find("command: ``"), std::string::npos) << md;
+    EXPECT_EQ(md.find("command:"), md.rfind("command:")) << md;
+    ASSERT_TRUE(WriteReport(dir.string(), *read).ok());
+  }
+  fs::remove_all(dir);
+}
+
 TEST(BenchReportReader, RejectsWhatIsNotAResultsFile) {
   const fs::path dir =
       fs::temp_directory_path() / ("tandem_report_reader_bad_" + std::to_string(::getpid()));
