@@ -178,13 +178,50 @@ std::vector<std::string> FallbackLines(const Shape& shape, const std::string& sc
   return lines;
 }
 
+// The operators that plans using the GPU kept on the CPU because the GPU cannot run them (the
+// Devices line's "; on the CPU: ..." part, placement/devices_line.h), one line per list of
+// operators and reasons, with the cells it holds for: "Window (window function ntile): Q13 gpu,
+// Q13 auto". Empty when no cell's plan used the GPU.
+std::vector<std::string> CpuOperatorLines(const Shape& shape, const std::string& scale) {
+  static const std::string kMarker = "; on the CPU: ";
+  std::vector<std::pair<std::string, std::string>> found;  // (operators and reasons, cells)
+  bool any_gpu_plan = false;
+  for (const auto& g : shape.groups) {
+    for (const auto& s : shape.series) {
+      const ReportCell* c = shape.Find(scale, g, s);
+      if (!c || c->devices.rfind("gpu ", 0) != 0) continue;
+      any_gpu_plan = true;
+      const size_t at = c->devices.find(kMarker);
+      if (at == std::string::npos) continue;
+      const size_t from = at + kMarker.size();
+      const std::string what = c->devices.substr(from, c->devices.find("; ", from) - from);
+      auto it =
+          std::find_if(found.begin(), found.end(), [&](const auto& f) { return f.first == what; });
+      if (it == found.end()) {
+        found.emplace_back(what, g + " " + s);
+      } else {
+        it->second += ", " + g + " " + s;
+      }
+    }
+  }
+  std::vector<std::string> lines;
+  if (any_gpu_plan && found.empty()) {
+    lines.push_back("every operator of the plans that used the GPU could run there");
+  }
+  for (const auto& [what, cells] : found) {
+    lines.push_back("kept on the CPU because the GPU cannot run them: " + what + ", in " + cells);
+  }
+  return lines;
+}
+
 // What a reader deciding on adoption reads first, per scale (TPC-H): each series' sum and
-// geomean with its ratios to cpu and to DuckDB (tpch_summary.h), then the cells that ran a part
-// again elsewhere after running out of memory.
+// geomean with its ratios to cpu and to DuckDB (tpch_summary.h), the operators GPU plans kept on
+// the CPU and why, then the cells that ran a part again elsewhere after running out of memory.
 std::vector<std::string> HeadlineLines(const Report& report, const Shape& shape,
                                        const std::string& scale) {
   std::vector<std::string> lines = TpchSummaryLines(report, scale);
   if (lines.empty()) return lines;
+  for (std::string& line : CpuOperatorLines(shape, scale)) lines.push_back(std::move(line));
   const std::vector<std::string> fell_back = FallbackLines(shape, scale);
   if (fell_back.empty()) lines.push_back("no query ran a part again after running out of memory");
   for (const std::string& line : fell_back) {

@@ -37,6 +37,7 @@
 #include "tandem/io/parquet/writer.h"
 #include "tandem/memory/host_memory.h"
 #include "tandem/placement/cost_model.h"
+#include "tandem/placement/devices_line.h"
 #include "tandem/placement/explain.h"
 #include "tandem/placement/placement.h"
 #include "tandem/placement/settings.h"
@@ -576,7 +577,7 @@ class StatementRunner {
     TANDEM_ASSIGN_OR_RAISE(result.table, std::move(run));
     result.spooled = std::move(spooled);
     result.rows_written = rows_written;
-    result.devices = DevicesLine(*placed.result.plan);
+    result.devices = placement::DevicesLine(*placed.result.plan);
     if (!dropped.empty()) result.devices += "; " + DroppedNote(dropped);
     if (ctx.host_oom_retries > 0) {
       result.devices += "; out of host memory: " + std::to_string(ctx.host_oom_retries) +
@@ -637,25 +638,6 @@ class StatementRunner {
     result.peak_device_bytes = ctx.peak_device_bytes;
     result.gpu_admitted_bytes = ctx.gpu_estimated_bytes;
     return result;
-  }
-
-  static void CountDevices(const PlanNode& n, int* gpu, int* cpu, int* transitions) {
-    if (n.kind == PlanKind::kTransition) {
-      ++*transitions;
-    } else {
-      ++*(n.device == Device::kGpu ? gpu : cpu);
-    }
-    for (const auto& c : n.children) {
-      if (c) CountDevices(*c, gpu, cpu, transitions);
-    }
-  }
-
-  static std::string DevicesLine(const PlanNode& placed) {
-    int gpu = 0, cpu = 0, transitions = 0;
-    CountDevices(placed, &gpu, &cpu, &transitions);
-    if (gpu == 0) return "cpu only";
-    return "gpu " + std::to_string(gpu) + ", cpu " + std::to_string(cpu) + ", transitions " +
-           std::to_string(transitions);
   }
 
  public:

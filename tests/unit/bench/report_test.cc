@@ -292,6 +292,42 @@ TEST(BenchReport, TpchHeadlineComesFirstAndNamesWhatRanAgain) {
   EXPECT_NE(RenderMarkdown(r).find("no query ran a part again"), std::string::npos);
 }
 
+TEST(BenchReport, TpchHeadlineNamesTheOperatorsGpuPlansKeptOnTheCpuAndWhy) {
+  Report r;
+  r.info.benchmark = "tpch";
+  r.info.title = "tpch";
+  ReportCell cpu1 = Cell("Q01", 0, "cpu", 100), gpu1 = Cell("Q01", 0, "gpu", 10);
+  ReportCell auto1 = Cell("Q01", 0, "auto", 12);
+  ReportCell cpu2 = Cell("Q02", 0, "cpu", 400), gpu2 = Cell("Q02", 0, "gpu", 300);
+  gpu1.devices = "gpu 5, cpu 2, transitions 2; on the CPU: Window (window function ntile)";
+  auto1.devices = gpu1.devices + "; GPU input in slices: 1 part(s)";
+  gpu2.devices = "gpu 4, cpu 1, transitions 2; on the CPU: Scan (CSV files are parsed on the host)";
+  for (ReportCell* c : {&cpu1, &gpu1, &auto1, &cpu2, &gpu2}) {
+    c->scale = "sf1";
+    r.cells.push_back(*c);
+  }
+  FillRatios(&r);
+  std::string md = RenderMarkdown(r);
+  EXPECT_NE(md.find("- kept on the CPU because the GPU cannot run them: Window (window function "
+                    "ntile), in Q01 gpu, Q01 auto\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("- kept on the CPU because the GPU cannot run them: Scan (CSV files are "
+                    "parsed on the host), in Q02 gpu\n"),
+            std::string::npos)
+      << md;
+  // Plans that ran whole on the GPU say so; with no plan on the GPU, nothing is said.
+  r.cells[1].devices = r.cells[2].devices = r.cells[4].devices = "gpu 5, cpu 0, transitions 1";
+  md = RenderMarkdown(r);
+  EXPECT_NE(md.find("every operator of the plans that used the GPU could run there"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("kept on the CPU"), std::string::npos) << md;
+  r.cells[1].devices = r.cells[2].devices = r.cells[4].devices = "cpu only";
+  md = RenderMarkdown(r);
+  EXPECT_EQ(md.find("could run there"), std::string::npos) << md;
+}
+
 TEST(BenchReport, CsvParsesWithOneRowPerCell) {
   const Report report = FallbackReport();
   const auto rows = ParseCsv(RenderCsv(report));

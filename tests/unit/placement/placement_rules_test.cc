@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "placement_test_util.h"
+#include "tandem/placement/devices_line.h"
 #include "tandem/placement/support.h"
 
 namespace tandem::placement {
@@ -233,6 +234,40 @@ TEST(PlacementRules, ForcedGpuModeCrossesAroundEveryIsland) {
   EXPECT_TRUE(HasBounce(*forced->plan));
   EXPECT_EQ(Count(*forced->plan, IsTransition), 4);
   EXPECT_TRUE(TransitionsConsistent(*forced->plan));
+}
+
+// The Devices line names what the GPU cannot run, and why, once per operator and reason; nodes
+// the cost model kept on the CPU are not listed.
+TEST(PlacementRules, DevicesLineNamesWhatTheGpuCannotRunAndWhy) {
+  PlanPtr plan = SumBy(WindowOf(WindowOf(FilterOf(ScanOf("t", 1e9), 5e8))), 1e6);
+  PlacementOptions gpu = AutoOptions(TestProfile(50e9));
+  gpu.mode = DeviceMode::kGpu;
+  auto forced = Place(plan, gpu);
+  ASSERT_TRUE(forced.ok());
+  const PlanNode* found = nullptr;
+  Visit(*forced->plan, [&](const PlanNode& n) {
+    if (n.kind == PlanKind::kWindow) found = &n;
+  });
+  ASSERT_NE(found, nullptr) << PlanToString(*forced->plan);
+  const PlanNode& window = *found;
+  ASSERT_EQ(window.placement.kind, PlacementNote::Kind::kUnsupported);
+  const std::string line = DevicesLine(*forced->plan);
+  const std::string listed = "; on the CPU: Window (" + window.placement.reason + ")";
+  EXPECT_NE(line.find(listed), std::string::npos) << line;
+  EXPECT_EQ(line.find("Window ("), line.rfind("Window (")) << "listed once: " << line;
+  EXPECT_EQ(line.rfind("gpu ", 0), 0u) << line;
+
+  auto all_gpu = Place(SumBy(ProjectOf(FilterOf(ScanOf("t", 1e8), 9e7)), 1e7),
+                       AutoOptions(TestProfile(100e9)));
+  ASSERT_TRUE(all_gpu.ok());
+  // Only the test's CSV scan stays on the CPU: the filter, projection and aggregation run on
+  // the GPU and are not listed.
+  EXPECT_EQ(DevicesLine(*all_gpu->plan),
+            "gpu 3, cpu 1, transitions 2; on the CPU: Scan (CSV files are parsed on the host)");
+  auto slow = Place(SumBy(ProjectOf(FilterOf(ScanOf("t", 1e8), 9e7)), 1e7),
+                    AutoOptions(TestProfile(0.2e9)));
+  ASSERT_TRUE(slow.ok());
+  EXPECT_EQ(DevicesLine(*slow->plan), "cpu only");
 }
 
 TEST(PlacementRules, RegionGoesBackToTheCpuWholeWhenTransitionsDominate) {
