@@ -2,7 +2,8 @@
 once each in one `tandem sql -f` process per binary and round, the binaries interleaved round by
 round; each query's time is its `--timing` statement time, and the report gives per-query
 medians over the rounds, the ratio new/old, and whether the two ranges overlap (then the ratio is
-within this machine's noise).
+within this machine's noise). Each process's system CPU time and minor page faults (getrusage of
+the finished child) are reported too: memory that is faulted in afresh shows there.
 
     python3 bench/ab_cpu.py --old OLD --new NEW --data DIR [--rounds 5] [--threads 2] [--out F]
                             [--sql FILE]
@@ -13,6 +14,7 @@ the 22 TPC-H queries, over the same tables (bench/topn_queries.sql: ORDER BY ...
 import argparse
 import os
 import re
+import resource
 import statistics
 import subprocess
 import tempfile
@@ -26,10 +28,14 @@ def run(binary, script, data, threads):
            "--conf", f"tandem.sql.threads={threads}"]
     for t in TABLES:
         cmd += ["--table", f"{t}={os.path.join(data, t)}"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"{binary}: exit {proc.returncode}: {proc.stderr[-2000:]}")
-    return [float(m) for m in re.findall(r"^Time: ([0-9.]+) ms$", proc.stderr, re.M)]
+    usage = (after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime,
+             after.ru_minflt - before.ru_minflt)
+    return [float(m) for m in re.findall(r"^Time: ([0-9.]+) ms$", proc.stderr, re.M)], usage
 
 
 def main():
@@ -61,11 +67,14 @@ def main():
         f.write(";\n".join(statements) + ";\n")
         script = f.name
     times = {"old": [], "new": []}
+    usage = {"old": [], "new": []}
     for r in range(args.rounds):
         for name in ("old", "new") if r % 2 == 0 else ("new", "old"):
-            t = run(getattr(args, name), script, args.data, args.threads)
+            t, u = run(getattr(args, name), script, args.data, args.threads)
             times[name].append([t[i] for i in last])
-            print(f"round {r + 1} {name}: sum {sum(times[name][-1]):.0f} ms", flush=True)
+            usage[name].append(u)
+            print(f"round {r + 1} {name}: sum {sum(times[name][-1]):.0f} ms, user {u[0]:.1f} s, "
+                  f"system {u[1]:.1f} s, {u[2] / 1000:.0f}K page faults", flush=True)
     first = "statement" if args.sql else "query"
     lines = [f"| {first} | old (ms) | new (ms) | new / old | ranges |", "|---|---:|---:|---:|---|"]
     ratios = []
@@ -82,6 +91,11 @@ def main():
     geo = statistics.geometric_mean(ratios)
     lines.append(f"\nSum of the {len(last)} per round: old {sorted(round(x) for x in total[0])} ms, "
                  f"new {sorted(round(x) for x in total[1])} ms; geomean of new/old {geo:.3f}")
+    for name in ("old", "new"):
+        u = usage[name]
+        lines.append(f"{name} per process (medians): user {statistics.median(x[0] for x in u):.1f} s, "
+                     f"system {statistics.median(x[1] for x in u):.1f} s, "
+                     f"{statistics.median(x[2] for x in u) / 1000:.0f}K page faults")
     text = "\n".join(lines)
     print(text)
     if args.out:

@@ -25,6 +25,8 @@
 #                                 MODES) against the physical plan: $OUT/plan_check.log
 #   scripts/device_run.sh cached_check  bench/tpch_cached_check.py (SF, MODES, FILES=1) into
 #                                 $OUT/tpch_sfN_cached*.md (files*.md)
+#   scripts/device_run.sh binary_ab   bench/ab_cpu.py: .device/bin/tandem_old (device_stage.sh
+#                                 OLD_BINARY=...) against the staged tandem (SF, ROUNDS, THREADS)
 #   scripts/device_run.sh setting_ab  bench/setting_ab.py over TPC-H (SF, SETTING, A, B, QUERIES,
 #                                 ROUNDS, CACHE=none|host|gpu, PRELUDE) into $OUT/setting_ab.md
 #   scripts/device_run.sh chunk_sweep  bench/setting_ab.py of tandem.exec.gpu.chunkBytes at SIZES
@@ -224,6 +226,15 @@ for what in "${@:-tests}"; do
         --mode "${MODES:-gpu,auto,cpu}" --timeout "${CELL_TIMEOUT:-200}" \
         --reference /tmp/tpch-sf${SF:-10}-reference.json $([ $what = files ] && echo --files) \
         --out "$OUT/tpch_sf${SF:-10}_$what.md" 2>&1 | tee -a "$OUT/cached_check.log" | tail -32
+      ;;
+    binary_ab)
+      # The staged binary against an older one (device_stage.sh with OLD_BINARY) on the 22
+      # TPC-H queries from files, CPU path, all cores (THREADS), ROUNDS rounds: bench/ab_cpu.py.
+      data=/tmp/tpch-sf${SF:-10}
+      [ -d $data/lineitem ] || .device/bin/tandem datagen tpch --sf "${SF:-10}" --out $data >/dev/null
+      python3 bench/ab_cpu.py --old .device/bin/tandem_old --new "$TANDEM_BIN" --data $data \
+        --rounds "${ROUNDS:-3}" --threads "${THREADS:-$(nproc)}" --out "$OUT/binary_ab.md" 2>&1 |
+        tee -a "$OUT/binary_ab.log" | tail -34
       ;;
     setting_ab)
       data=/tmp/tpch-sf${SF:-10}

@@ -33,6 +33,11 @@ if [ "${NVCOMP:-1}" = 1 ] && [ -z "${STAGE_ALL:-}" ]; then
     [ -f "$lib" ] && cp -L "$lib" .device/lib/
   done
 fi
+# OLD_BINARY=path: an older tandem to compare with (device_run.sh binary_ab), as bin/tandem_old.
+if [ -n "${OLD_BINARY:-}" ]; then
+  cp "$OLD_BINARY" .device/bin/tandem_old
+  strip .device/bin/tandem_old
+fi
 # ALLOC_LIBS="lib ...": other memory allocators' libraries for LD_PRELOAD comparisons
 # (bench/thread_scaling.py --preload), into .device/alloc.
 if [ -n "${ALLOC_LIBS:-}" ]; then

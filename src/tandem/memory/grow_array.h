@@ -71,6 +71,22 @@ class GrowArray {
     size_ = n;
     dirty_ = std::max(dirty_, n);
   }
+  // Sets the size to n without zero-filling new elements, for arrays whose every element the
+  // caller writes (a join's hash table, scattered by many threads): a fresh array's pages are
+  // then first touched by those threads, in parallel, not by one memset. The new elements'
+  // values are unspecified until written.
+  void resize_for_overwrite(int64_t n) {
+    if (n > capacity_) {
+      if (data_ == nullptr) {
+        data_ = static_cast<T*>(host_block::Allocate(static_cast<size_t>(Bytes(n)), false));
+        capacity_ = n;
+      } else {
+        Regrow(std::max(n, capacity_ + capacity_ / 2 + 16));
+      }
+    }
+    size_ = n;
+    dirty_ = std::max(dirty_, capacity_);  // nothing past size_ is known to be zero
+  }
   void push_back(const T& v) {
     if (size_ == capacity_) Regrow(capacity_ + capacity_ / 2 + 16);
     data_[size_++] = v;

@@ -53,9 +53,10 @@ Kept& TheKept() {
 }
 
 // A kept block of `rounded` bytes, or nullptr: one of that size, else the smallest of up to
-// twice that, its tail unmapped, else the largest smaller one grown by remapping (its pages
-// move; only the part past its old size is fresh). Fresh pages cost far more than reused ones.
-void* TakeKept(size_t rounded) {
+// twice that, its tail unmapped, else (unless `whole_only`) the largest smaller one grown by
+// remapping (its pages move; only the part past its old size is fresh). Fresh pages cost far
+// more than reused ones.
+void* TakeKept(size_t rounded, bool whole_only = false) {
   Kept& k = TheKept();
   std::pair<size_t, void*> block{0, nullptr};
   {
@@ -72,11 +73,10 @@ void* TakeKept(size_t rounded) {
         smaller = i;
       }
     }
-    if (best == none) best = larger != none ? larger : smaller;
+    if (best == none) best = larger != none ? larger : whole_only ? none : smaller;
     if (best == none) return nullptr;
     block = k.blocks[best];
-    k.blocks[best] = k.blocks.back();
-    k.blocks.pop_back();
+    k.blocks.erase(k.blocks.begin() + static_cast<std::ptrdiff_t>(best));  // oldest stay first
     k.bytes -= block.first;
   }
   auto [size, p] = block;
@@ -96,12 +96,28 @@ void* TakeKept(size_t rounded) {
   return p;
 }
 
+// Keeps a freed block, making room by unmapping the longest-kept ones: the sizes freed last are
+// the ones the running query asks for again (a scan's row group after row group, a join's
+// tables in each partition), while an old block may be of a size no one asks for any more.
 bool Keep(void* p, size_t rounded) {
+  if (rounded > KeptBytesMax()) return false;
   Kept& k = TheKept();
-  std::lock_guard<std::mutex> lock(k.mutex);
-  if (k.bytes + rounded > KeptBytesMax() || k.blocks.size() >= kKeptBlocks) return false;
-  k.blocks.emplace_back(rounded, p);
-  k.bytes += rounded;
+  std::vector<std::pair<size_t, void*>> evicted;
+  {
+    std::lock_guard<std::mutex> lock(k.mutex);
+    size_t drop = 0;
+    size_t bytes = k.bytes;
+    while (drop < k.blocks.size() &&
+           (bytes + rounded > KeptBytesMax() || k.blocks.size() - drop >= kKeptBlocks)) {
+      bytes -= k.blocks[drop].first;
+      ++drop;
+    }
+    evicted.assign(k.blocks.begin(), k.blocks.begin() + static_cast<std::ptrdiff_t>(drop));
+    k.blocks.erase(k.blocks.begin(), k.blocks.begin() + static_cast<std::ptrdiff_t>(drop));
+    k.blocks.emplace_back(rounded, p);
+    k.bytes = bytes + rounded;
+  }
+  for (auto& [bytes, block] : evicted) munmap(block, bytes);
   return true;
 }
 
@@ -146,6 +162,16 @@ void* Grow(void* p, size_t old_bytes, size_t new_bytes, size_t keep_bytes) {
   const size_t new_rounded = RoundedBytes(new_bytes);
   if (new_rounded <= old_rounded) return p;
   if (IsMapped(old_rounded)) {
+    // A kept block big enough takes the contents instead: copying what is kept and zeroing the
+    // rest of pages already held costs less than faulting in the grown part's fresh pages, and
+    // the old block is kept for the next array that grows.
+    if (void* q = TakeKept(new_rounded, true)) {
+      const size_t kept = std::min(keep_bytes, old_bytes);
+      std::memcpy(q, p, kept);
+      std::memset(static_cast<char*>(q) + kept, 0, new_rounded - kept);
+      Free(p, old_bytes);
+      return q;
+    }
     // A kept block's bytes past old_bytes may hold old data: zero them before they become
     // "past old_bytes" of a larger block.
     std::memset(static_cast<char*>(p) + old_bytes, 0, old_rounded - old_bytes);

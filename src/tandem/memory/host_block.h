@@ -1,8 +1,9 @@
 // Raw host memory for Buffers and GrowArrays. Large blocks (4 MiB and more) are anonymous
 // mappings of their own, asking for transparent huge pages, and a block grows by remapping
 // (mremap): its pages move, none is copied or faulted in again. Freed large blocks are kept for
-// reuse up to a bound (a scan decodes row group after row group into same-sized buffers; the
-// next query asks for blocks of about the sizes the last one freed), by best fit, since
+// reuse up to a bound, the longest-kept making room for the newest (a scan decodes row group
+// after row group into same-sized buffers; the next query asks for blocks of about the sizes the
+// last one freed), and taken by best fit, since
 // on the virtual machines Tandem runs on, touching a fresh page costs ~13x a write to a page
 // already held (2.5 against 33 GB/s here). Smaller blocks come from aligned_alloc. Nothing here
 // counts against the host budget: the owners do.

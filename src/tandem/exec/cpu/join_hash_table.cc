@@ -69,10 +69,18 @@ Result<JoinHashTable> JoinHashTable::Build(const KeyLayout& layout,
   }
 
   // 3. Scatter into partitions.
-  std::vector<uint64_t> tmp_key(static_cast<size_t>(total));
-  std::vector<int64_t> tmp_ref(static_cast<size_t>(total));
-  std::vector<const uint8_t*> tmp_ptr(single_word ? 0 : static_cast<size_t>(total));
-  std::vector<int64_t> tmp_len(single_word ? 0 : static_cast<size_t>(total));
+  // Every slot of these arrays and of the entries below is written exactly once (total counts
+  // the rows entered), so none is zero-filled first.
+  GrowArray<uint64_t> tmp_key;
+  GrowArray<int64_t> tmp_ref;
+  GrowArray<const uint8_t*> tmp_ptr;
+  GrowArray<int64_t> tmp_len;
+  tmp_key.resize_for_overwrite(total);
+  tmp_ref.resize_for_overwrite(total);
+  if (!single_word) {
+    tmp_ptr.resize_for_overwrite(total);
+    tmp_len.resize_for_overwrite(total);
+  }
   TANDEM_RETURN_NOT_OK(pool.ParallelFor(num_morsels, [&](int64_t m) -> Status {
     const EncodedKeys& k = *encoded[m];
     int64_t* wp = write_pos.data() + m * num_parts;
@@ -93,12 +101,13 @@ Result<JoinHashTable> JoinHashTable::Build(const KeyLayout& layout,
   }));
 
   // 4. Counting sort of each partition by bucket.
-  t.bucket_start_.assign(static_cast<size_t>(num_buckets + 1), 0);
-  t.entry_key_.resize(static_cast<size_t>(total));
-  t.entry_ref_.resize(static_cast<size_t>(total));
+  // The directory's counts are zeroed by the partition that owns them, in parallel.
+  t.bucket_start_.resize_for_overwrite(num_buckets + 1);
+  t.entry_key_.resize_for_overwrite(total);
+  t.entry_ref_.resize_for_overwrite(total);
   if (!single_word) {
-    t.entry_ptr_.resize(static_cast<size_t>(total));
-    t.entry_len_.resize(static_cast<size_t>(total));
+    t.entry_ptr_.resize_for_overwrite(total);
+    t.entry_len_.resize_for_overwrite(total);
   }
   const int64_t buckets_per_part = num_buckets / num_parts;
   const int shift = t.shift_;
@@ -107,6 +116,7 @@ Result<JoinHashTable> JoinHashTable::Build(const KeyLayout& layout,
     const int64_t end = part_base[p + 1];
     const int64_t first_bucket = p * buckets_per_part;
     int64_t* start = t.bucket_start_.data() + first_bucket;
+    std::fill(start, start + buckets_per_part, int64_t{0});
     auto bucket_of = [&](int64_t at) {
       const uint64_t h = single_word ? MixHash64(tmp_key[at]) : tmp_key[at];
       return static_cast<int64_t>(h >> shift) - first_bucket;
@@ -134,8 +144,9 @@ Result<JoinHashTable> JoinHashTable::Build(const KeyLayout& layout,
   t.chunks_.reserve(encoded.size());
   // The encoded keys must outlive entry_ptr_: move them (their heap buffers do not move).
   for (auto& e : encoded) t.chunks_.push_back(std::move(*e));
-  int64_t bytes = HeapBytes(t.bucket_start_) + HeapBytes(t.entry_key_) + HeapBytes(t.entry_ref_) +
-                  HeapBytes(t.entry_ptr_) + HeapBytes(t.entry_len_) + HeapBytes(t.null_key_refs_);
+  int64_t bytes = t.bucket_start_.heap_bytes() + t.entry_key_.heap_bytes() +
+                  t.entry_ref_.heap_bytes() + t.entry_ptr_.heap_bytes() +
+                  t.entry_len_.heap_bytes() + HeapBytes(t.null_key_refs_);
   for (const EncodedKeys& e : t.chunks_) bytes += e.HeapBytes();
   t.charge_.Set(bytes);
   return t;

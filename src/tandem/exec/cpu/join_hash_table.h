@@ -13,6 +13,7 @@
 #include "tandem/column/table.h"
 #include "tandem/exec/cpu/join_keys.h"
 #include "tandem/exec/cpu/row_gather.h"
+#include "tandem/memory/grow_array.h"
 
 namespace tandem::cpu {
 
@@ -88,11 +89,13 @@ class JoinHashTable {
   bool single_word_ = false;  // entry_key_ holds the key itself, not its hash
   int shift_ = 60;
   std::vector<EncodedKeys> chunks_;  // owns the encoded build keys entry_ptr_ points into
-  std::vector<int64_t> bucket_start_;
-  std::vector<uint64_t> entry_key_;
-  std::vector<int64_t> entry_ref_;
-  std::vector<const uint8_t*> entry_ptr_;
-  std::vector<int64_t> entry_len_;
+  // Host blocks, not std::vectors: the build writes every element, so none is zero-filled
+  // first (a table of tens of millions of entries would be faulted in by one thread's memset).
+  GrowArray<int64_t> bucket_start_;
+  GrowArray<uint64_t> entry_key_;
+  GrowArray<int64_t> entry_ref_;
+  GrowArray<const uint8_t*> entry_ptr_;
+  GrowArray<int64_t> entry_len_;
   std::vector<int64_t> null_key_refs_;
   HostCharge charge_;  // every vector above and the encoded keys, against the host budget
 };

@@ -1,11 +1,14 @@
 // RawBuffer: a growable, 64-byte aligned byte array that is NOT zero-filled, for decoders that
 // overwrite every byte they reserve. Finish() hands the memory to an immutable tandem::Buffer
-// without a copy. Its bytes count against the host budget (tandem.memory.host.limit) from the
-// allocation until the last Buffer over them dies, so that decoded scan outputs and tables cached
-// in host memory are seen by the budget; a decode past it throws MemoryLimitExceeded. A
-// per-thread scratch buffer (compressed chunk bytes, decompressed pages: bounded, reused, never
-// part of an output) is not counted, like the allocator's free lists, but watched by the budget's
-// check of the resident set, so that it cannot take the machine either.
+// without a copy. The memory is a host_block (host_block.h), so that a row group's decoded
+// columns reuse the blocks the last row group's freed instead of faulting in fresh pages (the
+// allocator's arenas give whole heaps back to the kernel as they empty). Its bytes count against
+// the host budget (tandem.memory.host.limit) from the allocation until the last Buffer over them
+// dies, so that decoded scan outputs and tables cached in host memory are seen by the budget; a
+// decode past it throws MemoryLimitExceeded. A per-thread scratch buffer (compressed chunk bytes,
+// decompressed pages: bounded, reused, never part of an output) is not counted, like the
+// allocator's free lists, but watched by the budget's check of the resident set, so that it cannot
+// take the machine either.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +19,7 @@
 #include <utility>
 
 #include "tandem/memory/buffer.h"
+#include "tandem/memory/host_block.h"
 #include "tandem/memory/host_memory.h"
 
 namespace tandem::parquet::decode {
@@ -29,7 +33,7 @@ class RawBuffer {
   RawBuffer(const RawBuffer&) = delete;
   RawBuffer& operator=(const RawBuffer&) = delete;
   ~RawBuffer() {
-    std::free(data_);
+    host_block::Free(data_, block_bytes_);
     host_memory::Release(counted_);
   }
 
@@ -52,16 +56,19 @@ class RawBuffer {
     } else {
       host_memory::GuardResident(static_cast<int64_t>(rounded));
     }
-    void* fresh = std::aligned_alloc(64, rounded);
-    if (fresh == nullptr) {
+    void* fresh;
+    try {
+      fresh = host_block::Allocate(rounded, false);
+    } catch (...) {
       host_memory::Release(count);
-      throw std::bad_alloc();
+      throw;
     }
     if (size_ > 0) std::memcpy(fresh, data_, static_cast<size_t>(size_));
-    std::free(data_);
+    host_block::Free(data_, block_bytes_);
     host_memory::Release(counted_);
     counted_ = count;
     data_ = static_cast<uint8_t*>(fresh);
+    block_bytes_ = rounded;
     capacity_ = grown;
   }
   void Resize(int64_t size) {
@@ -74,6 +81,7 @@ class RawBuffer {
     std::swap(size_, other.size_);
     std::swap(capacity_, other.capacity_);
     std::swap(counted_, other.counted_);
+    std::swap(block_bytes_, other.block_bytes_);
   }
 
   // Moves the bytes into a tandem::Buffer of size() bytes; this RawBuffer becomes empty.
@@ -81,12 +89,14 @@ class RawBuffer {
     if (data_ == nullptr) Reserve(1);
     uint8_t* p = data_;
     const int64_t counted = counted_;
-    auto buffer = Buffer::Wrap(p, size_, [p, counted] {
-      std::free(p);
+    const size_t block_bytes = block_bytes_;
+    auto buffer = Buffer::Wrap(p, size_, [p, counted, block_bytes] {
+      host_block::Free(p, block_bytes);
       host_memory::Release(counted);
     });
     data_ = nullptr;
     size_ = capacity_ = counted_ = 0;
+    block_bytes_ = 0;
     return buffer;
   }
 
@@ -94,7 +104,8 @@ class RawBuffer {
   uint8_t* data_ = nullptr;
   int64_t size_ = 0;
   int64_t capacity_ = 0;
-  int64_t counted_ = 0;  // bytes held against the host budget
+  int64_t counted_ = 0;     // bytes held against the host budget
+  size_t block_bytes_ = 0;  // the host_block's size as allocated (what Free takes)
   bool counted_use_ = true;
 };
 
