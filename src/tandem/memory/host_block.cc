@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -30,9 +31,10 @@ constexpr size_t kMappedFrom = 2 * kHugePage;
 size_t KeptBytesMax() {
   static const size_t bytes = [] {
     if (const char* env = std::getenv("TANDEM_HOST_KEPT_BYTES"); env && *env) {
-      if (Result<int64_t> b = ParseByteSize(env, "TANDEM_HOST_KEPT_BYTES"); b.ok() && *b >= 0) {
-        return static_cast<size_t>(*b);
-      }
+      Result<int64_t> b = ParseByteSize(env, "TANDEM_HOST_KEPT_BYTES");
+      if (b.ok()) return static_cast<size_t>(*b);
+      std::fprintf(stderr, "tandem: ignoring %s; keeping the default\n",
+                   b.status().message().c_str());
     }
     const size_t machine = static_cast<size_t>(std::max<int64_t>(0, host_memory::MachineBytes()));
     return std::min(size_t{4} << 30, std::max(size_t{512} << 20, machine / 16));

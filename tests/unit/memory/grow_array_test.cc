@@ -1,12 +1,17 @@
 // GrowArray (memory/grow_array.h) and the host blocks under it: contents survive growth across
 // the mapped threshold (4 MiB) and remapping; elements a resize adds are zero even where an
 // earlier, longer use of the array left data; TakeBuffer hands over exactly the elements, counts
-// them against the host budget and gives the bytes back when the buffer dies. Runs under ASan.
+// them against the host budget and gives the bytes back when the buffer dies; an array sized for
+// overwriting is zero-filled again by a later resize; a mapped array grows into a kept block
+// (contents kept, the rest zero); the store of freed blocks keeps the newest. Runs under ASan.
 #include "tandem/memory/grow_array.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "tandem/memory/host_memory.h"
 
@@ -80,6 +85,54 @@ TEST(GrowArray, BuffersGrowByRemappingWithZerosPastTheirSize) {
     ASSERT_EQ(b->data()[i], static_cast<uint8_t>(i % 13 + 1)) << i;
   }
   for (int64_t i = 5 * kMiB - 100; i < b->size(); ++i) ASSERT_EQ(b->data()[i], 0) << i;
+}
+
+TEST(GrowArray, ResizeForOverwriteLeavesNothingAResizeTakesForZero) {
+  for (int64_t size : {int64_t{100}, 2 * kMiB}) {
+    GrowArray<int32_t> a;
+    a.resize_for_overwrite(size);
+    ASSERT_EQ(a.size(), size);
+    for (int64_t i = 0; i < size; ++i) a[i] = -1;
+    a.resize(size / 2);
+    a.resize(size);  // within the capacity: what the overwrite left must be zeroed
+    for (int64_t i = 0; i < size / 2; ++i) ASSERT_EQ(a[i], -1) << i;
+    for (int64_t i = size / 2; i < size; ++i) ASSERT_EQ(a[i], 0) << size << " at " << i;
+  }
+}
+
+TEST(GrowArray, AMappedArrayGrowsIntoAKeptBlockKeepingItsValuesAndZeroingTheRest) {
+  host_block::ReleaseKept();
+  GrowArray<int64_t> a;
+  const int64_t first = 12 * kMiB / 8;  // 12 MiB: mapped
+  a.resize(first);
+  for (int64_t i = 0; i < first; ++i) a[i] = i + 3;
+  // A freed 24 MiB block of garbage is kept; growing to 20 MiB takes it (up to twice the size).
+  void* block = host_block::Allocate(24 * kMiB, false);
+  std::memset(block, 0xAB, 24 * kMiB);
+  host_block::Free(block, 24 * kMiB);
+  a.resize(20 * kMiB / 8);
+  EXPECT_EQ(static_cast<void*>(a.data()), block) << "the kept block was not taken";
+  for (int64_t i = 0; i < first; ++i) ASSERT_EQ(a[i], i + 3) << i;
+  for (int64_t i = first; i < a.size(); ++i) ASSERT_EQ(a[i], 0) << i;
+  host_block::ReleaseKept();
+}
+
+TEST(GrowArray, TheStoreOfFreedBlocksKeepsTheNewestWhenFull) {
+  // 129 blocks of 4 MiB freed in turn (never touched: no memory is used) into a store of at most
+  // 128: the first one freed makes room, the other 128 come back.
+  host_block::ReleaseKept();
+  const size_t bytes = 4 * kMiB;
+  std::vector<void*> freed;
+  for (int i = 0; i < 129; ++i) freed.push_back(host_block::Allocate(bytes, false));
+  for (void* p : freed) host_block::Free(p, bytes);
+  std::vector<void*> back;
+  for (int i = 0; i < 128; ++i) back.push_back(host_block::Allocate(bytes, false));
+  std::sort(back.begin(), back.end());
+  std::vector<void*> newest(freed.begin() + 1, freed.end());
+  std::sort(newest.begin(), newest.end());
+  EXPECT_EQ(back, newest);
+  for (void* p : back) host_block::Free(p, bytes);
+  host_block::ReleaseKept();
 }
 
 }  // namespace
