@@ -92,7 +92,10 @@ def main():
     variants = [("tandem", None)]
     for v in args.variant:
         label, _, assignments = v.partition(":")
-        variants.append((label, dict(a.split("=", 1) for a in assignments.split(",") if a)))
+        pairs = [a.split("=", 1) for a in assignments.split(",") if a]
+        if not label or not pairs or any(len(p) != 2 or not p[0] for p in pairs):
+            ap.error(f"--variant takes LABEL:KEY=VALUE[,KEY=VALUE], got {v!r}")
+        variants.append((label, dict(pairs)))
     runs = {(v, q, t): [] for v, _ in variants for q in queries for t in threads}
     duck = {(q, t): [] for q in queries for t in threads}
     cons = {} if args.no_duckdb else {t: duck_connection(args.data, t) for t in threads}

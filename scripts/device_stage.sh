@@ -39,7 +39,7 @@ if [ -n "${OLD_BINARY:-}" ]; then
   strip .device/bin/tandem_old
 fi
 # ALLOC_LIBS="lib ...": other memory allocators' libraries for LD_PRELOAD comparisons
-# (bench/thread_scaling.py --preload), into .device/alloc.
+# (bench/thread_scaling.py --variant label:LD_PRELOAD=...), into .device/alloc.
 if [ -n "${ALLOC_LIBS:-}" ]; then
   mkdir -p .device/alloc
   for lib in $ALLOC_LIBS; do cp -L "$lib" .device/alloc/; done
