@@ -65,22 +65,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           std::abort();
         }
       }
-      // The same column in pieces (what a scan reads after running out of memory): every piece
-      // consistent, and as many rows in all as the whole read.
-      int64_t rows = 0;
-      const tandem::Status pieces =
-          parquet_file.ReadRowGroupPieces(rg, {c}, 1000, [&](std::shared_ptr<tandem::Batch> piece) {
-            if (!piece->Validate().ok()) {
-              std::fprintf(stderr, "inconsistent piece: %s\n", piece->Validate().message().c_str());
-              std::abort();
-            }
-            rows += piece->num_rows;
-            return tandem::Status::OK();
-          });
-      if (pieces.ok() && rows != (*batch)->num_rows) {
-        std::fprintf(stderr, "pieces hold %lld rows, the whole read %lld\n",
-                     static_cast<long long>(rows), static_cast<long long>((*batch)->num_rows));
-        std::abort();
+      // The same column in pieces (what a scan reads after running out of memory, and with its
+      // pages held, what it reads by choice): every piece consistent, and as many rows in all as
+      // the whole read.
+      for (const bool hold_pages : {false, true}) {
+        int64_t rows = 0;
+        const tandem::Status pieces = parquet_file.ReadRowGroupPieces(
+            rg, {c}, 1000,
+            [&](std::shared_ptr<tandem::Batch> piece) {
+              if (!piece->Validate().ok()) {
+                std::fprintf(stderr, "inconsistent piece: %s\n",
+                             piece->Validate().message().c_str());
+                std::abort();
+              }
+              rows += piece->num_rows;
+              return tandem::Status::OK();
+            },
+            hold_pages);
+        if (pieces.ok() && rows != (*batch)->num_rows) {
+          std::fprintf(stderr, "pieces hold %lld rows, the whole read %lld\n",
+                       static_cast<long long>(rows), static_cast<long long>((*batch)->num_rows));
+          std::abort();
+        }
       }
     }
   }

@@ -114,6 +114,10 @@ class ChunkDecoder {
   // Keep a decompressed page's PLAIN values (one page per column) rather than decompress the
   // page again for each later part: for speed where memory is not short.
   void set_hold_pages(bool hold) { hold_pages_ = hold; }
+  // Decompressed data pages stay where they are until the next page is read (a reader that
+  // decompresses into its own buffer, not the thread's scratch): a page decoded in parts is read
+  // there, in place.
+  void set_stable_pages(bool stable) { stable_pages_ = stable; }
   // `codes_only`: a string or binary chunk is decoded into its dictionary and one code per row
   // (FinishCodes) instead of its values; a page that is not dictionary-encoded stops it
   // (not_dictionary()).
@@ -191,8 +195,9 @@ class ChunkDecoder {
   // Whether part of a page waits, and decodes up to `rows` more of its rows.
   bool pending() const { return pending_.rows > 0; }
   int64_t pending_rows() const { return pending_.rows; }
-  // Whether the part of a page still to decode reads the chunk's bytes (PLAIN values).
-  bool pending_reads_chunk() const { return pending_.rows > 0 && !pending_.dictionary; }
+  // Whether the part of a page still to decode reads the chunk's bytes (values or indices read
+  // in place, or decompressed again).
+  bool pending_reads_chunk() const { return pending_.rows > 0 && pending_.reads_chunk; }
   Status DecodePending(int64_t rows);
   Result<ColumnPtr> Finish();
   // Codes only: the dictionary and every row's code, once all rows are decoded.
@@ -240,7 +245,14 @@ class ChunkDecoder {
   }
   Status DecodeLevels(const uint8_t* data, int64_t size, int64_t n, bool bit_packed,
                       int64_t* n_valid);
+  // A page's dictionary indices (p: bit width, then runs): StartIndices checks the header and
+  // readies `dec` (n: the indices the page holds), NextIndices decodes the next n into `out`,
+  // checked against the dictionary, DecodeIndices all n of them into indices_, GatherIndexed
+  // the next n as the dictionary's fixed-width values into dst.
+  Status StartIndices(const uint8_t* p, int64_t size, int64_t n, decode::RleBitPackedDecoder* dec);
+  Status NextIndices(decode::RleBitPackedDecoder& dec, int64_t n, uint32_t* out);
   Status DecodeIndices(const uint8_t* p, int64_t size, int64_t n);
+  Status GatherIndexed(decode::RleBitPackedDecoder& dec, int64_t n, uint8_t* dst);
   Status DecodeFixed(Encoding enc, const uint8_t* p, int64_t size, int64_t n, uint8_t* dst);
   Status DecodeBool(Encoding enc, const uint8_t* p, int64_t size, int64_t n, int64_t n_valid,
                     const uint8_t* valid);
@@ -307,12 +319,13 @@ class ChunkDecoder {
   // Whether a page of this encoding can be decoded a part at a time: PLAIN fixed-width values
   // and byte arrays, and dictionary indices (the values are gathered per part).
   bool SplitsPages(Encoding enc) const;
-  // Keeps what decoding the rest of a page needs: its levels, its dictionary indices, or where
-  // its PLAIN values lie (p: `size` bytes within `page`'s data). No copy of the values is held:
-  // a page stored uncompressed is read in place in its chunk, a decompressed one (the thread's
-  // scratch, reused by the next page read) is decompressed again for each later part, so that a
-  // row group read in pieces holds a piece of each column, not a page. The chunk's bytes must
-  // outlive the pending part.
+  // Keeps what decoding the rest of a page needs: its levels, and where its dictionary indices
+  // or PLAIN values lie (p: `size` bytes within `page`'s data). A page stored uncompressed, or
+  // decompressed into stable pages, is read in place, its indices decoded a part at a time. A
+  // page in the thread's scratch (reused by the next page read): its indices are decoded at once
+  // and held; its PLAIN values are copied (hold_pages) or decompressed again for each later part,
+  // so that a row group read in pieces holds a piece of each column, not a page. The chunk's
+  // bytes must outlive the pending part.
   Status HoldPage(const Page& page, Encoding enc, const uint8_t* p, int64_t size, int64_t n,
                   int64_t n_valid, const uint8_t* valid);
   // The pending page's PLAIN values: in place, held, or decompressed again.
@@ -320,12 +333,17 @@ class ChunkDecoder {
 
   // The part of a data page not yet decoded (HoldPage, DecodePending).
   struct PendingPage {
-    int64_t rows = 0;               // rows left
-    int64_t row = 0;                // rows of the page decoded so far
-    int64_t value = 0;              // valid values decoded so far
-    bool dictionary = false;        // indices hold the values; else the PLAIN values below
-    std::vector<uint8_t> valid;     // per row, when the page has nulls
-    std::vector<uint32_t> indices;  // dictionary indices of the valid values
+    int64_t rows = 0;            // rows left
+    int64_t row = 0;             // rows of the page decoded so far
+    int64_t value = 0;           // valid values decoded so far
+    bool dictionary = false;     // indices hold the values; else the PLAIN values below
+    bool reads_chunk = false;    // in place in the chunk, or decompressed again from it
+    std::vector<uint8_t> valid;  // per row, when the page has nulls
+    // Dictionary indices of the valid values: decoded a part at a time from the page in place
+    // (streams_indices), else all at once into `indices`.
+    bool streams_indices = false;
+    decode::RleBitPackedDecoder index_decoder;
+    std::vector<uint32_t> indices;
     // PLAIN values: `values_size` bytes at `fresh` while the call that held the page runs, then
     // at `in_place` (stored uncompressed in the chunk) or `values_offset` into `body` decompressed.
     const uint8_t* fresh = nullptr;
@@ -340,6 +358,7 @@ class ChunkDecoder {
 
   const bool codes_only_;
   bool hold_pages_ = false;
+  bool stable_pages_ = false;
   bool not_dictionary_ = false;
   const ColumnMetaData& meta_;
   const LeafColumn& leaf_;
@@ -448,21 +467,46 @@ Status ChunkDecoder::DecodeLevels(const uint8_t* data, int64_t size, int64_t n, 
   return Status::OK();
 }
 
-Status ChunkDecoder::DecodeIndices(const uint8_t* p, int64_t size, int64_t n) {
+Status ChunkDecoder::StartIndices(const uint8_t* p, int64_t size, int64_t n,
+                                  decode::RleBitPackedDecoder* dec) {
   if (!has_dict_) return Status::Invalid("dictionary-encoded page but no dictionary page");
-  indices_.resize(static_cast<size_t>(n));
   if (n == 0) return Status::OK();
   if (size < 1) return Status::Invalid("dictionary index data is empty");
   const int bit_width = p[0];
   if (bit_width > 32)
     return Status::Invalid("dictionary index bit width " + std::to_string(bit_width));
-  decode::RleBitPackedDecoder dec(p + 1, size - 1, bit_width);
-  TANDEM_RETURN_NOT_OK(dec.GetBatch(indices_.data(), n));
+  *dec = decode::RleBitPackedDecoder(p + 1, size - 1, bit_width);
+  return Status::OK();
+}
+
+Status ChunkDecoder::NextIndices(decode::RleBitPackedDecoder& dec, int64_t n, uint32_t* out) {
+  TANDEM_RETURN_NOT_OK(dec.GetBatch(out, n));
   uint32_t max_index = 0;
-  for (int64_t i = 0; i < n; ++i) max_index = std::max(max_index, indices_[i]);
-  if (max_index >= dict_size_) {
+  for (int64_t i = 0; i < n; ++i) max_index = std::max(max_index, out[i]);
+  if (n > 0 && max_index >= dict_size_) {
     return Status::Invalid("dictionary index " + std::to_string(max_index) +
                            " out of range for a dictionary of " + std::to_string(dict_size_));
+  }
+  return Status::OK();
+}
+
+Status ChunkDecoder::DecodeIndices(const uint8_t* p, int64_t size, int64_t n) {
+  decode::RleBitPackedDecoder dec;
+  TANDEM_RETURN_NOT_OK(StartIndices(p, size, n, &dec));
+  indices_.resize(static_cast<size_t>(n));
+  return NextIndices(dec, n, indices_.data());
+}
+
+Status ChunkDecoder::GatherIndexed(decode::RleBitPackedDecoder& dec, int64_t n, uint8_t* dst) {
+  // Indices a block at a time, each gathered at once while it is in L1: a page's index array
+  // (4 bytes a row) never goes out to memory and back.
+  constexpr int64_t kBlock = 1024;
+  uint32_t block[kBlock];
+  for (int64_t done = 0; done < n; done += kBlock) {
+    const int64_t k = std::min(kBlock, n - done);
+    TANDEM_RETURN_NOT_OK(NextIndices(dec, k, block));
+    TANDEM_RETURN_NOT_OK(
+        GatherFixedWidth(width_, dict_fixed_.data(), block, k, dst + done * width_));
   }
   return Status::OK();
 }
@@ -483,8 +527,9 @@ Status ChunkDecoder::DecodeFixed(Encoding enc, const uint8_t* p, int64_t size, i
       return decode::ConvertFixed(conv, p, n, leaf_.type_length, width_, dst);
     case Encoding::PLAIN_DICTIONARY:
     case Encoding::RLE_DICTIONARY: {
-      TANDEM_RETURN_NOT_OK(DecodeIndices(p, size, n));
-      return GatherFixedWidth(width_, dict_fixed_.data(), indices_.data(), n, dst);
+      decode::RleBitPackedDecoder dec;
+      TANDEM_RETURN_NOT_OK(StartIndices(p, size, n, &dec));
+      return GatherIndexed(dec, n, dst);
     }
     case Encoding::DELTA_BINARY_PACKED: {
       if (leaf_.physical != PhysicalType::INT32 && leaf_.physical != PhysicalType::INT64) break;
@@ -891,7 +936,14 @@ Status ChunkDecoder::HoldPage(const Page& page, Encoding enc, const uint8_t* p, 
   h.dictionary = enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY;
   h.valid.clear();
   if (valid != nullptr) h.valid.assign(valid, valid + n);
+  // Where the page's bytes stay put until its last part: in the chunk, or in stable pages.
+  const bool in_place = !page.decompressed || stable_pages_;
+  h.reads_chunk = !page.decompressed;
+  h.fresh = h.in_place = nullptr;
   if (h.dictionary) {
+    h.streams_indices = in_place;
+    if (in_place) return StartIndices(p, size, n_valid, &h.index_decoder);
+    h.reads_chunk = false;
     TANDEM_RETURN_NOT_OK(DecodeIndices(p, size, n_valid));
     h.indices.swap(indices_);
     return Status::OK();
@@ -902,10 +954,12 @@ Status ChunkDecoder::HoldPage(const Page& page, Encoding enc, const uint8_t* p, 
   }
   h.fresh = p;
   h.values_size = size;
-  h.in_place = page.decompressed ? nullptr : p;
-  if (page.decompressed && hold_pages_) {  // a copy of the values, not decompressed again
+  h.in_place = in_place ? p : nullptr;
+  if (!in_place) h.reads_chunk = true;  // decompressed again from the chunk, unless held
+  if (!in_place && hold_pages_) {       // a copy of the values, not decompressed again
     h.held.assign(p, p + size);
     h.in_place = h.held.data();
+    h.reads_chunk = false;
   }
   h.body = page.body;
   h.values_offset = p - page.data;
@@ -943,7 +997,9 @@ Status ChunkDecoder::DecodePending(int64_t rows) {
       dense_.Resize(nv * width_);
       dst = dense_.data();
     }
-    if (h.dictionary) {
+    if (h.streams_indices) {
+      TANDEM_RETURN_NOT_OK(GatherIndexed(h.index_decoder, nv, dst));
+    } else if (h.dictionary) {
       TANDEM_RETURN_NOT_OK(
           GatherFixedWidth(width_, dict_fixed_.data(), h.indices.data() + h.value, nv, dst));
     } else {
@@ -954,7 +1010,14 @@ Status ChunkDecoder::DecodePending(int64_t rows) {
     if (valid != nullptr) decode::ScatterFixed(dense_.data(), valid, k, width_, out);
   } else if (h.dictionary) {
     const int64_t* doff = dict_bytes_.offsets.data();
-    const uint32_t* idx = h.indices.data() + h.value;
+    const uint32_t* idx = nullptr;
+    if (h.streams_indices) {  // this part's indices only
+      indices_.resize(static_cast<size_t>(nv));
+      TANDEM_RETURN_NOT_OK(NextIndices(h.index_decoder, nv, indices_.data()));
+      idx = indices_.data();
+    } else {
+      idx = h.indices.data() + h.value;
+    }
     int64_t total = 0;
     for (int64_t j = 0; j < nv; ++j) total += doff[idx[j] + 1] - doff[idx[j]];
     TANDEM_RETURN_NOT_OK(ReserveData(total, 32));
@@ -998,6 +1061,7 @@ Status ChunkDecoder::DecodePending(int64_t rows) {
     std::vector<uint8_t>().swap(h.valid);
     std::vector<uint8_t>().swap(h.held);
     h.in_place = nullptr;
+    h.streams_indices = h.reads_chunk = false;
   }
   return Status::OK();
 }
@@ -1162,16 +1226,34 @@ Result<std::optional<DictionaryCodes>> DecodeDictionaryCodes(const uint8_t* chun
   }
 }
 
+// Where a column's compressed data pages are decompressed while read in pieces: one buffer,
+// reused page after page, so that a page decoded in parts stays put (no copy of it held, and its
+// dictionary indices decoded a part at a time). Dictionary pages go to the thread's scratch
+// (the decoder copies them).
+class PieceDestination : public PageDestination {
+ public:
+  uint8_t* For(const PageHeader& header, int64_t raw_size) override {
+    if (header.type != PageType::DATA_PAGE && header.type != PageType::DATA_PAGE_V2) return nullptr;
+    buffer_.Clear();  // no copy of the last page on growth
+    buffer_.Resize(raw_size);
+    return buffer_.data();
+  }
+
+ private:
+  RawBuffer buffer_;
+};
+
 struct ColumnChunkPieces::State {
   State(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta, const LeafColumn& leaf,
-        int64_t num_rows, std::string where)
+        int64_t num_rows, std::string where, bool hold_pages)
       : decoder(meta, leaf, num_rows),
-        reader(chunk, size, meta.codec),
+        reader(chunk, size, meta.codec, hold_pages ? &destination : nullptr),
         chunk_size(size),
         num_rows(num_rows),
         codec(meta.codec),
         context(std::move(where)) {}
   ChunkDecoder decoder;
+  PieceDestination destination;  // with hold_pages
   PageReader reader;
   int64_t chunk_size;
   int64_t num_rows;
@@ -1188,9 +1270,11 @@ struct ColumnChunkPieces::State {
 ColumnChunkPieces::ColumnChunkPieces(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
                                      const LeafColumn& leaf, int64_t num_rows, std::string context,
                                      decode::RawBuffer* owned, bool hold_pages)
-    : state_(std::make_unique<State>(chunk, size, meta, leaf, num_rows, std::move(context))) {
+    : state_(std::make_unique<State>(chunk, size, meta, leaf, num_rows, std::move(context),
+                                     hold_pages)) {
   if (owned != nullptr) state_->owned.Swap(*owned);
   state_->decoder.set_hold_pages(hold_pages);
+  state_->decoder.set_stable_pages(hold_pages);
 }
 
 ColumnChunkPieces::~ColumnChunkPieces() = default;

@@ -46,8 +46,10 @@ Result<std::optional<DictionaryCodes>> DecodeDictionaryCodes(const uint8_t* chun
 // last page past them wait for the next piece). Pieces of every column of a row group then line
 // up, so that each set of pieces forms a batch. The chunk's bytes must outlive the object, or be
 // handed to it (`owned`, which then holds them): it frees them once every page has been read.
-// `hold_pages`: a compressed page's PLAIN values are kept decompressed until its last row is
-// handed out (faster; one page more per column); else decompressed again for each piece.
+// `hold_pages`: each compressed data page is decompressed into a buffer of the column's own and
+// read there until its last row is handed out, its dictionary indices decoded a piece at a time
+// (faster; one page more per column); else a page's PLAIN values are decompressed again for each
+// piece and its indices decoded whole.
 class ColumnChunkPieces {
  public:
   ColumnChunkPieces(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
