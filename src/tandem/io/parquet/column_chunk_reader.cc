@@ -838,14 +838,16 @@ Status ChunkDecoder::DecodeCodes(Encoding enc, const uint8_t* p, int64_t size, i
     not_dictionary_ = true;
     return Status::OK();
   }
-  TANDEM_RETURN_NOT_OK(DecodeIndices(p, size, n_valid));
   codes_.Resize((rows_ + n) * 4);
   uint32_t* codes = reinterpret_cast<uint32_t*>(codes_.data()) + rows_;
   if (leaf_.max_definition_level > 0) GrowZeroed(&validity_, bit_util::BytesForBits(rows_ + n));
-  if (valid == nullptr) {
-    std::memcpy(codes, indices_.data(), static_cast<size_t>(n) * sizeof(uint32_t));
+  if (valid == nullptr) {  // every row's code is its index: decoded in place
+    decode::RleBitPackedDecoder dec;
+    TANDEM_RETURN_NOT_OK(StartIndices(p, size, n, &dec));
+    TANDEM_RETURN_NOT_OK(NextIndices(dec, n, codes));
     if (leaf_.max_definition_level > 0) bit_util::SetBitsTo(validity_.data(), rows_, n, true);
   } else {
+    TANDEM_RETURN_NOT_OK(DecodeIndices(p, size, n_valid));
     uint8_t* bits = validity_.data();
     int64_t j = 0;
     for (int64_t i = 0; i < n; ++i) {
