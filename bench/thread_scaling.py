@@ -12,11 +12,13 @@ Each Tandem process's CPU time (user and system) and minor page faults are read 
 together): system time that grows with threads points at the kernel (page faults on fresh
 memory, unmapping), not at the engine's own loops. --variant LABEL:KEY=VALUE[,KEY=VALUE] adds a
 Tandem variant run with those environment variables (LD_PRELOAD of another memory allocator,
-TANDEM_HOST_KEPT_BYTES), interleaved with the plain one.
+TANDEM_HOST_KEPT_BYTES) or settings (keys that start with "tandem.", passed as --conf),
+interleaved with the plain one.
 
     python3 bench/thread_scaling.py --tandem BIN --data DIR --queries 6,10 --threads 1,4,16
                                     [--rounds 3] [--out F] [--analyze DIR]
                                     [--variant jemalloc:LD_PRELOAD=/path/libjemalloc.so.2 ...]
+                                    [--variant pieces:tandem.exec.cpu.scanPieceRows=16384]
 """
 import argparse
 import os
@@ -30,16 +32,20 @@ import time
 from explain_analyze import TABLES, explain_analyze, query_statements, tandem_command
 
 
-def tandem_time(binary, data, threads, n, extra_env=None):
-    """(timed run's ms, user s, system s, minor faults) of one process running query n."""
+def tandem_time(binary, data, threads, n, variant=None):
+    """(timed run's ms, user s, system s, minor faults) of one process running query n; variant:
+    environment variables, and settings (keys "tandem....") passed as --conf."""
+    variant = variant or {}
+    extra_env = {k: v for k, v in variant.items() if not k.startswith("tandem.")}
+    confs = [f"{k}={v}" for k, v in variant.items() if k.startswith("tandem.")]
     parts, timed = query_statements(n)
     script = ";\n".join(parts[:timed] + [parts[timed]] * 2) + ";\n"
     with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
         f.write(script)
-    env = dict(os.environ, **(extra_env or {}))
+    env = dict(os.environ, **extra_env)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
-        proc = subprocess.run(tandem_command(binary, data, threads, "cpu") +
+        proc = subprocess.run(tandem_command(binary, data, threads, "cpu", confs) +
                               ["-f", f.name, "--format", "csv"],
                               capture_output=True, text=True, timeout=3600, env=env)
     finally:
@@ -83,7 +89,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--no-duckdb", action="store_true")
     ap.add_argument("--variant", action="append", default=[],
-                    help="LABEL:KEY=VALUE[,KEY=VALUE]: a Tandem variant run with that environment")
+                    help="LABEL:KEY=VALUE[,KEY=VALUE]: a Tandem variant run with that "
+                         "environment (keys starting with 'tandem.': settings)")
     ap.add_argument("--out")
     ap.add_argument("--analyze", help="folder for EXPLAIN ANALYZE at the most threads")
     args = ap.parse_args()

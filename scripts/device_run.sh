@@ -32,7 +32,8 @@
 #   scripts/device_run.sh chunk_sweep  bench/setting_ab.py of tandem.exec.gpu.chunkBytes at SIZES
 #                                 against its default, from files and host memory (CACHES)
 #   scripts/device_run.sh scaling   bench/thread_scaling.py (SF, QUERIES, THREADS, ROUNDS,
-#                                 VARIANTS="label:KEY=VALUE,... ...": environment variants) into
+#                                 VARIANTS="label:KEY=VALUE,... ...": environment variables or
+#                                 tandem.* settings) into
 #                                 $OUT/scaling.md, EXPLAIN ANALYZE at the most threads beside it
 #                                 (ANALYZE=0: none)
 #   scripts/device_run.sh analyze_tpch  EXPLAIN ANALYZE of TPC-H queries (QUERIES, SF) under cpu,
