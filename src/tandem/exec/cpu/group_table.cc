@@ -162,6 +162,7 @@ KeyView KeyView::FromColumns(const std::vector<const Column*>& columns) {
         c.offsets32 = col->values_as<int32_t>();
       }
       c.chars = col->data() ? reinterpret_cast<const char*>(col->data()->data()) : "";
+      c.chars_size = col->data() ? col->data()->size() : 0;
     } else {
       c.width = col->type().byte_width();
       c.values = col->values()->data();
@@ -477,18 +478,31 @@ bool GroupTable::TryMemo(const KeyView& keys, const uint64_t* hashes, const uint
     const KeyColumnView& c = keys.columns[ci];
     uint64_t* code = packed_.data();
     if (c.width == 0) {
-      const int data_bytes = layout[ci] - 1 - (c.nulls ? 1 : 0);
-      for (int64_t k = 0; k < n; ++k) {
-        const int64_t r = row_at(k);
-        if (c.nulls && c.nulls[r]) continue;
-        const std::string_view v = c.StringAt(r);
-        uint64_t w = v.size();
-        for (size_t i = 0; i < v.size(); ++i) {
-          w |= uint64_t{static_cast<uint8_t>(v[i])} << (8 * (i + 1));
+      // Length in the low byte, then the bytes (at most 7: the layout checked): one 8-byte load
+      // and a mask where 8 bytes are readable, else byte by byte.
+      auto pack = [&](const auto* off) {
+        for (int64_t k = 0; k < n; ++k) {
+          const int64_t r = row_at(k);
+          if (c.nulls && c.nulls[r]) continue;
+          const int64_t b = off[r];
+          const int64_t len = off[r + 1] - b;
+          uint64_t bytes = 0;
+          if (b + 8 <= c.chars_size) {
+            std::memcpy(&bytes, c.chars + b, 8);
+            bytes &= (uint64_t{1} << (8 * len)) - 1;
+          } else {
+            for (int64_t i = 0; i < len; ++i) {
+              bytes |= uint64_t{static_cast<uint8_t>(c.chars[b + i])} << (8 * i);
+            }
+          }
+          code[k] |= (static_cast<uint64_t>(len) | (bytes << 8)) << shift;
         }
-        code[k] |= w << shift;
+      };
+      if (c.offsets64) {
+        pack(c.offsets64);
+      } else {
+        pack(c.offsets32);
       }
-      (void)data_bytes;
     } else {
       DispatchFixed(c, [&](auto tag) {
         using T = decltype(tag);
@@ -671,6 +685,7 @@ KeyView GroupTable::StoredKeys() const {
     c.nulls = s.any_null ? s.nulls.data() : nullptr;
     c.offsets64 = s.offsets.data();
     c.chars = s.chars.data();
+    c.chars_size = static_cast<int64_t>(s.chars.size());
     view.columns.push_back(c);
   }
   return view;

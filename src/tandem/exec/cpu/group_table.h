@@ -29,6 +29,7 @@ struct KeyColumnView {
   const int32_t* offsets32 = nullptr;
   const int64_t* offsets64 = nullptr;
   const char* chars = nullptr;
+  int64_t chars_size = 0;  // bytes readable at chars
 
   std::string_view StringAt(int64_t i) const {
     const int64_t b = offsets64 ? offsets64[i] : offsets32[i];
