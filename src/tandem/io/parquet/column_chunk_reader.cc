@@ -152,11 +152,15 @@ class ChunkDecoder {
   // `rows_wanted`: the rows the first piece needs (the whole row group when read at once), which
   // bounds the first allocation too.
   Status Init(int64_t chunk_size, int64_t rows_wanted) {
-    if (codes_only_) return Status::OK();  // DecodeCodes grows its own buffers
     try {
       constexpr int64_t kMinRows = 64 * 1024, kRowsPerByte = 64;
       const int64_t first = std::min(num_rows_, rows_wanted);
-      GrowRows(std::min(first, std::max(kMinRows, chunk_size * kRowsPerByte)));
+      const int64_t rows = std::min(first, std::max(kMinRows, chunk_size * kRowsPerByte));
+      if (codes_only_) {  // room for the codes (DecodeCodes appends page by page, no regrowth)
+        codes_.Reserve(rows * 4);
+        return Status::OK();
+      }
+      GrowRows(rows);
       if (kind_ == OutKind::kBytes && !codes_only_) {
         offsets()[0] = 0;
         const int64_t bound =
