@@ -425,27 +425,34 @@ void ExpectRoundTrip(const Table& table, const WriteOptions& options, const std:
     auto read = (*file)->ReadRowGroup(g, all);
     ASSERT_TRUE(read.ok()) << what << ": " << read.status().ToString();
     const Batch& got = **read;
-    // Read in pieces (smaller and larger than the pages), the row group is the same rows.
-    for (int64_t piece_rows : {8, 24, 1000}) {
-      int64_t at = 0;
-      const Status pieces = (*file)->ReadRowGroupPieces(g, all, piece_rows, [&](BatchPtr piece) {
-        EXPECT_TRUE(piece->num_rows == piece_rows || at + piece->num_rows == got.num_rows)
-            << what << ": piece of " << piece->num_rows << " rows at " << at;
-        for (int c = 0; c < schema.num_fields(); ++c) {
-          EXPECT_EQ(piece->column(c)->length(), piece->num_rows);
-          for (int64_t r = 0; r < piece->num_rows; ++r) {
-            if (!SameValue(*got.column(c), at + r, *piece->column(c), r)) {
-              return Status::Invalid("column " + table.schema.field(c).name + ", row " +
-                                     std::to_string(at + r) + " differs in pieces of " +
-                                     std::to_string(piece_rows));
-            }
-          }
-        }
-        at += piece->num_rows;
-        return Status::OK();
-      });
-      ASSERT_TRUE(pieces.ok()) << what << ", row group " << g << ": " << pieces.ToString();
-      ASSERT_EQ(at, got.num_rows) << what << ", pieces of " << piece_rows;
+    // Read in pieces (smaller and larger than the pages), with compressed pages decompressed
+    // again for each piece or held in the column's own buffer, the row group is the same rows.
+    for (const bool hold_pages : {false, true}) {
+      for (int64_t piece_rows : {8, 24, 1000}) {
+        int64_t at = 0;
+        const Status pieces = (*file)->ReadRowGroupPieces(
+            g, all, piece_rows,
+            [&](BatchPtr piece) {
+              EXPECT_TRUE(piece->num_rows == piece_rows || at + piece->num_rows == got.num_rows)
+                  << what << ": piece of " << piece->num_rows << " rows at " << at;
+              for (int c = 0; c < schema.num_fields(); ++c) {
+                EXPECT_EQ(piece->column(c)->length(), piece->num_rows);
+                for (int64_t r = 0; r < piece->num_rows; ++r) {
+                  if (!SameValue(*got.column(c), at + r, *piece->column(c), r)) {
+                    return Status::Invalid("column " + table.schema.field(c).name + ", row " +
+                                           std::to_string(at + r) + " differs in pieces of " +
+                                           std::to_string(piece_rows) +
+                                           (hold_pages ? ", pages held" : ""));
+                  }
+                }
+              }
+              at += piece->num_rows;
+              return Status::OK();
+            },
+            hold_pages);
+        ASSERT_TRUE(pieces.ok()) << what << ", row group " << g << ": " << pieces.ToString();
+        ASSERT_EQ(at, got.num_rows) << what << ", pieces of " << piece_rows;
+      }
     }
     for (int64_t r = 0; r < got.num_rows; ++r) {
       while (row_in_batch == table.batches[batch]->num_rows) {
