@@ -242,6 +242,42 @@ def test_a_query_out_of_host_memory_drops_cached_tables_it_does_not_read(tmp_pat
     assert "Total: 1 rows" in proc.stdout, proc.stdout
 
 
+def test_cache_table_too_large_whole_keeps_its_fixed_width_columns(tmp_path):
+    # A Parquet table that host memory cannot hold whole keeps the columns that fit beside a
+    # quarter of the budget left for queries, strings left in the files first: scans of the
+    # cached columns read memory, scans of the others read the file (answers: DuckDB's).
+    path = tmp_path / "t.parquet"
+    n = 200_000
+    pq.write_table(pa.table({"a": pa.array(range(n), pa.int64()),
+                             "b": pa.array([i % 1000 for i in range(n)], pa.int32()),
+                             "s": [f"{i:08d}-" + "x" * 52 for i in range(n)]}),
+                   path, row_group_size=5_000)
+    whole = tandem("sql", "SET tandem.sql.device = cpu; CACHE TABLE t", "--table", f"t={path}")
+    assert whole.returncode == 0 and "cached table t (200000 rows" in whole.stdout, whole.stdout
+    size = _mib(whole.stdout, r"cached table t \(200000 rows, ([0-9.]+) (B|KiB|MiB|GiB) in host")
+    limit = int(size / 2 * 2**20)
+    sums = "SELECT count(*) AS n, sum(a) AS sa, sum(b) AS sb FROM t WHERE b < 500"
+    strings = "SELECT count(*) AS n, max(s) AS m FROM t WHERE a % 7 = 3"
+    proc = tandem("sql", f"SET tandem.sql.device = cpu; SET \"tandem.memory.host.limit\" = "
+                  f"'{limit}'; CACHE TABLE t; SET \"tandem.memory.host.limit\" = '0'; "
+                  f"{sums}; {strings}; EXPLAIN ANALYZE {sums}; EXPLAIN ANALYZE {strings}",
+                  "--table", f"t={path}", "--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    assert re.match(r"tandem: warning: table t cached in part \(200000 rows, 2 of 3 columns, "
+                    r"[0-9.]+ (B|KiB|MiB) in host memory\): s stays in its files \(scans that "
+                    r"read it read the files\): whole, it decodes to about ", proc.stderr), \
+        proc.stderr
+    con = duckdb.connect()
+    con.execute(f"CREATE VIEW t AS SELECT * FROM read_parquet('{path}')")
+    lines = proc.stdout.splitlines()
+    assert lines[:4] == ["n,sa,sb", ",".join(str(v) for v in con.sql(sums).fetchone()),
+                         "n,m", ",".join(str(v) for v in con.sql(strings).fetchone())], lines
+    text = proc.stdout
+    at = text.index("Total:")
+    assert "Scan t (cached in host memory)" in text[:at], text
+    assert "Scan t (parquet:" in text[at:] and "cached in" not in text[at:], text
+
+
 def test_cache_table_refuses_a_parquet_table_early_from_its_projected_size(tmp_path):
     # Decoding stops once the rows read so far show that the table cannot fit: the message gives
     # the projection, the statement succeeds, and queries read the file (DuckDB's answer).

@@ -29,17 +29,40 @@ namespace gpu {
 struct DeviceBatch;
 }
 
-// A table kept in memory for the rest of a session (CACHE TABLE): all its columns, in GPU memory
-// (`device`) or in host memory (`host`); exactly one is set. Scans of the table read it from
-// there instead of its files.
+// A table kept in memory for the rest of a session (CACHE TABLE), in GPU memory (`device`) or in
+// host memory (`host`); exactly one is set. It holds all of the source's columns, or, where the
+// whole table did not fit host memory, the narrower ones (`columns`). Scans that read only
+// columns it holds read it from there instead of its files; the others read the files.
 struct CachedTable {
   std::string name;
   std::shared_ptr<const TableSource> source;  // kept alive so the key below stays unique
   std::shared_ptr<const Table> host;
   std::shared_ptr<const gpu::DeviceBatch> device;
+  // The source's columns held, ascending, in the order of host's and device's columns; empty
+  // when it holds every column.
+  std::vector<int> columns;
   int64_t rows = 0;
   int64_t bytes = 0;
   mutable uint64_t last_used = 0;  // TableCache's clock when it was last found or put
+
+  // Whether it holds every one of the source's columns `source_columns`.
+  bool Holds(const std::vector<int>& source_columns) const {
+    for (int c : source_columns) {
+      if (!columns.empty() && !std::binary_search(columns.begin(), columns.end(), c)) return false;
+    }
+    return true;
+  }
+  // Where the held source columns `source_columns` lie among host's (or device's) columns.
+  std::vector<int> SlotsOf(const std::vector<int>& source_columns) const {
+    if (columns.empty()) return source_columns;
+    std::vector<int> slots;
+    slots.reserve(source_columns.size());
+    for (int c : source_columns) {
+      slots.push_back(
+          static_cast<int>(std::lower_bound(columns.begin(), columns.end(), c) - columns.begin()));
+    }
+    return slots;
+  }
 };
 
 // The session's cached tables, by the TableSource the plans' scans refer to. Every Find marks the
@@ -55,6 +78,16 @@ class TableCache {
   const CachedTable* Peek(const TableSource* source) const {
     auto it = tables_.find(source);
     return it == tables_.end() ? nullptr : &it->second;
+  }
+  // Find and Peek for a scan of the source's columns `columns`: nullptr unless the cached table
+  // holds all of them.
+  const CachedTable* FindHolding(const TableSource* source, const std::vector<int>& columns) const {
+    const CachedTable* found = Peek(source);
+    return found && found->Holds(columns) ? Find(source) : nullptr;
+  }
+  const CachedTable* PeekHolding(const TableSource* source, const std::vector<int>& columns) const {
+    const CachedTable* found = Peek(source);
+    return found && found->Holds(columns) ? found : nullptr;
   }
   void Put(CachedTable table) {
     const TableSource* key = table.source.get();

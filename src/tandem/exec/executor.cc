@@ -232,16 +232,18 @@ void NoteSpills(const std::vector<const PlanNode*>& chain, const cpu::SpillableS
   ctx.spilled_bytes += total;
 }
 
-// The columns of a cached table that a scan reads, as a host table (zero-copy).
-Table SelectHostColumns(const PlanNode& scan, const Table& table) {
-  return cpu::opx::SelectColumns(table, scan.scan_columns, scan.schema);
+// The columns of a table cached in host memory (cached.host set) that a scan reads, as a host
+// table (zero-copy).
+Table SelectHostColumns(const PlanNode& scan, const CachedTable& cached) {
+  return cpu::opx::SelectColumns(*cached.host, cached.SlotsOf(scan.scan_columns), scan.schema);
 }
 
-gpu::DeviceBatchPtr SelectDeviceColumns(const PlanNode& scan, const gpu::DeviceBatch& table) {
+gpu::DeviceBatchPtr SelectDeviceColumns(const PlanNode& scan, const CachedTable& cached) {
+  const gpu::DeviceBatch& table = *cached.device;
   auto out = std::make_shared<gpu::DeviceBatch>();
   out->schema = scan.schema;
   out->num_rows = table.num_rows;
-  for (int c : scan.scan_columns) out->columns.push_back(table.columns[c]);
+  for (int c : cached.SlotsOf(scan.scan_columns)) out->columns.push_back(table.columns[c]);
   return out;
 }
 
@@ -463,10 +465,10 @@ Result<Table> QueryRun::ToHost(const gpu::DeviceBatch& batch) {
 }
 
 Result<Table> QueryRun::ScanCached(const PlanNode& node, const CachedTable& cached) {
-  if (cached.host) return SelectHostColumns(node, *cached.host);
+  if (cached.host) return SelectHostColumns(node, cached);
   if (!cached.device) return Status::Internal("cached table " + cached.name + " holds no data");
   // Cached on the GPU but scanned on the CPU (e.g. tandem.sql.device=cpu): copy what is read.
-  return ToHost(*SelectDeviceColumns(node, *cached.device));
+  return ToHost(*SelectDeviceColumns(node, cached));
 }
 
 void ForgetMetrics(const PlanNode& node, ExecContext& ctx) {
@@ -752,7 +754,7 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunGpuOperator(const PlanNode& node) {
     case PlanKind::kScan: {
       const CachedTable* cached = CacheOf(node);
       if (cached && cached->device) {
-        result = SelectDeviceColumns(node, *cached->device);
+        result = SelectDeviceColumns(node, *cached);
         name = "Scan " + cached->name + " (cached in GPU memory)";
         break;
       }

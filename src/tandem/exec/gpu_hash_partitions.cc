@@ -70,7 +70,7 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunInHashPartitions(const HashPartitionPla
       if (!cached || !cached->device) {
         return Status::Internal("hash partitions of an uncached scan");
       }
-      wholes.push_back(SelectDeviceColumns(*source, *cached->device));
+      wholes.push_back(SelectDeviceColumns(*source, *cached));
     }
     stand_ins[source];  // set partition by partition below
   }

@@ -156,7 +156,7 @@ Result<int> QueryRun::ForEachSlice(const SlicePlan& plan, int min_count,
     const CachedTable* cached = CacheOf(src);
     if (!cached || !cached->device) return Status::Internal("sliced scan of an uncached table");
     const OperatorStart start = StartOperator();
-    const gpu::DeviceBatchPtr whole = SelectDeviceColumns(src, *cached->device);
+    const gpu::DeviceBatchPtr whole = SelectDeviceColumns(src, *cached);
     const int64_t rows = whole->num_rows;
     count = static_cast<int>(std::min<int64_t>(count, std::max<int64_t>(1, rows)));
     const int64_t per = (rows + count - 1) / count;

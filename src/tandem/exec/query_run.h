@@ -72,9 +72,10 @@ void RecordPipelineMetrics(const cpu::Pipeline& p, bool aggregate, const cpu::Pi
                            const std::vector<double>& build_ms, const Table& out, ExecContext& ctx);
 void UseKnownKeyRange(const cpu::Pipeline& p, int workers, cpu::AggregateSink* sink);
 
-// GPU: the columns of a cached device table a scan reads, a Parquet scan decoded onto the GPU
-// (slice `slice_index` of `slice_count` runs of row groups), and a slice's metrics summed.
-gpu::DeviceBatchPtr SelectDeviceColumns(const PlanNode& scan, const gpu::DeviceBatch& table);
+// GPU: the columns a scan reads of a table cached on the device (cached.device set), a Parquet
+// scan decoded onto the GPU (slice `slice_index` of `slice_count` runs of row groups), and a
+// slice's metrics summed.
+gpu::DeviceBatchPtr SelectDeviceColumns(const PlanNode& scan, const CachedTable& cached);
 Result<gpu::DeviceBatchPtr> ScanParquetToDevice(const PlanNode& node, const gpu::Stream& stream,
                                                 std::string* name, int slice_index = 0,
                                                 int slice_count = 1);
@@ -154,8 +155,8 @@ class QueryRun {
   }
   const CachedTable* CacheOf(const PlanNode& scan) const {
     if (scan.kind != PlanKind::kScan || !ctx_.table_cache || !scan.source) return nullptr;
-    return planning_ ? ctx_.table_cache->Peek(scan.source.get())
-                     : ctx_.table_cache->Find(scan.source.get());
+    return planning_ ? ctx_.table_cache->PeekHolding(scan.source.get(), scan.scan_columns)
+                     : ctx_.table_cache->FindHolding(scan.source.get(), scan.scan_columns);
   }
   // A CPU scan of Parquet files that are not cached (a pipeline reads it row group by row group).
   bool StreamedScan(const PlanNode& scan) const {

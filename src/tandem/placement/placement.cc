@@ -20,7 +20,7 @@ constexpr int kNumStates = 4;
 
 Residency ResidencyOf(const PlacementOptions& options, const PlanNode& node) {
   if (node.kind != PlanKind::kScan || !options.residency || !node.source) return Residency::kFiles;
-  return options.residency(node.source.get());
+  return options.residency(node);
 }
 
 // One placement decision: a node, or a Limit over a Sort run as one TopN.

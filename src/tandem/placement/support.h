@@ -12,9 +12,10 @@
 
 namespace tandem::placement {
 
-// Where a scanned table already lives (the session cache, exec_context.h).
+// Where what a scan reads already lives (the session cache, exec_context.h): the scan node, whose
+// source and scan_columns say which table and which of its columns.
 enum class Residency { kFiles, kHost, kDevice };
-using ResidencyFn = std::function<Residency(const TableSource*)>;
+using ResidencyFn = std::function<Residency(const PlanNode& scan)>;
 
 // "" when `node` can run on the GPU, else the reason ("window functions", "function
 // split_part"). A kLimit directly over a kSort is checked as one TopN by the planner, which

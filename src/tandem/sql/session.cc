@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "tandem/column/column_builder.h"
 #include "tandem/common/large_stack.h"
 #include "tandem/common/text.h"
+#include "tandem/exec/cached_table_columns.h"
 #include "tandem/exec/cached_table_moves.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
@@ -466,8 +468,8 @@ class StatementRunner {
     Placed placed;
     TANDEM_ASSIGN_OR_RAISE(placed.setup, placement::SetupPlacement(config, purpose));
     const TableCache* cache = &session_.cache_;
-    placed.setup.options.residency = [cache](const TableSource* source) {
-      const CachedTable* c = cache->Find(source);
+    placed.setup.options.residency = [cache](const PlanNode& scan) {
+      const CachedTable* c = cache->FindHolding(scan.source.get(), scan.scan_columns);
       if (!c) return placement::Residency::kFiles;
       return c->device ? placement::Residency::kDevice : placement::Residency::kHost;
     };
@@ -759,7 +761,34 @@ class StatementRunner {
     ExecContext ctx;
     Configure(ctx);
     ctx.table_cache = nullptr;
-    Result<Table> read = ReadToCache(*scan, *source, ctx);
+    std::vector<ProjectedColumn> projected;  // each column's decoded size, when refused whole
+    Result<Table> read = ReadToCache(*scan, *source, ctx, &projected);
+    std::string left_out;  // the columns a table cached in part leaves in its files, and why
+    const Config& config = session_.config();
+    std::string why_not;
+    const bool on_device = config.Get(config_keys::kDevice) != "cpu" && gpu::DeviceUsable(&why_not);
+    if (!read.ok() && read.status().code() == StatusCode::kOutOfMemory && !ctx.Cancelled() &&
+        !projected.empty() && !on_device) {
+      // Too large whole: the narrower columns, if they fit beside a share left for queries.
+      // Only where the table goes to host memory: a table in part in GPU memory is untested.
+      const int64_t limit = host_memory::Limit();
+      const int64_t room =
+          limit - host_memory::InUse() -
+          static_cast<int64_t>(kHostShareLeftForQueries * static_cast<double>(limit));
+      const ColumnsToCache cut = NarrowColumnsThatFit(projected, room);
+      if (!cut.kept.empty()) {
+        for (int c : cut.left_out) {
+          left_out += (left_out.empty() ? "" : ", ") + source->schema.field(c).name;
+        }
+        left_out += cut.left_out.size() == 1
+                        ? " stays in its files (scans that read it read the files): whole, "
+                        : " stay in its files (scans that read them read the files): whole, ";
+        left_out += read.status().message();
+        columns = cut.kept;
+        scan = MakeScan(source, columns);
+        read = ReadToCache(*scan, *source, ctx, nullptr);
+      }
+    }
     if (!read.ok() && read.status().code() == StatusCode::kOutOfMemory && !ctx.Cancelled()) {
       // Caching is an optimisation: a table that host memory cannot hold stays in its files.
       StatementResult warning =
@@ -772,10 +801,9 @@ class StatementRunner {
     CachedTable entry;
     entry.name = name;
     entry.source = source;
-    entry.rows = table.num_rows();
-    const Config& config = session_.config();
-    std::string why_not;
-    const bool on_device = config.Get(config_keys::kDevice) != "cpu" && gpu::DeviceUsable(&why_not);
+    if (!left_out.empty()) entry.columns = columns;
+    const int64_t table_rows = table.num_rows();
+    entry.rows = table_rows;
     std::string note;
     if (on_device) {
       TANDEM_RETURN_NOT_OK(gpu::InitRuntime(ctx.gpu_memory));
@@ -799,31 +827,67 @@ class StatementRunner {
       entry.bytes = cpu::opx::TableBytes(table);
       entry.host = std::make_shared<const Table>(std::move(table));
     }
-    std::string message = "cached table " + name + " (" + std::to_string(entry.rows) + " rows, " +
-                          FormatByteSize(entry.bytes) + " in " + (entry.device ? "GPU" : "host") +
-                          " memory" + note + ")";
+    const std::string where =
+        FormatByteSize(entry.bytes) + " in " + (entry.device ? "GPU" : "host") + " memory" + note;
+    const int total_columns = source->schema.num_fields();
     cache.Put(std::move(entry));
-    return Message(message);
+    if (left_out.empty()) {
+      return Message("cached table " + name + " (" + std::to_string(table_rows) + " rows, " +
+                     where + ")");
+    }
+    StatementResult warning =
+        Message("table " + name + " cached in part (" + std::to_string(table_rows) + " rows, " +
+                std::to_string(columns.size()) + " of " + std::to_string(total_columns) +
+                " columns, " + where + "): " + left_out);
+    warning.warning = true;
+    return warning;
   }
 
   // Reads a table to cache. Parquet files are watched as they are decoded: once 2 % of the
   // footers' rows are in, a table whose decoded size, projected from them, passes what the host
   // budget has free by more than 10 % fails at once (out of memory) instead of after reading
   // most of itself (TPC-H SF100's lineitem beside the seven other tables: 134 s).
-  Result<Table> ReadToCache(const PlanNode& scan, const TableSource& source, ExecContext& ctx) {
+  // When it refuses the table, `projected_columns` (if given) gets each column's share of the
+  // projection.
+  Result<Table> ReadToCache(const PlanNode& scan, const TableSource& source, ExecContext& ctx,
+                            std::vector<ProjectedColumn>* projected_columns) {
     const int64_t expected_rows = source.estimated_rows;
     if (source.kind != TableSource::Kind::kParquet || expected_rows <= 0) {
       return ::tandem::Execute(scan, ctx);
     }
     const int64_t free = host_memory::Limit() - host_memory::InUse();
     std::atomic<int64_t> rows{0}, bytes{0};
+    const size_t ncols = scan.scan_columns.size();
+    std::unique_ptr<std::atomic<int64_t>[]> column_bytes(new std::atomic<int64_t>[ncols]());
+    std::mutex refusing;
     cpu::ScanPieceFn watch = [&](BatchPtr piece) -> Result<std::vector<BatchPtr>> {
+      int64_t piece_bytes = 0;
+      for (size_t c = 0; c < ncols && c < piece->columns.size(); ++c) {
+        const int64_t n = cpu::opx::ColumnBytes(*piece->columns[c]);
+        column_bytes[c] += n;
+        piece_bytes += n;
+      }
       const int64_t r = rows += piece->num_rows;
-      const int64_t b = bytes += cpu::opx::BatchBytes(*piece);
+      const int64_t b = bytes += piece_bytes;
       if (r * 50 >= expected_rows) {
         const double projected =
             static_cast<double>(b) / static_cast<double>(r) * static_cast<double>(expected_rows);
         if (projected > 1.1 * static_cast<double>(free)) {
+          if (projected_columns) {
+            std::lock_guard<std::mutex> lock(refusing);
+            int64_t sum = 0;
+            for (size_t c = 0; c < ncols; ++c) sum += column_bytes[c].load();
+            projected_columns->assign(ncols, ProjectedColumn{});
+            for (size_t c = 0; c < ncols; ++c) {
+              ProjectedColumn& p = (*projected_columns)[c];
+              if (sum > 0) {
+                p.bytes =
+                    static_cast<int64_t>(projected * static_cast<double>(column_bytes[c].load()) /
+                                         static_cast<double>(sum));
+              }
+              p.variable_width = scan.schema.field(static_cast<int>(c)).type.is_string_like();
+            }
+          }
           return Status::OutOfMemory(
               "it decodes to about " + FormatByteSize(static_cast<int64_t>(projected)) +
               " (projected from its first " + std::to_string(r) + " rows), more than the " +

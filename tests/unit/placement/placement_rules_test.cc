@@ -330,7 +330,7 @@ TEST(PlacementRules, DeviceGpuPutsEverySupportedNodeOnTheGpuEvenWhenSmall) {
 
 TEST(PlacementRules, DeviceResidentScanNeedsNoHostToDeviceTransition) {
   PlacementOptions options = AutoOptions(TestProfile(50e9));
-  options.residency = [](const TableSource*) { return Residency::kDevice; };
+  options.residency = [](const PlanNode&) { return Residency::kDevice; };
   auto placed = Place(FilterAggregate(1e8), options);
   ASSERT_TRUE(placed.ok());
   EXPECT_EQ(Count(*placed->plan, OnGpuOperator), 3) << PlanToString(*placed->plan);

@@ -183,13 +183,17 @@ Status ForEachMorsel(int64_t n, int threads, const EvalContext& eval,
       workers);
 }
 
+int64_t ColumnBytes(const Column& c) {
+  int64_t bytes = 0;
+  if (c.validity()) bytes += c.validity()->size();
+  if (c.values()) bytes += c.values()->size();
+  if (c.data()) bytes += c.data()->size();
+  return bytes;
+}
+
 int64_t BatchBytes(const Batch& batch) {
   int64_t bytes = 0;
-  for (const auto& c : batch.columns) {
-    if (c->validity()) bytes += c->validity()->size();
-    if (c->values()) bytes += c->values()->size();
-    if (c->data()) bytes += c->data()->size();
-  }
+  for (const auto& c : batch.columns) bytes += ColumnBytes(*c);
   return bytes;
 }
 

@@ -69,7 +69,9 @@ Status ForEachMorsel(int64_t n, int threads, const EvalContext& eval,
 // OutOfMemory status carrying the budget's message.
 Result<Table> CatchOutOfMemory(const std::function<Result<Table>()>& op);
 
-// Bytes held by a batch's or a table's buffers (for metrics; a view counts its whole buffers).
+// Bytes held by a column's, a batch's or a table's buffers (for metrics; a view counts its whole
+// buffers).
+int64_t ColumnBytes(const Column& column);
 int64_t BatchBytes(const Batch& batch);
 int64_t TableBytes(const Table& table);
 

@@ -1,0 +1,38 @@
+// NarrowColumnsThatFit (see cached_table_columns.h).
+#include "tandem/exec/cached_table_columns.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace tandem {
+
+ColumnsToCache NarrowColumnsThatFit(const std::vector<ProjectedColumn>& projected, int64_t room) {
+  const int n = static_cast<int>(projected.size());
+  std::vector<int> widest_first(static_cast<size_t>(n));
+  std::iota(widest_first.begin(), widest_first.end(), 0);
+  std::sort(widest_first.begin(), widest_first.end(), [&](int a, int b) {
+    const ProjectedColumn& x = projected[a];
+    const ProjectedColumn& y = projected[b];
+    if (x.variable_width != y.variable_width) return x.variable_width;
+    return x.bytes > y.bytes || (x.bytes == y.bytes && a > b);
+  });
+  int64_t total = 0;
+  for (const ProjectedColumn& c : projected) total += c.bytes;
+  ColumnsToCache out;
+  size_t dropped = 0;
+  while (dropped < widest_first.size() && total > room) {
+    total -= projected[widest_first[dropped]].bytes;
+    ++dropped;
+  }
+  if (dropped == widest_first.size()) {  // nothing fits
+    out.left_out = widest_first;
+  } else {
+    out.left_out.assign(widest_first.begin(), widest_first.begin() + dropped);
+    out.kept.assign(widest_first.begin() + dropped, widest_first.end());
+  }
+  std::sort(out.kept.begin(), out.kept.end());
+  std::sort(out.left_out.begin(), out.left_out.end());
+  return out;
+}
+
+}  // namespace tandem

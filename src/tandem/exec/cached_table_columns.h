@@ -1,0 +1,31 @@
+// Which columns of a Parquet table to cache when host memory cannot hold the whole of it: the
+// fixed-width ones before the strings, leaving the widest strings (a comment column: TPC-H
+// SF100's l_comment alone decodes to 17 GiB) in the files first, so that the scans of keys,
+// numbers and dates, the columns most queries compute on, still read memory. What stays cached
+// leaves a share of the host budget free for the queries that run beside it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace tandem {
+
+// The share of tandem.memory.host.limit that a table cached in part leaves free for queries.
+inline constexpr double kHostShareLeftForQueries = 0.25;
+
+struct ColumnsToCache {
+  std::vector<int> kept;      // ascending; empty when not even the narrowest column fits
+  std::vector<int> left_out;  // ascending
+};
+
+struct ProjectedColumn {
+  int64_t bytes = 0;            // what the column is expected to take decoded
+  bool variable_width = false;  // strings and binary
+};
+
+// `room` is what the columns kept may take together. Leaves out variable-width columns, widest
+// first, then fixed-width ones, widest first (the later column first among equals), until the
+// rest fits.
+ColumnsToCache NarrowColumnsThatFit(const std::vector<ProjectedColumn>& projected, int64_t room);
+
+}  // namespace tandem
