@@ -88,10 +88,21 @@ TEST(KeyBitmap, NarrowIntegersAndDates) {
 }
 
 TEST(KeyBitmap, NoneWhereItWouldNotPay) {
-  // Two keys 2^40 apart: a span of more than 128 values per key and past 2^24.
+  // Two keys 2^40 apart: a span of more than 128 values per key and past 2^27.
   EXPECT_EQ(KeyBitmap::Build(DataType::Int64(),
                              {{Keys<int64_t>(DataType::Int64(), {0, int64_t{1} << 40})}}),
             nullptr);
+  EXPECT_EQ(KeyBitmap::Build(DataType::Int64(),
+                             {{Keys<int64_t>(DataType::Int64(), {0, int64_t{1} << 27})}}),
+            nullptr);
+  // Up to 2^27 values, a span of any width per key: TPC-H SF100's part keys, 20M apart.
+  const auto parts =
+      KeyBitmap::Build(DataType::Int64(), {{Keys<int64_t>(DataType::Int64(), {1, 20000000})}});
+  ASSERT_NE(parts, nullptr);
+  EXPECT_EQ(
+      parts->RowsThatMayMatch(
+          *Keys<int64_t>(DataType::Int64(), {0, 1, 2, 19999999, 20000000, 20000001}), nullptr),
+      (std::vector<int32_t>{1, 4}));
   // Only NULLs, no batches, and keys that are not integers.
   EXPECT_EQ(KeyBitmap::Build(DataType::Int64(),
                              {{Keys<int64_t>(DataType::Int64(), {std::nullopt, std::nullopt})}}),

@@ -1,6 +1,6 @@
 // A bitmap of one of a hash join's build keys, when that key is an integer (or a date) whose build
 // values lie in a range not much wider than their count: at most 128 values of the range per
-// build row, or 2^24 values in any case, and never more than 2^33. A probe tests each row's key
+// build row, or 2^27 values in any case, and never more than 2^33. A probe tests each row's key
 // against it and drops the rows that cannot match before their keys are encoded and hashed (a
 // small filtered dimension probed by a large fact table keeps few rows: TPC-H's orders of one
 // year probed by lineitem). With several keys it is over one of them: a row whose key is not in
