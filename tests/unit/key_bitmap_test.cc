@@ -88,16 +88,22 @@ TEST(KeyBitmap, NarrowIntegersAndDates) {
 }
 
 TEST(KeyBitmap, NoneWhereItWouldNotPay) {
-  // Two keys 2^40 apart: a span of more than 128 values per key and past 2^27.
+  // Two keys 2^40 apart: a span of more than 128 values per key and past 2^33.
   EXPECT_EQ(KeyBitmap::Build(DataType::Int64(),
-                             {{Keys<int64_t>(DataType::Int64(), {0, int64_t{1} << 40})}}),
+                             {{Keys<int64_t>(DataType::Int64(), {0, int64_t{1} << 40})}}, 0,
+                             UINT64_MAX, 1e12),
             nullptr);
+  // TPC-H SF100's part keys, 20M apart: past 2^24, so only for a probe side of at least 2.5M
+  // rows (one per 8 values), and never past 2^27 values.
+  const std::vector<std::vector<ColumnPtr>> wide = {
+      {Keys<int64_t>(DataType::Int64(), {1, 20000000})}};
+  EXPECT_EQ(KeyBitmap::Build(DataType::Int64(), wide), nullptr);
+  EXPECT_EQ(KeyBitmap::Build(DataType::Int64(), wide, 0, UINT64_MAX, 2e6), nullptr);
   EXPECT_EQ(KeyBitmap::Build(DataType::Int64(),
-                             {{Keys<int64_t>(DataType::Int64(), {0, int64_t{1} << 27})}}),
+                             {{Keys<int64_t>(DataType::Int64(), {0, int64_t{1} << 27})}}, 0,
+                             UINT64_MAX, 6e8),
             nullptr);
-  // Up to 2^27 values, a span of any width per key: TPC-H SF100's part keys, 20M apart.
-  const auto parts =
-      KeyBitmap::Build(DataType::Int64(), {{Keys<int64_t>(DataType::Int64(), {1, 20000000})}});
+  const auto parts = KeyBitmap::Build(DataType::Int64(), wide, 0, UINT64_MAX, 6e8);
   ASSERT_NE(parts, nullptr);
   EXPECT_EQ(
       parts->RowsThatMayMatch(

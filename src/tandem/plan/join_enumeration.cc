@@ -5,19 +5,16 @@
 #include <cmath>
 #include <cstdint>
 
+#include "tandem/plan/key_bitmap_span.h"
+
 namespace tandem::plan {
 namespace {
-
-// The largest span a key bitmap takes (exec/cpu/key_bitmap.h): 128 values per build row, or
-// 2^24 in any case, never more than 2^33.
-double MaxBitmapSpan(double build_rows) {
-  return std::min(std::ldexp(1.0, 33), std::max(std::ldexp(1.0, 24), 128 * build_rows));
-}
 
 // The fraction of its span that the build side's sparsest bitmappable key fills (integer or date
 // columns with known bounds, as exec/cpu/key_bitmap.h's BuildSparsest chooses), and that span's
 // bytes; false when no key gets a bitmap.
-bool SparsestKeyBitmap(const JoinTree& build, const JoinCandidate& c, double* fill, double* bytes) {
+bool SparsestKeyBitmap(const JoinTree& build, const JoinCandidate& c, double probe_rows,
+                       double* fill, double* bytes) {
   bool found = false;
   for (const ExprPtr& key : c.right_keys) {
     if (key->kind != ExprKind::kColumnRef) continue;
@@ -28,8 +25,8 @@ bool SparsestKeyBitmap(const JoinTree& build, const JoinCandidate& c, double* fi
     const ColumnEstimate& k = build.est.columns[col];
     const double span = k.max - k.min + 1;
     // Once one key has a bitmap, BuildSparsest tries the others only up to 2^29 values.
-    const double limit = found ? std::min(std::ldexp(1.0, 29), MaxBitmapSpan(build.est.rows))
-                               : MaxBitmapSpan(build.est.rows);
+    const double widest = MaxKeyBitmapSpan(build.est.rows, probe_rows);
+    const double limit = found ? std::min(std::ldexp(1.0, 29), widest) : widest;
     if (span <= 0 || span > limit) continue;
     const double ndv = k.ndv >= 0 ? std::min(k.ndv, build.est.rows) : build.est.rows;
     const double f = std::min(1.0, ndv / span);
@@ -61,10 +58,11 @@ double LookupCost(double looked_in_bytes, bool by_bytes) {
 // orders, one of tens of MB); a plan that makes several times fewer rows wins even when its
 // probes miss (Q05: lineitem probing the orders of Asian customers, 5x fewer rows than probing
 // Asian suppliers first).
-double ProbeRowCost(const JoinTree& build, const JoinCandidate& c, bool by_bytes) {
+double ProbeRowCost(const JoinTree& build, const JoinCandidate& c, double probe_rows,
+                    bool by_bytes) {
   const double table = LookupCost(build.est.rows * (build.row_bytes + 16), by_bytes);
   double fill = 1, bitmap_bytes = 0;
-  if (!SparsestKeyBitmap(build, c, &fill, &bitmap_bytes) || fill > 0.5) return table;
+  if (!SparsestKeyBitmap(build, c, probe_rows, &fill, &bitmap_bytes) || fill > 0.5) return table;
   return LookupCost(bitmap_bytes, by_bytes) + fill * table;
 }
 
@@ -79,7 +77,7 @@ double JoinCost(const JoinTree& a, const JoinTree& b, const JoinGraph& graph, bo
   const JoinTree& build = a_probes ? b : a;
   const JoinCandidate c = EvaluateJoin(probe, build, graph);
   const double build_weight = build.est.rows * (by_bytes ? build.row_bytes : 1);
-  const double probe_weight = probe.est.rows * ProbeRowCost(build, c, by_bytes);
+  const double probe_weight = probe.est.rows * ProbeRowCost(build, c, probe.est.rows, by_bytes);
   return JoinWeight(c, probe, build, by_bytes) + build_weight + probe_weight;
 }
 

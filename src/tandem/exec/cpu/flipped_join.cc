@@ -45,7 +45,12 @@ Status FlippedJoinTable::BuildTable(bool key_bitmap) {
   build_key_cols.reserve(build_morsels_.size());
   for (const Morsel& m : build_morsels_) build_key_cols.push_back(left_keys[m.batch]);
   TANDEM_ASSIGN_OR_RAISE(table_, JoinHashTable::Build(layout_, build_morsels_, build_key_cols));
-  if (key_bitmap) bitmap_ = KeyBitmap::Build(layout_.types()[0], left_keys);
+  if (key_bitmap) {
+    // Probed by the right side's rows.
+    const PlanNode* right = node_.children.size() > 1 ? node_.children[1].get() : nullptr;
+    bitmap_ = KeyBitmap::Build(layout_.types()[0], left_keys, 0, UINT64_MAX,
+                               right && right->estimated_rows > 0 ? right->estimated_rows : 0);
+  }
   const int64_t entries = table_.num_entries();
   matched_ = std::make_unique<std::atomic<uint8_t>[]>(static_cast<size_t>(entries));
   for (int64_t e = 0; e < entries; ++e) matched_[e].store(0, std::memory_order_relaxed);

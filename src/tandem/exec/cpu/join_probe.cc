@@ -17,6 +17,12 @@ namespace {
 constexpr int64_t kSlicePairs = int64_t{1} << 20;
 constexpr int64_t kFirstSliceRows = 64;  // grows by NextSliceRows when rows match little
 
+// The probe (left) side's expected rows, 0 when not estimated: how wide a key bitmap may be.
+double ProbeSideRows(const PlanNode& join) {
+  const PlanNode* left = join.children.empty() ? nullptr : join.children[0].get();
+  return left && left->estimated_rows > 0 ? left->estimated_rows : 0;
+}
+
 // Rows for the next slice after `rows` rows made `pairs` pairs.
 int64_t NextSliceRows(int64_t rows, int64_t pairs) {
   if (pairs == 0) return std::min<int64_t>(2 * rows, kDefaultMorselRows);
@@ -50,8 +56,8 @@ Result<std::unique_ptr<JoinProbe>> JoinProbe::Build(const PlanNode& node, Table 
   // either (TPC-H Q02's partsupp probed on (ps_partkey, ps_supplycost)).
   if (!node.left_keys.empty() &&
       (node.join_type == JoinType::kInner || node.join_type == JoinType::kSemi)) {
-    probe->bitmap_ =
-        KeyBitmap::BuildSparsest(probe->layout_.types(), right_keys, &probe->bitmap_key_);
+    probe->bitmap_ = KeyBitmap::BuildSparsest(probe->layout_.types(), right_keys,
+                                              &probe->bitmap_key_, ProbeSideRows(node));
   }
   probe->null_aware_ = node.null_aware && node.join_type == JoinType::kAnti && r.num_rows() > 0;
   probe->no_output_ = probe->null_aware_ && !probe->table_.null_key_refs().empty();

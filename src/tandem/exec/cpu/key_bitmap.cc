@@ -4,18 +4,14 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "tandem/plan/key_bitmap_span.h"
 #include "tandem/types/type_dispatch.h"
 
 namespace tandem::cpu {
 
 std::unique_ptr<KeyBitmap> KeyBitmap::Build(const DataType& type,
                                             const std::vector<std::vector<ColumnPtr>>& build_keys,
-                                            size_t key, uint64_t max_span) {
-  // A 16 MiB bitmap: the part keys of TPC-H SF100 (20M) for a few thousand parts (Q17's 20K
-  // probed by 600M lineitem rows), which 2 MiB left to the hash table alone, 8x slower per row.
-  constexpr uint64_t kAlwaysSpan = uint64_t{1} << 27;
-  constexpr uint64_t kSpanPerRow = 128;             // 16 bytes of bitmap per build row
-  constexpr uint64_t kMaxSpan = uint64_t{1} << 33;  // 1 GiB
+                                            size_t key, uint64_t max_span, double probe_rows) {
   if (!type.is_integer() && type.id != TypeId::kDate32) return nullptr;
   if (type.id == TypeId::kUInt64) return nullptr;  // values past INT64_MAX
   int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -44,8 +40,8 @@ std::unique_ptr<KeyBitmap> KeyBitmap::Build(const DataType& type,
   });
   if (lo > hi) return nullptr;  // no non-NULL build key: the hash table alone answers quickly
   const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
-  const uint64_t allowed =
-      std::min({kMaxSpan, max_span, std::max(kAlwaysSpan, valid * kSpanPerRow)});
+  const uint64_t allowed = std::min(max_span, static_cast<uint64_t>(plan::MaxKeyBitmapSpan(
+                                                  static_cast<double>(valid), probe_rows)));
   if (span == 0 || span > allowed) return nullptr;
   std::unique_ptr<KeyBitmap> b(new KeyBitmap());
   b->lo_ = lo;
@@ -68,11 +64,11 @@ std::unique_ptr<KeyBitmap> KeyBitmap::Build(const DataType& type,
 
 std::unique_ptr<KeyBitmap> KeyBitmap::BuildSparsest(
     const std::vector<DataType>& types, const std::vector<std::vector<ColumnPtr>>& build_keys,
-    size_t* key) {
+    size_t* key, double probe_rows) {
   constexpr uint64_t kOtherKeySpan = uint64_t{1} << 29;  // 64 MiB of bits
   std::unique_ptr<KeyBitmap> best;
   for (size_t k = 0; k < types.size(); ++k) {
-    auto b = Build(types[k], build_keys, k, best ? kOtherKeySpan : UINT64_MAX);
+    auto b = Build(types[k], build_keys, k, best ? kOtherKeySpan : UINT64_MAX, probe_rows);
     if (b && (!best || b->fill() < best->fill())) {
       best = std::move(b);
       *key = k;
