@@ -276,6 +276,8 @@ def test_cache_table_too_large_whole_keeps_its_fixed_width_columns(tmp_path):
     at = text.index("Total:")
     assert "Scan t (cached in host memory)" in text[:at], text
     assert "Scan t (parquet:" in text[at:] and "cached in" not in text[at:], text
+    assert re.search(r"Scan t \(parquet: [^)]*, not from the cached table: it lacks s\)",
+                     text[at:]), text
 
 
 def test_cache_table_refuses_a_parquet_table_early_from_its_projected_size(tmp_path):

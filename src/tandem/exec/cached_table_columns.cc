@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <numeric>
 
+#include "tandem/exec/exec_context.h"
+#include "tandem/plan/logical_plan.h"
+
 namespace tandem {
 
 ColumnsToCache NarrowColumnsThatFit(const std::vector<ProjectedColumn>& projected, int64_t room) {
@@ -33,6 +36,18 @@ ColumnsToCache NarrowColumnsThatFit(const std::vector<ProjectedColumn>& projecte
   std::sort(out.kept.begin(), out.kept.end());
   std::sort(out.left_out.begin(), out.left_out.end());
   return out;
+}
+
+std::string CachedInPartNote(const TableCache* cache, const PlanNode& scan) {
+  if (!cache || !scan.source) return "";
+  const CachedTable* cached = cache->Peek(scan.source.get());
+  if (!cached || cached->Holds(scan.scan_columns)) return "";
+  std::string lacks;
+  for (int c : scan.scan_columns) {
+    if (cached->Holds({c})) continue;
+    lacks += (lacks.empty() ? "" : ", ") + scan.source->schema.field(c).name;
+  }
+  return ", not from the cached table: it lacks " + lacks;
 }
 
 }  // namespace tandem

@@ -6,9 +6,13 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace tandem {
+
+struct PlanNode;
+class TableCache;
 
 // The share of tandem.memory.host.limit that a table cached in part leaves free for queries.
 inline constexpr double kHostShareLeftForQueries = 0.25;
@@ -27,5 +31,9 @@ struct ProjectedColumn {
 // first, then fixed-width ones, widest first (the later column first among equals), until the
 // rest fits.
 ColumnsToCache NarrowColumnsThatFit(const std::vector<ProjectedColumn>& projected, int64_t room);
+
+// For EXPLAIN ANALYZE, where a scan reads the files of a table cached in part because it reads
+// columns left out: ", not from the cached table: it lacks l_comment"; else "".
+std::string CachedInPartNote(const TableCache* cache, const PlanNode& scan);
 
 }  // namespace tandem

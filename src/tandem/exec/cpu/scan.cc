@@ -7,6 +7,7 @@
 
 #include "tandem/common/text.h"
 #include "tandem/common/thread_pool.h"
+#include "tandem/exec/cached_table_columns.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
 #include "tandem/exec/cpu/scan_conditions.h"
@@ -157,7 +158,7 @@ Result<Table> ScanImpl(const PlanNode& node, const ScanPieceFn* each, const Expr
                            std::to_string(stats.chunks_as_codes) + " chunks: " +
                            std::to_string(stats.rows_dropped_by_conditions) + " rows dropped"
                      : std::string()) +
-                ")";
+                CachedInPartNote(ctx.table_cache, node) + ")";
       m.rows = stats.rows;
       break;
     }
