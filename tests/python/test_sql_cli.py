@@ -244,8 +244,9 @@ def test_a_query_out_of_host_memory_drops_cached_tables_it_does_not_read(tmp_pat
 
 def test_cache_table_too_large_whole_keeps_its_fixed_width_columns(tmp_path):
     # A Parquet table that host memory cannot hold whole keeps the columns that fit beside a
-    # quarter of the budget left for queries, strings left in the files first: scans of the
-    # cached columns read memory, scans of the others read the file (answers: DuckDB's).
+    # quarter of the budget left for queries, strings left in the files first: scans of cached
+    # columns read memory, scans of the others read the file, and scans of both line the cached
+    # columns up with the file's rows (answers: DuckDB's).
     path = tmp_path / "t.parquet"
     n = 200_000
     pq.write_table(pa.table({"a": pa.array(range(n), pa.int64()),
@@ -256,28 +257,33 @@ def test_cache_table_too_large_whole_keeps_its_fixed_width_columns(tmp_path):
     assert whole.returncode == 0 and "cached table t (200000 rows" in whole.stdout, whole.stdout
     size = _mib(whole.stdout, r"cached table t \(200000 rows, ([0-9.]+) (B|KiB|MiB|GiB) in host")
     limit = int(size / 2 * 2**20)
-    sums = "SELECT count(*) AS n, sum(a) AS sa, sum(b) AS sb FROM t WHERE b < 500"
-    strings = "SELECT count(*) AS n, max(s) AS m FROM t WHERE a % 7 = 3"
+    queries = ["SELECT count(*) AS n, sum(a) AS sa, sum(b) AS sb FROM t WHERE b < 500",
+               "SELECT count(*) AS n, max(s) AS m FROM t WHERE s > '00150000'",
+               "SELECT count(*) AS n, max(s) AS m, sum(b) AS sb FROM t WHERE a % 7 = 3"]
     proc = tandem("sql", f"SET tandem.sql.device = cpu; SET \"tandem.memory.host.limit\" = "
-                  f"'{limit}'; CACHE TABLE t; SET \"tandem.memory.host.limit\" = '0'; "
-                  f"{sums}; {strings}; EXPLAIN ANALYZE {sums}; EXPLAIN ANALYZE {strings}",
+                  f"'{limit}'; CACHE TABLE t; SET \"tandem.memory.host.limit\" = '0'; " +
+                  "; ".join(queries + [f"EXPLAIN ANALYZE {q}" for q in queries]),
                   "--table", f"t={path}", "--format", "csv")
     assert proc.returncode == 0, proc.stderr
     assert re.match(r"tandem: warning: table t cached in part \(200000 rows, 2 of 3 columns, "
-                    r"[0-9.]+ (B|KiB|MiB) in host memory\): s stays in its files \(scans that "
-                    r"read it read the files\): whole, it decodes to about ", proc.stderr), \
+                    r"[0-9.]+ (B|KiB|MiB) in host memory\): s stays in its files \(scans read "
+                    r"it from there\): whole, it decodes to about ", proc.stderr), \
         proc.stderr
     con = duckdb.connect()
     con.execute(f"CREATE VIEW t AS SELECT * FROM read_parquet('{path}')")
     lines = proc.stdout.splitlines()
-    assert lines[:4] == ["n,sa,sb", ",".join(str(v) for v in con.sql(sums).fetchone()),
-                         "n,m", ",".join(str(v) for v in con.sql(strings).fetchone())], lines
-    text = proc.stdout
-    at = text.index("Total:")
-    assert "Scan t (cached in host memory)" in text[:at], text
-    assert "Scan t (parquet:" in text[at:] and "cached in" not in text[at:], text
-    assert re.search(r"Scan t \(parquet: [^)]*, not from the cached table: it lacks s\)",
-                     text[at:]), text
+    expected = []
+    for q in queries:
+        names = q.split(" FROM ")[0].replace("SELECT ", "").split(", ")
+        expected += [",".join(c.split(" AS ")[1] for c in names),
+                     ",".join(str(v) for v in con.sql(q).fetchone())]
+    assert lines[:6] == expected, lines
+    explained = proc.stdout.split("Total:")
+    assert "Scan t (cached in host memory)" in explained[0], explained[0]
+    assert re.search(r"Scan t \(parquet: .*, not from the cached table: it lacks s\) on cpu",
+                     explained[1]), explained[1]
+    assert re.search(r"Scan t \(cached in part in host memory; s from its files: parquet: 1 "
+                     r"files, 40 row groups", explained[2]), explained[2]
 
 
 def test_cache_table_refuses_a_parquet_table_early_from_its_projected_size(tmp_path):

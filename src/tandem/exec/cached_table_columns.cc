@@ -2,9 +2,11 @@
 #include "tandem/exec/cached_table_columns.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <numeric>
 
 #include "tandem/exec/exec_context.h"
+#include "tandem/io/file_listing.h"
 #include "tandem/plan/logical_plan.h"
 
 namespace tandem {
@@ -35,6 +37,22 @@ ColumnsToCache NarrowColumnsThatFit(const std::vector<ProjectedColumn>& projecte
   }
   std::sort(out.kept.begin(), out.kept.end());
   std::sort(out.left_out.begin(), out.left_out.end());
+  return out;
+}
+
+std::string FilesFingerprint(const TableSource& source) {
+  Result<io::FileListing> listing = io::ListFiles(source.path);
+  if (!listing.ok()) return "";
+  std::string out;
+  for (const io::ListedFile& f : listing->files) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(f.path, ec);
+    if (ec) return "";
+    const auto time = std::filesystem::last_write_time(f.path, ec);
+    if (ec) return "";
+    out += f.path + '\n' + std::to_string(size) + ' ' +
+           std::to_string(time.time_since_epoch().count()) + '\n';
+  }
   return out;
 }
 

@@ -12,6 +12,7 @@
 namespace tandem {
 
 struct PlanNode;
+struct TableSource;
 class TableCache;
 
 // The share of tandem.memory.host.limit that a table cached in part leaves free for queries.
@@ -31,6 +32,11 @@ struct ProjectedColumn {
 // first, then fixed-width ones, widest first (the later column first among equals), until the
 // rest fits.
 ColumnsToCache NarrowColumnsThatFit(const std::vector<ProjectedColumn>& projected, int64_t room);
+
+// The source's files as they are now (paths, sizes, modification times), or "" when they cannot
+// be listed: a table cached in part lines its columns up with its files' rows only while this
+// stays the same.
+std::string FilesFingerprint(const TableSource& source);
 
 // For EXPLAIN ANALYZE, where a scan reads the files of a table cached in part because it reads
 // columns left out: ", not from the cached table: it lacks l_comment"; else "".

@@ -41,6 +41,9 @@ struct CachedTable {
   // The source's columns held, ascending, in the order of host's and device's columns; empty
   // when it holds every column.
   std::vector<int> columns;
+  // For a table cached in part: its files as they were read (FilesFingerprint,
+  // cached_table_columns.h); scans line cached rows up with the files' only while it holds.
+  std::string files_fingerprint;
   int64_t rows = 0;
   int64_t bytes = 0;
   mutable uint64_t last_used = 0;  // TableCache's clock when it was last found or put

@@ -764,6 +764,7 @@ class StatementRunner {
     std::vector<ProjectedColumn> projected;  // each column's decoded size, when refused whole
     Result<Table> read = ReadToCache(*scan, *source, ctx, &projected);
     std::string left_out;  // the columns a table cached in part leaves in its files, and why
+    std::string fingerprint;
     const Config& config = session_.config();
     std::string why_not;
     const bool on_device = config.Get(config_keys::kDevice) != "cpu" && gpu::DeviceUsable(&why_not);
@@ -781,10 +782,11 @@ class StatementRunner {
           left_out += (left_out.empty() ? "" : ", ") + source->schema.field(c).name;
         }
         left_out += cut.left_out.size() == 1
-                        ? " stays in its files (scans that read it read the files): whole, "
-                        : " stay in its files (scans that read them read the files): whole, ";
+                        ? " stays in its files (scans read it from there): whole, "
+                        : " stay in its files (scans read them from there): whole, ";
         left_out += read.status().message();
         columns = cut.kept;
+        fingerprint = FilesFingerprint(*source);  // before reading: a later change shows
         scan = MakeScan(source, columns);
         read = ReadToCache(*scan, *source, ctx, nullptr);
       }
@@ -801,7 +803,10 @@ class StatementRunner {
     CachedTable entry;
     entry.name = name;
     entry.source = source;
-    if (!left_out.empty()) entry.columns = columns;
+    if (!left_out.empty()) {
+      entry.columns = columns;
+      entry.files_fingerprint = fingerprint;
+    }
     const int64_t table_rows = table.num_rows();
     entry.rows = table_rows;
     std::string note;

@@ -10,6 +10,7 @@
 #include "tandem/exec/cached_table_columns.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/exec/cpu/operators.h"
+#include "tandem/exec/cpu/scan_cached_part.h"
 #include "tandem/exec/cpu/scan_conditions.h"
 #include "tandem/io/csv/csv.h"
 #include "tandem/io/parquet/dataset.h"
@@ -106,6 +107,11 @@ Result<Table> ScanImpl(const PlanNode& node, const ScanPieceFn* each, const Expr
   bool streamed = false;
   switch (source.kind) {
     case TableSource::Kind::kParquet: {
+      if (const CachedTable* part = each ? CachedPartFor(node, ctx) : nullptr) {
+        TANDEM_ASSIGN_OR_RAISE(read, ScanCachedPart(node, *part, *each, ctx, &m));
+        streamed = true;
+        break;
+      }
       parquet::ReadOptions options;
       options.columns = ColumnsToRead(node, source.schema);
       options.predicates = node.scan_predicates;

@@ -61,7 +61,19 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
     order[t] = t;
     cost[t] = chunk_bytes(t);
   }
-  const bool streaming = static_cast<bool>(options.per_row_group);
+  const bool streaming = options.per_row_group || options.per_numbered_batch;
+  if (options.per_numbered_batch && !options.row_conditions.empty()) {
+    return Status::Internal("numbered batches with row conditions");
+  }
+  // The number of each row group's first row among the rows read, for per_numbered_batch.
+  std::vector<int64_t> first_row(row_groups.size() + 1, 0);
+  for (size_t r = 0; r < row_groups.size(); ++r)
+    first_row[r + 1] = first_row[r] + row_groups[r].rows;
+  auto hand_on = [&](size_t r, int64_t offset, BatchPtr batch) {
+    return options.per_numbered_batch
+               ? options.per_numbered_batch(std::move(batch), first_row[r] + offset)
+               : options.per_row_group(std::move(batch));
+  };
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     if (streaming && a / ncols != b / ncols) return a / ncols < b / ncols;
     return cost[a] > cost[b];
@@ -185,7 +197,7 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
     }
     BatchPtr batch = std::move(assembled).value();
     if (!batch) return Status::OK();  // no row met the conditions
-    auto result = options.per_row_group(std::move(batch));
+    auto result = hand_on(r, 0, std::move(batch));
     if (!result.ok()) {
       transform_status[r] = result.status();
       return transform_status[r];
@@ -235,7 +247,7 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
       }
       BatchPtr batch = assemble(r, &*rows);
       release_slots(r);  // the batch holds what it needs
-      TANDEM_ASSIGN_OR_RAISE(transformed[r], options.per_row_group(std::move(batch)));
+      TANDEM_ASSIGN_OR_RAISE(transformed[r], hand_on(r, 0, std::move(batch)));
     }
     query_progress::AddDone(rg.rows * static_cast<int64_t>(ncols));
     return true;
@@ -261,6 +273,7 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
             }
             if (*gathered) return Status::OK();
           }
+          int64_t piece_offset = 0;  // the piece's first row within the row group
           Status st = file.ReadRowGroupPieces(
               rg.row_group, file_columns, options.piece_rows,
               [&](BatchPtr piece) -> Status {
@@ -281,7 +294,8 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
                 const int64_t rows = piece->num_rows;
                 piece.reset();
                 TANDEM_ASSIGN_OR_RAISE(std::vector<BatchPtr> out,
-                                       options.per_row_group(std::move(batch)));
+                                       hand_on(r, piece_offset, std::move(batch)));
+                piece_offset += rows;
                 for (auto& b : out) transformed[r].push_back(std::move(b));
                 query_progress::AddDone(rows * static_cast<int64_t>(ncols));
                 return Status::OK();

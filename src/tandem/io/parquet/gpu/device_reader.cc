@@ -415,7 +415,7 @@ Result<gpu::DeviceBatchPtr> ReadParquetToDevice(const std::string& path, const R
   DeviceDecodeCounts local_counts;
   DeviceDecodeCounts& where = counts ? *counts : local_counts;
   where = DeviceDecodeCounts{};
-  if (options.per_row_group) {
+  if (options.per_row_group || options.per_numbered_batch) {
     return Status::Unsupported("ReadParquetToDevice does not take a per-row-group callback");
   }
   std::string why_not;
