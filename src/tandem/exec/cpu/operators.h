@@ -19,6 +19,9 @@ Result<Table> Scan(const PlanNode& node, ExecContext& ctx);
 // a pipeline above (exec/cpu/pipeline.h) runs while the other row groups are read and no
 // unprocessed row group piles up in memory; other sources, after reading.
 using ScanPieceFn = std::function<Result<std::vector<BatchPtr>>(BatchPtr)>;
+// `each` over `pieces` (of one row group) on every idle thread; what it returns, in order.
+Result<std::vector<BatchPtr>> EachPieceInParallel(std::vector<BatchPtr> pieces,
+                                                  const ScanPieceFn& each, ExecContext& ctx);
 // `filter`: the predicate of a Filter directly above the scan, which runs on what the scan hands
 // on: Parquet scans test its conditions on single columns on their chunks' dictionaries
 // first (exec/cpu/scan_conditions.h), so that rows it would drop are never built. Null: none.

@@ -130,22 +130,8 @@ Result<Table> ScanImpl(const PlanNode& node, const ScanPieceFn* each, const Expr
           one.schema = row_group->schema;
           one.batches.push_back(std::move(row_group));
           TANDEM_ASSIGN_OR_RAISE(Table shaped, ShapeToNode(node, one, ctx.cpu_batch_rows));
-          // The pieces of a row group go to every idle thread (a row group of a million rows
-          // is eight pieces), in order in the result.
-          std::vector<std::vector<BatchPtr>> outs(shaped.batches.size());
-          TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(
-              static_cast<int64_t>(shaped.batches.size()),
-              [&](int64_t i) -> Status {
-                if (ctx.Cancelled()) return ExecContext::CancelledError();
-                TANDEM_ASSIGN_OR_RAISE(outs[i], (*each)(std::move(shaped.batches[i])));
-                return Status::OK();
-              },
-              opx::OperatorThreads(ctx)));
-          std::vector<BatchPtr> kept;
-          for (auto& out : outs) {
-            for (auto& b : out) kept.push_back(std::move(b));
-          }
-          return kept;
+          // A row group of a million rows is eight pieces.
+          return EachPieceInParallel(std::move(shaped.batches), *each, ctx);
         };
       }
       parquet::ReadStats stats;
@@ -205,6 +191,24 @@ Result<Table> ScanImpl(const PlanNode& node, const ScanPieceFn* each, const Expr
 }
 
 }  // namespace
+
+Result<std::vector<BatchPtr>> EachPieceInParallel(std::vector<BatchPtr> pieces,
+                                                  const ScanPieceFn& each, ExecContext& ctx) {
+  std::vector<std::vector<BatchPtr>> outs(pieces.size());
+  TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(
+      static_cast<int64_t>(pieces.size()),
+      [&](int64_t i) -> Status {
+        if (ctx.Cancelled()) return ExecContext::CancelledError();
+        TANDEM_ASSIGN_OR_RAISE(outs[i], each(std::move(pieces[i])));
+        return Status::OK();
+      },
+      opx::OperatorThreads(ctx)));
+  std::vector<BatchPtr> kept;
+  for (auto& out : outs) {
+    for (auto& b : out) kept.push_back(std::move(b));
+  }
+  return kept;
+}
 
 Result<Table> Scan(const PlanNode& node, ExecContext& ctx) {
   return ScanImpl(node, nullptr, nullptr, ctx);

@@ -5,7 +5,6 @@
 
 #include "tandem/column/slice.h"
 #include "tandem/common/text.h"
-#include "tandem/common/thread_pool.h"
 #include "tandem/exec/cached_table_columns.h"
 #include "tandem/exec/cpu/operator_util.h"
 #include "tandem/io/parquet/dataset.h"
@@ -95,20 +94,7 @@ Result<Table> ScanCachedPart(const PlanNode& node, const CachedTable& cached,
     }
     read.reset();
     lined_up = opx::SplitLargeBatches(std::move(lined_up), ctx.cpu_batch_rows);
-    std::vector<std::vector<BatchPtr>> outs(lined_up.batches.size());
-    TANDEM_RETURN_NOT_OK(ThreadPool::Default().ParallelFor(
-        static_cast<int64_t>(lined_up.batches.size()),
-        [&](int64_t i) -> Status {
-          if (ctx.Cancelled()) return ExecContext::CancelledError();
-          TANDEM_ASSIGN_OR_RAISE(outs[i], each(std::move(lined_up.batches[i])));
-          return Status::OK();
-        },
-        opx::OperatorThreads(ctx)));
-    std::vector<BatchPtr> kept;
-    for (auto& out : outs) {
-      for (auto& batch : out) kept.push_back(std::move(batch));
-    }
-    return kept;
+    return EachPieceInParallel(std::move(lined_up.batches), each, ctx);
   };
   parquet::ReadStats stats;
   TANDEM_ASSIGN_OR_RAISE(Table out, parquet::ReadParquet(source.path, options, &stats));
