@@ -32,7 +32,9 @@ const CachedTable* CachedPartFor(const PlanNode& node, const ExecContext& ctx) {
 Result<Table> ScanCachedPart(const PlanNode& node, const CachedTable& cached,
                              const ScanPieceFn& each, ExecContext& ctx, OperatorMetrics* m) {
   const TableSource& source = *node.source;
-  const Table& host = *cached.host;
+  // Held for the whole scan, whatever happens to the cache entry meanwhile.
+  const std::shared_ptr<const Table> held = cached.host;
+  const Table& host = *held;
   // Where each of the scan's columns comes from: a cached slot, or the files.
   std::vector<int> cached_at, cached_slot, file_at;
   parquet::ReadOptions options;
@@ -78,6 +80,7 @@ Result<Table> ScanCachedPart(const PlanNode& node, const CachedTable& cached,
                                    starts.begin() - 1);
     for (int64_t at = first; at < first + n; ++b) {
       const int64_t end = std::min(first + n, starts[b + 1]);
+      if (end == at) continue;  // an empty cached batch
       auto batch = std::make_shared<Batch>();
       batch->schema = node.schema;
       batch->num_rows = end - at;
