@@ -214,12 +214,21 @@ def test_tpch_query_with_lineitem_cached_in_part(n, tmp_path):
     tables, _ = dataset("duckdb-sf0.1")
     with open(query_path(n)) as f:
         sql = f.read()
+    prelude = ("SET tandem.sql.device = cpu; SET \"tandem.memory.host.limit\" = '50m'; "
+               "CACHE TABLE lineitem; SET \"tandem.memory.host.limit\" = '0';\n")
     script = tmp_path / f"q{n:02d}.sql"
-    script.write_text("SET tandem.sql.device = cpu; SET \"tandem.memory.host.limit\" = '50m'; "
-                      "CACHE TABLE lineitem; SET \"tandem.memory.host.limit\" = '0';\n" + sql)
+    script.write_text(prelude + sql)
     stderr = []
     failure = check_query("duckdb-sf0.1", n, stderr=stderr, script=str(script))
     assert failure is None, failure
     assert re.search(r"table lineitem cached in part \(600572 rows, \d+ of 16 columns, [^)]*\): "
                      r"[^(]*l_tax, l_returnflag, l_linestatus, l_shipinstruct, l_shipmode, "
                      r"l_comment stay in its files", stderr[0]), stderr[0]
+    if n == 1:  # Q01 did line cached columns up with the files' rows (not read them all from there)
+        cmd = tandem_command() + ["sql", prelude + "EXPLAIN ANALYZE " + sql]
+        for name, path in tables.items():
+            cmd += ["--table", f"{name}={path}"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert re.search(r"Scan lineitem \(cached in part in host memory; [^;]*l_tax, l_returnflag, "
+                         r"l_linestatus from its files: parquet: ", proc.stdout), proc.stdout

@@ -43,7 +43,7 @@ struct ReadOptions {
   // Instead of per_row_group (and without row_conditions): the same, also given the number of
   // the batch's first row among all the rows the read covers, from 0 (the row groups left after
   // the split and pruning, in order), so that the caller can line the batch up with rows it
-  // holds (a table cached in part: exec/cpu/scan.cc).
+  // holds (a table cached in part: exec/cpu/scan_cached_part.h).
   std::function<Result<std::vector<std::shared_ptr<Batch>>>(std::shared_ptr<Batch>, int64_t)>
       per_numbered_batch;
   // With per_row_group: > 0 decodes each row group in pieces of about this many rows, each
