@@ -29,11 +29,17 @@ ColumnsToCache NarrowColumnsThatFit(const std::vector<ProjectedColumn>& projecte
     total -= projected[widest_first[dropped]].bytes;
     ++dropped;
   }
-  if (dropped == widest_first.size()) {  // nothing fits
-    out.left_out = widest_first;
-  } else {
-    out.left_out.assign(widest_first.begin(), widest_first.begin() + dropped);
-    out.kept.assign(widest_first.begin() + dropped, widest_first.end());
+  out.kept.assign(widest_first.begin() + dropped, widest_first.end());
+  // Dropping a wide column may leave room for a narrower one dropped before it (a short string
+  // dropped before the number that made the rest fit): take those back, the last dropped first.
+  for (size_t i = dropped; i-- > 0;) {
+    const int c = widest_first[i];
+    if (out.kept.empty() || total + projected[c].bytes > room) {
+      out.left_out.push_back(c);
+      continue;
+    }
+    total += projected[c].bytes;
+    out.kept.push_back(c);
   }
   std::sort(out.kept.begin(), out.kept.end());
   std::sort(out.left_out.begin(), out.left_out.end());

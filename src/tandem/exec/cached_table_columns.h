@@ -30,7 +30,7 @@ struct ProjectedColumn {
 
 // `room` is what the columns kept may take together. Leaves out variable-width columns, widest
 // first, then fixed-width ones, widest first (the later column first among equals), until the
-// rest fits.
+// rest fits; then takes back, the last left out first, those that still fit beside the rest.
 ColumnsToCache NarrowColumnsThatFit(const std::vector<ProjectedColumn>& projected, int64_t room);
 
 // The source's files as they are now (paths, sizes, modification times), or "" when they cannot

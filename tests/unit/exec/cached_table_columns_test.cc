@@ -36,6 +36,16 @@ TEST(CachedTableColumns, StringsStayInTheFilesFirstWidestFirst) {
   EXPECT_EQ(cut.left_out, (std::vector<int>{1, 2, 3, 4}));
 }
 
+TEST(CachedTableColumns, ANarrowColumnLeftOutComesBackWhereAWiderOneMadeRoom) {
+  const std::vector<ProjectedColumn> projected = {{8, false}, {8, false}, {30, true},
+                                                  {16, true}, {4, true},  {4, false}};
+  // Leaving out the strings is not enough (20 > 17); leaving out a number too leaves 12, and
+  // the short string fits beside it again.
+  const ColumnsToCache cut = NarrowColumnsThatFit(projected, 17);
+  EXPECT_EQ(cut.kept, (std::vector<int>{0, 4, 5}));
+  EXPECT_EQ(cut.left_out, (std::vector<int>{1, 2, 3}));
+}
+
 TEST(CachedTableColumns, AmongEqualWidthsTheLaterColumnGoesFirst) {
   const ColumnsToCache cut = NarrowColumnsThatFit(Fixed({8, 8, 8}), 16);
   EXPECT_EQ(cut.kept, (std::vector<int>{0, 1}));
