@@ -286,6 +286,52 @@ def test_cache_table_too_large_whole_keeps_its_fixed_width_columns(tmp_path):
                      r"files, 40 row groups", explained[2]), explained[2]
 
 
+def test_cache_table_in_part_tests_conditions_on_the_files_dictionaries(tmp_path):
+    # A filter on a string column left in the files is tested on its chunks' dictionaries: only
+    # the rows it keeps get their cached columns gathered, lined up with the file's rows across
+    # cached batches (answers: DuckDB's; the scan says how many rows the codes dropped).
+    path = tmp_path / "t.parquet"
+    n = 200_000
+    # Long enough that the column must stay in the file too (7 values: dictionary pages).
+    modes = [f"{m} by carrier insured" for m in
+             ["AIR", "MAIL", "RAIL", "SHIP", "TRUCK", "REG AIR", "FOB"]]
+    pq.write_table(pa.table({"a": pa.array(range(n), pa.int64()),
+                             "b": pa.array([(i * 7919) % 1000 for i in range(n)], pa.int32()),
+                             "mode": [modes[(i * i) % 7] if i < 150_000 else modes[6]
+                                      for i in range(n)],
+                             "s": [f"{i:08d}-" + "x" * 52 for i in range(n)]}),
+                   path, row_group_size=30_000)
+    whole = tandem("sql", "SET tandem.sql.device = cpu; CACHE TABLE t", "--table", f"t={path}")
+    size = _mib(whole.stdout, r"cached table t \(200000 rows, ([0-9.]+) (B|KiB|MiB|GiB) in host")
+    limit = int(size / 3 * 2**20)
+    queries = ["SELECT count(*) AS n, sum(a) AS sa, sum(b) AS sb, min(mode) AS m FROM t "
+               f"WHERE mode IN ('{modes[0]}', '{modes[2]}') AND b < 700",
+               f"SELECT count(*) AS n, sum(a) AS sa FROM t WHERE mode = '{modes[4]}'",
+               "SELECT count(*) AS n, sum(b) AS sb FROM t WHERE mode = 'none'"]
+    proc = tandem("sql", f"SET tandem.sql.device = cpu; SET \"tandem.memory.host.limit\" = "
+                  f"'{limit}'; CACHE TABLE t; SET \"tandem.memory.host.limit\" = '0'; " +
+                  "; ".join(queries + [f"EXPLAIN ANALYZE {q}" for q in queries]),
+                  "--table", f"t={path}", "--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    assert "2 of 4 columns" in proc.stderr and "mode, s stay in its files" in proc.stderr, \
+        proc.stderr
+    con = duckdb.connect()
+    con.execute(f"CREATE VIEW t AS SELECT * FROM read_parquet('{path}')")
+    lines = proc.stdout.splitlines()
+    expected = []
+    for q in queries:
+        names = q.split(" FROM ")[0].replace("SELECT ", "").split(", ")
+        row = con.sql(q).fetchone()
+        expected += [",".join(c.split(" AS ")[1] for c in names),
+                     ",".join("" if v is None else str(v) for v in row)]
+    assert lines[:6] == expected, lines
+    explained = proc.stdout.split("Total:")
+    for text in explained[:3]:
+        assert re.search(r"Scan t \(cached in part in host memory; mode from its files: parquet: "
+                         r"1 files, 7 row groups, .* read, [12] condition\(s\) tested on the "
+                         r"dictionaries of [0-9]+ chunks: [1-9][0-9]* rows dropped\)", text), text
+
+
 def test_cache_table_refuses_a_parquet_table_early_from_its_projected_size(tmp_path):
     # Decoding stops once the rows read so far show that the table cannot fit: the message gives
     # the projection, the statement succeeds, and queries read the file (DuckDB's answer).

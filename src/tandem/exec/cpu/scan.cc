@@ -108,7 +108,7 @@ Result<Table> ScanImpl(const PlanNode& node, const ScanPieceFn* each, const Expr
   switch (source.kind) {
     case TableSource::Kind::kParquet: {
       if (const CachedTable* part = each ? CachedPartFor(node, ctx) : nullptr) {
-        TANDEM_ASSIGN_OR_RAISE(read, ScanCachedPart(node, *part, *each, ctx, &m));
+        TANDEM_ASSIGN_OR_RAISE(read, ScanCachedPart(node, *part, *each, filter, ctx, &m));
         streamed = true;
         break;
       }
@@ -144,12 +144,7 @@ Result<Table> ScanImpl(const PlanNode& node, const ScanPieceFn* each, const Expr
                 (options.per_row_group && options.piece_rows > 0
                      ? ", row groups in pieces of " + std::to_string(options.piece_rows) + " rows"
                      : std::string()) +
-                (stats.chunks_as_codes > 0
-                     ? ", " + std::to_string(options.row_conditions.size()) +
-                           " condition(s) tested on the dictionaries of " +
-                           std::to_string(stats.chunks_as_codes) + " chunks: " +
-                           std::to_string(stats.rows_dropped_by_conditions) + " rows dropped"
-                     : std::string()) +
+                ConditionsNote(options.row_conditions.size(), stats) +
                 CachedInPartNote(ctx.table_cache, node) + ")";
       m.rows = stats.rows;
       break;

@@ -4,9 +4,11 @@
 #include <algorithm>
 
 #include "tandem/column/slice.h"
+#include "tandem/column/take.h"
 #include "tandem/common/text.h"
 #include "tandem/exec/cached_table_columns.h"
 #include "tandem/exec/cpu/operator_util.h"
+#include "tandem/exec/cpu/scan_conditions.h"
 #include "tandem/io/parquet/dataset.h"
 
 namespace tandem::cpu {
@@ -30,7 +32,8 @@ const CachedTable* CachedPartFor(const PlanNode& node, const ExecContext& ctx) {
 }
 
 Result<Table> ScanCachedPart(const PlanNode& node, const CachedTable& cached,
-                             const ScanPieceFn& each, ExecContext& ctx, OperatorMetrics* m) {
+                             const ScanPieceFn& each, const Expr* filter, ExecContext& ctx,
+                             OperatorMetrics* m) {
   const TableSource& source = *node.source;
   // Held for the whole scan, whatever happens to the cache entry meanwhile.
   const std::shared_ptr<const Table> held = cached.host;
@@ -58,9 +61,18 @@ Result<Table> ScanCachedPart(const PlanNode& node, const CachedTable& cached,
   options.num_threads = ctx.num_threads;
   options.split_start = source.split_start;  // as the cached read: same rows, same order
   options.split_length = source.split_length;
-  options.per_numbered_batch = [&](BatchPtr read, int64_t first) -> Result<std::vector<BatchPtr>> {
+  if (filter != nullptr && ctx.dictionary_conditions) {
+    options.row_conditions = RowConditionsFor(*filter, node, ctx.eval);
+  }
+  options.per_numbered_batch =
+      [&](BatchPtr read, int64_t first,
+          const std::vector<int32_t>* kept) -> Result<std::vector<BatchPtr>> {
     const int64_t n = read->num_rows;
-    if (first < 0 || first + n > starts.back()) {
+    // The rows [first, first + covered) of the files, of which the batch holds all, or those
+    // at first + kept[i].
+    const int64_t covered = kept ? (kept->empty() ? 0 : int64_t{kept->back()} + 1) : n;
+    if (first < 0 || first + covered > starts.back() ||
+        (kept && static_cast<int64_t>(kept->size()) != n)) {
       return Status::Invalid("scan of " + source.name + ": its files hold more rows than its " +
                              "cached columns (did the files change?)");
     }
@@ -73,26 +85,43 @@ Result<Table> ScanCachedPart(const PlanNode& node, const CachedTable& cached,
       }
       read_columns.push_back(read->columns[i]);
     }
-    // The rows [first, first + n), cut where cached batches end.
+    // The rows covered, cut where cached batches end: cached columns as views of consecutive
+    // rows, or gathered at the rows kept; the files' columns as views of the batch's rows.
     Table lined_up;
     lined_up.schema = node.schema;
     size_t b = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), first) -
                                    starts.begin() - 1);
-    for (int64_t at = first; at < first + n; ++b) {
-      const int64_t end = std::min(first + n, starts[b + 1]);
+    std::vector<int32_t> local;  // rows kept within cached batch b
+    int64_t i = 0;               // the batch's first row not yet lined up
+    for (int64_t at = first; at < first + covered; ++b) {
+      const int64_t end = std::min(first + covered, starts[b + 1]);
       if (end == at) continue;  // an empty cached batch
-      auto batch = std::make_shared<Batch>();
-      batch->schema = node.schema;
-      batch->num_rows = end - at;
-      batch->columns.resize(node.scan_columns.size());
-      for (size_t k = 0; k < cached_at.size(); ++k) {
-        batch->columns[cached_at[k]] =
-            SliceColumnView(host.batches[b]->columns[cached_slot[k]], at - starts[b], end - at);
+      int64_t count = end - at;
+      if (kept) {
+        local.clear();
+        for (; i + static_cast<int64_t>(local.size()) < n &&
+               first + (*kept)[i + local.size()] < end;) {
+          local.push_back(static_cast<int32_t>(first + (*kept)[i + local.size()] - starts[b]));
+        }
+        count = static_cast<int64_t>(local.size());
       }
-      for (size_t k = 0; k < file_at.size(); ++k) {
-        batch->columns[file_at[k]] = SliceColumnView(read_columns[k], at - first, end - at);
+      if (count > 0) {
+        auto batch = std::make_shared<Batch>();
+        batch->schema = node.schema;
+        batch->num_rows = count;
+        batch->columns.resize(node.scan_columns.size());
+        for (size_t k = 0; k < cached_at.size(); ++k) {
+          const ColumnPtr& column = host.batches[b]->columns[cached_slot[k]];
+          batch->columns[cached_at[k]] = kept ? Take(*column, local.data(), count)
+                                              : SliceColumnView(column, at - starts[b], count);
+        }
+        const int64_t from = kept ? i : at - first;
+        for (size_t k = 0; k < file_at.size(); ++k) {
+          batch->columns[file_at[k]] = SliceColumnView(read_columns[k], from, count);
+        }
+        lined_up.batches.push_back(std::move(batch));
       }
-      lined_up.batches.push_back(std::move(batch));
+      if (kept) i += count;
       at = end;
     }
     read.reset();
@@ -109,7 +138,7 @@ Result<Table> ScanCachedPart(const PlanNode& node, const CachedTable& cached,
   m->name = "Scan " + source.name + " (cached in part in host memory; " + from_files +
             " from its files: parquet: " + std::to_string(stats.files) + " files, " +
             std::to_string(stats.row_groups) + " row groups, " + FormatByteSize(stats.bytes_read) +
-            " read)";
+            " read" + ConditionsNote(options.row_conditions.size(), stats) + ")";
   m->rows = stats.rows;
   out.schema = node.schema;
   return out;

@@ -124,4 +124,11 @@ std::vector<parquet::RowCondition> RowConditionsFor(const Expr& predicate, const
   return out;
 }
 
+std::string ConditionsNote(size_t conditions, const parquet::ReadStats& stats) {
+  if (stats.chunks_as_codes == 0) return "";
+  return ", " + std::to_string(conditions) + " condition(s) tested on the dictionaries of " +
+         std::to_string(stats.chunks_as_codes) +
+         " chunks: " + std::to_string(stats.rows_dropped_by_conditions) + " rows dropped";
+}
+
 }  // namespace tandem::cpu

@@ -6,9 +6,11 @@
 // runs on the rows kept, so the conditions change what is built, never the answer.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "tandem/exec/exec_context.h"
+#include "tandem/io/parquet/dataset.h"
 #include "tandem/io/parquet/row_conditions.h"
 #include "tandem/plan/logical_plan.h"
 
@@ -17,5 +19,9 @@ namespace tandem::cpu {
 // `predicate` reads the scan node's output columns (a Filter directly over `scan`).
 std::vector<parquet::RowCondition> RowConditionsFor(const Expr& predicate, const PlanNode& scan,
                                                     const EvalContext& eval);
+
+// For a scan's EXPLAIN ANALYZE name: ", 2 condition(s) tested on the dictionaries of 96 chunks:
+// 5.6M rows dropped" after a read with `conditions` row conditions, "" when none was tested.
+std::string ConditionsNote(size_t conditions, const parquet::ReadStats& stats);
 
 }  // namespace tandem::cpu

@@ -62,16 +62,16 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
     cost[t] = chunk_bytes(t);
   }
   const bool streaming = options.per_row_group || options.per_numbered_batch;
-  if (options.per_numbered_batch && !options.row_conditions.empty()) {
-    return Status::Internal("numbered batches with row conditions");
-  }
   // The number of each row group's first row among the rows read, for per_numbered_batch.
   std::vector<int64_t> first_row(row_groups.size() + 1, 0);
   for (size_t r = 0; r < row_groups.size(); ++r)
     first_row[r + 1] = first_row[r] + row_groups[r].rows;
-  auto hand_on = [&](size_t r, int64_t offset, BatchPtr batch) {
+  // `rows`: the rows of the row group (from `offset`) that the batch holds, when the row
+  // conditions dropped the others.
+  auto hand_on = [&](size_t r, int64_t offset, BatchPtr batch,
+                     const std::vector<int32_t>* rows = nullptr) {
     return options.per_numbered_batch
-               ? options.per_numbered_batch(std::move(batch), first_row[r] + offset)
+               ? options.per_numbered_batch(std::move(batch), first_row[r] + offset, rows)
                : options.per_row_group(std::move(batch));
   };
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -167,13 +167,6 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
                            std::memory_order_relaxed);
     return std::optional<std::vector<int32_t>>(std::move(rows));
   };
-  // Row group r's batch: the rows that meet the conditions of its columns read as codes.
-  auto assemble_kept = [&](size_t r) -> Result<BatchPtr> {
-    TANDEM_ASSIGN_OR_RAISE(std::optional<std::vector<int32_t>> rows, rows_kept(r));
-    if (!rows) return assemble(r);
-    if (rows->empty()) return BatchPtr();
-    return assemble(r, &*rows);
-  };
   auto length_error = [&](const KeptRowGroup& rg, int column) {
     return Status::Invalid(files[rg.file]->path() + ": row group " + std::to_string(rg.row_group) +
                            ", column " + file_schema.field(column).name +
@@ -186,18 +179,20 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
       new std::atomic<size_t>[streaming ? row_groups.size() : 0]);
   for (size_t r = 0; r < transformed.size(); ++r) columns_left[r] = ncols;
   auto finish_row_group = [&](size_t r) -> Status {
-    Result<BatchPtr> assembled = assemble_kept(r);
+    // The rows that meet the conditions of its columns read as codes (nullopt: every row).
+    Result<std::optional<std::vector<int32_t>>> kept = rows_kept(r);
+    BatchPtr batch;
+    if (kept.ok() && !(*kept && (*kept)->empty())) batch = assemble(r, *kept ? &**kept : nullptr);
     for (size_t c = 0; c < ncols; ++c) {
       decoded[r * ncols + c].reset();  // the batch holds what it needs
       if (!codes.empty()) codes[r * ncols + c].reset();
     }
-    if (!assembled.ok()) {
-      transform_status[r] = assembled.status();
+    if (!kept.ok()) {
+      transform_status[r] = kept.status();
       return transform_status[r];
     }
-    BatchPtr batch = std::move(assembled).value();
     if (!batch) return Status::OK();  // no row met the conditions
-    auto result = hand_on(r, 0, std::move(batch));
+    auto result = hand_on(r, 0, std::move(batch), *kept ? &**kept : nullptr);
     if (!result.ok()) {
       transform_status[r] = result.status();
       return transform_status[r];
@@ -247,7 +242,7 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
       }
       BatchPtr batch = assemble(r, &*rows);
       release_slots(r);  // the batch holds what it needs
-      TANDEM_ASSIGN_OR_RAISE(transformed[r], hand_on(r, 0, std::move(batch)));
+      TANDEM_ASSIGN_OR_RAISE(transformed[r], hand_on(r, 0, std::move(batch), &*rows));
     }
     query_progress::AddDone(rg.rows * static_cast<int64_t>(ncols));
     return true;

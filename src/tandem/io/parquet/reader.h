@@ -40,11 +40,14 @@ struct ReadOptions {
   // filter here so that unfiltered row groups are freed while still in the caches, never all
   // held at once. Row groups are then decoded one after another (columns in parallel).
   std::function<Result<std::vector<std::shared_ptr<Batch>>>(std::shared_ptr<Batch>)> per_row_group;
-  // Instead of per_row_group (and without row_conditions): the same, also given the number of
-  // the batch's first row among all the rows the read covers, from 0 (the row groups left after
-  // the split and pruning, in order), so that the caller can line the batch up with rows it
-  // holds (a table cached in part: exec/cpu/scan_cached_part.h).
-  std::function<Result<std::vector<std::shared_ptr<Batch>>>(std::shared_ptr<Batch>, int64_t)>
+  // Instead of per_row_group: the same, also given the number of the batch's first row among
+  // all the rows the read covers, from 0 (the row groups left after the split and pruning, in
+  // order), so that the caller can line the batch up with rows it holds (a table cached in
+  // part: exec/cpu/scan_cached_part.h). Where row_conditions dropped rows, the third argument
+  // lists the rows the batch holds (ascending, counted from that number); else it is null and
+  // the batch holds consecutive rows.
+  std::function<Result<std::vector<std::shared_ptr<Batch>>>(std::shared_ptr<Batch>, int64_t,
+                                                            const std::vector<int32_t>*)>
       per_numbered_batch;
   // With per_row_group: > 0 decodes each row group in pieces of about this many rows, each
   // handed to per_row_group as soon as it is decoded (row groups then run in parallel, one per
