@@ -242,6 +242,30 @@ def test_a_query_out_of_host_memory_drops_cached_tables_it_does_not_read(tmp_pat
     assert "Total: 1 rows" in proc.stdout, proc.stdout
 
 
+def _cache_t_in_part_and_query(path, divisor, queries):
+    """Caches t (the Parquet file at `path`) under a host limit of 1/divisor of its size, then
+    runs `queries` and EXPLAIN ANALYZE of each; checks the answers against DuckDB's (the first
+    lines of the CSV output) and returns the process."""
+    whole = tandem("sql", "SET tandem.sql.device = cpu; CACHE TABLE t", "--table", f"t={path}")
+    assert whole.returncode == 0 and "cached table t (200000 rows" in whole.stdout, whole.stdout
+    size = _mib(whole.stdout, r"cached table t \(200000 rows, ([0-9.]+) (B|KiB|MiB|GiB) in host")
+    limit = int(size / divisor * 2**20)
+    proc = tandem("sql", f"SET tandem.sql.device = cpu; SET \"tandem.memory.host.limit\" = "
+                  f"'{limit}'; CACHE TABLE t; SET \"tandem.memory.host.limit\" = '0'; " +
+                  "; ".join(queries + [f"EXPLAIN ANALYZE {q}" for q in queries]),
+                  "--table", f"t={path}", "--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    con = duckdb.connect()
+    con.execute(f"CREATE VIEW t AS SELECT * FROM read_parquet('{path}')")
+    expected = []
+    for q in queries:
+        names = q.split(" FROM ")[0].replace("SELECT ", "").split(", ")
+        expected += [",".join(c.split(" AS ")[1] for c in names),
+                     ",".join("" if v is None else str(v) for v in con.sql(q).fetchone())]
+    assert proc.stdout.splitlines()[:2 * len(queries)] == expected, proc.stdout
+    return proc
+
+
 def test_cache_table_too_large_whole_keeps_its_fixed_width_columns(tmp_path):
     # A Parquet table that host memory cannot hold whole keeps the columns that fit beside a
     # quarter of the budget left for queries, strings left in the files first: scans of cached
@@ -253,31 +277,14 @@ def test_cache_table_too_large_whole_keeps_its_fixed_width_columns(tmp_path):
                              "b": pa.array([i % 1000 for i in range(n)], pa.int32()),
                              "s": [f"{i:08d}-" + "x" * 52 for i in range(n)]}),
                    path, row_group_size=5_000)
-    whole = tandem("sql", "SET tandem.sql.device = cpu; CACHE TABLE t", "--table", f"t={path}")
-    assert whole.returncode == 0 and "cached table t (200000 rows" in whole.stdout, whole.stdout
-    size = _mib(whole.stdout, r"cached table t \(200000 rows, ([0-9.]+) (B|KiB|MiB|GiB) in host")
-    limit = int(size / 2 * 2**20)
     queries = ["SELECT count(*) AS n, sum(a) AS sa, sum(b) AS sb FROM t WHERE b < 500",
                "SELECT count(*) AS n, max(s) AS m FROM t WHERE s > '00150000'",
                "SELECT count(*) AS n, max(s) AS m, sum(b) AS sb FROM t WHERE a % 7 = 3"]
-    proc = tandem("sql", f"SET tandem.sql.device = cpu; SET \"tandem.memory.host.limit\" = "
-                  f"'{limit}'; CACHE TABLE t; SET \"tandem.memory.host.limit\" = '0'; " +
-                  "; ".join(queries + [f"EXPLAIN ANALYZE {q}" for q in queries]),
-                  "--table", f"t={path}", "--format", "csv")
-    assert proc.returncode == 0, proc.stderr
+    proc = _cache_t_in_part_and_query(path, 2, queries)
     assert re.match(r"tandem: warning: table t cached in part \(200000 rows, 2 of 3 columns, "
                     r"[0-9.]+ (B|KiB|MiB) in host memory\): s stays in its files \(scans read "
                     r"it from there\): whole, it decodes to about ", proc.stderr), \
         proc.stderr
-    con = duckdb.connect()
-    con.execute(f"CREATE VIEW t AS SELECT * FROM read_parquet('{path}')")
-    lines = proc.stdout.splitlines()
-    expected = []
-    for q in queries:
-        names = q.split(" FROM ")[0].replace("SELECT ", "").split(", ")
-        expected += [",".join(c.split(" AS ")[1] for c in names),
-                     ",".join(str(v) for v in con.sql(q).fetchone())]
-    assert lines[:6] == expected, lines
     explained = proc.stdout.split("Total:")
     assert "Scan t (cached in host memory)" in explained[0], explained[0]
     assert re.search(r"Scan t \(parquet: .*, not from the cached table: it lacks s\) on cpu",
@@ -301,30 +308,13 @@ def test_cache_table_in_part_tests_conditions_on_the_files_dictionaries(tmp_path
                                       for i in range(n)],
                              "s": [f"{i:08d}-" + "x" * 52 for i in range(n)]}),
                    path, row_group_size=30_000)
-    whole = tandem("sql", "SET tandem.sql.device = cpu; CACHE TABLE t", "--table", f"t={path}")
-    size = _mib(whole.stdout, r"cached table t \(200000 rows, ([0-9.]+) (B|KiB|MiB|GiB) in host")
-    limit = int(size / 3 * 2**20)
     queries = ["SELECT count(*) AS n, sum(a) AS sa, sum(b) AS sb, min(mode) AS m FROM t "
                f"WHERE mode IN ('{modes[0]}', '{modes[2]}') AND b < 700",
                f"SELECT count(*) AS n, sum(a) AS sa FROM t WHERE mode = '{modes[4]}'",
                "SELECT count(*) AS n, sum(b) AS sb FROM t WHERE mode = 'none'"]
-    proc = tandem("sql", f"SET tandem.sql.device = cpu; SET \"tandem.memory.host.limit\" = "
-                  f"'{limit}'; CACHE TABLE t; SET \"tandem.memory.host.limit\" = '0'; " +
-                  "; ".join(queries + [f"EXPLAIN ANALYZE {q}" for q in queries]),
-                  "--table", f"t={path}", "--format", "csv")
-    assert proc.returncode == 0, proc.stderr
+    proc = _cache_t_in_part_and_query(path, 3, queries)
     assert "2 of 4 columns" in proc.stderr and "mode, s stay in its files" in proc.stderr, \
         proc.stderr
-    con = duckdb.connect()
-    con.execute(f"CREATE VIEW t AS SELECT * FROM read_parquet('{path}')")
-    lines = proc.stdout.splitlines()
-    expected = []
-    for q in queries:
-        names = q.split(" FROM ")[0].replace("SELECT ", "").split(", ")
-        row = con.sql(q).fetchone()
-        expected += [",".join(c.split(" AS ")[1] for c in names),
-                     ",".join("" if v is None else str(v) for v in row)]
-    assert lines[:6] == expected, lines
     explained = proc.stdout.split("Total:")
     for text in explained[:3]:
         assert re.search(r"Scan t \(cached in part in host memory; mode from its files: parquet: "
