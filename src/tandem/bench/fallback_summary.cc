@@ -23,8 +23,8 @@ std::string Fixed(const char* fmt, double v) {
 }
 
 // Where a mode starts to beat cpu, from its ratios by size (largest first): "from 10M" (at that
-// size and every larger one), "never", or, with one size measured, what that one point says (one
-// size is not a crossover).
+// size and every larger one), "never", "not at the largest size, 10M (faster at 1M only)", or,
+// with one size measured, what that one point says (one size is not a crossover).
 std::string CrossoverText(const std::vector<std::pair<int64_t, double>>& by_size) {
   if (by_size.size() == 1) {
     return std::string(by_size[0].second > 1 ? "faster" : "not faster") +
@@ -35,7 +35,16 @@ std::string CrossoverText(const std::vector<std::pair<int64_t, double>>& by_size
     if (ratio <= 1) break;
     from = rows;
   }
-  return from < 0 ? "never" : "from " + Rows(from);
+  if (from >= 0) return "from " + Rows(from);
+  // Not at the largest size: name the smaller sizes where it was faster, so that "never" is
+  // not read as "slower everywhere".
+  std::string faster;
+  for (auto it = by_size.rbegin(); it != by_size.rend(); ++it) {
+    if (it->second > 1) faster += (faster.empty() ? "" : ", ") + Rows(it->first);
+  }
+  return faster.empty() ? "never"
+                        : "not at the largest size, " + Rows(by_size[0].first) + " (faster at " +
+                              faster + " only)";
 }
 
 }  // namespace

@@ -563,6 +563,10 @@ std::string RenderMarkdown(const Report& report) {
     out += "\n## Headline, " + scale + "\n\n";
     for (const std::string& line : headline) out += "- " + line + "\n";
   }
+  // The fallback matrix's headline covers every size: its crossovers compare sizes.
+  const std::vector<std::string> fallback = FallbackSummaryLines(report);
+  if (!fallback.empty()) out += "\n## Headline\n\n";
+  for (const std::string& line : fallback) out += "- " + line + "\n";
   for (const std::string& scale : shape.scales) {
     out += "\n## " + scale + "\n\n| " +
            std::string(report.info.benchmark == "tpch" ? "query" : "condition");
@@ -587,9 +591,6 @@ std::string RenderMarkdown(const Report& report) {
     }
     out += PeakMemoryTable(shape, scale);
   }
-  const std::vector<std::string> fallback = FallbackSummaryLines(report);
-  if (!fallback.empty()) out += "\n## summary\n\n";
-  for (const std::string& line : fallback) out += "- " + line + "\n";
   out +=
       "\nTimes are medians in ms; (Nx) is the ratio cpu time / mode time: above 1 the mode "
       "is faster than the CPU-only plan. For auto, \"cpu plan\" means the planner chose the "
@@ -629,6 +630,13 @@ std::string RenderHtml(const Report& report) {
     for (const std::string& line : headline) out += "<li>" + Escape(line) + "</li>";
     out += "</ul>\n";
   }
+  if (!tpch) {
+    out += "<h2>Headline</h2>\n<ul>";
+    for (const std::string& line : FallbackSummaryLines(report)) {
+      out += "<li>" + Escape(line) + "</li>";
+    }
+    out += "</ul>\n";
+  }
   for (const std::string& scale : shape.scales) {
     out += "<h2>" + Escape(tpch ? "TPC-H " + scale : "fallback matrix, " + scale + " fact rows") +
            "</h2>\n";
@@ -639,11 +647,6 @@ std::string RenderHtml(const Report& report) {
     out += "<h2>crossover: time vs fact rows per mode</h2>\n<div class=\"charts\">";
     for (const std::string& group : shape.groups) out += CrossoverChart(report, shape, group);
     out += "</div>\n";
-    out += "<h2>summary</h2>\n<ul>";
-    for (const std::string& line : FallbackSummaryLines(report)) {
-      out += "<li>" + Escape(line) + "</li>";
-    }
-    out += "</ul>\n";
   }
   out +=
       "<p>Times are medians in ms; (Nx) is the ratio cpu time / mode time: above 1 the mode is "

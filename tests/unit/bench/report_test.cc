@@ -359,7 +359,12 @@ TEST(BenchReport, FallbackSummaryNamesCellsBelowOneAndTheCrossover) {
             "plan), 2k two_islands 0.41x");
   EXPECT_EQ(lines[1], "gpu faster than auto in: no cell");  // gpu never measured
   EXPECT_EQ(lines[2], "auto beats cpu (crossover): native from 1k; two_islands never");
-  EXPECT_NE(RenderMarkdown(r).find("## summary"), std::string::npos);
+  // At the top, before the first size's table.
+  const std::string md = RenderMarkdown(r);
+  EXPECT_LT(md.find("## Headline\n\n- auto against cpu: 2 of 4"), md.find("\n## 1000\n"));
+  const std::string html = RenderHtml(r);
+  EXPECT_LT(html.find("<h2>Headline</h2>\n<ul><li>auto against cpu: 2 of 4"),
+            html.find("<h2>fallback matrix, 1000 fact rows"));
   EXPECT_TRUE(FallbackSummaryLines(Report{}).empty());
   // Measured at one size, a mode has a point, not a crossover: the line says so.
   Report one;
@@ -373,6 +378,19 @@ TEST(BenchReport, FallbackSummaryNamesCellsBelowOneAndTheCrossover) {
   EXPECT_EQ(one_size[2],
             "auto beats cpu (crossover): native faster at the one size measured, 1k; "
             "two_islands not faster at the one size measured, 1k");
+}
+
+TEST(BenchReport, FallbackCrossoverNamesTheSmallerSizesAModeWonAt) {
+  Report r = FallbackReport();
+  for (ReportCell& c : r.cells) {  // two_islands auto faster than cpu at the smaller size only
+    if (c.group == "two_islands" && c.mode == "auto") c.median_ms = c.rows == 1000 ? 10 : 500;
+  }
+  FillRatios(&r);
+  const std::vector<std::string> lines = FallbackSummaryLines(r);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[2],
+            "auto beats cpu (crossover): native from 1k; two_islands not at the largest size, 2k "
+            "(faster at 1k only)");
 }
 
 TEST(BenchReport, GpuFasterThanAutoSaysWhetherTheProcessTimesOverlap) {
