@@ -63,6 +63,10 @@ Result<Table> ScanCachedPart(const PlanNode& node, const CachedTable& cached,
   options.split_length = source.split_length;
   if (filter != nullptr && ctx.dictionary_conditions) {
     options.row_conditions = RowConditionsFor(*filter, node, ctx.eval);
+    // Rows kept are gathered from the cached columns, which pass on whole as views: that pays
+    // only where few are kept (TPC-H SF1 under cachegrind: Q19, 7 % kept, 60 % fewer
+    // instructions; Q12, 29 % kept, 24 % more).
+    options.row_conditions_max_kept_share = kCachedPartMaxKeptShare;
   }
   options.per_numbered_batch =
       [&](BatchPtr read, int64_t first,

@@ -16,6 +16,9 @@ struct CachedTable;
 
 namespace tandem::cpu {
 
+// The most of a row group's rows that row conditions may keep for the scan to gather them.
+inline constexpr double kCachedPartMaxKeptShare = 0.125;
+
 // The table cached in part that a streamed scan of `node` should combine with its files, or
 // nullptr (no such table, it holds all or none of the scan's columns, or its files changed).
 const CachedTable* CachedPartFor(const PlanNode& node, const ExecContext& ctx);

@@ -159,7 +159,10 @@ Result<Table> ReadParquet(const std::string& path, const ReadOptions& options, R
     const int64_t kept = all ? n : static_cast<int64_t>(rows.size());
     bool strings = false;
     for (const DictionaryCodes* c : tested_codes) strings |= c->dictionary->type().is_string_like();
-    const bool whole = all || kept * (strings ? 2 : 4) > n;
+    const double max_share = options.row_conditions_max_kept_share > 0
+                                 ? options.row_conditions_max_kept_share
+                                 : (strings ? 0.5 : 0.25);
+    const bool whole = all || static_cast<double>(kept) > max_share * static_cast<double>(n);
     tested_rows.fetch_add(n, std::memory_order_relaxed);
     if (whole) whole_rows.fetch_add(n, std::memory_order_relaxed);
     if (whole) return std::optional<std::vector<int32_t>>();

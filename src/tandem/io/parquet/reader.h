@@ -63,6 +63,11 @@ struct ReadOptions {
   // chunk's dictionary rather than on every row (io/parquet/row_conditions.h). The rows they drop
   // are never built.
   std::vector<RowCondition> row_conditions;
+  // With row_conditions: above 0, a row group goes on whole (its conditions untested by the
+  // rows) when its conditions keep more than this share of its rows; 0, the reader's own rule
+  // (half where a string column was tested, else a quarter). A caller whose other columns cost
+  // nothing to pass on whole but must be gathered otherwise (a table cached in part) sets less.
+  double row_conditions_max_kept_share = 0;
 };
 
 // One open Parquet file: footer parsed, schema converted, column chunks readable.
