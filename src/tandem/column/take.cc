@@ -33,6 +33,41 @@ void SetStoredValue(T x, Value* v) {
   }
 }
 
+// The strings at idx (a negative index: an empty string, its row NULL in `validity`), with the
+// source's offsets read as Offset: one pass sums the bytes, one writes offsets and bytes.
+template <typename Offset, typename Index>
+ColumnPtr TakeStrings(const Column& src, const Index* idx, int64_t n, int64_t nulls,
+                      std::shared_ptr<Buffer> validity, bool any_negative) {
+  const Offset* in_offsets = src.values()->data_as<Offset>();
+  int64_t bytes = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!any_negative || idx[i] >= 0) bytes += in_offsets[idx[i] + 1] - in_offsets[idx[i]];
+  }
+  const bool large = bytes > INT32_MAX;
+  auto offsets = Buffer::Allocate((n + 1) * (large ? 8 : 4));
+  auto data = Buffer::Allocate(bytes);
+  const char* base = src.data() ? reinterpret_cast<const char*>(src.data()->data()) : "";
+  char* out = reinterpret_cast<char*>(data->mutable_data());
+  auto write = [&](auto* out_offsets) {
+    int64_t pos = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      out_offsets[i] = static_cast<std::remove_pointer_t<decltype(out_offsets)>>(pos);
+      if (any_negative && idx[i] < 0) continue;
+      const int64_t b = in_offsets[idx[i]];
+      const int64_t len = in_offsets[idx[i] + 1] - b;
+      if (len > 0) std::memcpy(out + pos, base + b, static_cast<size_t>(len));
+      pos += len;
+    }
+    out_offsets[n] = static_cast<std::remove_pointer_t<decltype(out_offsets)>>(pos);
+  };
+  if (large) {
+    write(offsets->mutable_data_as<int64_t>());
+  } else {
+    write(offsets->mutable_data_as<int32_t>());
+  }
+  return std::make_shared<Column>(src.type(), n, nulls, std::move(validity), offsets, data, large);
+}
+
 template <typename Index>
 ColumnPtr TakeImpl(const Column& src, const Index* idx, int64_t n) {
   const DataType& type = src.type();
@@ -62,29 +97,9 @@ ColumnPtr TakeImpl(const Column& src, const Index* idx, int64_t n) {
     return std::make_shared<Column>(type, n, nulls, validity, values);
   }
   if (type.is_string_like()) {
-    int64_t bytes = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      if (idx[i] >= 0) bytes += src.StringOffset(idx[i] + 1) - src.StringOffset(idx[i]);
-    }
-    const bool large = bytes > INT32_MAX;
-    auto offsets = Buffer::Allocate((n + 1) * (large ? 8 : 4));
-    auto data = Buffer::Allocate(bytes);
-    const char* base = src.data() ? reinterpret_cast<const char*>(src.data()->data()) : "";
-    char* out = reinterpret_cast<char*>(data->mutable_data());
-    int64_t pos = 0;
-    for (int64_t i = 0; i <= n; ++i) {
-      if (large) {
-        offsets->mutable_data_as<int64_t>()[i] = pos;
-      } else {
-        offsets->mutable_data_as<int32_t>()[i] = static_cast<int32_t>(pos);
-      }
-      if (i == n || idx[i] < 0) continue;
-      const int64_t b = src.StringOffset(idx[i]);
-      const int64_t len = src.StringOffset(idx[i] + 1) - b;
-      if (len > 0) std::memcpy(out + pos, base + b, static_cast<size_t>(len));
-      pos += len;
-    }
-    return std::make_shared<Column>(type, n, nulls, validity, offsets, data, large);
+    return src.large_offsets()
+               ? TakeStrings<int64_t>(src, idx, n, nulls, std::move(validity), any_negative)
+               : TakeStrings<int32_t>(src, idx, n, nulls, std::move(validity), any_negative);
   }
   const int w = type.byte_width();
   auto values = Buffer::Allocate(n * w);
