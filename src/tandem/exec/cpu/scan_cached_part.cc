@@ -101,13 +101,14 @@ Result<Table> ScanCachedPart(const PlanNode& node, const CachedTable& cached,
       const int64_t end = std::min(first + covered, starts[b + 1]);
       if (end == at) continue;  // an empty cached batch
       int64_t count = end - at;
-      if (kept) {
-        local.clear();
-        for (; i + static_cast<int64_t>(local.size()) < n &&
-               first + (*kept)[i + local.size()] < end;) {
-          local.push_back(static_cast<int32_t>(first + (*kept)[i + local.size()] - starts[b]));
+      if (kept) {  // the rows kept before `end`, numbered within cached batch b
+        const auto stop = std::lower_bound(kept->begin() + i, kept->end(), end - first);
+        count = (stop - kept->begin()) - i;
+        local.resize(static_cast<size_t>(count));
+        const int64_t shift = first - starts[b];
+        for (int64_t k = 0; k < count; ++k) {
+          local[k] = static_cast<int32_t>((*kept)[i + k] + shift);
         }
-        count = static_cast<int64_t>(local.size());
       }
       if (count > 0) {
         auto batch = std::make_shared<Batch>();
