@@ -38,7 +38,8 @@ void SetStoredValue(T x, Value* v) {
 template <typename Offset, typename Index>
 ColumnPtr TakeStrings(const Column& src, const Index* idx, int64_t n, int64_t nulls,
                       std::shared_ptr<Buffer> validity, bool any_negative) {
-  const Offset* in_offsets = src.values()->data_as<Offset>();
+  // A string column of no rows may come without offsets; then every index is negative.
+  const Offset* in_offsets = src.values() ? src.values()->data_as<Offset>() : nullptr;
   int64_t bytes = 0;
   for (int64_t i = 0; i < n; ++i) {
     if (!any_negative || idx[i] >= 0) bytes += in_offsets[idx[i] + 1] - in_offsets[idx[i]];

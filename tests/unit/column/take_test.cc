@@ -75,6 +75,14 @@ TEST(Take, StringsWithoutNullsKeepNoBitmap) {
   EXPECT_EQ(Take(*source, idx.data(), 0)->length(), 0);
 }
 
+TEST(Take, FromAStringColumnOfNoRowsEveryRowIsNull) {
+  // An outer join's unmatched rows gather from an empty side: every index negative.
+  const Column empty(DataType::String(), 0, 0, nullptr, nullptr);
+  const std::vector<int32_t> idx = {-1, -1};
+  ExpectStrings(*Take(empty, idx.data(), 2), {nullptr, nullptr});
+  EXPECT_EQ(Take(empty, idx.data(), 0)->length(), 0);
+}
+
 TEST(Take, FixedWidthWithNullsAndNegativeIndexes) {
   ColumnBuilder b(DataType::Int64());
   b.Append<int64_t>(10);

@@ -26,9 +26,10 @@ const CachedTable* CachedPartFor(const PlanNode& node, const ExecContext& ctx);
 // Reads the columns `cached` lacks from the files and hands every piece, with the cached columns
 // beside them, to `each`, in row order; `m` gets the scan's name and rows. `filter` (the
 // predicate of a Filter right above, or null) gives row conditions on the columns read from the
-// files: the rows they drop are never built, and only the rows kept of the cached columns are
-// gathered (TPC-H Q19 at SF100 with lineitem's strings left in the files: l_shipmode and
-// l_shipinstruct read as codes, 7 % of the rows gathered).
+// files: in a row group where they keep at most kCachedPartMaxKeptShare of the rows, the rows
+// they drop are never built and only the rows kept of the cached columns are gathered (TPC-H
+// Q19 with lineitem's strings left in the files: l_shipmode and l_shipinstruct read as codes,
+// 7 % of the rows gathered); elsewhere the row group goes on whole.
 Result<Table> ScanCachedPart(const PlanNode& node, const CachedTable& cached,
                              const ScanPieceFn& each, const Expr* filter, ExecContext& ctx,
                              OperatorMetrics* m);

@@ -58,15 +58,16 @@ struct ReadOptions {
   // With piece_rows: keep a compressed page's values decompressed across the pieces it serves
   // (false: decompress it again for each, holding less memory).
   bool piece_hold_pages = false;
-  // With per_row_group (whole row groups, or pieces with piece_hold_pages): conditions on single
-  // columns that a row must meet to reach per_row_group, tested on each dictionary-encoded
-  // chunk's dictionary rather than on every row (io/parquet/row_conditions.h). The rows they drop
-  // are never built.
+  // With per_row_group (whole row groups, or pieces with piece_hold_pages) or per_numbered_batch:
+  // conditions on single columns that a row must meet to reach it, tested on each
+  // dictionary-encoded chunk's dictionary rather than on every row (io/parquet/row_conditions.h).
+  // The rows they drop are never built.
   std::vector<RowCondition> row_conditions;
-  // With row_conditions: above 0, a row group goes on whole (its conditions untested by the
-  // rows) when its conditions keep more than this share of its rows; 0, the reader's own rule
-  // (half where a string column was tested, else a quarter). A caller whose other columns cost
-  // nothing to pass on whole but must be gathered otherwise (a table cached in part) sets less.
+  // With row_conditions: above 0, a row group goes on whole (every row, the conditions left to
+  // the caller's filter) when its conditions keep more than this share of its rows; 0, the
+  // reader's own rule (half where a string column was tested, else a quarter). A caller whose
+  // other columns cost nothing to pass on whole but must be gathered otherwise (a table cached
+  // in part) sets less.
   double row_conditions_max_kept_share = 0;
 };
 
