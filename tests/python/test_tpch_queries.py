@@ -206,9 +206,9 @@ def test_enumeration_joins_customer_with_its_nations_in_q05():
 def test_tpch_query_with_lineitem_cached_in_part(n, tmp_path):
     """lineitem cached in part (CACHE TABLE under a host limit it does not fit whole: l_tax,
     l_discount and its strings but l_returnflag stay in the files, as most of them do at SF100
-    on a 125 GiB host): scans that read only cached columns read memory, the others line cached columns up with the files'
-    rows (exec/cpu/scan_cached_part.h). DuckDB's files have row groups of another size than
-    Tandem's pieces, so the two are cut at different rows."""
+    on a 125 GiB host): scans that read only cached columns read memory, the others line
+    cached columns up with the files' rows (exec/cpu/scan_cached_part.h). DuckDB's files have
+    row groups of another size than Tandem's pieces, so the two are cut at different rows."""
     if not tandem_command():
         pytest.skip("TANDEM_BIN not set")
     tables, _ = dataset("duckdb-sf0.1")
