@@ -3,12 +3,16 @@
 // invalid casts, ANSI division by zero) with the CPU's exact messages, and (where memory allows)
 // a string column past 2^31 bytes.
 #include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
 
 #include "../unit/expr_test_fixture.h"
 #include "gpu_expr_test_util.h"
 #include "gpu_test_util.h"
 #include "tandem/expr/cpu/evaluate.h"
 #include "tandem/expr/gpu/evaluate.h"
+#include "tandem/expr/gpu/generated_kernels.h"
 #include "tandem/gpu/device_column.h"
 
 namespace tandem {
@@ -39,7 +43,7 @@ class GpuExprEval : public ::testing::Test {
   // GPU and CPU agree: same values, or the same error message.
   void Check(const ExprPtr& e, bool ansi = false, int ulps = 0) {
     ASSERT_EQ(gpu::ExprUnsupported(*e), "") << e->ToString();
-    EvalContext ctx;
+    EvalContext ctx = base;
     ctx.ansi = ansi;
     auto cpu_result = cpu::Evaluate(*e, fx.batch, ctx);
     auto gpu_result = gpu::Evaluate(*e, *device, ctx, *stream);
@@ -246,14 +250,51 @@ class GpuExprEval : public ::testing::Test {
     for (const auto& e : Transcendental()) Check(e, false, 4);
   }
 
+  // Starts the compiles of the generated kernels of `exprs` on background threads at once, so
+  // that the checks after it (in wait mode) wait for them together rather than one by one.
+  void CompileAhead(const std::vector<ExprPtr>& exprs) {
+    EvalContext ahead = base;
+    ahead.gpu_kernels = GpuKernels::kGenerateBackground;
+    for (const auto& e : exprs) (void)gpu::Evaluate(*e, *device, ahead, *stream);
+    ASSERT_TRUE(stream->Synchronize().ok());
+  }
+
   test_util::ExprFixture fx;
   std::unique_ptr<gpu::Stream> stream;
   gpu::DeviceBatchPtr device;
+  EvalContext base;  // what every Check starts from (interpreted unless a test says otherwise)
 };
 
 TEST_F(GpuExprEval, MatchesCpuOnRandomData) {
   TANDEM_REQUIRE_GPU();
   RunAll(20000, 1);
+}
+
+// The kernels generated per expression (NVRTC) give what the CPU gives, errors included, and
+// run: every expression of the interpreter's tests, on the same random data.
+TEST_F(GpuExprEval, GeneratedKernelsMatchCpuOnRandomData) {
+  TANDEM_REQUIRE_GPU();
+  char dir[] = "/tmp/tandem_gpu_kernels_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  base.gpu_kernels = GpuKernels::kGenerateWait;
+  base.kernel_cache_dir = dir;
+  const gpu::GeneratedKernelCounts before = gpu::GeneratedKernelCountsNow();
+  Load(test_util::RandomBatch(20000, 11));
+  std::vector<ExprPtr> all = Expressions();
+  for (const auto& e : Transcendental()) all.push_back(e);
+  CompileAhead(all);
+  for (const auto& e : Expressions()) Check(e);
+  for (const auto& e : Transcendental()) Check(e, false, 4);
+  auto i32 = Col(0), i64 = Col(1), wide = Col(4), small = Col(11);
+  Check(Call("add", {i64, Lit(Value::Int64(1))}));
+  Check(Call("multiply", {i32, Lit(Value::Int32(-1))}));
+  Check(Call("divide", {wide, MakeCast(small, DataType::Decimal(20, 0))}), true);
+  Check(MakeCast(wide, DataType::Decimal(6, 1)));
+  const gpu::GeneratedKernelCounts after = gpu::GeneratedKernelCountsNow();
+  EXPECT_EQ(after.compile_failures, before.compile_failures) << after.last_failure;
+  EXPECT_GE(after.generated_launches - before.generated_launches,
+            static_cast<int64_t>(Expressions().size()));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(GpuExprEval, EmptyOneRowAndAllNull) {
@@ -311,23 +352,32 @@ TEST_F(GpuExprEval, DecimalPrecisionLossMatchesCpu) {
   Check(Call("subtract", {MakeCast(dec, DataType::Decimal(38, 0)), y}));
 }
 
+// Interpreted and in a generated kernel (a filter's short-circuit jumps become gotos).
 TEST_F(GpuExprEval, SelectTrueMatchesCpuSelection) {
   TANDEM_REQUIRE_GPU();
   Load(test_util::RandomBatch(30000, 7));
   auto pred = Call("and", {Call("like", {Col(12), Lit(Value::String("%a%"))}),
                            Call("gt", {Col(3), Lit(Value::Decimal(0, 15, 2))})});
-  EvalContext ctx;
-  auto cpu_rows = cpu::EvaluateSelection(*pred, fx.batch, ctx);
-  ASSERT_TRUE(cpu_rows.ok());
-  auto sel = gpu::SelectTrue(*pred, *device, ctx, *stream);
-  ASSERT_TRUE(sel.ok()) << sel.status().ToString();
-  ASSERT_EQ(sel->count, static_cast<int64_t>(cpu_rows->size()));
-  std::vector<int64_t> rows(static_cast<size_t>(sel->count));
-  if (sel->count > 0) {
-    ASSERT_TRUE(gpu::CopyToHost(rows.data(), sel->indices.data(), sel->count * 8, *stream).ok());
-    ASSERT_TRUE(stream->Synchronize().ok());
+  for (GpuKernels kernels : {GpuKernels::kInterpret, GpuKernels::kGenerateWait}) {
+    SCOPED_TRACE(kernels == GpuKernels::kInterpret ? "interpreted" : "generated");
+    EvalContext ctx;
+    ctx.gpu_kernels = kernels;
+    auto cpu_rows = cpu::EvaluateSelection(*pred, fx.batch, ctx);
+    ASSERT_TRUE(cpu_rows.ok());
+    const int64_t generated_before = gpu::GeneratedKernelCountsNow().generated_launches;
+    auto sel = gpu::SelectTrue(*pred, *device, ctx, *stream);
+    ASSERT_TRUE(sel.ok()) << sel.status().ToString();
+    EXPECT_EQ(gpu::GeneratedKernelCountsNow().generated_launches - generated_before,
+              kernels == GpuKernels::kInterpret ? 0 : 1)
+        << gpu::GeneratedKernelCountsNow().last_failure;
+    ASSERT_EQ(sel->count, static_cast<int64_t>(cpu_rows->size()));
+    std::vector<int64_t> rows(static_cast<size_t>(sel->count));
+    if (sel->count > 0) {
+      ASSERT_TRUE(gpu::CopyToHost(rows.data(), sel->indices.data(), sel->count * 8, *stream).ok());
+      ASSERT_TRUE(stream->Synchronize().ok());
+    }
+    for (size_t k = 0; k < rows.size(); ++k) ASSERT_EQ(rows[k], (*cpu_rows)[k]);
   }
-  for (size_t k = 0; k < rows.size(); ++k) ASSERT_EQ(rows[k], (*cpu_rows)[k]);
 }
 
 // A string column past 2^31 bytes (64-bit offsets end to end); only where memory allows.

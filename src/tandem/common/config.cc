@@ -114,6 +114,15 @@ std::vector<ConfigKey> MakeKeys() {
             "a GPU operator whose later input runs out of GPU memory moves the columns only its "
             "earlier inputs hold to host memory, runs that input again, and brings them back, "
             "before the part runs in pieces or on the CPU; false: straight to those"),
+      Enum(kGpuGeneratedKernels, "off", {"off", "wait", "background"},
+           "GPU expressions run in kernels generated for each expression and compiled at run "
+           "time (NVRTC), which keep their values in registers instead of interpreting a "
+           "program per row: wait compiles (or reads from tandem.exec.gpu.kernelCacheDir) "
+           "before the first launch, background compiles on another thread and interprets "
+           "until the kernel is ready, off always interprets"),
+      Plain(kGpuKernelCacheDir, ConfigType::kString, "",
+            "directory where generated GPU kernels are kept between processes (empty: "
+            "$XDG_CACHE_HOME/tandem/kernels, else ~/.cache/tandem/kernels)"),
       Number(kConcurrentGpuTasks, ConfigType::kInt, "2", 1, 1024,
              "queries and Spark plan fragments (tasks) of one process that may use the GPU at "
              "once; each is also admitted against its estimated peak of GPU memory, so that "

@@ -148,6 +148,14 @@ class TableCache {
   mutable uint64_t clock_ = 0;
 };
 
+// How GPU expressions run: tandem.exec.gpu.generatedKernels off, wait, background.
+enum class GpuKernels : uint8_t { kInterpret, kGenerateWait, kGenerateBackground };
+inline GpuKernels GpuKernelsSetting(const std::string& value) {
+  if (value == "wait") return GpuKernels::kGenerateWait;
+  if (value == "background") return GpuKernels::kGenerateBackground;
+  return GpuKernels::kInterpret;
+}
+
 struct EvalContext {
   // ANSI mode: integer overflow and division by zero raise errors. Default (Spark's non-ANSI
   // mode): division by zero gives NULL; integer overflow is an error in both modes (Tandem
@@ -157,6 +165,11 @@ struct EvalContext {
   // wraps in two's complement as Java's does, and decimal arithmetic that passes its result's
   // precision gives NULL. Set only on the CPU path: the GPU evaluator does not implement it.
   bool legacy_overflow = false;
+  // tandem.exec.gpu.generatedKernels: GPU expressions in kernels generated per expression
+  // (expr/gpu/generated_kernels.h) or interpreted.
+  GpuKernels gpu_kernels = GpuKernels::kInterpret;
+  // tandem.exec.gpu.kernelCacheDir ("": the default folder, gpu/jit/kernel_cache.h).
+  std::string kernel_cache_dir;
 };
 
 struct OperatorMetrics {

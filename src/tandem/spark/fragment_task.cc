@@ -87,6 +87,8 @@ Status FragmentTask::Execute() {
   ctx_.pipelines = config_.GetBool(config_keys::kPipelines);
   ctx_.dictionary_conditions = config_.GetBool(config_keys::kDictionaryConditions);
   ctx_.spill_dir = config_.Get(config_keys::kSpillDir);
+  ctx_.eval.gpu_kernels = GpuKernelsSetting(config_.Get(config_keys::kGpuGeneratedKernels));
+  ctx_.eval.kernel_cache_dir = config_.Get(config_keys::kGpuKernelCacheDir);
   ctx_.gpu_memory = gpu::DeviceMemoryConfigFrom(config_);
   ctx_.gpu_limit_bytes = config_.GetInt(config_keys::kGpuLimit);
   ctx_.gpu_chunk_bytes = config_.GetInt(config_keys::kGpuChunkBytes);

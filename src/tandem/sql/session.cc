@@ -430,6 +430,8 @@ class StatementRunner {
   void Configure(ExecContext& ctx) const {
     const Config& config = session_.config();
     ctx.eval.ansi = config.GetBool(config_keys::kAnsi);
+    ctx.eval.gpu_kernels = GpuKernelsSetting(config.Get(config_keys::kGpuGeneratedKernels));
+    ctx.eval.kernel_cache_dir = config.Get(config_keys::kGpuKernelCacheDir);
     ctx.num_threads = static_cast<int>(config.GetInt(config_keys::kThreads));
     ctx.pipelines = config.GetBool(config_keys::kPipelines);
     ctx.dictionary_conditions = config.GetBool(config_keys::kDictionaryConditions);

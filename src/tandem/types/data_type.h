@@ -7,29 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "tandem/types/type_id.h"
+
 namespace tandem {
 
 using int128_t = __int128;
 using uint128_t = unsigned __int128;
 
-enum class TypeId : uint8_t {
-  kBool,
-  kInt8,
-  kInt16,
-  kInt32,
-  kInt64,
-  kUInt8,
-  kUInt16,
-  kUInt32,
-  kUInt64,
-  kFloat32,
-  kFloat64,
-  kDecimal,    // precision 1..38, scale 0..precision
-  kDate32,     // days since 1970-01-01
-  kTimestamp,  // microseconds since 1970-01-01 00:00:00; utc says whether it is an instant
-  kString,     // UTF-8
-  kBinary,
-};
 
 constexpr int kMaxDecimalPrecision = 38;
 constexpr int kMaxDecimal64Precision = 18;

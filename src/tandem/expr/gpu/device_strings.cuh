@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "tandem/expr/gpu/program.h"
+#include "tandem/expr/gpu/program_code.h"
 
 namespace tandem::gpu::internal {
 

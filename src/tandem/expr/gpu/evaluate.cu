@@ -1,12 +1,14 @@
 // GPU expression evaluation: compiles the expression (compile.cc), uploads the program, and runs
-// the one interpreter kernel over every row. Fixed-width results are written directly (validity
-// from warp ballots); string results take two passes (lengths, a CUB scan into offsets, then
-// the bytes); SelectTrue writes flags that cub::DeviceSelect::Flagged turns into row indices.
-// A row that raises an error (overflow, invalid cast, ANSI division by zero) records the first
-// (instruction, row); that row is then evaluated by the CPU evaluator, whose error message is
-// returned, so both devices report errors in exactly the same words.
-// UDF calls with a GPU implementation run first (innermost first), each over its arguments
-// evaluated as columns; the expression then reads their results as extra columns of the batch.
+// the one interpreter kernel over every row, or the kernel generated for the program where
+// tandem.exec.gpu.generatedKernels asks for one and it is ready (generated_kernels.h). Fixed-width
+// results are written directly (validity from warp ballots); string results take two passes
+// (lengths, a CUB scan into offsets, then the bytes); SelectTrue writes flags that
+// cub::DeviceSelect::Flagged turns into row indices. A row that raises an error (overflow, invalid
+// cast, ANSI division by zero) records the first (instruction, row); that row is then evaluated by
+// the CPU evaluator, whose error message is returned, so both devices report errors in exactly the
+// same words. UDF calls with a GPU implementation run first (innermost first), each over its
+// arguments evaluated as columns; the expression then reads their results as extra columns of the
+// batch.
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
 
@@ -15,8 +17,11 @@
 
 #include "tandem/expr/cpu/datum.h"
 #include "tandem/expr/cpu/evaluate.h"
+#include "tandem/expr/gpu/eval_rows.cuh"
 #include "tandem/expr/gpu/evaluate.h"
+#include "tandem/expr/gpu/generated_kernels.h"
 #include "tandem/expr/gpu/interpreter.cuh"
+#include "tandem/expr/gpu/program.h"
 #include "tandem/udf/call_gpu.h"
 
 namespace tandem::gpu {
@@ -28,129 +33,11 @@ using internal::InterpParams;
 using internal::Program;
 using internal::Val;
 
-enum OutMode : int32_t { kFixed, kStringLengths, kStringBytes, kSelectFlags };
-
-struct OutParams {
-  int32_t mode = kFixed;
-  int32_t type = 0;  // TypeId of the result
-  int32_t wide = 0;  // 128-bit decimal result
-  int32_t concat_args = 0;
-  void* values = nullptr;
-  uint32_t* valid = nullptr;   // validity words, or null (no validity written)
-  int64_t* offsets = nullptr;  // string lengths (pass 1) or offsets (pass 2)
-  uint8_t* data = nullptr;     // string bytes (pass 2)
-};
-
 constexpr int kThreads = 256;
-constexpr int64_t kMaxStringResult = int64_t{1} << 30;  // as the CPU's string kernels
-
-__device__ inline void StoreFixed(const OutParams& O, int64_t row, const Val& v, bool valid) {
-  switch (static_cast<TypeId>(O.type)) {
-    case TypeId::kBool:
-      static_cast<uint8_t*>(O.values)[row] = valid && v.i != 0 ? 1 : 0;
-      return;
-    case TypeId::kInt8:
-    case TypeId::kUInt8:
-      static_cast<uint8_t*>(O.values)[row] = valid ? static_cast<uint8_t>(v.i) : 0;
-      return;
-    case TypeId::kInt16:
-    case TypeId::kUInt16:
-      static_cast<uint16_t*>(O.values)[row] = valid ? static_cast<uint16_t>(v.i) : 0;
-      return;
-    case TypeId::kInt32:
-    case TypeId::kUInt32:
-    case TypeId::kDate32:
-      static_cast<uint32_t*>(O.values)[row] = valid ? static_cast<uint32_t>(v.i) : 0;
-      return;
-    case TypeId::kFloat32:
-      static_cast<float*>(O.values)[row] = valid ? static_cast<float>(v.f) : 0.0f;
-      return;
-    case TypeId::kFloat64:
-      static_cast<double*>(O.values)[row] = valid ? v.f : 0.0;
-      return;
-    case TypeId::kDecimal:
-      if (O.wide) {
-        static_cast<internal::i128*>(O.values)[row] = valid ? v.d : 0;
-      } else {
-        static_cast<int64_t*>(O.values)[row] = valid ? static_cast<int64_t>(v.d) : 0;
-      }
-      return;
-    default:
-      static_cast<int64_t*>(O.values)[row] = valid ? v.i : 0;
-  }
-}
-
-__device__ inline void CopyView(uint8_t* out, const internal::StrView& s) {
-  if (s.fold == 0) {
-    for (int64_t k = 0; k < s.len; ++k) out[k] = s.p[k];
-  } else {
-    for (int64_t k = 0; k < s.len; ++k) out[k] = internal::ByteAt(s, k);
-  }
-}
 
 __global__ void __launch_bounds__(kThreads) EvalKernel(InterpParams P, OutParams O, int64_t n) {
-  Val st[internal::kMaxStack];
-  unsigned long long nulls = 0;
-  const int lane = threadIdx.x & 31;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x; base < n; base += stride) {
-    const int64_t row = base + threadIdx.x;
-    const bool active = row < n;
-    bool valid = false;
-    if (active) {
-      const bool ok = internal::RunRow(P, row, st);
-      if (O.concat_args > 0) {
-        valid = ok;
-        for (int k = 0; k < O.concat_args; ++k) valid = valid && !st[k].null;
-      } else {
-        valid = ok && !st[0].null;
-      }
-      switch (O.mode) {
-        case kFixed:
-          StoreFixed(O, row, st[0], valid);
-          break;
-        case kSelectFlags:
-          static_cast<uint8_t*>(O.values)[row] = valid && st[0].i != 0 ? 1 : 0;
-          break;
-        case kStringLengths: {
-          int64_t len = 0;
-          if (valid) {
-            const int parts = O.concat_args > 0 ? O.concat_args : 1;
-            for (int k = 0; k < parts; ++k) len += st[k].s.len;
-            if (len > kMaxStringResult) {
-              const unsigned long long key =
-                  (static_cast<unsigned long long>(P.ncode - 1) << internal::kErrorRowBits) |
-                  static_cast<unsigned long long>(row);
-              atomicMin(&P.status->error_key, key);
-              len = 0;
-            }
-          }
-          O.offsets[row] = len;
-          break;
-        }
-        case kStringBytes: {
-          if (valid) {
-            uint8_t* out = O.data + O.offsets[row];
-            const int parts = O.concat_args > 0 ? O.concat_args : 1;
-            for (int k = 0; k < parts; ++k) {
-              CopyView(out, internal::View(st[k]));
-              out += st[k].s.len;
-            }
-          }
-          break;
-        }
-      }
-    }
-    if (O.valid != nullptr) {
-      const unsigned valid_mask = __ballot_sync(0xFFFFFFFFu, valid);
-      const unsigned active_mask = __ballot_sync(0xFFFFFFFFu, active);
-      if (lane == 0 && active_mask != 0) {
-        O.valid[(base + (threadIdx.x & ~31)) / 32] = valid_mask;
-        nulls += __popc(active_mask) - __popc(valid_mask);
-      }
-    }
-  }
-  if (lane == 0 && nulls != 0) atomicAdd(&P.status->null_count, nulls);
+  EvalRows<internal::kMaxStack>(P, O, n,
+                                [&](int64_t row, Val* st) { return internal::RunRow(P, row, st); });
 }
 
 Status CudaCheck(cudaError_t err, const char* what) {
@@ -171,6 +58,7 @@ struct DeviceProgram {
   Program program;
   DeviceBuffer code, consts, pool, cols, status;
   InterpParams params{};
+  EvalContext eval;  // which kernels to launch (interpreted or generated)
 };
 
 Result<DeviceProgram> Prepare(const Expr& expr, bool selection, const DeviceBatch& batch,
@@ -216,13 +104,27 @@ Result<DeviceProgram> Prepare(const Expr& expr, bool selection, const DeviceBatc
   dp.params.cols = dp.cols.data_as<ColView>();
   dp.params.status = dp.status.data_as<DeviceStatus>();
   dp.params.ansi = eval.ansi;
+  dp.eval = eval;
   return std::move(dp);
 }
 
+// The kernel generated for the program where one is asked for and ready
+// (generated_kernels.h), else the interpreter: same parameters, same results.
 Status Launch(const DeviceProgram& dp, const OutParams& out, int64_t n, const Stream& stream) {
   const int64_t blocks = std::min<int64_t>((n + kThreads - 1) / kThreads, 4096);
-  EvalKernel<<<static_cast<unsigned>(blocks), kThreads, 0,
-               static_cast<cudaStream_t>(stream.handle())>>>(dp.params, out, n);
+  auto cu_stream = static_cast<cudaStream_t>(stream.handle());
+  if (const void* generated = internal::GeneratedKernelFor(dp.program, dp.eval)) {
+    InterpParams params = dp.params;
+    OutParams o = out;
+    int64_t rows = n;
+    void* args[] = {&params, &o, &rows};
+    internal::CountLaunch(true);
+    return CudaCheck(cudaLaunchKernel(generated, dim3(static_cast<unsigned>(blocks)),
+                                      dim3(kThreads), args, 0, cu_stream),
+                     "generated expression kernel launch");
+  }
+  internal::CountLaunch(false);
+  EvalKernel<<<static_cast<unsigned>(blocks), kThreads, 0, cu_stream>>>(dp.params, out, n);
   return CudaCheck(cudaGetLastError(), "expression kernel launch");
 }
 

@@ -10,8 +10,8 @@
 
 #include "tandem/expr/gpu/device_numeric.cuh"
 #include "tandem/expr/gpu/device_strings.cuh"
-#include "tandem/expr/gpu/program.h"
-#include "tandem/types/data_type.h"
+#include "tandem/expr/gpu/program_code.h"
+#include "tandem/types/type_id.h"
 
 namespace tandem::gpu::internal {
 
@@ -252,18 +252,20 @@ __device__ inline int64_t DiffUnits(int unit, int64_t a_us, int64_t b_us) {
 
 __device__ __constant__ const uint8_t kSpace[1] = {' '};
 
-// Runs the program for `row`; the result is st[0] (or st[0..a) for a kConcat root). False when
-// the row raised an error (recorded in the status).
-__device__ inline bool RunRow(const InterpParams& P, int64_t row, Val* st) {
-  int sp = 0;
-  auto fail = [&](int pc) {
-    const unsigned long long key = (static_cast<unsigned long long>(pc) << kErrorRowBits) |
+// Runs instruction `in` (at `pc`) for `row` on the stack st[0..sp). A jump sets pc to the
+// instruction before its target. False when the row raised an error (recorded in the status).
+// The interpreter (RunRow) calls it in a loop; a generated kernel (kernel_gen.h) calls it once
+// per instruction with `in` a compile-time constant, so only that opcode's code remains.
+// (`continue` in a case leaves the do-while: the instruction is done, as `break` is.)
+__device__ __forceinline__ bool Exec(const InterpParams& P, const Instr in, int& pc, int64_t row,
+                                     Val* st, int& sp) {
+  auto fail = [&](int at) {
+    const unsigned long long key = (static_cast<unsigned long long>(at) << kErrorRowBits) |
                                    static_cast<unsigned long long>(row);
     atomicMin(&P.status->error_key, key);
     return false;
   };
-  for (int pc = 0; pc < P.ncode; ++pc) {
-    const Instr in = P.code[pc];
+  do {
     switch (in.op) {
       case Op::kColumn: {
         const ColView& c = P.cols[in.imm];
@@ -1020,6 +1022,18 @@ __device__ inline bool RunRow(const InterpParams& P, int64_t row, Val* st) {
       case Op::kConcat:
         return true;  // the root: the output stage reads the arguments
     }
+  } while (false);
+  return true;
+}
+
+// Runs the program for `row`; the result is st[0] (or st[0..a) for a kConcat root). False when
+// the row raised an error (recorded in the status).
+__device__ inline bool RunRow(const InterpParams& P, int64_t row, Val* st) {
+  int sp = 0;
+  for (int pc = 0; pc < P.ncode; ++pc) {
+    const Instr in = P.code[pc];
+    if (!Exec(P, in, pc, row, st, sp)) return false;
+    if (in.op == Op::kConcat) return true;
   }
   return true;
 }

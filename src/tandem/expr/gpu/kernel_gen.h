@@ -1,0 +1,24 @@
+// Kernels generated for one compiled expression (program.h) and compiled at run time with NVRTC
+// (gpu/jit): the interpreter's loop over instructions is unrolled into straight-line code, one
+// call of the interpreter's own Exec (interpreter.cuh) per instruction with the instruction a
+// compile-time constant, so the compiler keeps only that opcode's code, folds its operands and
+// holds the value stack in registers. Values, NULLs and errors are the interpreter's by
+// construction: the same functions run, the same row loop stores the results (eval_rows.cuh).
+// Jumps become gotos. Plain C++: the source is generated (and tested) in every build.
+#pragma once
+
+#include <string>
+
+#include "tandem/expr/gpu/program.h"
+#include "tandem/gpu/jit/kernel_cache.h"
+
+namespace tandem::gpu::internal {
+
+// The name of every generated expression kernel (one per module).
+inline constexpr const char* kGeneratedKernelName = "tandem_eval";
+
+// The kernel for `program`, to be launched as the interpreter's EvalKernel is (same parameters:
+// InterpParams, OutParams, row count; 256 threads a block) for sm_<arch>.
+jit::KernelSource GeneratedEvalKernel(const Program& program, int arch);
+
+}  // namespace tandem::gpu::internal
