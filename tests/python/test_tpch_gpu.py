@@ -1,5 +1,7 @@
 """The 22 TPC-H queries with tandem.sql.device = gpu and = auto give DuckDB's answers (the same
-reference as test_tpch_queries.py, whose data sets and comparison rules this reuses). Needs a
+reference as test_tpch_queries.py, whose data sets and comparison rules this reuses), and so do
+they under gpu with every expression in a kernel generated for it (gpu-generated:
+tandem.exec.gpu.generatedKernels = wait, kernels kept in one folder for the module). Needs a
 usable CUDA device: without one every case is skipped with "skipped: no CUDA device" (ctest label
 gpu). SF1 joins the data sets with TANDEM_TPCH_SF1=1, as in test_tpch_queries.py.
 """
@@ -25,11 +27,25 @@ def gpu_usable():
     return _usable
 
 
+MODES = {
+    "gpu": ["--conf", "tandem.sql.device=gpu"],
+    "auto": ["--conf", "tandem.sql.device=auto"],
+    "gpu-generated": ["--conf", "tandem.sql.device=gpu",
+                      "--conf", "tandem.exec.gpu.generatedKernels=wait"],
+}
+
+
+@pytest.fixture(scope="module")
+def kernel_dir(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("kernels"))
+
+
 @pytest.mark.parametrize("n", range(1, 23), ids=lambda n: f"q{n:02d}")
-@pytest.mark.parametrize("mode", ["gpu", "auto"])
+@pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("data_name", tpch.DATASETS)
-def test_tpch_query_on_device(data_name, mode, n):
+def test_tpch_query_on_device(data_name, mode, n, kernel_dir):
     if not gpu_usable():
         pytest.skip("skipped: no CUDA device")
-    failure = tpch.check_query(data_name, n, ["--conf", f"tandem.sql.device={mode}"])
+    args = MODES[mode] + ["--conf", f"tandem.exec.gpu.kernelCacheDir={kernel_dir}"]
+    failure = tpch.check_query(data_name, n, args)
     assert failure is None, failure
