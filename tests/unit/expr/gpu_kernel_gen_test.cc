@@ -102,8 +102,8 @@ TEST_F(GpuKernelGen, JumpsBecomeGotosToTheirTargets) {
   EXPECT_GT(jumps, 0) << "a filter's AND short-circuits: " << source;
   // One Exec per instruction, none skipped.
   size_t calls = 0;
-  for (size_t p = source.find("tqi::Exec("); p != std::string::npos;
-       p = source.find("tqi::Exec(", p + 1)) {
+  for (size_t p = source.find("tqi::ExecOp<"); p != std::string::npos;
+       p = source.find("tqi::ExecOp<", p + 1)) {
     ++calls;
   }
   EXPECT_EQ(calls, program.code.size());

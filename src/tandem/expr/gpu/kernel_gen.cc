@@ -61,8 +61,9 @@ jit::KernelSource GeneratedEvalKernel(const Program& program, int arch) {
     const Instr& in = program.code[static_cast<size_t>(i)];
     if (target[static_cast<size_t>(i)]) s << "L" << i << ":\n";
     s << "  pc = " << i << ";\n"
-      << "  if (!tqi::Exec(P, tqi::Instr{static_cast<tqi::Op>(" << static_cast<int>(in.op) << "), "
-      << in.a << ", " << in.b << ", " << in.c << ", " << in.imm << "LL, " << in.imm2
+      << "  if (!tqi::ExecOp<static_cast<tqi::Op>(" << static_cast<int>(in.op)
+      << ")>(P, tqi::Instr{static_cast<tqi::Op>(" << static_cast<int>(in.op) << "), " << in.a
+      << ", " << in.b << ", " << in.c << ", " << in.imm << "LL, " << in.imm2
       << "LL}, pc, row, st, sp)) return false;\n";
     if (in.op == Op::kJump) {
       s << "  goto L" << in.imm << ";\n";

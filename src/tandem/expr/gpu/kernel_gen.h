@@ -1,8 +1,8 @@
 // Kernels generated for one compiled expression (program.h) and compiled at run time with NVRTC
 // (gpu/jit): the interpreter's loop over instructions is unrolled into straight-line code, one
-// call of the interpreter's own Exec (interpreter.cuh) per instruction with the instruction a
-// compile-time constant, so the compiler keeps only that opcode's code, folds its operands and
-// holds the value stack in registers. Values, NULLs and errors are the interpreter's by
+// call of the interpreter's own function for that opcode (ExecOp<op>, interpreter.cuh) per
+// instruction with the instruction a compile-time constant, so the compiler sees only the
+// opcodes used, folds their operands and holds the value stack in registers. Values, NULLs and errors are the interpreter's by
 // construction: the same functions run, the same row loop stores the results (eval_rows.cuh).
 // Jumps become gotos. Plain C++: the source is generated (and tested) in every build.
 #pragma once
