@@ -156,6 +156,13 @@ inline GpuKernels GpuKernelsSetting(const std::string& value) {
   return GpuKernels::kInterpret;
 }
 
+// Launches of GPU expression kernels in one query, by kind: kernels generated for the
+// expression, or the interpreter (EXPLAIN ANALYZE prints them when generated kernels are on).
+struct GpuExpressionLaunches {
+  std::atomic<int64_t> generated{0};
+  std::atomic<int64_t> interpreted{0};
+};
+
 struct EvalContext {
   // ANSI mode: integer overflow and division by zero raise errors. Default (Spark's non-ANSI
   // mode): division by zero gives NULL; integer overflow is an error in both modes (Tandem
@@ -170,6 +177,8 @@ struct EvalContext {
   GpuKernels gpu_kernels = GpuKernels::kInterpret;
   // tandem.exec.gpu.kernelCacheDir ("": the default folder, gpu/jit/kernel_cache.h).
   std::string kernel_cache_dir;
+  // Where the GPU evaluator counts its launches (null: not counted).
+  std::shared_ptr<GpuExpressionLaunches> gpu_launches;
 };
 
 struct OperatorMetrics {

@@ -154,6 +154,15 @@ std::string PlanToStringWithMetrics(const PlanNode& root, const ExecContext& ctx
                   FormatByteSize(totals.pcie_bytes).c_str());
     out += line;
   }
+  if (ctx.eval.gpu_kernels != GpuKernels::kInterpret && ctx.eval.gpu_launches) {
+    const int64_t generated = ctx.eval.gpu_launches->generated.load();
+    const int64_t interpreted = ctx.eval.gpu_launches->interpreted.load();
+    if (generated + interpreted > 0) {
+      out += "GPU expressions: " + std::to_string(generated) +
+             " launches of kernels generated for them, " + std::to_string(interpreted) +
+             " interpreted (not compiled yet, or failed to)\n";
+    }
+  }
   if (ctx.host_admission_wait_ms >= 1) {
     char line[200];
     std::snprintf(line, sizeof(line),

@@ -89,6 +89,7 @@ Status FragmentTask::Execute() {
   ctx_.spill_dir = config_.Get(config_keys::kSpillDir);
   ctx_.eval.gpu_kernels = GpuKernelsSetting(config_.Get(config_keys::kGpuGeneratedKernels));
   ctx_.eval.kernel_cache_dir = config_.Get(config_keys::kGpuKernelCacheDir);
+  ctx_.eval.gpu_launches = std::make_shared<GpuExpressionLaunches>();
   ctx_.gpu_memory = gpu::DeviceMemoryConfigFrom(config_);
   ctx_.gpu_limit_bytes = config_.GetInt(config_keys::kGpuLimit);
   ctx_.gpu_chunk_bytes = config_.GetInt(config_keys::kGpuChunkBytes);

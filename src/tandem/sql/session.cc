@@ -432,6 +432,7 @@ class StatementRunner {
     ctx.eval.ansi = config.GetBool(config_keys::kAnsi);
     ctx.eval.gpu_kernels = GpuKernelsSetting(config.Get(config_keys::kGpuGeneratedKernels));
     ctx.eval.kernel_cache_dir = config.Get(config_keys::kGpuKernelCacheDir);
+    ctx.eval.gpu_launches = std::make_shared<GpuExpressionLaunches>();
     ctx.num_threads = static_cast<int>(config.GetInt(config_keys::kThreads));
     ctx.pipelines = config.GetBool(config_keys::kPipelines);
     ctx.dictionary_conditions = config.GetBool(config_keys::kDictionaryConditions);

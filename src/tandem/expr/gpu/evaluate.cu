@@ -119,11 +119,13 @@ Status Launch(const DeviceProgram& dp, const OutParams& out, int64_t n, const St
     int64_t rows = n;
     void* args[] = {&params, &o, &rows};
     internal::CountLaunch(true);
+    if (dp.eval.gpu_launches) ++dp.eval.gpu_launches->generated;
     return CudaCheck(cudaLaunchKernel(generated, dim3(static_cast<unsigned>(blocks)),
                                       dim3(kThreads), args, 0, cu_stream),
                      "generated expression kernel launch");
   }
   internal::CountLaunch(false);
+  if (dp.eval.gpu_launches) ++dp.eval.gpu_launches->interpreted;
   EvalKernel<<<static_cast<unsigned>(blocks), kThreads, 0, cu_stream>>>(dp.params, out, n);
   return CudaCheck(cudaGetLastError(), "expression kernel launch");
 }
