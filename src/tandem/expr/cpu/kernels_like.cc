@@ -252,6 +252,7 @@ void ScanColumn(const Pattern& pat, const Off* off, const char* base, int64_t n,
 // LIKE of every row of a string column against one compiled pattern.
 template <typename Off>
 void LikeColumn(const Pattern& pat, const Off* off, const char* base, int64_t n, uint8_t* bits) {
+  if (n == 0) return;  // no rows, and no bits to write to
   const auto& segs = pat.segments;
   if (!pat.anchored_start && !segs.empty() && !segs[0].has_any &&
       (segs.size() >= 2 || !pat.anchored_end)) {

@@ -80,7 +80,9 @@ Result<ColumnPtr> NullTest(const CallContext& cc, const std::vector<Datum>& args
   auto values = Buffer::AllocateUninitialized(bytes);
   uint8_t* out = values->mutable_data();
   const Datum& d = args[0];
-  if (d.is_scalar()) {
+  if (bytes == 0) {
+    // no rows: nothing to write (and no buffer to write it to)
+  } else if (d.is_scalar()) {
     std::memset(out, d.scalar.is_null == want_null ? 0xFF : 0, static_cast<size_t>(bytes));
   } else if (d.column->null_count() == 0 || !d.column->validity()) {
     std::memset(out, want_null ? 0 : 0xFF, static_cast<size_t>(bytes));

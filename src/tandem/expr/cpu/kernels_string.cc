@@ -225,7 +225,8 @@ Result<ColumnPtr> Affix(const CallContext& cc, const std::vector<Datum>& args) {
     const std::string_view s = Str(args[0], i), t = Str(args[1], i);
     if (kind == 0) return s.substr(0, t.size()) == t;
     if (kind == 1) return s.size() >= t.size() && s.substr(s.size() - t.size()) == t;
-    return t.empty() || memmem(s.data(), s.size(), t.data(), t.size()) != nullptr;
+    return t.empty() ||
+           (s.size() >= t.size() && memmem(s.data(), s.size(), t.data(), t.size()) != nullptr);
   });
 }
 
