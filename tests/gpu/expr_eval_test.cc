@@ -103,11 +103,7 @@ TEST_F(GpuExprEval, GeneratedKernelsMatchCpuOnRandomData) {
   CompileAhead(all);
   for (const auto& e : Expressions()) Check(e);
   for (const auto& e : Transcendental()) Check(e, false, 4);
-  auto i32 = Col(0), i64 = Col(1), wide = Col(4), small = Col(11);
-  Check(Call("add", {i64, Lit(Value::Int64(1))}));
-  Check(Call("multiply", {i32, Lit(Value::Int32(-1))}));
-  Check(Call("divide", {wide, MakeCast(small, DataType::Decimal(20, 0))}), true);
-  Check(MakeCast(wide, DataType::Decimal(6, 1)));
+  for (const auto& [e, ansi] : test_util::ErrorExpressions(fx)) Check(e, ansi);
   const gpu::GeneratedKernelCounts after = gpu::GeneratedKernelCountsNow();
   EXPECT_EQ(after.compile_failures, before.compile_failures) << after.last_failure;
   EXPECT_GE(after.generated_launches - before.generated_launches,
@@ -135,22 +131,7 @@ TEST_F(GpuExprEval, LargeBatch) {
 TEST_F(GpuExprEval, ErrorsMatchTheCpu) {
   TANDEM_REQUIRE_GPU();
   Load(test_util::RandomBatch(5000, 6));
-  auto i32 = Col(0), i64 = Col(1), f64 = Col(2), wide = Col(4), small = Col(11);
-  // Integer overflow: INT64_MAX + 1, INT32_MIN * -1 ...
-  Check(Call("add", {i64, Lit(Value::Int64(1))}));
-  Check(Call("multiply", {i32, Lit(Value::Int32(-1))}));
-  Check(Call("negate", {i32}));
-  // Division by zero: NULL, or an error in ANSI mode.
-  Check(Call("modulo", {i64, small}), /*ansi=*/true);
-  Check(Call("divide", {f64, Call("subtract", {f64, f64})}), true);
-  Check(Call("divide", {wide, MakeCast(small, DataType::Decimal(20, 0))}), true);
-  Check(Call("divide", {wide, MakeCast(small, DataType::Decimal(20, 0))}), false);
-  // Invalid casts.
-  Check(MakeCast(i64, DataType::Int16()));
-  Check(MakeCast(wide, DataType::Decimal(6, 1)));
-  Check(MakeCast(f64, DataType::Int32()));
-  // Decimal overflow in a product.
-  Check(Call("multiply", {wide, MakeCast(wide, DataType::Decimal(38, 0), true)}));
+  for (const auto& [e, ansi] : test_util::ErrorExpressions(fx)) Check(e, ansi);
 }
 
 // decimal(38, s) operands lose scale (Spark's adjustPrecisionScale): the exact sum or difference

@@ -209,4 +209,39 @@ inline std::vector<ExprPtr> TranscendentalExpressions(ExprFixture& fx) {
           Call("cbrt", {f64}),  Call("power", {f64, Lit(Value::Float64(0.5))})};
 }
 
+// An expression and the ANSI mode to evaluate it in.
+struct ExprInMode {
+  ExprPtr expr;
+  bool ansi = false;
+};
+
+// Expressions that raise errors on some rows of RandomBatch, or give NULL there outside ANSI
+// mode: integer overflow, division by zero, invalid casts, decimal overflow.
+inline std::vector<ExprInMode> ErrorExpressions(ExprFixture& fx) {
+  auto Col = [&](int i) {
+    const Field& f = fx.batch.schema.fields[i];
+    return MakeColumnRef(i, f.type, true, f.name);
+  };
+  auto Call = [&](const std::string& fn, std::vector<ExprPtr> args) { return fx.Call(fn, args); };
+  auto Lit = [](Value v) { return MakeLiteral(std::move(v)); };
+  auto i32 = Col(0), i64 = Col(1), f64 = Col(2), wide = Col(4), small = Col(11);
+  return {
+      // Integer overflow: INT64_MAX + 1, INT32_MIN * -1 ...
+      {Call("add", {i64, Lit(Value::Int64(1))})},
+      {Call("multiply", {i32, Lit(Value::Int32(-1))})},
+      {Call("negate", {i32})},
+      // Division by zero: NULL, or an error in ANSI mode.
+      {Call("modulo", {i64, small}), true},
+      {Call("divide", {f64, Call("subtract", {f64, f64})}), true},
+      {Call("divide", {wide, MakeCast(small, DataType::Decimal(20, 0))}), true},
+      {Call("divide", {wide, MakeCast(small, DataType::Decimal(20, 0))}), false},
+      // Invalid casts.
+      {MakeCast(i64, DataType::Int16())},
+      {MakeCast(wide, DataType::Decimal(6, 1))},
+      {MakeCast(f64, DataType::Int32())},
+      // Decimal overflow in a product.
+      {Call("multiply", {wide, MakeCast(wide, DataType::Decimal(38, 0), true)})},
+  };
+}
+
 }  // namespace tandem::test_util

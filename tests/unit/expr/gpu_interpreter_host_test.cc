@@ -215,24 +215,7 @@ TEST_F(GpuInterpreterOnHost, EmptyOneRowAndAllNull) {
 
 TEST_F(GpuInterpreterOnHost, ErrorsMatchTheCpu) {
   Load(test_util::RandomBatch(3000, 6));
-  auto Col = [&](int i) {
-    const Field& f = fx.batch.schema.fields[i];
-    return MakeColumnRef(i, f.type, true, f.name);
-  };
-  auto Call = [&](const std::string& fn, std::vector<ExprPtr> args) { return fx.Call(fn, args); };
-  auto Lit = [](Value v) { return MakeLiteral(std::move(v)); };
-  auto i32 = Col(0), i64 = Col(1), f64 = Col(2), wide = Col(4), small = Col(11);
-  Check(Call("add", {i64, Lit(Value::Int64(1))}));
-  Check(Call("multiply", {i32, Lit(Value::Int32(-1))}));
-  Check(Call("negate", {i32}));
-  Check(Call("modulo", {i64, small}), /*ansi=*/true);
-  Check(Call("divide", {f64, Call("subtract", {f64, f64})}), true);
-  Check(Call("divide", {wide, MakeCast(small, DataType::Decimal(20, 0))}), true);
-  Check(Call("divide", {wide, MakeCast(small, DataType::Decimal(20, 0))}), false);
-  Check(MakeCast(i64, DataType::Int16()));
-  Check(MakeCast(wide, DataType::Decimal(6, 1)));
-  Check(MakeCast(f64, DataType::Int32()));
-  Check(Call("multiply", {wide, MakeCast(wide, DataType::Decimal(38, 0), true)}));
+  for (const auto& [e, ansi] : test_util::ErrorExpressions(fx)) Check(e, ansi);
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 
 #include <chrono>
 
-#include "../expr_test_fixture.h"
+#include "gpu_expr_columns.h"
 #include "tandem/expr/gpu/kernel_gen.h"
 #include "tandem/expr/gpu/program.h"
 
@@ -18,23 +18,7 @@ using gpu::internal::Compile;
 using gpu::internal::GeneratedEvalKernel;
 using gpu::internal::Program;
 
-class GpuKernelGen : public ::testing::Test {
- protected:
-  void SetUp() override {
-    i64 = Ref(0, DataType::Int64());
-    dec = Ref(1, DataType::Decimal(15, 2));
-    f64 = Ref(2, DataType::Float64());
-    str = Ref(3, DataType::String());
-    date = Ref(4, DataType::Date32());
-    wide = Ref(5, DataType::Decimal(30, 4));
-  }
-  ExprPtr Ref(int i, DataType t) { return MakeColumnRef(i, t, true, "c" + std::to_string(i)); }
-  ExprPtr Call(const std::string& fn, std::vector<ExprPtr> args) { return fx.Call(fn, args); }
-  ExprPtr Lit(Value v) { return MakeLiteral(std::move(v)); }
-
-  test_util::ExprFixture fx;
-  ExprPtr i64, dec, f64, str, date, wide;
-};
+using GpuKernelGen = test_util::GpuExprColumns;
 
 TEST_F(GpuKernelGen, EveryKindOfProgramCompilesWithNvrtc) {
   Result<const gpu::jit::Nvrtc*> nvrtc = gpu::jit::Nvrtc::Get();

@@ -271,6 +271,12 @@ __device__ __forceinline__ bool Fail(const InterpParams& P, int at, int64_t row)
 
 template <Op kOp>
 __device__ __forceinline__ bool ExecOp(TANDEM_INTERP_ARGS);
+// ExecOp<op> is `fn`.
+#define TANDEM_EXEC_OP(op, fn)                                         \
+  template <>                                                          \
+  __device__ __forceinline__ bool ExecOp<Op::op>(TANDEM_INTERP_ARGS) { \
+    return fn(P, in, pc, row, st, sp);                                 \
+  }
 
 __device__ __forceinline__ bool ExecColumn(TANDEM_INTERP_ARGS) {
   do {
@@ -326,10 +332,7 @@ __device__ __forceinline__ bool ExecColumn(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kColumn>(TANDEM_INTERP_ARGS) {
-  return ExecColumn(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kColumn, ExecColumn)
 
 __device__ __forceinline__ bool ExecConst(TANDEM_INTERP_ARGS) {
   do {
@@ -357,10 +360,7 @@ __device__ __forceinline__ bool ExecConst(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kConst>(TANDEM_INTERP_ARGS) {
-  return ExecConst(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kConst, ExecConst)
 
 __device__ __forceinline__ bool ExecDrop(TANDEM_INTERP_ARGS) {
   do {
@@ -369,10 +369,7 @@ __device__ __forceinline__ bool ExecDrop(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kDrop>(TANDEM_INTERP_ARGS) {
-  return ExecDrop(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kDrop, ExecDrop)
 
 __device__ __forceinline__ bool ExecArithInt(TANDEM_INTERP_ARGS) {
   do {
@@ -425,10 +422,7 @@ __device__ __forceinline__ bool ExecArithInt(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kArithInt>(TANDEM_INTERP_ARGS) {
-  return ExecArithInt(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kArithInt, ExecArithInt)
 
 __device__ __forceinline__ bool ExecArithFloat(TANDEM_INTERP_ARGS) {
   do {
@@ -465,10 +459,7 @@ __device__ __forceinline__ bool ExecArithFloat(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kArithFloat>(TANDEM_INTERP_ARGS) {
-  return ExecArithFloat(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kArithFloat, ExecArithFloat)
 
 __device__ __forceinline__ bool ExecArithDec(TANDEM_INTERP_ARGS) {
   do {
@@ -540,10 +531,7 @@ __device__ __forceinline__ bool ExecArithDec(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kArithDec>(TANDEM_INTERP_ARGS) {
-  return ExecArithDec(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kArithDec, ExecArithDec)
 
 __device__ __forceinline__ bool ExecDateArith(TANDEM_INTERP_ARGS) {
   do {
@@ -566,10 +554,7 @@ __device__ __forceinline__ bool ExecDateArith(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kDateArith>(TANDEM_INTERP_ARGS) {
-  return ExecDateArith(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kDateArith, ExecDateArith)
 
 __device__ __forceinline__ bool ExecNegateAbs(TANDEM_INTERP_ARGS) {
   do {
@@ -597,14 +582,8 @@ __device__ __forceinline__ bool ExecNegateAbs(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kNegate>(TANDEM_INTERP_ARGS) {
-  return ExecNegateAbs(P, in, pc, row, st, sp);
-}
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kAbs>(TANDEM_INTERP_ARGS) {
-  return ExecNegateAbs(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kNegate, ExecNegateAbs)
+TANDEM_EXEC_OP(kAbs, ExecNegateAbs)
 
 __device__ __forceinline__ bool ExecSign(TANDEM_INTERP_ARGS) {
   do {
@@ -626,10 +605,7 @@ __device__ __forceinline__ bool ExecSign(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kSign>(TANDEM_INTERP_ARGS) {
-  return ExecSign(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kSign, ExecSign)
 
 __device__ __forceinline__ bool ExecCompare(TANDEM_INTERP_ARGS) {
   do {
@@ -647,10 +623,7 @@ __device__ __forceinline__ bool ExecCompare(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kCompare>(TANDEM_INTERP_ARGS) {
-  return ExecCompare(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kCompare, ExecCompare)
 
 __device__ __forceinline__ bool ExecDistinct(TANDEM_INTERP_ARGS) {
   do {
@@ -672,10 +645,7 @@ __device__ __forceinline__ bool ExecDistinct(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kDistinct>(TANDEM_INTERP_ARGS) {
-  return ExecDistinct(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kDistinct, ExecDistinct)
 
 __device__ __forceinline__ bool ExecAndOr(TANDEM_INTERP_ARGS) {
   do {
@@ -697,14 +667,8 @@ __device__ __forceinline__ bool ExecAndOr(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kAnd>(TANDEM_INTERP_ARGS) {
-  return ExecAndOr(P, in, pc, row, st, sp);
-}
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kOr>(TANDEM_INTERP_ARGS) {
-  return ExecAndOr(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kAnd, ExecAndOr)
+TANDEM_EXEC_OP(kOr, ExecAndOr)
 
 __device__ __forceinline__ bool ExecNot(TANDEM_INTERP_ARGS) {
   do {
@@ -716,10 +680,7 @@ __device__ __forceinline__ bool ExecNot(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kNot>(TANDEM_INTERP_ARGS) {
-  return ExecNot(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kNot, ExecNot)
 
 __device__ __forceinline__ bool ExecIsNullIsNotNull(TANDEM_INTERP_ARGS) {
   do {
@@ -733,14 +694,8 @@ __device__ __forceinline__ bool ExecIsNullIsNotNull(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kIsNull>(TANDEM_INTERP_ARGS) {
-  return ExecIsNullIsNotNull(P, in, pc, row, st, sp);
-}
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kIsNotNull>(TANDEM_INTERP_ARGS) {
-  return ExecIsNullIsNotNull(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kIsNull, ExecIsNullIsNotNull)
+TANDEM_EXEC_OP(kIsNotNull, ExecIsNullIsNotNull)
 
 __device__ __forceinline__ bool ExecJumpIfNotTrue(TANDEM_INTERP_ARGS) {
   do {
@@ -752,10 +707,7 @@ __device__ __forceinline__ bool ExecJumpIfNotTrue(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kJumpIfNotTrue>(TANDEM_INTERP_ARGS) {
-  return ExecJumpIfNotTrue(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kJumpIfNotTrue, ExecJumpIfNotTrue)
 
 __device__ __forceinline__ bool ExecJump(TANDEM_INTERP_ARGS) {
   do {
@@ -764,10 +716,7 @@ __device__ __forceinline__ bool ExecJump(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kJump>(TANDEM_INTERP_ARGS) {
-  return ExecJump(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kJump, ExecJump)
 
 __device__ __forceinline__ bool ExecCoalesce(TANDEM_INTERP_ARGS) {
   do {
@@ -786,10 +735,7 @@ __device__ __forceinline__ bool ExecCoalesce(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kCoalesce>(TANDEM_INTERP_ARGS) {
-  return ExecCoalesce(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kCoalesce, ExecCoalesce)
 
 __device__ __forceinline__ bool ExecNullIf(TANDEM_INTERP_ARGS) {
   do {
@@ -802,10 +748,7 @@ __device__ __forceinline__ bool ExecNullIf(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kNullIf>(TANDEM_INTERP_ARGS) {
-  return ExecNullIf(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kNullIf, ExecNullIf)
 
 __device__ __forceinline__ bool ExecGreatestLeast(TANDEM_INTERP_ARGS) {
   do {
@@ -830,10 +773,7 @@ __device__ __forceinline__ bool ExecGreatestLeast(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kGreatestLeast>(TANDEM_INTERP_ARGS) {
-  return ExecGreatestLeast(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kGreatestLeast, ExecGreatestLeast)
 
 __device__ __forceinline__ bool ExecInList(TANDEM_INTERP_ARGS) {
   do {
@@ -859,10 +799,7 @@ __device__ __forceinline__ bool ExecInList(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kInList>(TANDEM_INTERP_ARGS) {
-  return ExecInList(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kInList, ExecInList)
 
 __device__ __forceinline__ bool ExecCastNum(TANDEM_INTERP_ARGS) {
   do {
@@ -878,10 +815,7 @@ __device__ __forceinline__ bool ExecCastNum(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kCastNum>(TANDEM_INTERP_ARGS) {
-  return ExecCastNum(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kCastNum, ExecCastNum)
 
 __device__ __forceinline__ bool ExecCastDateToTs(TANDEM_INTERP_ARGS) {
   do {
@@ -893,10 +827,7 @@ __device__ __forceinline__ bool ExecCastDateToTs(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kCastDateToTs>(TANDEM_INTERP_ARGS) {
-  return ExecCastDateToTs(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kCastDateToTs, ExecCastDateToTs)
 
 __device__ __forceinline__ bool ExecCastTsToDate(TANDEM_INTERP_ARGS) {
   do {
@@ -908,10 +839,7 @@ __device__ __forceinline__ bool ExecCastTsToDate(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kCastTsToDate>(TANDEM_INTERP_ARGS) {
-  return ExecCastTsToDate(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kCastTsToDate, ExecCastTsToDate)
 
 __device__ __forceinline__ bool ExecLike(TANDEM_INTERP_ARGS) {
   do {
@@ -926,10 +854,7 @@ __device__ __forceinline__ bool ExecLike(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kLike>(TANDEM_INTERP_ARGS) {
-  return ExecLike(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kLike, ExecLike)
 
 __device__ __forceinline__ bool ExecSubstring(TANDEM_INTERP_ARGS) {
   do {
@@ -949,10 +874,7 @@ __device__ __forceinline__ bool ExecSubstring(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kSubstring>(TANDEM_INTERP_ARGS) {
-  return ExecSubstring(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kSubstring, ExecSubstring)
 
 __device__ __forceinline__ bool ExecTrim(TANDEM_INTERP_ARGS) {
   do {
@@ -971,10 +893,7 @@ __device__ __forceinline__ bool ExecTrim(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kTrim>(TANDEM_INTERP_ARGS) {
-  return ExecTrim(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kTrim, ExecTrim)
 
 __device__ __forceinline__ bool ExecLeftRight(TANDEM_INTERP_ARGS) {
   do {
@@ -991,10 +910,7 @@ __device__ __forceinline__ bool ExecLeftRight(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kLeftRight>(TANDEM_INTERP_ARGS) {
-  return ExecLeftRight(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kLeftRight, ExecLeftRight)
 
 __device__ __forceinline__ bool ExecFold(TANDEM_INTERP_ARGS) {
   do {
@@ -1003,10 +919,7 @@ __device__ __forceinline__ bool ExecFold(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kFold>(TANDEM_INTERP_ARGS) {
-  return ExecFold(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kFold, ExecFold)
 
 __device__ __forceinline__ bool ExecLength(TANDEM_INTERP_ARGS) {
   do {
@@ -1021,10 +934,7 @@ __device__ __forceinline__ bool ExecLength(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kLength>(TANDEM_INTERP_ARGS) {
-  return ExecLength(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kLength, ExecLength)
 
 __device__ __forceinline__ bool ExecStrposAffix(TANDEM_INTERP_ARGS) {
   do {
@@ -1054,14 +964,8 @@ __device__ __forceinline__ bool ExecStrposAffix(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kStrpos>(TANDEM_INTERP_ARGS) {
-  return ExecStrposAffix(P, in, pc, row, st, sp);
-}
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kAffix>(TANDEM_INTERP_ARGS) {
-  return ExecStrposAffix(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kStrpos, ExecStrposAffix)
+TANDEM_EXEC_OP(kAffix, ExecStrposAffix)
 
 __device__ __forceinline__ bool ExecExtract(TANDEM_INTERP_ARGS) {
   do {
@@ -1122,10 +1026,7 @@ __device__ __forceinline__ bool ExecExtract(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kExtract>(TANDEM_INTERP_ARGS) {
-  return ExecExtract(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kExtract, ExecExtract)
 
 __device__ __forceinline__ bool ExecDateTrunc(TANDEM_INTERP_ARGS) {
   do {
@@ -1172,10 +1073,7 @@ __device__ __forceinline__ bool ExecDateTrunc(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kDateTrunc>(TANDEM_INTERP_ARGS) {
-  return ExecDateTrunc(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kDateTrunc, ExecDateTrunc)
 
 __device__ __forceinline__ bool ExecAddInterval(TANDEM_INTERP_ARGS) {
   do {
@@ -1215,10 +1113,7 @@ __device__ __forceinline__ bool ExecAddInterval(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kAddInterval>(TANDEM_INTERP_ARGS) {
-  return ExecAddInterval(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kAddInterval, ExecAddInterval)
 
 __device__ __forceinline__ bool ExecDateAddSub(TANDEM_INTERP_ARGS) {
   do {
@@ -1237,10 +1132,7 @@ __device__ __forceinline__ bool ExecDateAddSub(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kDateAddSub>(TANDEM_INTERP_ARGS) {
-  return ExecDateAddSub(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kDateAddSub, ExecDateAddSub)
 
 __device__ __forceinline__ bool ExecDateDiff2(TANDEM_INTERP_ARGS) {
   do {
@@ -1257,10 +1149,7 @@ __device__ __forceinline__ bool ExecDateDiff2(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kDateDiff2>(TANDEM_INTERP_ARGS) {
-  return ExecDateDiff2(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kDateDiff2, ExecDateDiff2)
 
 __device__ __forceinline__ bool ExecDateDiff3(TANDEM_INTERP_ARGS) {
   do {
@@ -1279,10 +1168,7 @@ __device__ __forceinline__ bool ExecDateDiff3(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kDateDiff3>(TANDEM_INTERP_ARGS) {
-  return ExecDateDiff3(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kDateDiff3, ExecDateDiff3)
 
 __device__ __forceinline__ bool ExecFloorCeil(TANDEM_INTERP_ARGS) {
   do {
@@ -1304,10 +1190,7 @@ __device__ __forceinline__ bool ExecFloorCeil(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kFloorCeil>(TANDEM_INTERP_ARGS) {
-  return ExecFloorCeil(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kFloorCeil, ExecFloorCeil)
 
 __device__ __forceinline__ bool ExecRoundFloat(TANDEM_INTERP_ARGS) {
   do {
@@ -1334,10 +1217,7 @@ __device__ __forceinline__ bool ExecRoundFloat(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kRoundFloat>(TANDEM_INTERP_ARGS) {
-  return ExecRoundFloat(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kRoundFloat, ExecRoundFloat)
 
 __device__ __forceinline__ bool ExecRoundExact(TANDEM_INTERP_ARGS) {
   do {
@@ -1383,10 +1263,7 @@ __device__ __forceinline__ bool ExecRoundExact(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kRoundExact>(TANDEM_INTERP_ARGS) {
-  return ExecRoundExact(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kRoundExact, ExecRoundExact)
 
 __device__ __forceinline__ bool ExecMath(TANDEM_INTERP_ARGS) {
   do {
@@ -1416,10 +1293,7 @@ __device__ __forceinline__ bool ExecMath(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kMath>(TANDEM_INTERP_ARGS) {
-  return ExecMath(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kMath, ExecMath)
 
 __device__ __forceinline__ bool ExecPower(TANDEM_INTERP_ARGS) {
   do {
@@ -1436,10 +1310,7 @@ __device__ __forceinline__ bool ExecPower(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kPower>(TANDEM_INTERP_ARGS) {
-  return ExecPower(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kPower, ExecPower)
 
 __device__ __forceinline__ bool ExecConcat(TANDEM_INTERP_ARGS) {
   do {
@@ -1447,10 +1318,7 @@ __device__ __forceinline__ bool ExecConcat(TANDEM_INTERP_ARGS) {
   } while (false);
   return true;
 }
-template <>
-__device__ __forceinline__ bool ExecOp<Op::kConcat>(TANDEM_INTERP_ARGS) {
-  return ExecConcat(P, in, pc, row, st, sp);
-}
+TANDEM_EXEC_OP(kConcat, ExecConcat)
 
 // Instruction `in` for `row`, whatever its opcode (the interpreter's dispatch).
 __device__ __forceinline__ bool Exec(TANDEM_INTERP_ARGS) {
@@ -1550,6 +1418,7 @@ __device__ __forceinline__ bool Exec(TANDEM_INTERP_ARGS) {
   }
   return true;
 }
+#undef TANDEM_EXEC_OP
 #undef TANDEM_INTERP_ARGS
 
 // Runs the program for `row`; the result is st[0] (or st[0..a) for a kConcat root). False when
