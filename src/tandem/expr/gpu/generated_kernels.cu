@@ -6,9 +6,9 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <unordered_map>
 
+#include "tandem/common/thread_pool.h"
 #include "tandem/expr/gpu/generated_kernels.h"
 #include "tandem/expr/gpu/kernel_gen.h"
 
@@ -35,6 +35,13 @@ struct Registry {
 Registry& TheRegistry() {
   static Registry* r = new Registry;  // never destroyed: background compiles may outlive main
   return *r;
+}
+
+// Background compiles: two at a time (NVRTC takes one core each), however many expressions
+// a process meets. Never destroyed: a compile may still run when the process exits.
+ThreadPool& CompilePool() {
+  static ThreadPool* pool = new ThreadPool(2);
+  return *pool;
 }
 
 void Fail(Registry& r, Entry& e, const std::string& why) {
@@ -103,7 +110,7 @@ const void* GeneratedKernelFor(const Program& program, const EvalContext& eval) 
     if (eval.gpu_kernels == GpuKernels::kGenerateWait) {
       Compile(k, dir, e);
     } else {
-      std::thread([k = std::move(k), dir, e] { Compile(k, dir, e); }).detach();
+      CompilePool().Submit([k = std::move(k), dir, e] { Compile(k, dir, e); });
     }
     lock.lock();
   }

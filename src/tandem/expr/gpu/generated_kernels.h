@@ -3,7 +3,7 @@
 // from the kernel cache (gpu/jit/kernel_cache.h) and loaded on the GPU once per process.
 //   wait:       compiles before the first launch, or waits for a compile begun by another
 //               thread (a first query pays NVRTC's ~0.5 s per expression in no cache);
-//   background: starts the compile on another thread and returns null, so the evaluator
+//   background: queues the compile (two run at a time) and returns null, so the evaluator
 //               interprets, until the kernel is ready.
 // A kernel that fails to compile or load is not tried again; the evaluator interprets it and the
 // failure is counted (with its message) for EXPLAIN ANALYZE and the tests.

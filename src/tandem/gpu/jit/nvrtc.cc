@@ -39,6 +39,8 @@ std::vector<std::string> Candidates() {
       "/usr/local/lib/python3*/dist-packages/nvidia/cu13/lib/libnvrtc.so.13",
       "/usr/local/lib/python3*/site-packages/nvidia/cu13/lib/libnvrtc.so.13",
       "/usr/lib/python3/dist-packages/nvidia/cu13/lib/libnvrtc.so.13",
+      "/usr/local/lib/python3*/dist-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.13",
+      "/usr/local/lib/python3*/site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.13",
       "/opt/*/lib/python3*/site-packages/nvidia/cu13/lib/libnvrtc.so.13",
   };
   for (const char* pattern : patterns) {
