@@ -5,8 +5,8 @@
 //
 // Where the library is looked for, in order: $TANDEM_NVRTC_LIBRARY (a file), the loader's path
 // (libnvrtc.so.13, as the CUDA toolkit installs it), the toolkit's own folders, and the folders
-// where PyPI's nvidia-cuda-nvrtc wheel puts it (nvidia/cu13/lib under a Python's site- or
-// dist-packages), which is how the GPU machines without a toolkit have it.
+// where PyPI's nvidia-cuda-nvrtc wheel puts it (nvidia/cu13/lib or nvidia/cuda_nvrtc/lib under a
+// Python's site- or dist-packages), which is how the GPU machines without a toolkit have it.
 #pragma once
 
 #include <string>
