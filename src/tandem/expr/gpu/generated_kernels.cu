@@ -99,13 +99,14 @@ const void* GeneratedKernelFor(const Program& program, const EvalContext& eval) 
   std::unique_lock<std::mutex> lock(r.mu);
   if (r.arch < 0) r.arch = DeviceArch();
   if (r.arch == 0) return nullptr;
-  jit::KernelSource k = GeneratedEvalKernel(program, r.arch);
-  std::shared_ptr<Entry>& slot = r.by_source[k.source];
+  std::string source = GeneratedEvalSource(program);
+  std::shared_ptr<Entry>& slot = r.by_source[source];
   const bool fresh = slot == nullptr;
   if (fresh) slot = std::make_shared<Entry>();
   std::shared_ptr<Entry> e = slot;
   if (fresh) {
     const std::string dir = jit::KernelCacheDir(eval.kernel_cache_dir);
+    jit::KernelSource k = KernelOfSource(std::move(source), r.arch);  // with the headers' text
     lock.unlock();
     if (eval.gpu_kernels == GpuKernels::kGenerateWait) {
       Compile(k, dir, e);

@@ -42,7 +42,7 @@ bool IsJump(Op op) { return op == Op::kJumpIfNotTrue || op == Op::kJump; }
 
 }  // namespace
 
-jit::KernelSource GeneratedEvalKernel(const Program& program, int arch) {
+std::string GeneratedEvalSource(const Program& program) {
   const int n = static_cast<int>(program.code.size());
   std::vector<bool> target(static_cast<size_t>(n) + 1, false);
   for (const Instr& in : program.code) {
@@ -79,10 +79,17 @@ jit::KernelSource GeneratedEvalKernel(const Program& program, int arch) {
     << "(tqi::InterpParams P, tq::OutParams O, int64_t n) {\n"
     << "  tq::EvalRows<" << std::max(1, program.max_stack)
     << ">(P, O, n, [&](int64_t row, tqi::Val* st) { return tq_run(P, row, st); });\n}\n";
+  return s.str();
+}
 
+jit::KernelSource GeneratedEvalKernel(const Program& program, int arch) {
+  return KernelOfSource(GeneratedEvalSource(program), arch);
+}
+
+jit::KernelSource KernelOfSource(std::string source, int arch) {
   jit::KernelSource k;
   k.name = kGeneratedKernelName;
-  k.source = s.str();
+  k.source = std::move(source);
   k.arch = arch;
   k.headers.push_back({"cstdint", kCstdint});
   for (const jit::SourceHeader& h : jit::EmbeddedJitHeaders()) k.headers.push_back(h);
