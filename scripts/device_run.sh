@@ -38,7 +38,9 @@
 #                                 (ANALYZE=0: none)
 #   scripts/device_run.sh analyze_tpch  EXPLAIN ANALYZE of TPC-H queries (QUERIES, SF) under cpu,
 #                                 gpu and auto (MODES), each the third run of its process, with
-#                                 the extra settings ANALYZE_CONF ("key=value ...")
+#                                 the extra settings ANALYZE_CONF ("key=value ..."), tables cached
+#                                 first with CACHE=gpu|host; TANDEM_GPU_STEP_TIMES=1 adds the
+#                                 GPU operators' step times (gpu/step_timer.h)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # A packed stage (scripts/device_stage.sh) travels as .device.tar.xz; Python's tarfile unpacks it.
@@ -61,6 +63,13 @@ if ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
 fi
+# NVRTC for generated kernels (gpu/jit/nvrtc.h searches too; this names what was found).
+if [ -z "${TANDEM_NVRTC_LIBRARY:-}" ]; then
+  nvrtc=$(find /usr /opt "$(python3 -c 'import site; print(site.getsitepackages()[0])')" \
+    -name 'libnvrtc.so.13*' 2>/dev/null | grep -v builtins | sort | head -1)
+  [ -n "$nvrtc" ] && export TANDEM_NVRTC_LIBRARY=$nvrtc
+fi
+echo "NVRTC: ${TANDEM_NVRTC_LIBRARY:-not found}"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$OUT/machine.txt"
 nproc >> "$OUT/machine.txt"
 .device/bin/tandem version | tee -a "$OUT/machine.txt"
@@ -183,15 +192,29 @@ for what in "${@:-tests}"; do
       queries=${QUERIES:-14 6} modes=${MODES:-cpu gpu auto}  # "14 6" or "14,6"
       for q in ${queries//,/ }; do
         qf=tests/tpch/queries/q$(printf %02d "$q").sql
-        { cat "$qf"; echo ";"; cat "$qf"; echo ";"; echo "EXPLAIN ANALYZE"; cat "$qf"; echo ";"; } \
+        { if [ "${CACHE:-none}" != none ]; then
+            echo "SET tandem.sql.device = $([ "$CACHE" = host ] && echo cpu || echo gpu);"
+            for t in region nation part supplier partsupp customer orders lineitem; do
+              echo "CACHE TABLE $t;"
+            done
+          fi
+          cat "$qf"; echo ";"; cat "$qf"; echo ";"; echo "EXPLAIN ANALYZE"; cat "$qf"; echo ";"; } \
           >/tmp/analyze.sql
         confs=()
         for kv in ${ANALYZE_CONF:-}; do confs+=(--conf "$kv"); done
         for mode in ${modes//,/ }; do
           echo "== Q$q sf${SF:-10} device=$mode ${ANALYZE_CONF:-} (third run of one process)" |
             tee -a "$OUT/analyze_tpch.log"
+          # With TANDEM_GPU_STEP_TIMES=1 the third run's GPU step times (stderr) are kept too.
           .device/bin/tandem sql -f /tmp/analyze.sql --conf tandem.sql.device=$mode \
-            "${confs[@]}" "${tables[@]}" 2>&1 | sed -n '/^Placement/,$p' | tee -a "$OUT/analyze_tpch.log"
+            "${confs[@]}" "${tables[@]}" 2>/tmp/analyze.err | sed -n '/^Placement/,$p' |
+            tee -a "$OUT/analyze_tpch.log"
+          if grep -q '^\[gpu step\]' /tmp/analyze.err; then
+            steps=$(grep -c '^\[gpu step\]' /tmp/analyze.err)
+            echo "-- GPU steps of the third run:" | tee -a "$OUT/analyze_tpch.log"
+            grep '^\[gpu step\]' /tmp/analyze.err | tail -n $((steps / 3)) | tee -a "$OUT/analyze_tpch.log"
+          fi
+          grep -v '^\[gpu step\]' /tmp/analyze.err | head -5
         done
       done
       ;;

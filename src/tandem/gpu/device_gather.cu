@@ -179,6 +179,10 @@ Result<DeviceBatchPtr> GatherBatch(const DeviceBatch& batch, RowSource source, i
   out->num_rows = count;
   std::vector<bool> has_validity(ncol, false);
   for (int64_t c = 0; c < ncol; ++c) {
+    if (!batch.columns[c]) {  // a column no consumer reads: left out (GatherBatch's contract)
+      out->columns.push_back(nullptr);
+      continue;
+    }
     const DeviceColumn& src = *batch.columns[c];
     auto col = std::make_shared<DeviceColumn>();
     col->type = src.type;
@@ -209,6 +213,7 @@ Result<DeviceBatchPtr> GatherBatch(const DeviceBatch& batch, RowSource source, i
   }
 
   for (int64_t c = 0; c < ncol; ++c) {
+    if (!batch.columns[c]) continue;
     const DeviceColumn& src = *batch.columns[c];
     DeviceColumn& col = *out->columns[c];
     if (full) {

@@ -23,8 +23,9 @@ struct GatherOptions {
   bool full_permutation = false;
 };
 
-// Gathers `count` rows of every column. Synchronizes the stream once (to learn null counts and
-// string sizes) unless options.full_permutation.
+// Gathers `count` rows of every column; a null column pointer stays null in the output (late
+// materialization: a caller leaves out the columns its consumer does not read). Synchronizes the
+// stream once (to learn null counts and string sizes) unless options.full_permutation.
 Result<DeviceBatchPtr> GatherBatch(const DeviceBatch& batch, RowSource rows, int64_t count,
                                    const GatherOptions& options, const Stream& stream);
 

@@ -23,6 +23,7 @@
 #include "tandem/exec/gpu/aggregate_group_table.cuh"
 #include "tandem/exec/gpu/aggregate_tuning.h"
 #include "tandem/exec/gpu/gpu_operators.h"
+#include "tandem/gpu/step_timer.h"
 #include "tandem/types/decimal_core.h"
 #include "tandem/types/type_dispatch.h"
 
@@ -345,12 +346,18 @@ class Aggregation {
       : node_(node), ctx_(ctx), stream_(*ctx.stream), s_(Raw(*ctx.stream)) {}
 
   Result<DeviceBatchPtr> Run(const Expr* filter, const DeviceBatch& input) {
+    StepTimer timer("aggregate", stream_);
+    timer_ = &timer;
     const DeviceBatch* rows = &input;
     DeviceBatchPtr filtered;
     if (filter) {
       TANDEM_ASSIGN_OR_RAISE(auto sel, SelectTrue(*filter, input, ctx_.eval, stream_));
+      timer.Mark("filter selection of " + std::to_string(input.num_rows) + " rows");
+      // Only the columns the keys and aggregates read are gathered (the filter's own are not).
+      const DeviceBatch read = ColumnsRead(input);
       TANDEM_ASSIGN_OR_RAISE(filtered,
-                             Gather(input, sel.indices.data_as<int64_t>(), sel.count, stream_));
+                             Gather(read, sel.indices.data_as<int64_t>(), sel.count, stream_));
+      timer.Mark("gather of " + std::to_string(sel.count) + " rows");
       rows = filtered.get();
     }
     n_ = rows->num_rows;
@@ -359,6 +366,7 @@ class Aggregation {
       TANDEM_ASSIGN_OR_RAISE(auto c, ColumnOf(*k, *rows, ctx_.eval, stream_));
       key_cols.push_back(std::move(c));
     }
+    timer.Mark("group keys");
     GroupTable table;
     if (key_cols.empty()) {
       groups_ = 1;  // one row even for empty input
@@ -370,6 +378,7 @@ class Aggregation {
                              BuildGroupTable(ks, n_, nullptr, /*nulls_equal=*/true, stream_));
       groups_ = table.num_groups;
       gid_ = table.group_of_row.data_as<int64_t>();
+      timer.Mark("group table: " + std::to_string(groups_) + " groups");
     }
     const int64_t num_aggs = static_cast<int64_t>(node_.aggregates.size());
     // Per aggregate: [error flag (int), pad] then a null count (u64).
@@ -390,6 +399,7 @@ class Aggregation {
       TANDEM_ASSIGN_OR_RAISE(auto col, Aggregate(j, *rows, &counted));
       pending_nulls[j] = counted;
       out->columns.push_back(std::move(col));
+      timer.Mark(node_.aggregates[j].name);
     }
     std::vector<int64_t> host(static_cast<size_t>(num_aggs) * 2, 0);
     if (num_aggs > 0) {
@@ -418,6 +428,25 @@ class Aggregation {
   }
 
  private:
+  // The input with the columns no group key, aggregate argument or FILTER clause reads left
+  // null.
+  DeviceBatch ColumnsRead(const DeviceBatch& input) const {
+    std::vector<int> used;
+    for (const auto& k : node_.group_keys) CollectColumns(*k, &used);
+    for (const AggregateCall& a : node_.aggregates) {
+      if (a.arg) CollectColumns(*a.arg, &used);
+      if (a.filter) CollectColumns(*a.filter, &used);
+    }
+    DeviceBatch read;
+    read.schema = input.schema;
+    read.num_rows = input.num_rows;
+    read.columns.resize(input.columns.size());
+    for (int c : used) {
+      if (c >= 0 && c < static_cast<int>(input.columns.size())) read.columns[c] = input.columns[c];
+    }
+    return read;
+  }
+
   int* ErrorFlag(int64_t j) const {
     return reinterpret_cast<int*>(status_.data_as<uint8_t>() + 16 * j);
   }
@@ -474,6 +503,7 @@ class Aggregation {
     if (a.kind != AggregateKind::kCountStar) {
       if (!a.arg) return Status::Internal("aggregate " + a.name + " has no argument");
       TANDEM_ASSIGN_OR_RAISE(arg, ColumnOf(*a.arg, rows, ctx_.eval, stream_));
+      timer_->Mark(a.name + " argument");
       if (arg->null_count > 0 && arg->has_validity())
         sel.validity = arg->validity.data_as<uint8_t>();
     }
@@ -756,6 +786,7 @@ class Aggregation {
   GpuContext& ctx_;
   const Stream& stream_;
   cudaStream_t s_;
+  StepTimer* timer_ = nullptr;  // Run's, while it runs
   int64_t n_ = 0;
   int64_t groups_ = 0;
   const int64_t* gid_ = nullptr;

@@ -4,6 +4,7 @@
 // column for a plain column reference (no copy), as the CPU does.
 #include "tandem/exec/gpu/gpu_operators.h"
 #include "tandem/expr/gpu/evaluate.h"
+#include "tandem/gpu/step_timer.h"
 
 namespace tandem::gpu {
 
@@ -11,7 +12,9 @@ Result<DeviceBatchPtr> Filter(const PlanNode& node, const DeviceBatch& input, Gp
   if (!node.predicate) return Status::Internal("filter without a predicate");
   if (ctx.stream == nullptr) return Status::Internal("GPU filter without a stream");
   const Stream& stream = *ctx.stream;
+  StepTimer timer("filter", stream);
   TANDEM_ASSIGN_OR_RAISE(Selection sel, SelectTrue(*node.predicate, input, ctx.eval, stream));
+  timer.Mark("selection of " + std::to_string(input.num_rows) + " rows");
   if (sel.count == input.num_rows) {
     auto same = std::make_shared<DeviceBatch>(input);  // shares the columns
     same->schema = node.schema;
@@ -21,6 +24,8 @@ Result<DeviceBatchPtr> Filter(const PlanNode& node, const DeviceBatch& input, Gp
                          Gather(input, sel.indices.data_as<int64_t>(), sel.count, stream));
   out->schema = node.schema;
   out->num_rows = sel.count;
+  timer.Mark("gather of " + std::to_string(sel.count) + " rows, " +
+             std::to_string(input.columns.size()) + " columns");
   return out;
 }
 
@@ -29,8 +34,10 @@ Result<DeviceBatchPtr> Project(const PlanNode& node, const DeviceBatch& input, G
   auto out = std::make_shared<DeviceBatch>();
   out->schema = node.schema;
   out->num_rows = input.num_rows;
+  StepTimer timer("project", *ctx.stream);
   for (const auto& e : node.exprs) {
     TANDEM_ASSIGN_OR_RAISE(DeviceColumnPtr col, Evaluate(*e, input, ctx.eval, *ctx.stream));
+    timer.Mark(e->ToString());
     if (col->length != input.num_rows) {
       return Status::Internal("expression " + e->ToString() + " gave " +
                               std::to_string(col->length) + " values for " +

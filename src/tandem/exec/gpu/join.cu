@@ -19,6 +19,7 @@
 
 #include "tandem/exec/gpu/aggregate_group_table.cuh"
 #include "tandem/exec/gpu/gpu_operators.h"
+#include "tandem/gpu/step_timer.h"
 
 namespace tandem::gpu {
 namespace {
@@ -140,7 +141,9 @@ class Join {
         nr_(right.num_rows) {}
 
   Result<DeviceBatchPtr> Run() {
+    StepTimer timer("join", stream_);
     TANDEM_RETURN_NOT_OK(BuildAndProbe());
+    timer.Mark("build " + std::to_string(nr_) + " and probe " + std::to_string(nl_) + " rows");
     const bool null_aware = node_.null_aware && keyed_ && nr_ > 0;
     if (type_ == JoinType::kAnti && null_aware && table_.any_null_key) {
       // x NOT IN (..., NULL, ...) is never TRUE.
@@ -166,6 +169,13 @@ class Join {
         TANDEM_RETURN_NOT_OK(LaunchStatus("join flags"));
       }
     }
+    timer.Mark(first_only ? "matches" : "pairs: " + std::to_string(num_pairs_));
+    Result<DeviceBatchPtr> out = Output(null_aware);
+    timer.Mark("output");
+    return out;
+  }
+
+  Result<DeviceBatchPtr> Output(bool null_aware) {
     switch (type_) {
       case JoinType::kSemi:
       case JoinType::kAnti:
