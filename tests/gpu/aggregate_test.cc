@@ -229,6 +229,7 @@ class GpuAggregate : public ::testing::Test {
     TANDEM_ASSIGN_OR_RAISE(auto dev, ToDevice(input, *stream_));
     GpuContext ctx;
     ctx.stream = stream_.get();
+    ctx.eval = eval_;
     TANDEM_ASSIGN_OR_RAISE(auto out, HashAggregate(node, filter, *dev, ctx));
     return ToHost(*out, *stream_);
   }
@@ -245,6 +246,7 @@ class GpuAggregate : public ::testing::Test {
   }
 
   std::unique_ptr<Stream> stream_;
+  EvalContext eval_;  // the GPU run's (which kernels: interpreted, generated, fused)
 };
 
 TEST_F(GpuAggregate, EveryAggregateOverKeySets) {
@@ -516,6 +518,114 @@ TEST_F(GpuAggregateFewGroups, WideDecimalOverflowAcrossBlocks) {
   EXPECT_TRUE(results[0]["0|"][1].DecimalUnscaled() == 0) << results[0]["0|"][1].ToString();
   EXPECT_TRUE(results[0]["1|"][1].DecimalUnscaled() == int128_t{12345} - 9 * e37)
       << results[0]["1|"][1].ToString();
+}
+
+// ---- fused aggregate kernels (exec/gpu/fused_aggregate_gen.h) ------------------------------
+
+// Generated kernels on (compiled before the first launch), counting launches.
+class GpuKernelFusedAggregate : public GpuAggregate {
+ protected:
+  void SetUp() override {
+    GpuAggregate::SetUp();
+    eval_.gpu_kernels = GpuKernels::kGenerateWait;
+    eval_.kernel_cache_dir = ::testing::TempDir() + "tandem-fused-kernels";
+    eval_.gpu_launches = std::make_shared<GpuExpressionLaunches>();
+  }
+  int64_t Fused() const { return eval_.gpu_launches->fused.load(); }
+
+  // The CPU's answer and the GPU's, with the filter (may be null) fused in; the GPU must run a
+  // fused kernel (or, for no rows, none).
+  void CompareFused(const Table& t, const std::vector<int>& keys, std::vector<AggregateCall> aggs,
+                    const ExprPtr& filter) {
+    auto node = MakeNode(t, keys, std::move(aggs));
+    ASSERT_EQ(AggregateUnsupported(*node), "");
+    ExecContext ctx;
+    auto cpu = filter ? cpu::HashAggregateFiltered(*node, *filter, t, ctx, nullptr)
+                      : cpu::HashAggregate(*node, t, ctx);
+    ASSERT_TRUE(cpu.ok()) << cpu.status().ToString();
+    const int64_t before = Fused();
+    auto gpu = RunGpu(*node, t, filter.get());
+    ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+    if (t.num_rows() > 0) EXPECT_GT(Fused(), before) << "no fused kernel ran";
+    ExpectSameGroups(*cpu, *gpu, static_cast<int>(keys.size()));
+  }
+};
+
+// Counts and sums (exact over int64, decimal(12,2), decimal(30,4); doubles), over columns and
+// over expressions.
+std::vector<AggregateCall> FusableAggs(const Table& t) {
+  using K = AggregateKind;
+  std::vector<AggregateCall> a = {
+      Agg(t, K::kCountStar, -1), Agg(t, K::kCount, 4), Agg(t, K::kCount, 9), Agg(t, K::kSum, 4),
+      Agg(t, K::kSum, 5),        Agg(t, K::kSum, 6),   Agg(t, K::kSum, 7),   Agg(t, K::kAvg, 4),
+      Agg(t, K::kAvg, 5),        Agg(t, K::kAvg, 6),   Agg(t, K::kAvg, 7),
+  };
+  AggregateCall plus = Agg(t, K::kSum, 4);
+  plus.arg = MakeCall("add", {Col(t, 4), MakeLiteral(Value::Int64(7))}, DataType::Int64(), true);
+  plus.name = "sum(v_int + 7)";
+  a.push_back(plus);
+  return a;
+}
+
+TEST_F(GpuKernelFusedAggregate, MatchesTheCpuWithAndWithoutKeysAndFilters) {
+  TANDEM_REQUIRE_GPU();
+  const Table t = MakeTable(60000, 30, 21);
+  const ExprPtr pred =
+      MakeCall("lt", {Col(t, 4), MakeLiteral(Value::Int64(200000))}, DataType::Bool(), true);
+  for (const auto& keys : std::vector<std::vector<int>>{{}, {0}, {1}, {2}, {8}, {0, 1, 3}, {10}}) {
+    for (const ExprPtr& filter : {ExprPtr(), pred}) {
+      SCOPED_TRACE(::testing::PrintToString(keys) + (filter ? " filtered" : ""));
+      CompareFused(t, keys, FusableAggs(t), filter);
+    }
+  }
+}
+
+TEST_F(GpuKernelFusedAggregate, FewGroupsAndTheGeneralPathAgree) {
+  TANDEM_REQUIRE_GPU();
+  const Table t = MakeTable(2000000, 4, 22);
+  for (int64_t limit : {kDefaultAggregateFewGroupsLimit, int64_t{0}}) {
+    FewGroupsLimit scope(limit);
+    SCOPED_TRACE("few-groups limit " + std::to_string(limit));
+    CompareFused(t, {8}, FusableAggs(t), nullptr);
+    CompareFused(t, {}, FusableAggs(t), nullptr);
+  }
+}
+
+TEST_F(GpuKernelFusedAggregate, EmptyAndOneRowInputs) {
+  TANDEM_REQUIRE_GPU();
+  for (int64_t rows : {0, 1, 2}) {
+    const Table t = MakeTable(rows, 5, 23 + rows);
+    for (const auto& keys : std::vector<std::vector<int>>{{}, {0}, {1, 2}}) {
+      SCOPED_TRACE(std::to_string(rows) + " rows, keys " + ::testing::PrintToString(keys));
+      CompareFused(t, keys, FusableAggs(t), nullptr);
+    }
+  }
+}
+
+TEST_F(GpuKernelFusedAggregate, ARowErrorIsReportedInTheCpusWords) {
+  TANDEM_REQUIRE_GPU();
+  const Table t = MakeTable(20000, 10, 24);
+  AggregateCall overflow = Agg(t, AggregateKind::kSum, 4);
+  overflow.arg = MakeCall("multiply", {Col(t, 4), MakeLiteral(Value::Int64(INT64_MAX / 2))},
+                          DataType::Int64(), true);
+  overflow.name = "sum(v_int * big)";
+  for (const auto& keys : std::vector<std::vector<int>>{{}, {0}}) {
+    auto node = MakeNode(t, keys, {overflow});
+    ExecContext ctx;
+    auto cpu = cpu::HashAggregate(*node, t, ctx);
+    auto gpu = RunGpu(*node, t);
+    ASSERT_FALSE(cpu.ok());
+    ASSERT_FALSE(gpu.ok());
+    EXPECT_EQ(cpu.status().message(), gpu.status().message());
+  }
+}
+
+TEST_F(GpuKernelFusedAggregate, OtherAggregatesAreNotFused) {
+  TANDEM_REQUIRE_GPU();
+  const Table t = MakeTable(5000, 10, 25);
+  const int64_t before = Fused();
+  Compare(t, {0}, AllAggs(t));  // min, max, DISTINCT, FILTER ...: the unfused path
+  EXPECT_EQ(Fused(), before);
 }
 
 }  // namespace

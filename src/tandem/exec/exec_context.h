@@ -161,6 +161,7 @@ inline GpuKernels GpuKernelsSetting(const std::string& value) {
 struct GpuExpressionLaunches {
   std::atomic<int64_t> generated{0};
   std::atomic<int64_t> interpreted{0};
+  std::atomic<int64_t> fused{0};  // fused aggregate kernels (exec/gpu/fused_aggregate_gen.h)
 };
 
 struct EvalContext {

@@ -157,10 +157,12 @@ std::string PlanToStringWithMetrics(const PlanNode& root, const ExecContext& ctx
   if (ctx.eval.gpu_kernels != GpuKernels::kInterpret && ctx.eval.gpu_launches) {
     const int64_t generated = ctx.eval.gpu_launches->generated.load();
     const int64_t interpreted = ctx.eval.gpu_launches->interpreted.load();
-    if (generated + interpreted > 0) {
+    const int64_t fused = ctx.eval.gpu_launches->fused.load();
+    if (generated + interpreted + fused > 0) {
       out += "GPU expressions: " + std::to_string(generated) +
              " launches of kernels generated for them, " + std::to_string(interpreted) +
-             " interpreted (not compiled yet, or failed to)\n";
+             " interpreted (not compiled yet, or failed to); " + std::to_string(fused) +
+             " launches of fused aggregate kernels\n";
     }
   }
   if (ctx.host_admission_wait_ms >= 1) {

@@ -22,6 +22,7 @@
 #include "tandem/exec/gpu/aggregate_few_groups.cuh"
 #include "tandem/exec/gpu/aggregate_group_table.cuh"
 #include "tandem/exec/gpu/aggregate_tuning.h"
+#include "tandem/exec/gpu/fused_aggregate.cuh"
 #include "tandem/exec/gpu/gpu_operators.h"
 #include "tandem/gpu/step_timer.h"
 #include "tandem/types/decimal_core.h"
@@ -348,6 +349,17 @@ class Aggregation {
   Result<DeviceBatchPtr> Run(const Expr* filter, const DeviceBatch& input) {
     StepTimer timer("aggregate", stream_);
     timer_ = &timer;
+    if (fused::NodeUnsupported(node_).empty() &&
+        !(filter && internal::FindUdfCall(*filter) != nullptr)) {
+      TANDEM_ASSIGN_OR_RAISE(DeviceBatchPtr out, RunFused(filter, input));
+      if (out) return out;
+    }
+    return RunUnfused(filter, input);
+  }
+
+ private:
+  Result<DeviceBatchPtr> RunUnfused(const Expr* filter, const DeviceBatch& input) {
+    StepTimer& timer = *timer_;
     const DeviceBatch* rows = &input;
     DeviceBatchPtr filtered;
     if (filter) {
@@ -401,12 +413,122 @@ class Aggregation {
       out->columns.push_back(std::move(col));
       timer.Mark(node_.aggregates[j].name);
     }
+    return Finish(std::move(out), key_cols.size(), pending_nulls);
+  }
+
+  // The fused path (fused_aggregate.cuh): the filter (without keys) and every aggregate in one
+  // kernel over the input, no rows gathered. Null when it does not run: its kernel is not ready,
+  // or a row raised an error (the unfused path then runs and reports it in the CPU's words).
+  Result<DeviceBatchPtr> RunFused(const Expr* filter, const DeviceBatch& input) {
+    const bool keyed = !node_.group_keys.empty();
+    TANDEM_ASSIGN_OR_RAISE(
+        auto prepared, fused::Prepare(node_, keyed ? nullptr : filter, input, ctx_.eval, stream_));
+    if (!prepared) return DeviceBatchPtr();
+    timer_->Mark("fused kernel ready");
+    n_ = input.num_rows;
+    gid_ = nullptr;
+    std::vector<DeviceColumnPtr> key_cols;
+    GroupTable table;
+    groups_ = 1;  // without keys: one row even for empty input
+    if (keyed) {
+      DeviceBuffer flags;  // the filter's rows, as the group table's include mask
+      if (filter) {
+        TANDEM_ASSIGN_OR_RAISE(flags, SelectFlags(*filter, input, ctx_.eval, stream_));
+        timer_->Mark("filter flags of " + std::to_string(n_) + " rows");
+      }
+      std::vector<const DeviceColumn*> views;
+      for (const auto& k : node_.group_keys) {
+        TANDEM_ASSIGN_OR_RAISE(auto c, ColumnOf(*k, input, ctx_.eval, stream_));
+        views.push_back(c.get());
+        key_cols.push_back(std::move(c));
+      }
+      TANDEM_ASSIGN_OR_RAISE(KeySet ks, MakeKeySet(views));
+      TANDEM_ASSIGN_OR_RAISE(table,
+                             BuildGroupTable(ks, n_, filter ? flags.data_as<uint8_t>() : nullptr,
+                                             /*nulls_equal=*/true, stream_));
+      groups_ = table.num_groups;
+      gid_ = table.group_of_row.data_as<int64_t>();
+      timer_->Mark("group table: " + std::to_string(groups_) + " groups");
+    }
+    const int64_t G = groups_;
+    std::vector<DeviceBuffer> buffers;
+    std::vector<fused::State> states;
+    for (const fused::AggregateSlot& slot : prepared->shape.slots) {
+      const int words = slot.kind == fused::AccKind::kCount       ? 1
+                        : slot.kind == fused::AccKind::kDoubleSum ? 2
+                                                                  : 4;
+      TANDEM_ASSIGN_OR_RAISE(auto b, Zeroed(G * 8 * words));
+      u64* w = b.data_as<u64>();
+      fused::State st;
+      if (words == 1) {
+        st.counts = w;
+      } else if (words == 2) {
+        st.lo = w;  // double sums
+        st.counts = w + G;
+      } else {
+        st = fused::State{w, w + G, w + 2 * G, w + 3 * G};
+      }
+      states.push_back(st);
+      buffers.push_back(std::move(b));
+    }
+    TANDEM_ASSIGN_OR_RAISE(auto error, Zeroed(8));
+    TANDEM_RETURN_NOT_OK(
+        fused::Launch(*prepared, states, gid_, n_, G, error.data_as<int>(), stream_));
+    int host_error = 0;
+    TANDEM_RETURN_NOT_OK(CopyToHost(&host_error, error.data(), sizeof(int), stream_));
+    TANDEM_RETURN_NOT_OK(stream_.Synchronize());
+    timer_->Mark("fused kernel over " + std::to_string(n_) + " rows");
+    if (host_error != 0) return DeviceBatchPtr();
+
+    const int64_t num_aggs = static_cast<int64_t>(node_.aggregates.size());
+    TANDEM_ASSIGN_OR_RAISE(status_, Scratch(num_aggs * 16, stream_));
+    TANDEM_RETURN_NOT_OK(MemsetDevice(status_.data(), 0, status_.size(), stream_));
+    auto out = std::make_shared<DeviceBatch>();
+    out->schema = node_.schema;
+    out->num_rows = G;
+    for (const auto& c : key_cols) {
+      TANDEM_ASSIGN_OR_RAISE(
+          auto k, GatherColumn(*c, table.group_first_row.data_as<int64_t>(), G, stream_));
+      out->columns.push_back(std::move(k));
+    }
+    std::vector<bool> pending_nulls(static_cast<size_t>(num_aggs), false);
+    for (int64_t j = 0; j < num_aggs; ++j) {
+      const AggregateCall& a = node_.aggregates[j];
+      const fused::State& st = states[j];
+      bool counted = false;
+      DeviceColumnPtr col;
+      switch (prepared->shape.slots[j].kind) {
+        case fused::AccKind::kCount: {
+          TANDEM_ASSIGN_OR_RAISE(col, FinishCount(st.counts));
+          break;
+        }
+        case fused::AccKind::kDoubleSum: {
+          TANDEM_ASSIGN_OR_RAISE(
+              col, FinishDoubleSum(a, j, reinterpret_cast<double*>(st.lo), st.counts, &counted));
+          break;
+        }
+        default: {
+          TANDEM_ASSIGN_OR_RAISE(
+              col, FinishExactSum(a, j, a.arg->type, st.lo, st.mid, st.top, st.counts, &counted));
+          break;
+        }
+      }
+      pending_nulls[j] = counted;
+      out->columns.push_back(std::move(col));
+    }
+    return Finish(std::move(out), key_cols.size(), pending_nulls);
+  }
+
+  // Reads every aggregate's error flag and NULL count (one copy, one synchronization) and
+  // completes the result columns.
+  Result<DeviceBatchPtr> Finish(std::shared_ptr<DeviceBatch> out, size_t first_agg,
+                                const std::vector<bool>& pending_nulls) {
+    const int64_t num_aggs = static_cast<int64_t>(node_.aggregates.size());
     std::vector<int64_t> host(static_cast<size_t>(num_aggs) * 2, 0);
     if (num_aggs > 0) {
       TANDEM_RETURN_NOT_OK(CopyToHost(host.data(), status_.data(), num_aggs * 16, stream_));
     }
     TANDEM_RETURN_NOT_OK(stream_.Synchronize());
-    const size_t first_agg = key_cols.size();
     for (int64_t j = 0; j < num_aggs; ++j) {
       const AggregateCall& a = node_.aggregates[j];
       if (static_cast<int>(host[2 * j] & 0xFFFFFFFF) != 0) {
@@ -427,7 +549,6 @@ class Aggregation {
     return out;
   }
 
- private:
   // The input with the columns no group key, aggregate argument or FILTER clause reads left
   // null.
   DeviceBatch ColumnsRead(const DeviceBatch& input) const {
@@ -541,17 +662,7 @@ class Aggregation {
         TANDEM_RETURN_NOT_OK(Fold(
             sel, few::CountOp{c}, [&] { CountRows<<<grid, kThreads, 0, s_>>>(sel, n, c); },
             "count"));
-        TANDEM_ASSIGN_OR_RAISE(auto values, Scratch(G * 8, stream_));
-        if (G > 0) {
-          CountsToInt64<<<GridFor(G), kThreads, 0, s_>>>(counts.data_as<u64>(), G,
-                                                         values.data_as<int64_t>());
-        }
-        TANDEM_RETURN_NOT_OK(LaunchStatus("count finalize"));
-        auto col = std::make_shared<DeviceColumn>();
-        col->type = DataType::Int64();
-        col->length = G;
-        col->values = std::move(values);
-        return col;
+        return FinishCount(c);
       }
       case AggregateKind::kSum:
       case AggregateKind::kAvg:
@@ -652,6 +763,28 @@ class Aggregation {
         }
       }));
     }
+    return FinishExactSum(a, j, t, lo, mid, top, counts, counted);
+  }
+
+  Result<DeviceColumnPtr> FinishCount(const u64* counts) {
+    const int64_t G = groups_;
+    TANDEM_ASSIGN_OR_RAISE(auto values, Scratch(G * 8, stream_));
+    if (G > 0) {
+      CountsToInt64<<<GridFor(G), kThreads, 0, s_>>>(counts, G, values.data_as<int64_t>());
+    }
+    TANDEM_RETURN_NOT_OK(LaunchStatus("count finalize"));
+    auto col = std::make_shared<DeviceColumn>();
+    col->type = DataType::Int64();
+    col->length = G;
+    col->values = std::move(values);
+    return col;
+  }
+
+  // The result of sum/avg `a` (aggregate j) over arguments of type t from its exact state.
+  Result<DeviceColumnPtr> FinishExactSum(const AggregateCall& a, int64_t j, const DataType& t,
+                                         const u64* lo, const u64* mid, const u64* top,
+                                         const u64* counts, bool* counted) {
+    const int64_t G = groups_;
     ExactFinalize f;
     f.avg = a.kind == AggregateKind::kAvg;
     f.wide = t.is_wide_decimal();
@@ -691,6 +824,12 @@ class Aggregation {
     double* sums = state.data_as<double>();
     u64* counts = reinterpret_cast<u64*>(sums + G);
     TANDEM_RETURN_NOT_OK(AccumulateDoubles(arg, sel, 1.0, sums, counts));
+    return FinishDoubleSum(a, j, sums, counts, counted);
+  }
+
+  Result<DeviceColumnPtr> FinishDoubleSum(const AggregateCall& a, int64_t j, const double* sums,
+                                          const u64* counts, bool* counted) {
+    const int64_t G = groups_;
     const bool as_float = a.type.id == TypeId::kFloat32;
     TANDEM_ASSIGN_OR_RAISE(auto values, Scratch(G * (as_float ? 4 : 8), stream_));
     TANDEM_ASSIGN_OR_RAISE(auto valid, Scratch(G, stream_));

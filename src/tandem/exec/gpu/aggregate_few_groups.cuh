@@ -17,9 +17,9 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 #include "tandem/exec/gpu/row_keys.cuh"
+#include "tandem/exec/gpu/warp_peers.cuh"
 #include "tandem/types/decimal_core.h"
 
 namespace tandem::gpu::few {
@@ -28,7 +28,6 @@ using u64 = unsigned long long;
 using decimal::i128;
 using decimal::u128;
 
-constexpr unsigned kFullMask = 0xFFFFFFFFu;
 // Dynamic shared memory one block may use without opting in to more.
 constexpr int64_t kMaxSharedBytes = 48 * 1024;
 
@@ -46,39 +45,6 @@ struct RowSel {
     return *g >= 0;
   }
 };
-
-// x of lane `src`, word by word (Acc is plain data of whole 32-bit words).
-template <typename Acc>
-__device__ __forceinline__ Acc ShuffleFrom(const Acc& x, int src) {
-  static_assert(sizeof(Acc) % 4 == 0, "partials travel as 32-bit words");
-  constexpr int kWords = sizeof(Acc) / 4;
-  unsigned w[kWords];
-  memcpy(w, &x, sizeof(Acc));
-#pragma unroll
-  for (int i = 0; i < kWords; ++i) w[i] = __shfl_sync(kFullMask, w[i], src);
-  Acc out;
-  memcpy(&out, w, sizeof(Acc));
-  return out;
-}
-
-// Combines x over each set of peer lanes (lanes whose `peers` masks are equal) into the set's
-// lowest lane, as a binary tree over the peers' ranks: at each level a surviving lane takes the
-// partial of the next surviving peer above it, then the lanes of odd rank drop out. Every lane of
-// the warp must call it; the other lanes' results are partial.
-template <typename Op>
-__device__ __forceinline__ typename Op::Acc ReducePeers(const Op& op, unsigned peers, int lane,
-                                                        typename Op::Acc x) {
-  unsigned rank = __popc(peers & ((1u << lane) - 1u));
-  unsigned above = peers & ~((2u << lane) - 1u);  // lane 31: 2u << 31 wraps to 0, leaving none
-  while (__any_sync(kFullMask, above != 0)) {
-    const int next = __ffs(above);  // 1-based; 0: no peer above
-    const typename Op::Acc theirs = ShuffleFrom(x, next ? next - 1 : lane);
-    if (next) x = op.Combine(x, theirs);
-    above &= ~__ballot_sync(kFullMask, rank & 1u);
-    rank >>= 1;
-  }
-  return x;
-}
 
 // Folds rows [0, n) into groups [0, groups) with per-warp shared-memory slots; launched with
 // kThreads threads and warps * groups * sizeof(Acc) bytes of dynamic shared memory.
@@ -119,23 +85,6 @@ __global__ void __launch_bounds__(keys::kThreads)
     for (int w = 1; w < warps; ++w) a = op.Combine(a, slots[w * groups + g]);
     op.Merge(g, a);
   }
-}
-
-// ---- global merges --------------------------------------------------------------------------
-
-// Adds the 192-bit two's complement value (a0, a1, a2) into the words (lo, mid, top); every
-// carry goes on as an addition to the next word, so concurrent merges give the exact sum.
-__device__ __forceinline__ void AtomicAdd192(u64* lo, u64* mid, u64* top, u64 a0, u64 a1, u64 a2) {
-  const u64 old0 = atomicAdd(lo, a0);
-  const u64 c0 = old0 + a0 < old0 ? 1 : 0;
-  const u64 add1 = a1 + c0;
-  u64 c1 = add1 < a1 ? 1 : 0;  // a1 = 2^64 - 1 plus the carry
-  if (add1) {
-    const u64 old1 = atomicAdd(mid, add1);
-    c1 += old1 + add1 < old1 ? 1 : 0;
-  }
-  const u64 t = a2 + c1;
-  if (t) atomicAdd(top, t);
 }
 
 // ---- the ops --------------------------------------------------------------------------------

@@ -17,6 +17,7 @@
 
 #include "tandem/expr/cpu/datum.h"
 #include "tandem/expr/cpu/evaluate.h"
+#include "tandem/expr/gpu/device_program.cuh"
 #include "tandem/expr/gpu/eval_rows.cuh"
 #include "tandem/expr/gpu/evaluate.h"
 #include "tandem/expr/gpu/generated_kernels.h"
@@ -53,16 +54,12 @@ Result<DeviceBuffer> Upload(const std::vector<T>& host, const Stream& stream) {
   return std::move(buf);
 }
 
-// A compiled program in device memory plus the views of the batch's columns.
-struct DeviceProgram {
-  Program program;
-  DeviceBuffer code, consts, pool, cols, status;
-  InterpParams params{};
-  EvalContext eval;  // which kernels to launch (interpreted or generated)
-};
+}  // namespace
 
-Result<DeviceProgram> Prepare(const Expr& expr, bool selection, const DeviceBatch& batch,
-                              const EvalContext& eval, const Stream& stream) {
+namespace internal {
+
+Result<DeviceProgram> PrepareProgram(const Expr& expr, bool selection, const DeviceBatch& batch,
+                                     const EvalContext& eval, const Stream& stream) {
   DeviceProgram dp;
   const std::string why = internal::Compile(expr, selection, &dp.program);
   if (!why.empty()) return Status::Unsupported("GPU expression " + expr.ToString() + ": " + why);
@@ -106,6 +103,17 @@ Result<DeviceProgram> Prepare(const Expr& expr, bool selection, const DeviceBatc
   dp.params.ansi = eval.ansi;
   dp.eval = eval;
   return std::move(dp);
+}
+
+}  // namespace internal
+
+namespace {
+
+using internal::DeviceProgram;
+
+Result<DeviceProgram> Prepare(const Expr& expr, bool selection, const DeviceBatch& batch,
+                              const EvalContext& eval, const Stream& stream) {
+  return internal::PrepareProgram(expr, selection, batch, eval, stream);
 }
 
 // The kernel generated for the program where one is asked for and ready
@@ -237,18 +245,25 @@ Result<DeviceColumnPtr> EvaluateProgram(const Expr& expr, const DeviceBatch& bat
   return col;
 }
 
+// Launches the predicate's program writing one flag byte per row (1: TRUE).
+Result<DeviceBuffer> LaunchFlags(const DeviceProgram& dp, int64_t n, const Stream& stream) {
+  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer flags, DeviceBuffer::Allocate(n > 0 ? n : 8, stream));
+  if (n == 0) return std::move(flags);
+  OutParams out;
+  out.mode = kSelectFlags;
+  out.type = static_cast<int32_t>(TypeId::kBool);
+  out.values = flags.data();
+  TANDEM_RETURN_NOT_OK(Launch(dp, out, n, stream));
+  return std::move(flags);
+}
+
 Result<Selection> SelectProgram(const Expr& predicate, const DeviceBatch& batch,
                                 const EvalContext& eval, const Stream& stream) {
   TANDEM_ASSIGN_OR_RAISE(DeviceProgram dp, Prepare(predicate, true, batch, eval, stream));
   const int64_t n = batch.num_rows;
   Selection sel;
   if (n == 0) return std::move(sel);
-  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer flags, DeviceBuffer::Allocate(n, stream));
-  OutParams out;
-  out.mode = kSelectFlags;
-  out.type = static_cast<int32_t>(TypeId::kBool);
-  out.values = flags.data();
-  TANDEM_RETURN_NOT_OK(Launch(dp, out, n, stream));
+  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer flags, LaunchFlags(dp, n, stream));
   TANDEM_ASSIGN_OR_RAISE(sel.indices, DeviceBuffer::Allocate(n * sizeof(int64_t), stream));
   TANDEM_ASSIGN_OR_RAISE(DeviceBuffer count, DeviceBuffer::Allocate(sizeof(int64_t), stream));
   auto cu_stream = static_cast<cudaStream_t>(stream.handle());
@@ -331,6 +346,21 @@ Result<DeviceColumnPtr> Evaluate(const Expr& expr, const DeviceBatch& batch,
   if (internal::FindUdfCall(expr) == nullptr) return EvaluateProgram(expr, batch, eval, stream);
   TANDEM_ASSIGN_OR_RAISE(WithUdfResults w, WithUdfCallsRun(expr, batch, eval, stream));
   return EvaluateProgram(*w.expr, w.batch, eval, stream);
+}
+
+Result<DeviceBuffer> SelectFlags(const Expr& predicate, const DeviceBatch& batch,
+                                 const EvalContext& eval, const Stream& stream) {
+  if (internal::FindUdfCall(predicate) != nullptr) {
+    return Status::Unsupported("row flags of a predicate with UDF calls");
+  }
+  TANDEM_ASSIGN_OR_RAISE(DeviceProgram dp, Prepare(predicate, true, batch, eval, stream));
+  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer flags, LaunchFlags(dp, batch.num_rows, stream));
+  if (batch.num_rows == 0) return std::move(flags);
+  TANDEM_ASSIGN_OR_RAISE(DeviceStatus status, ReadStatus(dp, stream));
+  if (status.error_key != ~0ull) {
+    return ReplayError(predicate, true, batch, status.error_key, eval, stream);
+  }
+  return std::move(flags);
 }
 
 Result<Selection> SelectTrue(const Expr& predicate, const DeviceBatch& batch,

@@ -28,4 +28,9 @@ struct Selection {
 Result<Selection> SelectTrue(const Expr& predicate, const DeviceBatch& batch,
                              const EvalContext& eval, const Stream& stream);
 
+// One byte per row, 1 where `predicate` (without UDF calls) is TRUE: SelectTrue's first step,
+// for consumers that take a row mask instead of gathered rows.
+Result<DeviceBuffer> SelectFlags(const Expr& predicate, const DeviceBatch& batch,
+                                 const EvalContext& eval, const Stream& stream);
+
 }  // namespace tandem::gpu

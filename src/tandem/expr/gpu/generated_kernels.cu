@@ -95,11 +95,15 @@ void CountLaunch(bool generated) {
 
 const void* GeneratedKernelFor(const Program& program, const EvalContext& eval) {
   if (eval.gpu_kernels == GpuKernels::kInterpret) return nullptr;
+  return GeneratedKernelForSource(GeneratedEvalSource(program), eval);
+}
+
+const void* GeneratedKernelForSource(std::string source, const EvalContext& eval) {
+  if (eval.gpu_kernels == GpuKernels::kInterpret) return nullptr;
   Registry& r = TheRegistry();
   std::unique_lock<std::mutex> lock(r.mu);
   if (r.arch < 0) r.arch = DeviceArch();
   if (r.arch == 0) return nullptr;
-  std::string source = GeneratedEvalSource(program);
   std::shared_ptr<Entry>& slot = r.by_source[source];
   const bool fresh = slot == nullptr;
   if (fresh) slot = std::make_shared<Entry>();

@@ -31,6 +31,9 @@ namespace internal {
 // The loaded kernel for `program` (a cudaKernel_t, as cudaLaunchKernel takes it), or null: not
 // asked for, not ready yet, or failed.
 const void* GeneratedKernelFor(const Program& program, const EvalContext& eval);
+// The same for any generated source whose kernel is named kGeneratedKernelName (kernel_gen.h),
+// such as a fused aggregate's (exec/gpu/fused_aggregate_gen.h).
+const void* GeneratedKernelForSource(std::string source, const EvalContext& eval);
 
 // Counts one launch of each kind.
 void CountLaunch(bool generated);

@@ -7,6 +7,7 @@ GeneratedKernelCounts GeneratedKernelCountsNow() { return {}; }
 
 namespace internal {
 const void* GeneratedKernelFor(const Program&, const EvalContext&) { return nullptr; }
+const void* GeneratedKernelForSource(std::string, const EvalContext&) { return nullptr; }
 void CountLaunch(bool) {}
 }  // namespace internal
 

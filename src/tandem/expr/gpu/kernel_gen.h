@@ -21,6 +21,13 @@ inline constexpr const char* kGeneratedKernelName = "tandem_eval";
 // The source of the kernel for `program` (what tells two programs' kernels apart).
 std::string GeneratedEvalSource(const Program& program);
 
+// For other generated kernels (exec/gpu/fused_aggregate_gen.h): the namespace aliases every
+// generated source uses (tq, tqi), and `program` as a device function
+//   bool name(const tqi::InterpParams& P, int64_t row, tqi::Val* st)
+// that leaves the result in st[0] (false: the row raised an error, recorded in P.status).
+const char* GeneratedKernelPrelude();
+std::string GeneratedRunFunction(const Program& program, const std::string& name);
+
 // The kernel for `program`, to be launched as the interpreter's EvalKernel is (same parameters:
 // InterpParams, OutParams, row count; 256 threads a block) for sm_<arch>: its source, the
 // headers it includes and NVRTC's options.
