@@ -11,6 +11,7 @@
 #include "gpu_expr_test_util.h"
 #include "gpu_test_expressions.h"
 #include "gpu_test_util.h"
+#include "tandem/column/column_builder.h"
 #include "tandem/expr/cpu/evaluate.h"
 #include "tandem/expr/gpu/evaluate.h"
 #include "tandem/expr/gpu/generated_kernels.h"
@@ -149,6 +150,54 @@ TEST_F(GpuExprEval, DecimalPrecisionLossMatchesCpu) {
   Check(Call("subtract", {x, y}));  // (38, 10) - (38, 12) -> (38, 11)
   Check(Call("add", {y, a}));
   Check(Call("subtract", {MakeCast(dec, DataType::Decimal(38, 0)), y}));
+}
+
+// Decimal products take a 64-bit path when both operands fit 64 bits (decimal_core.h
+// MulOverflow): every pair of values around that edge, and past it, against the CPU: products up
+// to 2^126 (which fit decimal(38, 0)), then ones that overflow it.
+TEST_F(GpuExprEval, DecimalProductsAtTheSixtyFourBitEdge) {
+  TANDEM_REQUIRE_GPU();
+  const int128_t i64max = INT64_MAX, i64min = INT64_MIN;
+  const std::vector<int128_t> edge = {0,
+                                      1,
+                                      -1,
+                                      i64max,
+                                      i64min,
+                                      i64max - 1,
+                                      i64min + 1,
+                                      i64max / 3,
+                                      -(i64max / 7),
+                                      i64max + 1,
+                                      i64min - 1,
+                                      int128_t{1} << 64,
+                                      -(int128_t{1} << 64) + 5};
+  for (bool overflow : {false, true}) {
+    const DataType d38 = DataType::Decimal(38, 0);
+    ColumnBuilder a(d38), b(d38);
+    int64_t n = 0;
+    for (int128_t x : edge) {
+      for (int128_t y : edge) {
+        const bool fits64 = x >= i64min && x <= i64max && y >= i64min && y <= i64max;
+        // Beyond 64 bits only a small factor keeps the product under 10^38.
+        const bool small = (x >= -5 && x <= 5) || (y >= -5 && y <= 5);
+        if (!overflow && !fits64 && !small) continue;
+        a.Append<int128_t>(x);
+        b.Append<int128_t>(y);
+        ++n;
+      }
+    }
+    auto batch = std::make_shared<Batch>();
+    batch->schema.fields = {{"a", d38}, {"b", d38}};
+    batch->num_rows = n;
+    batch->columns = {a.Finish(), b.Finish()};
+    Load(batch);
+    SCOPED_TRACE(overflow ? "with products past 10^38" : "products that fit");
+    for (GpuKernels kernels : {GpuKernels::kInterpret, GpuKernels::kGenerateWait}) {
+      base.gpu_kernels = kernels;
+      Check(Call("multiply", {Col(0), Col(1)}));
+      Check(Call("multiply", {Col(1), Col(0)}));
+    }
+  }
 }
 
 // Interpreted and in a generated kernel (a filter's short-circuit jumps become gotos).

@@ -91,6 +91,16 @@ TANDEM_HD inline U256 Mul128(u128 a, u128 b) {
 
 TANDEM_HD inline bool MulOverflow(i128 a, i128 b, i128* r) {
 #if defined(__CUDA_ARCH__)
+  // Operands of 64 bits (every decimal of precision 18 or less, most values of wider ones): the
+  // product fits 127 bits, two 64-bit multiplies instead of the 256-bit product below.
+  const long long a64 = static_cast<long long>(a), b64 = static_cast<long long>(b);
+  if (static_cast<i128>(a64) == a && static_cast<i128>(b64) == b) {
+    const unsigned long long lo =
+        static_cast<unsigned long long>(a64) * static_cast<unsigned long long>(b64);
+    const long long hi = __mul64hi(a64, b64);
+    *r = static_cast<i128>((static_cast<u128>(static_cast<unsigned long long>(hi)) << 64) | lo);
+    return false;
+  }
   const U256 p = Mul128(Magnitude(a), Magnitude(b));
   const bool negative = (a < 0) != (b < 0);
   *r = static_cast<i128>(negative ? u128{0} - p.lo : p.lo);

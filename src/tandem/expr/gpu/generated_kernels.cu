@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <condition_variable>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -26,10 +27,14 @@ struct Entry {
 
 struct Registry {
   std::mutex mu;
-  std::condition_variable compiled;  // an entry left kCompiling
+  std::condition_variable compiled;  // an entry left kCompiling, or a background compile ended
   std::unordered_map<std::string, std::shared_ptr<Entry>> by_source;
   GeneratedKernelCounts counts;
   int arch = -1;
+  // Background compiles running now; once `exiting`, queued ones are dropped (ExitDrain).
+  int running = 0;
+  bool exiting = false;
+  bool drain_registered = false;
 };
 
 Registry& TheRegistry() {
@@ -77,6 +82,39 @@ void Compile(const jit::KernelSource& k, const std::string& dir, const std::shar
   r.compiled.notify_all();
 }
 
+// At process exit: drops the background compiles not started yet and waits for the running
+// ones (at most the pool's two), so that no thread is inside NVRTC while the process tears down
+// its libraries (short CLI runs that exited mid-compile failed). Registered with atexit on the
+// first background compile, so it runs before the destructors of what existed then.
+void ExitDrain() {
+  Registry& r = TheRegistry();
+  std::unique_lock<std::mutex> lock(r.mu);
+  r.exiting = true;
+  r.compiled.wait(lock, [&] { return r.running == 0; });
+}
+
+// Queues a background compile of `k` into `e`; the caller holds the registry's lock.
+void SubmitBackground(Registry& r, jit::KernelSource k, std::string dir, std::shared_ptr<Entry> e) {
+  if (!r.drain_registered) {
+    r.drain_registered = true;
+    std::atexit(ExitDrain);
+  }
+  CompilePool().Submit([k = std::move(k), dir = std::move(dir), e = std::move(e)] {
+    Registry& reg = TheRegistry();
+    {
+      std::lock_guard<std::mutex> lock(reg.mu);
+      if (reg.exiting) return;
+      ++reg.running;
+    }
+    Compile(k, dir, e);
+    {
+      std::lock_guard<std::mutex> lock(reg.mu);
+      --reg.running;
+    }
+    reg.compiled.notify_all();
+  });
+}
+
 }  // namespace
 
 GeneratedKernelCounts GeneratedKernelCountsNow() {
@@ -111,13 +149,13 @@ const void* GeneratedKernelForSource(std::string source, const EvalContext& eval
   if (fresh) {
     const std::string dir = jit::KernelCacheDir(eval.kernel_cache_dir);
     jit::KernelSource k = KernelOfSource(std::move(source), r.arch);  // with the headers' text
-    lock.unlock();
     if (eval.gpu_kernels == GpuKernels::kGenerateWait) {
+      lock.unlock();
       Compile(k, dir, e);
+      lock.lock();
     } else {
-      CompilePool().Submit([k = std::move(k), dir, e] { Compile(k, dir, e); });
+      SubmitBackground(r, std::move(k), dir, e);
     }
-    lock.lock();
   }
   if (eval.gpu_kernels == GpuKernels::kGenerateWait) {  // also for a compile begun elsewhere
     r.compiled.wait(lock, [&] { return e->state != State::kCompiling; });
