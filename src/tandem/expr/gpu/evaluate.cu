@@ -286,6 +286,7 @@ Result<Selection> SelectProgram(const Expr& predicate, const DeviceBatch& batch,
   if (status.error_key != ~0ull) {
     return ReplayError(predicate, true, batch, status.error_key, eval, stream);
   }
+  sel.flags = std::move(flags);
   return std::move(sel);
 }
 
@@ -346,21 +347,6 @@ Result<DeviceColumnPtr> Evaluate(const Expr& expr, const DeviceBatch& batch,
   if (internal::FindUdfCall(expr) == nullptr) return EvaluateProgram(expr, batch, eval, stream);
   TANDEM_ASSIGN_OR_RAISE(WithUdfResults w, WithUdfCallsRun(expr, batch, eval, stream));
   return EvaluateProgram(*w.expr, w.batch, eval, stream);
-}
-
-Result<DeviceBuffer> SelectFlags(const Expr& predicate, const DeviceBatch& batch,
-                                 const EvalContext& eval, const Stream& stream) {
-  if (internal::FindUdfCall(predicate) != nullptr) {
-    return Status::Unsupported("row flags of a predicate with UDF calls");
-  }
-  TANDEM_ASSIGN_OR_RAISE(DeviceProgram dp, Prepare(predicate, true, batch, eval, stream));
-  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer flags, LaunchFlags(dp, batch.num_rows, stream));
-  if (batch.num_rows == 0) return std::move(flags);
-  TANDEM_ASSIGN_OR_RAISE(DeviceStatus status, ReadStatus(dp, stream));
-  if (status.error_key != ~0ull) {
-    return ReplayError(predicate, true, batch, status.error_key, eval, stream);
-  }
-  return std::move(flags);
 }
 
 Result<Selection> SelectTrue(const Expr& predicate, const DeviceBatch& batch,

@@ -24,13 +24,9 @@ Result<DeviceColumnPtr> Evaluate(const Expr& expr, const DeviceBatch& batch,
 struct Selection {
   DeviceBuffer indices;
   int64_t count = 0;
+  DeviceBuffer flags;  // one byte per row, 1 where TRUE (for consumers that take a row mask)
 };
 Result<Selection> SelectTrue(const Expr& predicate, const DeviceBatch& batch,
                              const EvalContext& eval, const Stream& stream);
-
-// One byte per row, 1 where `predicate` (without UDF calls) is TRUE: SelectTrue's first step,
-// for consumers that take a row mask instead of gathered rows.
-Result<DeviceBuffer> SelectFlags(const Expr& predicate, const DeviceBatch& batch,
-                                 const EvalContext& eval, const Stream& stream);
 
 }  // namespace tandem::gpu

@@ -12,9 +12,4 @@ Result<Selection> SelectTrue(const Expr&, const DeviceBatch&, const EvalContext&
   return Status::Unsupported("no CUDA device");
 }
 
-Result<DeviceBuffer> SelectFlags(const Expr&, const DeviceBatch&, const EvalContext&,
-                                 const Stream&) {
-  return Status::Unsupported("no CUDA device");
-}
-
 }  // namespace tandem::gpu
