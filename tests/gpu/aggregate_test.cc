@@ -259,15 +259,22 @@ TEST_F(GpuAggregate, EveryAggregateOverKeySets) {
   }
 }
 
-TEST_F(GpuAggregate, EmptyAndOneRow) {
-  TANDEM_REQUIRE_GPU();
+// Calls fn for tables of 0, 1 and 2 rows (random from `seed` on) with no, one and two keys.
+template <typename Fn>
+void ForTinyInputs(uint64_t seed, Fn&& fn) {
   for (int64_t rows : {0, 1, 2}) {
-    const Table t = MakeTable(rows, 5, 2 + rows);
+    const Table t = MakeTable(rows, 5, seed + rows);
     for (const auto& keys : std::vector<std::vector<int>>{{}, {0}, {1, 2}}) {
       SCOPED_TRACE(std::to_string(rows) + " rows, keys " + ::testing::PrintToString(keys));
-      Compare(t, keys, AllAggs(t));
+      fn(t, keys);
     }
   }
+}
+
+TEST_F(GpuAggregate, EmptyAndOneRow) {
+  TANDEM_REQUIRE_GPU();
+  ForTinyInputs(
+      2, [&](const Table& t, const std::vector<int>& keys) { Compare(t, keys, AllAggs(t)); });
 }
 
 TEST_F(GpuAggregate, MillionsOfGroups) {
@@ -597,13 +604,9 @@ TEST_F(GpuKernelFusedAggregate, FewGroupsAndTheGeneralPathAgree) {
 
 TEST_F(GpuKernelFusedAggregate, EmptyAndOneRowInputs) {
   TANDEM_REQUIRE_GPU();
-  for (int64_t rows : {0, 1, 2}) {
-    const Table t = MakeTable(rows, 5, 23 + rows);
-    for (const auto& keys : std::vector<std::vector<int>>{{}, {0}, {1, 2}}) {
-      SCOPED_TRACE(std::to_string(rows) + " rows, keys " + ::testing::PrintToString(keys));
-      CompareFused(t, keys, FusableAggs(t), nullptr);
-    }
-  }
+  ForTinyInputs(23, [&](const Table& t, const std::vector<int>& keys) {
+    CompareFused(t, keys, FusableAggs(t), nullptr);
+  });
 }
 
 TEST_F(GpuKernelFusedAggregate, ARowErrorIsReportedInTheCpusWords) {

@@ -399,18 +399,7 @@ class Aggregation {
       timer.Mark("group table: " + std::to_string(groups_) + " groups");
     }
     const int64_t num_aggs = static_cast<int64_t>(node_.aggregates.size());
-    // Per aggregate: [error flag (int), pad] then a null count (u64).
-    TANDEM_ASSIGN_OR_RAISE(status_, Scratch(num_aggs * 16, stream_));
-    TANDEM_RETURN_NOT_OK(MemsetDevice(status_.data(), 0, status_.size(), stream_));
-
-    auto out = std::make_shared<DeviceBatch>();
-    out->schema = node_.schema;
-    out->num_rows = groups_;
-    for (const auto& c : key_cols) {
-      TANDEM_ASSIGN_OR_RAISE(
-          auto k, GatherColumn(*c, table.group_first_row.data_as<int64_t>(), groups_, stream_));
-      out->columns.push_back(std::move(k));
-    }
+    TANDEM_ASSIGN_OR_RAISE(auto out, StartOutput(key_cols, table));
     std::vector<bool> pending_nulls(static_cast<size_t>(num_aggs), false);
     for (int64_t j = 0; j < num_aggs; ++j) {
       bool counted = false;
@@ -497,16 +486,7 @@ class Aggregation {
     if (host_error != 0) return DeviceBatchPtr();
 
     const int64_t num_aggs = static_cast<int64_t>(node_.aggregates.size());
-    TANDEM_ASSIGN_OR_RAISE(status_, Scratch(num_aggs * 16, stream_));
-    TANDEM_RETURN_NOT_OK(MemsetDevice(status_.data(), 0, status_.size(), stream_));
-    auto out = std::make_shared<DeviceBatch>();
-    out->schema = node_.schema;
-    out->num_rows = G;
-    for (const auto& c : key_cols) {
-      TANDEM_ASSIGN_OR_RAISE(
-          auto k, GatherColumn(*c, table.group_first_row.data_as<int64_t>(), G, stream_));
-      out->columns.push_back(std::move(k));
-    }
+    TANDEM_ASSIGN_OR_RAISE(auto out, StartOutput(key_cols, table));
     std::vector<bool> pending_nulls(static_cast<size_t>(num_aggs), false);
     for (int64_t j = 0; j < num_aggs; ++j) {
       const AggregateCall& a = node_.aggregates[j];
@@ -533,6 +513,24 @@ class Aggregation {
       out->columns.push_back(std::move(col));
     }
     return Finish(std::move(out), key_cols.size(), pending_nulls);
+  }
+
+  // The result batch with its key columns (one row per group) and the aggregates' zeroed status
+  // words: per aggregate [error flag (int), pad] then a NULL count (u64).
+  Result<std::shared_ptr<DeviceBatch>> StartOutput(const std::vector<DeviceColumnPtr>& key_cols,
+                                                   const GroupTable& table) {
+    const int64_t num_aggs = static_cast<int64_t>(node_.aggregates.size());
+    TANDEM_ASSIGN_OR_RAISE(status_, Scratch(num_aggs * 16, stream_));
+    TANDEM_RETURN_NOT_OK(MemsetDevice(status_.data(), 0, status_.size(), stream_));
+    auto out = std::make_shared<DeviceBatch>();
+    out->schema = node_.schema;
+    out->num_rows = groups_;
+    for (const auto& c : key_cols) {
+      TANDEM_ASSIGN_OR_RAISE(
+          auto k, GatherColumn(*c, table.group_first_row.data_as<int64_t>(), groups_, stream_));
+      out->columns.push_back(std::move(k));
+    }
+    return out;
   }
 
   // Reads every aggregate's error flag and NULL count (one copy, one synchronization) and
