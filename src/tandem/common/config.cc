@@ -114,7 +114,7 @@ std::vector<ConfigKey> MakeKeys() {
             "a GPU operator whose later input runs out of GPU memory moves the columns only its "
             "earlier inputs hold to host memory, runs that input again, and brings them back, "
             "before the part runs in pieces or on the CPU; false: straight to those"),
-      Enum(kGpuGeneratedKernels, "background", {"off", "wait", "background"},
+      Enum(kGpuGeneratedKernels, "off", {"off", "wait", "background"},
            "GPU expressions run in kernels generated for each expression, and GPU aggregates "
            "of counts and sums in one fused kernel each, compiled at run time (NVRTC), which "
            "keep values in registers instead of interpreting a program per row: wait compiles "
