@@ -168,5 +168,20 @@ TEST(KernelCacheDir, TheSettingWinsThenXdgThenHome) {
   }
 }
 
+// A file named for NVRTC that does not load, or is not NVRTC, is reported by name and reason
+// (TANDEM_NVRTC_LIBRARY's error is this message); no NVRTC is needed.
+TEST(NvrtcLoad, AFileThatIsNotNvrtcIsNamedWithTheReason) {
+  Result<const Nvrtc*> missing = Nvrtc::Load("/nonexistent/libnvrtc.so.13");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("/nonexistent/libnvrtc.so.13"), std::string::npos)
+      << missing.status().message();
+  EXPECT_NE(missing.status().message().find("No such file"), std::string::npos)
+      << missing.status().message();
+  Result<const Nvrtc*> other = Nvrtc::Load("libz.so.1");
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("lacks NVRTC's functions"), std::string::npos)
+      << other.status().message();
+}
+
 }  // namespace
 }  // namespace tandem::gpu::jit

@@ -27,10 +27,9 @@ struct Nvrtc::Functions {
 
 namespace {
 
-// Candidate files, most specific first.
+// Candidate files without TANDEM_NVRTC_LIBRARY, most specific first.
 std::vector<std::string> Candidates() {
   std::vector<std::string> out;
-  if (const char* env = std::getenv("TANDEM_NVRTC_LIBRARY"); env && *env) out.push_back(env);
   out.push_back("libnvrtc.so.13");
   const char* patterns[] = {
       "/usr/local/cuda/lib64/libnvrtc.so.13",
@@ -81,36 +80,54 @@ std::string Head(const std::string& log, int max_lines) {
 
 }  // namespace
 
+Result<const Nvrtc*> Nvrtc::Load(const std::string& path) {
+  void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char* why = ::dlerror();
+    return Status::IOError("NVRTC " + path + " does not load: " + (why ? why : "unknown error"));
+  }
+  auto* fn = new Functions;
+  const bool ok =
+      Bind(lib, "nvrtcGetErrorString", &fn->error_string) &&
+      Bind(lib, "nvrtcVersion", &fn->version) && Bind(lib, "nvrtcCreateProgram", &fn->create) &&
+      Bind(lib, "nvrtcCompileProgram", &fn->compile) &&
+      Bind(lib, "nvrtcGetCUBINSize", &fn->cubin_size) && Bind(lib, "nvrtcGetCUBIN", &fn->cubin) &&
+      Bind(lib, "nvrtcGetProgramLogSize", &fn->log_size) &&
+      Bind(lib, "nvrtcGetProgramLog", &fn->log) && Bind(lib, "nvrtcDestroyProgram", &fn->destroy);
+  int major = 0, minor = 0;
+  if (!ok || fn->version(&major, &minor) != 0) {
+    delete fn;
+    ::dlclose(lib);
+    return Status::IOError("NVRTC " + path + " lacks NVRTC's functions (not libnvrtc?)");
+  }
+  auto* loaded = new Nvrtc;
+  loaded->fn_ = fn;
+  loaded->version_ = std::to_string(major) + "." + std::to_string(minor);
+  loaded->path_ = path;
+  return loaded;
+}
+
 Result<const Nvrtc*> Nvrtc::Get() {
   static std::once_flag once;
-  static Nvrtc* loaded = nullptr;
+  static const Nvrtc* loaded = nullptr;
   static std::string why_not;
   std::call_once(once, [] {
+    if (const char* env = std::getenv("TANDEM_NVRTC_LIBRARY"); env && *env) {
+      Result<const Nvrtc*> chosen = Load(env);
+      if (chosen.ok()) {
+        loaded = *chosen;
+      } else {
+        why_not = "TANDEM_NVRTC_LIBRARY: " + chosen.status().message();
+      }
+      return;
+    }
     const std::vector<std::string> candidates = Candidates();
     for (const std::string& path : candidates) {
-      void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (!lib) continue;
-      auto* fn = new Functions;
-      const bool ok = Bind(lib, "nvrtcGetErrorString", &fn->error_string) &&
-                      Bind(lib, "nvrtcVersion", &fn->version) &&
-                      Bind(lib, "nvrtcCreateProgram", &fn->create) &&
-                      Bind(lib, "nvrtcCompileProgram", &fn->compile) &&
-                      Bind(lib, "nvrtcGetCUBINSize", &fn->cubin_size) &&
-                      Bind(lib, "nvrtcGetCUBIN", &fn->cubin) &&
-                      Bind(lib, "nvrtcGetProgramLogSize", &fn->log_size) &&
-                      Bind(lib, "nvrtcGetProgramLog", &fn->log) &&
-                      Bind(lib, "nvrtcDestroyProgram", &fn->destroy);
-      int major = 0, minor = 0;
-      if (!ok || fn->version(&major, &minor) != 0) {
-        delete fn;
-        ::dlclose(lib);
-        continue;
+      Result<const Nvrtc*> one = Load(path);
+      if (one.ok()) {
+        loaded = *one;
+        return;
       }
-      loaded = new Nvrtc;
-      loaded->fn_ = fn;
-      loaded->version_ = std::to_string(major) + "." + std::to_string(minor);
-      loaded->path_ = path;
-      return;
     }
     why_not =
         "NVRTC (libnvrtc.so.13) not found: set TANDEM_NVRTC_LIBRARY, install the CUDA "

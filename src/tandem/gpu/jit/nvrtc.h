@@ -25,8 +25,13 @@ struct SourceHeader {
 
 class Nvrtc {
  public:
-  // The process's NVRTC, loaded once; an error says where it was looked for.
+  // The process's NVRTC, loaded once; an error says where it was looked for. With
+  // TANDEM_NVRTC_LIBRARY set, that file only: one that does not load is an error naming it and
+  // why (the loader's message), not a quiet fall back to another NVRTC.
   static Result<const Nvrtc*> Get();
+
+  // NVRTC from one file (an owned, never freed handle); the error names the file and why not.
+  static Result<const Nvrtc*> Load(const std::string& path);
 
   // "13.0" and the file it was opened from.
   const std::string& version() const { return version_; }
