@@ -1,7 +1,8 @@
 """The 22 TPC-H queries with tandem.sql.device = gpu and = auto give DuckDB's answers (the same
 reference as test_tpch_queries.py, whose data sets and comparison rules this reuses), and so do
 they under gpu with every expression in a kernel generated for it (gpu-generated:
-tandem.exec.gpu.generatedKernels = wait, kernels kept in one folder for the module). Needs a
+tandem.exec.gpu.generatedKernels = wait, kernels kept in one folder for the module) and with
+those kernels compiled in the background (gpu-background). Needs a
 usable CUDA device: without one every case is skipped with "skipped: no CUDA device" (ctest label
 gpu). SF1 joins the data sets with TANDEM_TPCH_SF1=1, as in test_tpch_queries.py.
 """
@@ -32,6 +33,10 @@ MODES = {
     "auto": ["--conf", "tandem.sql.device=auto"],
     "gpu-generated": ["--conf", "tandem.sql.device=gpu",
                       "--conf", "tandem.exec.gpu.generatedKernels=wait"],
+    # A fresh process per query: compiles start in the background and the process may exit while
+    # one runs (they are drained at exit); the first uses interpret.
+    "gpu-background": ["--conf", "tandem.sql.device=gpu",
+                       "--conf", "tandem.exec.gpu.generatedKernels=background"],
 }
 
 
