@@ -245,6 +245,16 @@ class GpuAggregate : public ::testing::Test {
     ExpectSameGroups(*cpu, *gpu, static_cast<int>(keys.size()));
   }
 
+  // The CPU and the GPU both fail on `t`, in the same words.
+  void ExpectSameError(const PlanNode& node, const Table& t) {
+    ExecContext ctx;
+    auto cpu = cpu::HashAggregate(node, t, ctx);
+    auto gpu = RunGpu(node, t);
+    ASSERT_FALSE(cpu.ok());
+    ASSERT_FALSE(gpu.ok());
+    EXPECT_EQ(cpu.status().message(), gpu.status().message());
+  }
+
   std::unique_ptr<Stream> stream_;
   EvalContext eval_;  // the GPU run's (which kernels: interpreted, generated, fused)
 };
@@ -322,12 +332,8 @@ TEST_F(GpuAggregate, IntegerSumOverflowIsAnError) {
   b->columns = {k.Finish(), v.Finish()};
   t.batches.push_back(b);
   auto node = MakeNode(t, {0}, {Agg(t, AggregateKind::kSum, 1)});
+  ExpectSameError(*node, t);
   ExecContext ctx;
-  auto cpu = cpu::HashAggregate(*node, t, ctx);
-  auto gpu = RunGpu(*node, t);
-  ASSERT_FALSE(cpu.ok());
-  ASSERT_FALSE(gpu.ok());
-  EXPECT_EQ(cpu.status().message(), gpu.status().message());
   // Intermediate overflow that cancels out is not an error (exact 128-bit accumulation).
   ColumnBuilder k2(DataType::Int32()), v2(DataType::Int64());
   for (int64_t x : {INT64_MAX, INT64_MAX, INT64_MIN, INT64_MIN + 5}) {
@@ -617,13 +623,7 @@ TEST_F(GpuKernelFusedAggregate, ARowErrorIsReportedInTheCpusWords) {
                           DataType::Int64(), true);
   overflow.name = "sum(v_int * big)";
   for (const auto& keys : std::vector<std::vector<int>>{{}, {0}}) {
-    auto node = MakeNode(t, keys, {overflow});
-    ExecContext ctx;
-    auto cpu = cpu::HashAggregate(*node, t, ctx);
-    auto gpu = RunGpu(*node, t);
-    ASSERT_FALSE(cpu.ok());
-    ASSERT_FALSE(gpu.ok());
-    EXPECT_EQ(cpu.status().message(), gpu.status().message());
+    ExpectSameError(*MakeNode(t, keys, {overflow}), t);
   }
 }
 
