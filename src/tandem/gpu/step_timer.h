@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #include "tandem/gpu/runtime.h"
 
@@ -28,11 +29,20 @@ class StepTimer {
     }
   }
 
-  void Mark(const std::string& step) {
+  // `step` names the step: text, or a callable returning it, called only when on (so that a run
+  // without the variable builds no strings: operators mark steps per batch).
+  template <typename Step>
+  void Mark(Step&& step) {
     if (!on_) return;
+    std::string text;
+    if constexpr (std::is_invocable_v<Step>) {
+      text = step();
+    } else {
+      text = step;
+    }
     (void)stream_.Synchronize();
     const auto now = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "[gpu step] %s: %s %.3f ms\n", op_, step.c_str(),
+    std::fprintf(stderr, "[gpu step] %s: %s %.3f ms\n", op_, text.c_str(),
                  std::chrono::duration<double, std::milli>(now - last_).count());
     last_ = now;
   }

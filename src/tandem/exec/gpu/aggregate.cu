@@ -331,22 +331,6 @@ Status DispatchStorage(const DataType& t, Fn&& fn) {
 // Q1 98 %).
 constexpr int64_t kGatherBelowFraction = 4;
 
-// Blocks for the few-groups path: enough to fill the device once (8 blocks of kThreads per
-// multiprocessor), so each block merges its partials into the global state only once.
-unsigned FewGroupsGrid(int64_t n) {
-  static const int multiprocessors = [] {
-    int device = 0, count = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
-      count = 132;
-    }
-    return count;
-  }();
-  const unsigned full = static_cast<unsigned>(multiprocessors) * 8u;
-  const unsigned needed = GridFor(n);
-  return needed < full ? needed : full;
-}
-
 class Aggregation {
  public:
   Aggregation(const PlanNode& node, GpuContext& ctx)
@@ -370,12 +354,12 @@ class Aggregation {
     DeviceBatchPtr filtered;
     if (filter) {
       TANDEM_ASSIGN_OR_RAISE(auto sel, SelectTrue(*filter, input, ctx_.eval, stream_));
-      timer.Mark("filter selection of " + std::to_string(input.num_rows) + " rows");
+      timer.Mark([&] { return "filter selection of " + std::to_string(input.num_rows) + " rows"; });
       // Only the columns the keys and aggregates read are gathered (the filter's own are not).
       const DeviceBatch read = ColumnsRead(input);
       TANDEM_ASSIGN_OR_RAISE(filtered,
                              Gather(read, sel.indices.data_as<int64_t>(), sel.count, stream_));
-      timer.Mark("gather of " + std::to_string(sel.count) + " rows");
+      timer.Mark([&] { return "gather of " + std::to_string(sel.count) + " rows"; });
       rows = filtered.get();
     }
     n_ = rows->num_rows;
@@ -396,7 +380,7 @@ class Aggregation {
                              BuildGroupTable(ks, n_, nullptr, /*nulls_equal=*/true, stream_));
       groups_ = table.num_groups;
       gid_ = table.group_of_row.data_as<int64_t>();
-      timer.Mark("group table: " + std::to_string(groups_) + " groups");
+      timer.Mark([&] { return "group table: " + std::to_string(groups_) + " groups"; });
     }
     const int64_t num_aggs = static_cast<int64_t>(node_.aggregates.size());
     TANDEM_ASSIGN_OR_RAISE(auto out, StartOutput(key_cols, table));
@@ -406,7 +390,7 @@ class Aggregation {
       TANDEM_ASSIGN_OR_RAISE(auto col, Aggregate(j, *rows, &counted));
       pending_nulls[j] = counted;
       out->columns.push_back(std::move(col));
-      timer.Mark(node_.aggregates[j].name);
+      timer.Mark([&] { return node_.aggregates[j].name; });
     }
     return Finish(std::move(out), key_cols.size(), pending_nulls);
   }
@@ -430,13 +414,15 @@ class Aggregation {
       if (filter) {
         // The group table spans every input row it is given: with a selective filter, the
         // rows kept (and only the columns the aggregate reads) are gathered first instead.
-        TANDEM_ASSIGN_OR_RAISE(auto sel, SelectTrue(*filter, input, ctx_.eval, stream_));
-        timer_->Mark("filter selection of " + std::to_string(n_) + " rows");
+        TANDEM_ASSIGN_OR_RAISE(auto sel, SelectTrue(*filter, input, ctx_.eval, stream_,
+                                                    SelectionParts::kCountAndFlags));
+        timer_->Mark([&] { return "filter flags of " + std::to_string(n_) + " rows"; });
         if (sel.count * kGatherBelowFraction < n_) {
-          TANDEM_ASSIGN_OR_RAISE(
-              auto kept,
-              Gather(ColumnsRead(input), sel.indices.data_as<int64_t>(), sel.count, stream_));
-          timer_->Mark("gather of " + std::to_string(sel.count) + " rows");
+          TANDEM_ASSIGN_OR_RAISE(RowList rows,
+                                 SelectRows(sel.flags.data_as<uint8_t>(), n_, true, stream_));
+          TANDEM_ASSIGN_OR_RAISE(auto kept, Gather(ColumnsRead(input), rows.rows.data_as<int64_t>(),
+                                                   rows.count, stream_));
+          timer_->Mark([&] { return "gather of " + std::to_string(sel.count) + " rows"; });
           return RunFused(nullptr, *kept);
         }
         flags = std::move(sel.flags);
@@ -453,7 +439,7 @@ class Aggregation {
                                              /*nulls_equal=*/true, stream_));
       groups_ = table.num_groups;
       gid_ = table.group_of_row.data_as<int64_t>();
-      timer_->Mark("group table: " + std::to_string(groups_) + " groups");
+      timer_->Mark([&] { return "group table: " + std::to_string(groups_) + " groups"; });
     }
     const int64_t G = groups_;
     std::vector<DeviceBuffer> buffers;
@@ -482,7 +468,7 @@ class Aggregation {
     int host_error = 0;
     TANDEM_RETURN_NOT_OK(CopyToHost(&host_error, error.data(), sizeof(int), stream_));
     TANDEM_RETURN_NOT_OK(stream_.Synchronize());
-    timer_->Mark("fused kernel over " + std::to_string(n_) + " rows");
+    timer_->Mark([&] { return "fused kernel over " + std::to_string(n_) + " rows"; });
     if (host_error != 0) return DeviceBatchPtr();
 
     const int64_t num_aggs = static_cast<int64_t>(node_.aggregates.size());
@@ -595,10 +581,10 @@ class Aggregation {
   Status Fold(const RowSel& sel, const Op& op, General&& general, const char* what) {
     if (n_ == 0) return Status::OK();
     const int64_t shared =
-        (kThreads / 32) * groups_ * static_cast<int64_t>(sizeof(typename Op::Acc));
-    if (groups_ > 0 && groups_ <= AggregateFewGroupsLimit() && shared <= few::kMaxSharedBytes) {
-      few::FoldFewGroups<Op>
-          <<<FewGroupsGrid(n_), kThreads, static_cast<size_t>(shared), s_>>>(sel, n_, groups_, op);
+        few::FewGroupsSharedBytes(groups_, static_cast<int64_t>(sizeof(typename Op::Acc)));
+    if (shared >= 0) {
+      few::FoldFewGroups<Op><<<few::FewGroupsGrid(n_), kThreads, static_cast<size_t>(shared), s_>>>(
+          sel, n_, groups_, op);
       NoteAggregateFewGroupsFold();
     } else {
       general();
@@ -638,7 +624,7 @@ class Aggregation {
     if (a.kind != AggregateKind::kCountStar) {
       if (!a.arg) return Status::Internal("aggregate " + a.name + " has no argument");
       TANDEM_ASSIGN_OR_RAISE(arg, ColumnOf(*a.arg, rows, ctx_.eval, stream_));
-      timer_->Mark(a.name + " argument");
+      timer_->Mark([&] { return a.name + " argument"; });
       if (arg->null_count > 0 && arg->has_validity())
         sel.validity = arg->validity.data_as<uint8_t>();
     }

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 
+#include "tandem/exec/gpu/aggregate_tuning.h"
 #include "tandem/exec/gpu/row_keys.cuh"
 #include "tandem/exec/gpu/warp_peers.cuh"
 #include "tandem/types/decimal_core.h"
@@ -45,6 +46,31 @@ struct RowSel {
     return *g >= 0;
   }
 };
+
+// Dynamic shared memory the few-groups path needs for `groups` groups of `acc_bytes` partials,
+// or -1 where it does not apply (no groups, more than AggregateFewGroupsLimit(), or more memory
+// than a block may use).
+inline int64_t FewGroupsSharedBytes(int64_t groups, int64_t acc_bytes) {
+  const int64_t shared = (keys::kThreads / 32) * groups * acc_bytes;
+  if (groups <= 0 || groups > AggregateFewGroupsLimit() || shared > kMaxSharedBytes) return -1;
+  return shared;
+}
+
+// Blocks for the few-groups path: enough to fill the device once (8 blocks of kThreads per
+// multiprocessor), so each block merges its partials into the global state only once.
+inline unsigned FewGroupsGrid(int64_t n) {
+  static const int multiprocessors = [] {
+    int device = 0, count = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+      count = 132;
+    }
+    return count;
+  }();
+  const unsigned full = static_cast<unsigned>(multiprocessors) * 8u;
+  const unsigned needed = keys::GridFor(n);
+  return needed < full ? needed : full;
+}
 
 // Folds rows [0, n) into groups [0, groups) with per-warp shared-memory slots; launched with
 // kThreads threads and warps * groups * sizeof(Acc) bytes of dynamic shared memory.

@@ -14,7 +14,7 @@ Result<DeviceBatchPtr> Filter(const PlanNode& node, const DeviceBatch& input, Gp
   const Stream& stream = *ctx.stream;
   StepTimer timer("filter", stream);
   TANDEM_ASSIGN_OR_RAISE(Selection sel, SelectTrue(*node.predicate, input, ctx.eval, stream));
-  timer.Mark("selection of " + std::to_string(input.num_rows) + " rows");
+  timer.Mark([&] { return "selection of " + std::to_string(input.num_rows) + " rows"; });
   if (sel.count == input.num_rows) {
     auto same = std::make_shared<DeviceBatch>(input);  // shares the columns
     same->schema = node.schema;
@@ -24,8 +24,10 @@ Result<DeviceBatchPtr> Filter(const PlanNode& node, const DeviceBatch& input, Gp
                          Gather(input, sel.indices.data_as<int64_t>(), sel.count, stream));
   out->schema = node.schema;
   out->num_rows = sel.count;
-  timer.Mark("gather of " + std::to_string(sel.count) + " rows, " +
-             std::to_string(input.columns.size()) + " columns");
+  timer.Mark([&] {
+    return "gather of " + std::to_string(sel.count) + " rows, " +
+           std::to_string(input.columns.size()) + " columns";
+  });
   return out;
 }
 
@@ -37,7 +39,7 @@ Result<DeviceBatchPtr> Project(const PlanNode& node, const DeviceBatch& input, G
   StepTimer timer("project", *ctx.stream);
   for (const auto& e : node.exprs) {
     TANDEM_ASSIGN_OR_RAISE(DeviceColumnPtr col, Evaluate(*e, input, ctx.eval, *ctx.stream));
-    timer.Mark(e->ToString());
+    timer.Mark([&] { return e->ToString(); });
     if (col->length != input.num_rows) {
       return Status::Internal("expression " + e->ToString() + " gave " +
                               std::to_string(col->length) + " values for " +

@@ -46,18 +46,6 @@ AggregateSlot SlotOf(const AggregateCall& a, std::string* why) {
   }
 }
 
-unsigned Multiprocessors() {
-  static const unsigned count = [] {
-    int device = 0, sms = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
-      sms = 132;
-    }
-    return static_cast<unsigned>(sms);
-  }();
-  return count;
-}
-
 }  // namespace
 
 std::string NodeUnsupported(const PlanNode& node) {
@@ -121,11 +109,9 @@ Status Launch(const Prepared& p, const std::vector<State>& states, const int64_t
   params.n = n;
   params.groups = groups;
   params.error = error;
-  const int64_t shared = (keys::kThreads / 32) * groups * AccBytes(p.shape);
-  params.few = groups <= AggregateFewGroupsLimit() && shared <= few::kMaxSharedBytes ? 1 : 0;
-  // Few groups: enough blocks to fill the device once, so each merges its partials once.
-  const unsigned grid =
-      params.few ? std::min(keys::GridFor(n), Multiprocessors() * 8u) : keys::GridFor(n);
+  const int64_t shared = few::FewGroupsSharedBytes(groups, AccBytes(p.shape));
+  params.few = shared >= 0 ? 1 : 0;
+  const unsigned grid = params.few ? few::FewGroupsGrid(n) : keys::GridFor(n);
   void* args[] = {&params};
   if (params.few) NoteAggregateFewGroupsFold();
   if (p.launches) ++p.launches->fused;

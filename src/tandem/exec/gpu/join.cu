@@ -143,7 +143,9 @@ class Join {
   Result<DeviceBatchPtr> Run() {
     StepTimer timer("join", stream_);
     TANDEM_RETURN_NOT_OK(BuildAndProbe());
-    timer.Mark("build " + std::to_string(nr_) + " and probe " + std::to_string(nl_) + " rows");
+    timer.Mark([&] {
+      return "build " + std::to_string(nr_) + " and probe " + std::to_string(nl_) + " rows";
+    });
     const bool null_aware = node_.null_aware && keyed_ && nr_ > 0;
     if (type_ == JoinType::kAnti && null_aware && table_.any_null_key) {
       // x NOT IN (..., NULL, ...) is never TRUE.
@@ -169,7 +171,7 @@ class Join {
         TANDEM_RETURN_NOT_OK(LaunchStatus("join flags"));
       }
     }
-    timer.Mark(first_only ? "matches" : "pairs: " + std::to_string(num_pairs_));
+    timer.Mark([&] { return first_only ? "matches" : "pairs: " + std::to_string(num_pairs_); });
     Result<DeviceBatchPtr> out = Output(null_aware);
     timer.Mark("output");
     return out;

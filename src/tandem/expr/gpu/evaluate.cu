@@ -11,7 +11,9 @@
 // batch.
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
@@ -257,36 +259,52 @@ Result<DeviceBuffer> LaunchFlags(const DeviceProgram& dp, int64_t n, const Strea
   return std::move(flags);
 }
 
+// A flag byte as a count.
+struct FlagToCount {
+  __host__ __device__ int64_t operator()(uint8_t flag) const { return flag; }
+};
+
+// Into *count (device memory) the number of set flags (kCountAndFlags) or, with `indices`, the
+// indices of the rows whose flag is set and their number.
+Status CountOrSelect(const uint8_t* flags, int64_t n, int64_t* indices, int64_t* count,
+                     const Stream& stream) {
+  auto cu_stream = static_cast<cudaStream_t>(stream.handle());
+  thrust::counting_iterator<int64_t> rows(0);
+  auto ones = thrust::make_transform_iterator(flags, FlagToCount{});
+  auto run = [&](void* temp, size_t& bytes) {
+    return indices
+               ? cub::DeviceSelect::Flagged(temp, bytes, rows, flags, indices, count, n, cu_stream)
+               : cub::DeviceReduce::Sum(temp, bytes, ones, count, n, cu_stream);
+  };
+  size_t temp_bytes = 0;
+  TANDEM_RETURN_NOT_OK(CudaCheck(run(nullptr, temp_bytes), "select"));
+  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer temp,
+                         DeviceBuffer::Allocate(static_cast<int64_t>(temp_bytes) + 8, stream));
+  return CudaCheck(run(temp.data(), temp_bytes), "select");
+}
+
 Result<Selection> SelectProgram(const Expr& predicate, const DeviceBatch& batch,
-                                const EvalContext& eval, const Stream& stream) {
+                                const EvalContext& eval, const Stream& stream,
+                                SelectionParts parts) {
   TANDEM_ASSIGN_OR_RAISE(DeviceProgram dp, Prepare(predicate, true, batch, eval, stream));
   const int64_t n = batch.num_rows;
   Selection sel;
   if (n == 0) return std::move(sel);
   TANDEM_ASSIGN_OR_RAISE(DeviceBuffer flags, LaunchFlags(dp, n, stream));
-  TANDEM_ASSIGN_OR_RAISE(sel.indices, DeviceBuffer::Allocate(n * sizeof(int64_t), stream));
+  const bool want_indices = parts == SelectionParts::kIndices;
+  if (want_indices) {
+    TANDEM_ASSIGN_OR_RAISE(sel.indices, DeviceBuffer::Allocate(n * sizeof(int64_t), stream));
+  }
   TANDEM_ASSIGN_OR_RAISE(DeviceBuffer count, DeviceBuffer::Allocate(sizeof(int64_t), stream));
-  auto cu_stream = static_cast<cudaStream_t>(stream.handle());
-  thrust::counting_iterator<int64_t> rows(0);
-  size_t temp_bytes = 0;
-  TANDEM_RETURN_NOT_OK(
-      CudaCheck(cub::DeviceSelect::Flagged(nullptr, temp_bytes, rows, flags.data_as<uint8_t>(),
-                                           sel.indices.data_as<int64_t>(), count.data_as<int64_t>(),
-                                           n, cu_stream),
-                "select"));
-  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer temp,
-                         DeviceBuffer::Allocate(static_cast<int64_t>(temp_bytes) + 8, stream));
-  TANDEM_RETURN_NOT_OK(
-      CudaCheck(cub::DeviceSelect::Flagged(temp.data(), temp_bytes, rows, flags.data_as<uint8_t>(),
-                                           sel.indices.data_as<int64_t>(), count.data_as<int64_t>(),
-                                           n, cu_stream),
-                "select"));
+  TANDEM_RETURN_NOT_OK(CountOrSelect(flags.data_as<uint8_t>(), n,
+                                     want_indices ? sel.indices.data_as<int64_t>() : nullptr,
+                                     count.data_as<int64_t>(), stream));
   TANDEM_RETURN_NOT_OK(CopyToHost(&sel.count, count.data(), sizeof(int64_t), stream));
   TANDEM_ASSIGN_OR_RAISE(DeviceStatus status, ReadStatus(dp, stream));
   if (status.error_key != ~0ull) {
     return ReplayError(predicate, true, batch, status.error_key, eval, stream);
   }
-  sel.flags = std::move(flags);
+  if (!want_indices) sel.flags = std::move(flags);
   return std::move(sel);
 }
 
@@ -350,12 +368,12 @@ Result<DeviceColumnPtr> Evaluate(const Expr& expr, const DeviceBatch& batch,
 }
 
 Result<Selection> SelectTrue(const Expr& predicate, const DeviceBatch& batch,
-                             const EvalContext& eval, const Stream& stream) {
+                             const EvalContext& eval, const Stream& stream, SelectionParts parts) {
   if (internal::FindUdfCall(predicate) == nullptr) {
-    return SelectProgram(predicate, batch, eval, stream);
+    return SelectProgram(predicate, batch, eval, stream, parts);
   }
   TANDEM_ASSIGN_OR_RAISE(WithUdfResults w, WithUdfCallsRun(predicate, batch, eval, stream));
-  return SelectProgram(*w.expr, w.batch, eval, stream);
+  return SelectProgram(*w.expr, w.batch, eval, stream, parts);
 }
 
 }  // namespace tandem::gpu

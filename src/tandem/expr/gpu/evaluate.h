@@ -22,11 +22,14 @@ Result<DeviceColumnPtr> Evaluate(const Expr& expr, const DeviceBatch& batch,
 
 // Row indices (int64, ascending) where `predicate` is TRUE, and their count.
 struct Selection {
-  DeviceBuffer indices;
+  DeviceBuffer indices;  // SelectionParts::kIndices
   int64_t count = 0;
-  DeviceBuffer flags;  // one byte per row, 1 where TRUE (for consumers that take a row mask)
+  DeviceBuffer flags;  // kCountAndFlags: one byte per row, 1 where TRUE
 };
+// kCountAndFlags serves consumers that take a row mask (and decide by the count).
+enum class SelectionParts { kIndices, kCountAndFlags };
 Result<Selection> SelectTrue(const Expr& predicate, const DeviceBatch& batch,
-                             const EvalContext& eval, const Stream& stream);
+                             const EvalContext& eval, const Stream& stream,
+                             SelectionParts parts = SelectionParts::kIndices);
 
 }  // namespace tandem::gpu

@@ -8,7 +8,8 @@ Result<DeviceColumnPtr> Evaluate(const Expr&, const DeviceBatch&, const EvalCont
   return Status::Unsupported("no CUDA device");
 }
 
-Result<Selection> SelectTrue(const Expr&, const DeviceBatch&, const EvalContext&, const Stream&) {
+Result<Selection> SelectTrue(const Expr&, const DeviceBatch&, const EvalContext&, const Stream&,
+                             SelectionParts) {
   return Status::Unsupported("no CUDA device");
 }
 
