@@ -30,6 +30,12 @@ inline void Copy16(uint8_t* dst, const uint8_t* src) {
   std::memcpy(dst, v, 16);
 }
 
+inline void Copy64(uint8_t* dst, const uint8_t* src) {
+  uint8_t v[64];
+  std::memcpy(v, src, 64);
+  std::memcpy(dst, v, 64);
+}
+
 // Parses the preamble; returns its size in bytes, or 0 if it is damaged.
 int ParseLength(const uint8_t* in, int64_t in_size, uint64_t* length) {
   uint64_t v = 0;
@@ -52,6 +58,17 @@ int ParseLength(const uint8_t* in, int64_t in_size, uint64_t* length) {
 // written, but use only the finished prefix of what they store.
 inline void FastCopy(uint8_t* op, size_t offset, size_t n) {
   const uint8_t* src = op - offset;
+  if (n <= 16 && offset >= 16) {
+    Copy16(op, src);
+    return;
+  }
+  if (offset >= n) {
+    // The source ends where the destination starts or before: load all 64 bytes, then store
+    // them. Bytes past n are scratch that later tags overwrite; loading before storing keeps a
+    // load from waiting on (and failing to forward from) a store it partly overlaps.
+    Copy64(op, src);
+    return;
+  }
   if (offset >= 16) {
     for (size_t k = 0; k < n; k += 16) Copy16(op + k, src + k);
     return;
@@ -113,6 +130,8 @@ bool SnappyDecompressBlock(const uint8_t* in, int64_t in_size, uint8_t* out, int
       }
       if (n <= 16 && ip_end - ip >= 16 && op_end - op >= 16) {
         Copy16(op, ip);
+      } else if (n <= 64 && ip_end - ip >= 64 && op_end - op >= 64) {
+        Copy64(op, ip);
       } else if (n > 0) {  // n is 0 only for the wrapped length; out may then be null
         std::memcpy(op, ip, n);
       }
