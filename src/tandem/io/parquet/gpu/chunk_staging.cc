@@ -15,7 +15,7 @@
 #include "tandem/io/parquet/decode/bit_unpack.h"
 #include "tandem/io/parquet/decode/convert.h"
 #include "tandem/io/parquet/decode/msb_bit_unpack.h"
-#include "tandem/io/parquet/decode/rle_decoder.h"
+#include "tandem/io/parquet/gpu/page_parse.h"
 #include "tandem/io/parquet/page_reader.h"
 
 namespace tandem::parquet::gpu_decode {
@@ -63,11 +63,9 @@ class Stager : public PageDestination {
   Status Append(const uint8_t* p, int64_t n, int64_t* offset);
   Status DictionaryPage(const Page& page);
   Status DataPage(const Page& page);
+  // Definition levels into validity bits (RLE levels through page_parse.h's level runs).
   Status Levels(const uint8_t* data, int64_t size, int64_t n, bool bit_packed, int64_t* n_valid);
-  // Parses n values of RLE/bit-packed hybrid runs at data (already copied to staging at
-  // staging_offset) into runs starting at dense index dense_; checks repeated dictionary indexes.
-  Status HybridRuns(const uint8_t* data, int64_t size, int64_t staging_offset, int bit_width,
-                    int64_t n, bool dictionary);
+  // The values section into runs (page_parse.h), staged first where it does not lie already.
   Status Values(Encoding enc, const uint8_t* p, int64_t size, int64_t n_valid);
   Status PackAuxiliary();
 
@@ -78,7 +76,8 @@ class Stager : public PageDestination {
   int64_t capacity_ = 0;
   int64_t rows_ = 0;
   int64_t dense_ = 0;
-  std::vector<uint8_t> levels_;
+  std::vector<uint8_t> levels_;       // BIT_PACKED levels
+  std::vector<ValueRun> level_runs_;  // RLE levels of the current page
 };
 
 Status Stager::Classify() {
@@ -206,128 +205,59 @@ Status Stager::DictionaryPage(const Page& page) {
 
 Status Stager::Levels(const uint8_t* data, int64_t size, int64_t n, bool bit_packed,
                       int64_t* n_valid) {
-  levels_.resize(static_cast<size_t>(n));
   const int max_def = leaf_.max_definition_level;
-  if (bit_packed) {
+  uint8_t* bits = out_.validity.data();
+  if (bit_packed) {  // the deprecated MSB-first encoding: decoded here only
+    levels_.resize(static_cast<size_t>(n));
     TANDEM_RETURN_NOT_OK(
         decode::UnpackMsbFirst(data, size, BitWidthOf(max_def), n, levels_.data()));
-  } else {
-    decode::RleBitPackedDecoder dec(data, size, BitWidthOf(max_def));
-    TANDEM_RETURN_NOT_OK(dec.GetBatch(levels_.data(), n));
-  }
-  uint8_t* bits = out_.validity.data();
-  int64_t count = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const uint8_t level = levels_[i];
-    if (level > max_def) return Host("definition level above the column's maximum");
-    if (level == max_def) {
-      bit_util::SetBit(bits, rows_ + i);
-      ++count;
-    }
-  }
-  *n_valid = count;
-  return Status::OK();
-}
-
-Status Stager::HybridRuns(const uint8_t* data, int64_t size, int64_t staging_offset, int bit_width,
-                          int64_t n, bool dictionary) {
-  const uint8_t* pos = data;
-  const uint8_t* end = data + size;
-  int64_t left = n;
-  while (left > 0) {
-    uint64_t header;
-    if (pos >= end || !decode::ReadUleb128(&pos, end, &header)) {
-      return Host("RLE data ends before all values were decoded");
-    }
-    ValueRun run;
-    run.first = dense_;
-    run.bit_width = bit_width;
-    int64_t count;
-    if (header & 1) {
-      const uint64_t groups = header >> 1;
-      if (groups == 0 || groups > (uint64_t{1} << 31)) return Host("bad bit-packed run length");
-      const int64_t full_bytes = static_cast<int64_t>(groups) * bit_width;
-      const int64_t bytes = std::min<int64_t>(full_bytes, end - pos);
-      count = bit_width == 0 ? static_cast<int64_t>(groups) * 8 : bytes * 8 / bit_width;
-      count = std::min<int64_t>(count, static_cast<int64_t>(groups) * 8);
-      if (count == 0) return Host("RLE data ends inside a bit-packed run");
-      run.kind = RunKind::kPacked;
-      run.payload = (staging_offset + (pos - data)) * 8;
-      pos += bytes;
-    } else {
-      const uint64_t repeat = header >> 1;
-      if (repeat == 0 || repeat > (uint64_t{1} << 40)) return Host("bad RLE run length");
-      const int nbytes = (bit_width + 7) / 8;
-      if (end - pos < nbytes) return Host("RLE data ends inside a repeated run");
-      uint64_t v = 0;
-      for (int i = 0; i < nbytes; ++i) v |= static_cast<uint64_t>(pos[i]) << (8 * i);
-      pos += nbytes;
-      if (bit_width < 32 && (v >> bit_width) != 0) return Host("RLE value wider than its width");
-      if (dictionary && static_cast<int64_t>(v) >= out_.dictionary_size) {
-        return Host("dictionary index out of range");
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const uint8_t level = levels_[i];
+      if (level > max_def) return Host("definition level above the column's maximum");
+      if (level == max_def) {
+        bit_util::SetBit(bits, rows_ + i);
+        ++count;
       }
-      run.kind = RunKind::kRepeat;
-      run.payload = static_cast<int64_t>(v);
-      count = static_cast<int64_t>(repeat);
     }
-    const int64_t take = std::min(count, left);
-    out_.runs.push_back(run);
-    dense_ += take;
-    left -= take;
+    *n_valid = count;
+    return Status::OK();
+  }
+  level_runs_.clear();
+  const int width = BitWidthOf(max_def);
+  const PageParseResult r = ParseLevels(data, size, 0, data, max_def, width, n, n_valid,
+                                        [&](const ValueRun& run) { level_runs_.push_back(run); });
+  if (r.error != PageParseError::kNone) return Host(PageParseErrorText(r.error, r.runs));
+  for (size_t k = 0; k < level_runs_.size(); ++k) {
+    const ValueRun& run = level_runs_[k];
+    const int64_t end = k + 1 < level_runs_.size() ? level_runs_[k + 1].first : n;
+    if (run.kind == RunKind::kRepeat) {
+      if (run.payload == max_def)
+        bit_util::SetBitsTo(bits, rows_ + run.first, end - run.first, true);
+      continue;
+    }
+    for (int64_t i = run.first; i < end; ++i) {
+      const uint32_t level = PackedBits(data, run.payload + (i - run.first) * width, width);
+      if (static_cast<int>(level) == max_def) bit_util::SetBit(bits, rows_ + i);
+    }
   }
   return Status::OK();
 }
 
 Status Stager::Values(Encoding enc, const uint8_t* p, int64_t size, int64_t n_valid) {
   if (n_valid == 0) return Status::OK();
-  int64_t offset = 0;
-  if (enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY) {
-    if (out_.kind == OutputKind::kBool) return Host("dictionary booleans");
-    if (!out_.has_dictionary) return Host("dictionary-encoded page but no dictionary page");
-    if (size < 1) return Host("dictionary index data is empty");
-    const int bit_width = p[0];
-    if (bit_width > 32) return Host("dictionary index bit width");
-    TANDEM_RETURN_NOT_OK(Append(p + 1, size - 1, &offset));
-    return HybridRuns(p + 1, size - 1, offset, bit_width, n_valid, true);
-  }
-  if (out_.kind == OutputKind::kBool) {
-    if (enc == Encoding::PLAIN) {
-      const int64_t bytes = bit_util::BytesForBits(n_valid);
-      if (bytes > size) return Host("PLAIN BOOLEAN data too short");
-      TANDEM_RETURN_NOT_OK(Append(p, bytes, &offset));
-      out_.runs.push_back({dense_, offset * 8, RunKind::kPacked, 1});
-      dense_ += n_valid;
-      return Status::OK();
-    }
-    if (enc != Encoding::RLE) return Host("boolean encoding");
-    if (size < 4) return Host("RLE BOOLEAN data without its length");
-    const uint32_t len = LoadLE32(p);
-    if (len > size - 4) return Host("RLE BOOLEAN length runs past the page");
-    TANDEM_RETURN_NOT_OK(Append(p + 4, len, &offset));
-    return HybridRuns(p + 4, len, offset, 1, n_valid, false);
-  }
-  if (enc != Encoding::PLAIN) return Host("encoding");
-  if (out_.kind == OutputKind::kFixed) {
-    const int w = out_.physical_width;
-    if (n_valid > size / w) return Host("PLAIN data too short");
-    TANDEM_RETURN_NOT_OK(Append(p, n_valid * w, &offset));
-    out_.runs.push_back({dense_, offset, RunKind::kPlain, 0});
-    dense_ += n_valid;
-    return Status::OK();
-  }
-  // PLAIN byte arrays: one walk over the lengths finds where each value's bytes start.
+  int64_t offset = 0;  // where the values section lies in staging (copied there if it is not)
   TANDEM_RETURN_NOT_OK(Append(p, size, &offset));
-  const int64_t first_position = static_cast<int64_t>(out_.plain_positions.size());
-  int64_t q = 0;
-  for (int64_t j = 0; j < n_valid; ++j) {
-    if (size - q < 4) return Host("PLAIN byte array data ends early");
-    const uint32_t len = LoadLE32(p + q);
-    q += 4;
-    if (len > static_cast<uint64_t>(size - q)) return Host("PLAIN byte array too long");
-    out_.plain_positions.push_back(offset + q);
-    q += len;
-  }
-  out_.runs.push_back({dense_, first_position, RunKind::kPlain, 0});
+  const ValueShape shape = out_.kind == OutputKind::kBool      ? ValueShape::kBool
+                           : out_.kind == OutputKind::kStrings ? ValueShape::kStrings
+                                                               : ValueShape::kFixed;
+  const PageParseResult r = ParseValues(
+      static_cast<PageEncoding>(enc), shape, p, size, offset, n_valid, dense_,
+      static_cast<int64_t>(out_.plain_positions.size()), out_.physical_width,
+      out_.has_dictionary ? out_.dictionary_size : -1,
+      [&](const ValueRun& run) { out_.runs.push_back(run); },
+      [&](int64_t position) { out_.plain_positions.push_back(position); });
+  if (r.error != PageParseError::kNone) return Host(PageParseErrorText(r.error, r.runs));
   dense_ += n_valid;
   return Status::OK();
 }

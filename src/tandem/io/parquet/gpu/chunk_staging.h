@@ -20,25 +20,11 @@
 #include <vector>
 
 #include "tandem/gpu/runtime.h"
+#include "tandem/io/parquet/gpu/hybrid_runs.h"
 #include "tandem/io/parquet/metadata.h"
 #include "tandem/io/parquet/type_mapping.h"
 
 namespace tandem::parquet::gpu_decode {
-
-enum class RunKind : int32_t {
-  kRepeat = 0,  // every value is `payload`
-  kPacked = 1,  // value i of the run: bits [payload + i * bit_width, +bit_width) of staging
-  kPlain = 2,   // fixed width: at staging byte payload + i * physical width; strings: the value
-                // whose bytes start at plain_positions[payload + i]
-};
-
-// One run of dense values; runs are sorted by `first` and cover [0, num_valid).
-struct ValueRun {
-  int64_t first = 0;    // dense index of the run's first value
-  int64_t payload = 0;  // see RunKind
-  RunKind kind = RunKind::kRepeat;
-  int32_t bit_width = 0;
-};
 
 // What the kernels produce.
 enum class OutputKind : int32_t {

@@ -7,6 +7,7 @@
 
 #include "tandem/gpu/cuda_util.cuh"
 #include "tandem/io/parquet/gpu/decode_kernels.h"
+#include "tandem/io/parquet/gpu/page_parse.h"
 
 namespace tandem::parquet::gpu_decode {
 namespace {
@@ -57,21 +58,10 @@ __device__ int64_t FindRun(const ChunkView& c, int64_t d) {
   return lo;
 }
 
-// Bits [bit, bit + width) of an LSB-first packed stream (width 0..32).
-__device__ uint32_t ExtractBits(const uint8_t* base, int64_t bit, int width) {
-  if (width == 0) return 0;
-  const uint8_t* p = base + (bit >> 3);
-  const int shift = static_cast<int>(bit & 7);
-  const int nbytes = (shift + width + 7) / 8;
-  uint64_t v = 0;
-  for (int i = 0; i < nbytes; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
-  return static_cast<uint32_t>((v >> shift) & ((uint64_t{1} << width) - 1));
-}
-
 // The hybrid-encoded value (dictionary index or boolean) of dense value d in run r.
 __device__ uint32_t HybridValue(const ChunkView& c, const ValueRun& run, int64_t d) {
   if (run.kind == RunKind::kRepeat) return static_cast<uint32_t>(run.payload);
-  return ExtractBits(c.staging, run.payload + (d - run.first) * run.bit_width, run.bit_width);
+  return PackedBits(c.staging, run.payload + (d - run.first) * run.bit_width, run.bit_width);
 }
 
 // Row -> dense index; false for a NULL row.
