@@ -20,6 +20,8 @@ namespace tandem::parquet::gpu_decode {
 enum class PageParseError : int32_t {
   kNone = 0,
   kRuns,  // a hybrid run error: see the HybridRunError beside it
+  kLevelsWithoutLength,
+  kLevelsPastPage,
   kLevelAboveMaximum,
   kDictionaryBooleans,
   kNoDictionary,
@@ -41,6 +43,10 @@ inline const char* PageParseErrorText(PageParseError e, HybridRunError runs) {
       return "";
     case PageParseError::kRuns:
       return HybridRunErrorText(runs);
+    case PageParseError::kLevelsWithoutLength:
+      return "definition levels without their length";
+    case PageParseError::kLevelsPastPage:
+      return "definition levels run past the page";
     case PageParseError::kLevelAboveMaximum:
       return "definition level above the column's maximum";
     case PageParseError::kDictionaryBooleans:
