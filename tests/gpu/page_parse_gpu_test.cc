@@ -12,6 +12,7 @@
 
 #include "gpu_test_util.h"
 #include "parquet_gpu_test_util.h"
+#include "tandem/io/parquet/codec.h"
 #include "tandem/io/parquet/gpu/page_parse_kernels.h"
 #include "tandem/io/parquet/page_reader.h"
 #include "tandem/io/parquet/type_mapping.h"
@@ -53,15 +54,19 @@ bool PlanPages(const uint8_t* chunk, int64_t size, const ColumnMetaData& md, con
       p.encoding = static_cast<PageEncoding>(d.encoding);
     } else {
       const DataPageHeaderV2& d = *h.data_page_header_v2;
+      const int64_t prefix =
+          int64_t{d.repetition_levels_byte_length} + d.definition_levels_byte_length;
       p.v2 = 1;
       p.num_values = d.num_values;
-      p.v2_repetition_bytes = d.repetition_levels_byte_length;
-      p.v2_definition_bytes = d.definition_levels_byte_length;
+      p.v2_levels = p.body + d.repetition_levels_byte_length;
+      p.v2_levels_bytes = d.definition_levels_byte_length;
+      p.body += prefix;
+      p.body_bytes -= prefix;
       p.has_levels = leaf.max_definition_level > 0 &&
                      !(d.definition_levels_byte_length == 0 && d.num_nulls == 0);
       p.encoding = static_cast<PageEncoding>(d.encoding);
     }
-    staging->resize(static_cast<size_t>(p.body));
+    staging->resize(static_cast<size_t>((staging->size() + 7) / 8 * 8));
     staging->insert(staging->end(), page.data, page.data + page.size);
     plans->push_back(p);
     rows += p.num_values;
@@ -173,6 +178,145 @@ int64_t DevicePagesMatchHostStaging(const std::string& path, const gpu::Stream& 
     }
   }
   return compared;
+}
+
+// ---- deferred staging, checked without a device ------------------------------------------
+// A chunk staged with deferred decompression, carried through on the host as the GPU would:
+// the device staging's image laid out from `staging` (direct bytes, decompressed pages, the
+// compressed bytes), each compressed page decompressed by the host codec into its place, and
+// every page plan parsed by ParsePage (the GPU parse's own per-page function).
+StagedChunk CarryDeferredOnHost(const StagedChunk& d) {
+  const int64_t compressed = d.staging_bytes - d.direct_bytes;
+  std::vector<uint8_t> image(
+      static_cast<size_t>(d.direct_bytes + d.decompressed_bytes + compressed + 64), 0);
+  std::memcpy(image.data(), d.staging, static_cast<size_t>(d.direct_bytes));
+  std::memcpy(image.data() + d.direct_bytes + d.decompressed_bytes, d.staging + d.direct_bytes,
+              static_cast<size_t>(compressed));
+  for (const auto& page : d.compressed_pages) {
+    const int64_t from = d.decompressed_bytes + page.from;  // in the image
+    const Status st = Decompress(d.codec, image.data() + from, page.bytes, image.data() + page.to,
+                                 page.out_bytes);
+    EXPECT_TRUE(st.ok()) << st.ToString() << " (codec " << static_cast<int>(d.codec) << ")";
+  }
+  int width = 0;
+  while ((int64_t{1} << width) <= d.parse.max_definition_level) ++width;
+  StagedChunk out;
+  out.on_gpu = true;
+  out.type = d.type;
+  out.kind = d.kind;
+  out.conversion = d.conversion;
+  out.physical_width = d.physical_width;
+  out.out_width = d.out_width;
+  out.num_rows = d.num_rows;
+  out.has_dictionary = d.has_dictionary;
+  out.dictionary_size = d.dictionary_size;
+  out.dictionary_values = d.dictionary_values;
+  out.dictionary_offsets = d.dictionary_offsets;
+  out.dictionary_bytes = d.dictionary_bytes;
+  out.validity.assign(static_cast<size_t>((d.num_rows + 63) / 64 * 8), 0);
+  int64_t dense = 0;
+  for (const DevicePagePlan& p : d.page_plans) {
+    int64_t defined = 0;
+    const auto r = gpu_decode::ParsePage(
+        image.data(), p, d.parse, width, dense, static_cast<int64_t>(out.plain_positions.size()),
+        &defined,
+        [&](const gpu_decode::ValueRun& run, int64_t rows) {
+          for (int64_t i = 0; i < rows; ++i) {
+            const uint32_t level =
+                run.kind == gpu_decode::RunKind::kRepeat
+                    ? static_cast<uint32_t>(run.payload)
+                    : gpu_decode::PackedBits(image.data(), run.payload + i * run.bit_width,
+                                             run.bit_width);
+            if (static_cast<int>(level) == d.parse.max_definition_level) {
+              bit_util::SetBit(out.validity.data(), p.first_row + run.first + i);
+            }
+          }
+        },
+        [&](const gpu_decode::ValueRun& run) { out.runs.push_back(run); },
+        [&](int64_t position) { out.plain_positions.push_back(position); });
+    EXPECT_EQ(r.error, gpu_decode::PageParseError::kNone)
+        << gpu_decode::PageParseErrorText(r.error, r.runs);
+    if (!p.has_levels) bit_util::SetBitsTo(out.validity.data(), p.first_row, p.num_values, true);
+    dense += defined;
+  }
+  out.num_valid = dense;
+  if (dense == d.num_rows) out.validity.clear();
+  out.pageable = std::move(image);
+  out.staging = out.pageable.data();
+  out.staging_bytes = static_cast<int64_t>(out.pageable.size());
+  return out;
+}
+
+// Every chunk of `path` staged both ways, the deferred one carried through on the host;
+// returns the chunks compared.
+int64_t DeferredStagingMatchesHostStaging(const std::string& path) {
+  auto file = ParquetFile::Open(path);
+  if (!file.ok()) return 0;
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto leaves = MapParquetSchema((*file)->metadata().schema);
+  if (!leaves.ok()) return 0;
+  int64_t compared = 0;
+  for (size_t col = 0; col < leaves->size(); ++col) {
+    const LeafColumn& leaf = (*leaves)[col];
+    for (const RowGroup& rg : (*file)->metadata().row_groups) {
+      const ColumnMetaData& md = *rg.columns[col].meta_data;
+      const int64_t start = ChunkStart(md);
+      const int64_t length =
+          std::min<int64_t>(md.total_compressed_size + 100, bytes.size() - start);
+      const auto* chunk = reinterpret_cast<const uint8_t*>(bytes.data()) + start;
+      StagedChunk host, deferred;
+      gpu_decode::StageColumnChunk(chunk, length, md, leaf, rg.num_rows, /*pinned=*/false, &host);
+      gpu_decode::StageColumnChunk(chunk, length, md, leaf, rg.num_rows, /*pinned=*/false,
+                                   &deferred, /*defer_decompression=*/true);
+      if (!host.on_gpu || !deferred.on_gpu) continue;
+      SCOPED_TRACE(path + " column " + leaf.name);
+      EXPECT_TRUE(deferred.deferred);
+      const StagedChunk carried = CarryDeferredOnHost(deferred);
+      EXPECT_EQ(carried.num_valid, host.num_valid) << leaf.name;
+      const Field field{leaf.name, leaf.type, true};
+      ExpectSameColumn(ExpandOnHost(host), ExpandOnHost(carried), field,
+                       path + " column " + leaf.name + " (deferred staging)");
+      ++compared;
+    }
+  }
+  return compared;
+}
+
+TEST(DeferredStaging, RandomTablesCarryLikeTheHostStaging) {
+  const fs::path dir = TempDir("deferred");
+  int file = 0;
+  int64_t compared = 0;
+  for (double nulls : {0.0, 0.4, 1.0}) {
+    for (bool dictionary : {true, false}) {
+      for (int64_t page_bytes : {int64_t{500}, int64_t{1} << 20}) {
+        WriteOptions w;
+        w.codec = file % 2 ? CompressionCodec::ZSTD : CompressionCodec::SNAPPY;
+        w.dictionary = dictionary;
+        w.data_page_bytes = page_bytes;
+        w.row_group_rows = 1000;
+        const std::string path = (dir / ("d" + std::to_string(file) + ".parquet")).string();
+        ASSERT_TRUE(WriteParquet(path, RandomTable(2500, nulls, 300 + file), w).ok());
+        ++file;
+        compared += DeferredStagingMatchesHostStaging(path);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+  EXPECT_GT(compared, 200);
+  fs::remove_all(dir);
+}
+
+TEST(DeferredStaging, ParquetTestingFilesCarryLikeTheHostStaging) {
+  const std::string data = ParquetTestingDir();
+  if (data.empty()) GTEST_SKIP() << "parquet-testing data not found";
+  int64_t compared = 0;
+  for (const auto& entry : fs::directory_iterator(data)) {
+    if (entry.path().extension() != ".parquet") continue;
+    compared += DeferredStagingMatchesHostStaging(entry.path().string());
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(compared, 20);
 }
 
 class GpuPageParse : public ::testing::Test {

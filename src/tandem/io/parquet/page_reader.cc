@@ -112,6 +112,11 @@ Result<bool> PageReader::Next(Page* page) {
     return true;
   }
   page->body = PageBody{body, body_size, raw_size, prefix, codec_};
+  if (destination_ && destination_->Defer(h)) {
+    page->data = nullptr;
+    page->size = raw_size;
+    return true;
+  }
   if (uint8_t* out = destination_ ? destination_->For(h, raw_size) : nullptr) {
     TANDEM_RETURN_NOT_OK(fail(DecompressPageInto(page->body, out)));
     page->data = out;

@@ -47,6 +47,9 @@ class PageDestination {
  public:
   virtual ~PageDestination() = default;
   virtual uint8_t* For(const PageHeader& header, int64_t raw_size) = 0;
+  // True: leave this compressed page compressed (a GPU decompresses it later). Next then gives
+  // the page with `body` set, data null and size the uncompressed size.
+  virtual bool Defer(const PageHeader& /*header*/) { return false; }
 };
 
 class PageReader {

@@ -49,12 +49,16 @@ class Stager : public PageDestination {
   Stager(const ColumnMetaData& meta, const LeafColumn& leaf, int64_t num_rows, StagedChunk* out)
       : meta_(meta), leaf_(leaf), num_rows_(num_rows), out_(*out) {}
 
-  Status Run(const uint8_t* chunk, int64_t size, bool pinned);
+  Status Run(const uint8_t* chunk, int64_t size, bool pinned, bool defer);
 
   // A compressed data page decompresses straight into staging (its values section is then
   // staged where it lies, without a copy); a dictionary page into the thread's scratch (it is
   // converted on the host).
   uint8_t* For(const PageHeader& header, int64_t raw_size) override;
+  // With deferred decompression, compressed data pages are left for the GPU.
+  bool Defer(const PageHeader& header) override {
+    return defer_ && (header.type == PageType::DATA_PAGE || header.type == PageType::DATA_PAGE_V2);
+  }
 
  private:
   Status Classify();
@@ -68,6 +72,12 @@ class Stager : public PageDestination {
   // The values section into runs (page_parse.h), staged first where it does not lie already.
   Status Values(Encoding enc, const uint8_t* p, int64_t size, int64_t n_valid);
   Status PackAuxiliary();
+  // Deferred decompression: a data page's plan, from its header alone (its bytes are recorded,
+  // compressed or as stored, and copied into staging by FinishDeferred).
+  Status DeferredDataPage(const Page& page);
+  int64_t Direct(const uint8_t* p, int64_t n);
+  int64_t Compressed(const uint8_t* p, int64_t n, int64_t out_bytes);
+  Status FinishDeferred(bool pinned);
 
   const ColumnMetaData& meta_;
   const LeafColumn& leaf_;
@@ -78,6 +88,16 @@ class Stager : public PageDestination {
   int64_t dense_ = 0;
   std::vector<uint8_t> levels_;       // BIT_PACKED levels
   std::vector<ValueRun> level_runs_;  // RLE levels of the current page
+  bool defer_ = false;
+  // Deferred decompression: pieces to copy into staging (direct, then compressed), and which
+  // plans' bodies lie in the decompressed region (offsets counted from its start until then).
+  struct Piece {
+    const uint8_t* from;
+    int64_t bytes;
+    int64_t at;
+  };
+  std::vector<Piece> direct_, compressed_;
+  std::vector<bool> body_decompressed_;
 };
 
 Status Stager::Classify() {
@@ -321,10 +341,11 @@ Status Stager::DataPage(const Page& page) {
   return Status::OK();
 }
 
-Status Stager::Run(const uint8_t* chunk, int64_t size, bool pinned) {
+Status Stager::Run(const uint8_t* chunk, int64_t size, bool pinned, bool defer) {
   TANDEM_RETURN_NOT_OK(Classify());
-  TANDEM_RETURN_NOT_OK(AllocateStaging(size, pinned));
-  if (leaf_.max_definition_level > 0) {
+  defer_ = defer;
+  if (!defer_) TANDEM_RETURN_NOT_OK(AllocateStaging(size, pinned));
+  if (leaf_.max_definition_level > 0 && !defer_) {
     out_.validity.assign(static_cast<size_t>((num_rows_ + 63) / 64 * 8), 0);
   }
   PageReader reader(chunk, size, meta_.codec, this);
@@ -337,12 +358,133 @@ Status Stager::Run(const uint8_t* chunk, int64_t size, bool pinned) {
       TANDEM_RETURN_NOT_OK(DictionaryPage(page));
     } else if (page.header.type == PageType::DATA_PAGE ||
                page.header.type == PageType::DATA_PAGE_V2) {
-      TANDEM_RETURN_NOT_OK(DataPage(page));
+      TANDEM_RETURN_NOT_OK(defer_ ? DeferredDataPage(page) : DataPage(page));
     }
   }
   if (rows_ != num_rows_) return Host("chunk rows differ from the row group's");
+  if (defer_) return FinishDeferred(pinned);
   out_.num_valid = dense_;
   if (dense_ == num_rows_) out_.validity.clear();
+  return pinned ? PackAuxiliary() : Status::OK();
+}
+
+// ---- deferred decompression ------------------------------------------------------------
+
+int64_t Stager::Direct(const uint8_t* p, int64_t n) {
+  const int64_t at = out_.direct_bytes;
+  direct_.push_back({p, n, at});
+  out_.direct_bytes = (at + n + 7) / 8 * 8;
+  return at;
+}
+
+int64_t Stager::Compressed(const uint8_t* p, int64_t n, int64_t out_bytes) {
+  const int64_t at = out_.decompressed_bytes;
+  if (out_bytes == 0) return at;  // nothing to decompress (an empty v2 values section)
+  const int64_t from =
+      compressed_.empty() ? 0 : (compressed_.back().at + compressed_.back().bytes + 7) / 8 * 8;
+  compressed_.push_back({p, n, from});
+  out_.compressed_pages.push_back({from, n, at, out_bytes});
+  out_.decompressed_bytes = (at + out_bytes + 7) / 8 * 8;
+  return at;
+}
+
+Status Stager::DeferredDataPage(const Page& page) {
+  const PageHeader& h = page.header;
+  const bool compressed = page.data == nullptr;  // left for the GPU
+  const uint8_t* body = compressed ? page.body.compressed : page.data;
+  const int64_t stored = compressed ? page.body.compressed_size : page.size;
+  DevicePagePlan plan;
+  Encoding enc;
+  int64_t n = 0;
+  bool in_decompressed = false;
+  if (h.type == PageType::DATA_PAGE) {
+    if (!h.data_page_header) return Host("data page without its header");
+    const DataPageHeader& d = *h.data_page_header;
+    n = d.num_values;
+    enc = d.encoding;
+    plan.has_levels = leaf_.max_definition_level > 0;
+    if (plan.has_levels && d.definition_level_encoding != Encoding::RLE) {
+      return Host("definition level encoding (BIT_PACKED levels are read on the host)");
+    }
+    plan.body_bytes = page.size;
+    in_decompressed = compressed;
+    plan.body = compressed ? Compressed(body, stored, page.size) : Direct(body, stored);
+  } else {
+    const DataPageHeaderV2& d = *h.data_page_header_v2;
+    n = d.num_values;
+    enc = d.encoding;
+    if (d.num_rows != d.num_values) return Host("data page v2 values differ from rows");
+    const int64_t rep = d.repetition_levels_byte_length;
+    const int64_t def = d.definition_levels_byte_length;
+    plan.v2 = 1;
+    plan.has_levels = leaf_.max_definition_level > 0 && !(def == 0 && d.num_nulls == 0);
+    plan.v2_levels = Direct(body + rep, def);
+    plan.v2_levels_bytes = def;
+    plan.body_bytes = page.size - rep - def;
+    in_decompressed = compressed;
+    plan.body = compressed ? Compressed(body + rep + def, stored - rep - def, plan.body_bytes)
+                           : Direct(body + rep + def, stored - rep - def);
+  }
+  if (n < 0) return Host("negative value count");
+  if (n > num_rows_ - rows_) return Host("pages hold more values than the row group");
+  const bool dictionary = enc == Encoding::PLAIN_DICTIONARY || enc == Encoding::RLE_DICTIONARY;
+  if (!(enc == Encoding::PLAIN || dictionary ||
+        (enc == Encoding::RLE && out_.kind == OutputKind::kBool))) {
+    return Host("encoding");
+  }
+  if (dictionary && !out_.has_dictionary) {
+    return Host("dictionary-encoded page but no dictionary page");
+  }
+  plan.encoding = static_cast<PageEncoding>(enc);
+  plan.num_values = n;
+  plan.first_row = rows_;
+  rows_ += n;
+  out_.page_plans.push_back(plan);
+  body_decompressed_.push_back(in_decompressed);
+  return Status::OK();
+}
+
+Status Stager::FinishDeferred(bool pinned) {
+  out_.deferred = true;
+  out_.codec = meta_.codec;
+  const int64_t direct = out_.direct_bytes;
+  const int64_t compressed =
+      compressed_.empty() ? 0 : (compressed_.back().at + compressed_.back().bytes + 7) / 8 * 8;
+  // 8 bytes past the end: hybrid runs read whole bytes past a value's last bit.
+  const int64_t total = direct + compressed + 8;
+  if (pinned) {
+    auto buffer = gpu::PinnedBuffer::Allocate(total);
+    if (!buffer.ok()) return Host("pinned memory: " + buffer.status().message());
+    out_.pinned = std::move(buffer).value();
+    out_.staging = out_.pinned.data();
+  } else {
+    out_.pageable.assign(static_cast<size_t>(total), 0);
+    out_.staging = out_.pageable.data();
+  }
+  out_.staging_bytes = total;
+  for (const Piece& d : direct_) {
+    if (d.bytes > 0) std::memcpy(out_.staging + d.at, d.from, static_cast<size_t>(d.bytes));
+  }
+  for (const Piece& c : compressed_) {
+    if (c.bytes > 0) {
+      std::memcpy(out_.staging + direct + c.at, c.from, static_cast<size_t>(c.bytes));
+    }
+  }
+  for (auto& page : out_.compressed_pages) {
+    page.from += direct;
+    page.to += direct;
+  }
+  for (size_t i = 0; i < out_.page_plans.size(); ++i) {
+    if (body_decompressed_[i]) out_.page_plans[i].body += direct;
+  }
+  DeviceColumnParse& parse = out_.parse;
+  parse.max_definition_level = leaf_.max_definition_level;
+  parse.shape = out_.kind == OutputKind::kBool      ? ValueShape::kBool
+                : out_.kind == OutputKind::kStrings ? ValueShape::kStrings
+                                                    : ValueShape::kFixed;
+  parse.physical_width = out_.physical_width;
+  parse.dictionary_size = out_.has_dictionary ? out_.dictionary_size : -1;
+  out_.num_valid = -1;  // known once the GPU has parsed the pages
   return pinned ? PackAuxiliary() : Status::OK();
 }
 
@@ -380,11 +522,12 @@ Status Stager::PackAuxiliary() {
 }  // namespace
 
 void StageColumnChunk(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
-                      const LeafColumn& leaf, int64_t num_rows, bool pinned, StagedChunk* out) {
+                      const LeafColumn& leaf, int64_t num_rows, bool pinned, StagedChunk* out,
+                      bool defer_decompression) {
   Status st;
   try {
     Stager stager(meta, leaf, num_rows, out);
-    st = stager.Run(chunk, size, pinned);
+    st = stager.Run(chunk, size, pinned, defer_decompression);
   } catch (const std::bad_alloc&) {
     st = Host("out of memory while staging");
   }
@@ -398,6 +541,8 @@ void StageColumnChunk(const uint8_t* chunk, int64_t size, const ColumnMetaData& 
     out->runs.clear();
     out->validity.clear();
     out->plain_positions.clear();
+    out->compressed_pages.clear();
+    out->page_plans.clear();
     out->aux = gpu::PinnedBuffer();
   }
 }

@@ -21,6 +21,7 @@
 
 #include "tandem/gpu/runtime.h"
 #include "tandem/io/parquet/gpu/hybrid_runs.h"
+#include "tandem/io/parquet/gpu/page_parse_kernels.h"
 #include "tandem/io/parquet/metadata.h"
 #include "tandem/io/parquet/type_mapping.h"
 
@@ -53,6 +54,26 @@ struct StagedChunk {
   gpu::PinnedBuffer pinned;       // holds `staging` when staged for the device
   std::vector<uint8_t> pageable;  // holds `staging` otherwise (tests)
 
+  // Decompression left to the GPU (StageColumnChunk's defer_decompression): the data pages stay
+  // compressed and nothing of them is parsed on the host. `staging` then holds [the bytes placed
+  // in device staging as they are (pages stored uncompressed, v2 pages' levels): direct_bytes |
+  // the compressed bytes]; the device staging is [direct_bytes | decompressed_bytes of pages
+  // decompressed by nvCOMP | the compressed bytes], page_plans point into it, and the runs,
+  // validity and num_valid come from the GPU page parse (page_parse_kernels.h).
+  struct CompressedPage {
+    int64_t from = 0;       // offset in `staging` of its compressed bytes
+    int64_t bytes = 0;      // their count
+    int64_t to = 0;         // offset in the device staging of its decompressed bytes
+    int64_t out_bytes = 0;  // their count
+  };
+  bool deferred = false;
+  CompressionCodec codec = CompressionCodec::UNCOMPRESSED;
+  int64_t direct_bytes = 0;
+  int64_t decompressed_bytes = 0;
+  std::vector<CompressedPage> compressed_pages;
+  std::vector<DevicePagePlan> page_plans;
+  DeviceColumnParse parse;
+
   std::vector<ValueRun> runs;
   std::vector<uint8_t> validity;  // LSB bitmap of num_rows bits (padded to 8 bytes); empty if
                                   // every row is valid
@@ -76,7 +97,11 @@ struct StagedChunk {
 // Stages one chunk: `chunk` holds its bytes (first page header first), `num_rows` the row group's
 // rows. `pinned`: stage into pinned memory (for the device) or pageable memory (tests). Never
 // fails: anything it cannot stage leaves on_gpu false with host_reason set.
+// defer_decompression: leave compressed data pages compressed for the GPU (`deferred`; the
+// caller checks that the GPU decompresses the chunk's codec); BIT_PACKED definition levels and
+// value encodings the GPU page parse does not take leave the chunk to the host.
 void StageColumnChunk(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
-                      const LeafColumn& leaf, int64_t num_rows, bool pinned, StagedChunk* out);
+                      const LeafColumn& leaf, int64_t num_rows, bool pinned, StagedChunk* out,
+                      bool defer_decompression = false);
 
 }  // namespace tandem::parquet::gpu_decode

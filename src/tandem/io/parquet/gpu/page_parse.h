@@ -233,4 +233,88 @@ TANDEM_PARQUET_HD PageParseResult ParseValues(PageEncoding enc, ValueShape shape
   return r;
 }
 
+// One data page as its header describes it; its bytes lie in the device staging buffer.
+struct DevicePagePlan {
+  int64_t body = 0;        // staging offset of the uncompressed body: v1, the definition levels
+                           // (with their 4-byte length) then the values; v2, the values only
+  int64_t body_bytes = 0;  // its size
+  int64_t num_values = 0;  // the page's rows (flat column)
+  int64_t first_row = 0;   // the chunk row it starts at (pages in order)
+  int32_t v2 = 0;          // data page v2: the definition levels lie apart (below)
+  int32_t has_levels = 0;  // the page has definition levels to read
+  int64_t v2_levels = 0;   // v2: staging offset of the definition levels
+  int64_t v2_levels_bytes = 0;
+  PageEncoding encoding = PageEncoding::kPlain;
+};
+
+// What every page of the chunk shares.
+struct DeviceColumnParse {
+  int max_definition_level = 0;
+  ValueShape shape = ValueShape::kFixed;
+  int physical_width = 0;        // bytes of a PLAIN fixed-width value
+  int64_t dictionary_size = -1;  // -1: no dictionary page
+};
+
+// Where a page's definition levels and values lie in staging.
+struct PageSections {
+  int64_t levels = 0, levels_bytes = 0;
+  int64_t values = 0, values_bytes = 0;
+};
+
+// A plan's sections: v2 pages say where their levels are; a v1 page with levels starts with
+// their 4-byte length, read from staging.
+TANDEM_PARQUET_HD inline PageParseError FindPageSections(const uint8_t* staging,
+                                                         const DevicePagePlan& p, PageSections* s) {
+  s->values = p.body;
+  s->values_bytes = p.body_bytes;
+  if (p.v2) {
+    s->levels = p.v2_levels;
+    s->levels_bytes = p.v2_levels_bytes;
+    return PageParseError::kNone;
+  }
+  if (!p.has_levels) return PageParseError::kNone;
+  if (p.body_bytes < 4) return PageParseError::kLevelsWithoutLength;
+  const uint32_t len = LittleEndian32(staging + p.body);
+  if (len > p.body_bytes - 4) return PageParseError::kLevelsPastPage;
+  s->levels = p.body + 4;
+  s->levels_bytes = len;
+  s->values = p.body + 4 + int64_t{len};
+  s->values_bytes = p.body_bytes - 4 - int64_t{len};
+  return PageParseError::kNone;
+}
+
+// A whole data page whose bytes lie in `staging` as `p` says: its level runs go to
+// level_sink(run, rows) with the rows each covers (numbered from the page's first row), its
+// value runs (numbered from first_dense) to run_sink, PLAIN byte-array positions (numbered
+// from first_position) to position_sink; *defined counts its defined values. The GPU parse runs
+// this per page, once counting and once writing; the host tests run it too.
+template <typename LevelSink, typename RunSink, typename PositionSink>
+TANDEM_PARQUET_HD PageParseResult ParsePage(const uint8_t* staging, const DevicePagePlan& p,
+                                            const DeviceColumnParse& column, int level_width,
+                                            int64_t first_dense, int64_t first_position,
+                                            int64_t* defined, LevelSink&& level_sink,
+                                            RunSink&& run_sink, PositionSink&& position_sink) {
+  PageParseResult r;
+  PageSections s;
+  r.error = FindPageSections(staging, p, &s);
+  if (r.error != PageParseError::kNone) return r;
+  *defined = p.num_values;
+  if (p.has_levels) {
+    bool have = false;
+    ValueRun previous;
+    r = ParseLevels(staging + s.levels, s.levels_bytes, s.levels, staging,
+                    column.max_definition_level, level_width, p.num_values, defined,
+                    [&](const ValueRun& run) {
+                      if (have) level_sink(previous, run.first - previous.first);
+                      previous = run;
+                      have = true;
+                    });
+    if (r.error != PageParseError::kNone) return r;
+    if (have) level_sink(previous, p.num_values - previous.first);
+  }
+  return ParseValues(p.encoding, column.shape, staging + s.values, s.values_bytes, s.values,
+                     *defined, first_dense, first_position, column.physical_width,
+                     column.dictionary_size, run_sink, position_sink);
+}
+
 }  // namespace tandem::parquet::gpu_decode

@@ -28,38 +28,6 @@ struct PageCounts {
   HybridRunError run_error = HybridRunError::kNone;
 };
 
-// Where a page's definition levels and values lie in staging.
-struct PageSections {
-  int64_t levels = 0, levels_bytes = 0;
-  int64_t values = 0, values_bytes = 0;
-};
-
-__device__ PageParseError FindSections(const uint8_t* staging, const DevicePagePlan& p,
-                                       PageSections* s) {
-  s->values = p.body;
-  s->values_bytes = p.body_bytes;
-  if (p.v2) {
-    const int64_t prefix = p.v2_repetition_bytes + p.v2_definition_bytes;
-    if (p.v2_repetition_bytes < 0 || p.v2_definition_bytes < 0 || prefix > p.body_bytes) {
-      return PageParseError::kLevelsPastPage;
-    }
-    s->levels = p.body + p.v2_repetition_bytes;
-    s->levels_bytes = p.v2_definition_bytes;
-    s->values = p.body + prefix;
-    s->values_bytes = p.body_bytes - prefix;
-    return PageParseError::kNone;
-  }
-  if (!p.has_levels) return PageParseError::kNone;
-  if (p.body_bytes < 4) return PageParseError::kLevelsWithoutLength;
-  const uint32_t len = LittleEndian32(staging + p.body);
-  if (len > p.body_bytes - 4) return PageParseError::kLevelsPastPage;
-  s->levels = p.body + 4;
-  s->levels_bytes = len;
-  s->values = p.body + 4 + int64_t{len};
-  s->values_bytes = p.body_bytes - 4 - int64_t{len};
-  return PageParseError::kNone;
-}
-
 // Sets bits [first, first + count) of a bitmap of 32-bit words.
 __device__ void SetBitRange(uint32_t* words, int64_t first, int64_t count) {
   int64_t bit = first;
@@ -94,67 +62,37 @@ __global__ void CountPages(const uint8_t* staging, const DevicePagePlan* pages, 
                            DeviceColumnParse column, int level_width, PageCounts* counts) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n_pages;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const DevicePagePlan p = pages[i];
     PageCounts c;
-    PageSections s;
-    c.error = FindSections(staging, p, &s);
-    c.defined = p.num_values;
-    if (c.error == PageParseError::kNone && p.has_levels) {
-      const PageParseResult r = ParseLevels(staging + s.levels, s.levels_bytes, s.levels, staging,
-                                            column.max_definition_level, level_width, p.num_values,
-                                            &c.defined, [](const ValueRun&) {});
-      c.error = r.error;
-      c.run_error = r.runs;
-    }
-    if (c.error == PageParseError::kNone) {
-      const PageParseResult r = ParseValues(
-          p.encoding, column.shape, staging + s.values, s.values_bytes, s.values, c.defined, 0, 0,
-          column.physical_width, column.dictionary_size, [&](const ValueRun&) { ++c.runs; },
-          [&](int64_t) { ++c.positions; });
-      c.error = r.error;
-      c.run_error = r.runs;
-    }
+    const PageParseResult r = ParsePage(
+        staging, pages[i], column, level_width, 0, 0, &c.defined, [](const ValueRun&, int64_t) {},
+        [&](const ValueRun&) { ++c.runs; }, [&](int64_t) { ++c.positions; });
+    c.error = r.error;
+    c.run_error = r.runs;
     counts[i] = c;
   }
 }
 
-// The write pass; bases[i] holds page i's (first dense value, first run, first position).
+// The write pass; bases[3 i ..] holds page i's first dense value, first run and first position.
 __global__ void WritePages(const uint8_t* staging, const DevicePagePlan* pages, int64_t n_pages,
                            DeviceColumnParse column, int level_width, const int64_t* bases,
                            ValueRun* runs, int64_t* positions, uint32_t* validity) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n_pages;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const DevicePagePlan p = pages[i];
-    PageSections s;
-    FindSections(staging, p, &s);  // the count pass found no error in any page
-    int64_t defined = p.num_values;
-    if (p.has_levels) {
-      const int max_def = column.max_definition_level;
-      bool have = false;
-      ValueRun previous;
-      ParseLevels(staging + s.levels, s.levels_bytes, s.levels, staging, max_def, level_width,
-                  p.num_values, &defined, [&](const ValueRun& run) {
-                    if (have && validity) {
-                      LevelRunValidity(previous, run.first - previous.first,
-                                       p.first_row + previous.first, staging, max_def, validity);
-                    }
-                    previous = run;
-                    have = true;
-                  });
-      if (have && validity) {
-        LevelRunValidity(previous, p.num_values - previous.first, p.first_row + previous.first,
-                         staging, max_def, validity);
-      }
-    } else if (validity) {
-      SetBitRange(validity, p.first_row, p.num_values);
-    }
+    int64_t defined = 0;
     int64_t next_run = bases[3 * i + 1];
     int64_t next_position = bases[3 * i + 2];
-    ParseValues(
-        p.encoding, column.shape, staging + s.values, s.values_bytes, s.values, defined,
-        bases[3 * i], next_position, column.physical_width, column.dictionary_size,
+    ParsePage(
+        staging, p, column, level_width, bases[3 * i], next_position, &defined,
+        [&](const ValueRun& run, int64_t rows) {
+          if (validity) {
+            LevelRunValidity(run, rows, p.first_row + run.first, staging,
+                             column.max_definition_level, validity);
+          }
+        },
         [&](const ValueRun& run) { runs[next_run++] = run; },
         [&](int64_t position) { positions[next_position++] = position; });
+    if (!p.has_levels && validity) SetBitRange(validity, p.first_row, p.num_values);
   }
 }
 
@@ -174,8 +112,11 @@ Result<DevicePageTables> ParsePagesOnDevice(const uint8_t* staging, int64_t stag
   int64_t rows = 0;
   for (int64_t i = 0; i < n_pages; ++i) {
     const DevicePagePlan& p = pages[static_cast<size_t>(i)];
-    if (p.body < 0 || p.body_bytes < 0 || p.body > staging_bytes ||
-        p.body_bytes > staging_bytes - p.body || p.num_values < 0 || p.first_row != rows) {
+    auto outside = [&](int64_t at, int64_t bytes) {
+      return at < 0 || bytes < 0 || at > staging_bytes || bytes > staging_bytes - at;
+    };
+    if (outside(p.body, p.body_bytes) || (p.v2 && outside(p.v2_levels, p.v2_levels_bytes)) ||
+        p.num_values < 0 || p.first_row != rows) {
       return Status::Invalid("page " + std::to_string(i) + ": outside the staged bytes");
     }
     rows += p.num_values;

@@ -19,27 +19,6 @@
 
 namespace tandem::parquet::gpu_decode {
 
-// One data page as its header describes it; its body lies in the device staging buffer.
-struct DevicePagePlan {
-  int64_t body = 0;        // staging offset of the page body (v2: levels before the values)
-  int64_t body_bytes = 0;  // the body's uncompressed size
-  int64_t num_values = 0;  // the page's rows (flat column)
-  int64_t first_row = 0;   // the chunk row it starts at (pages in order)
-  int32_t v2 = 0;          // data page v2: levels at the front of the body, sizes below
-  int32_t has_levels = 0;  // the column has definition levels (max_def > 0) in this page
-  int64_t v2_repetition_bytes = 0;
-  int64_t v2_definition_bytes = 0;
-  PageEncoding encoding = PageEncoding::kPlain;
-};
-
-// What every page of the chunk shares.
-struct DeviceColumnParse {
-  int max_definition_level = 0;
-  ValueShape shape = ValueShape::kFixed;
-  int physical_width = 0;        // bytes of a PLAIN fixed-width value
-  int64_t dictionary_size = -1;  // -1: no dictionary page
-};
-
 // The tables of one chunk, in device memory (the decode kernels' inputs).
 struct DevicePageTables {
   gpu::DeviceBuffer runs;  // ValueRun[num_runs], sorted by first
