@@ -24,6 +24,7 @@
 #include "tandem/io/parquet/decode/convert.h"
 #include "tandem/io/parquet/device_reader.h"
 #include "tandem/io/parquet/gpu/chunk_staging.h"
+#include "tandem/io/parquet/gpu/page_decompress.h"
 #include "tandem/io/parquet/writer.h"
 #include "tandem/tpch/generator.h"
 
@@ -229,6 +230,54 @@ TEST(ParquetDeviceReader, ParquetTestingFiles) {
   }
   EXPECT_GT(files, 30);
   EXPECT_GT(gpu_chunks, 0);
+}
+
+// tandem.io.parquet.gpuDecompress: compressed pages decompressed by nvCOMP and parsed on the GPU
+// give the host reader's columns (and its errors), for every codec nvCOMP reads.
+TEST(ParquetDeviceReader, PagesDecompressedAndParsedOnTheGpu) {
+  TANDEM_REQUIRE_GPU();
+  std::string why;
+  if (!gpu_decode::GpuDecompresses(CompressionCodec::SNAPPY, &why)) {
+    GTEST_SKIP() << "skipped: nvCOMP not usable here (" << why << ")";
+  }
+  ReadOptions gpu_decompress;
+  gpu_decompress.gpu_decompress = true;
+  const fs::path dir = TempDir("gpu_decompress");
+  int file = 0;
+  int64_t decompressed = 0, fallbacks = 0;
+  for (double nulls : {0.0, 0.3, 1.0}) {
+    for (bool dictionary : {true, false}) {
+      for (CompressionCodec codec : {CompressionCodec::SNAPPY, CompressionCodec::ZSTD,
+                                     CompressionCodec::LZ4_RAW, CompressionCodec::GZIP}) {
+        for (int64_t page_bytes : {int64_t{700}, int64_t{1} << 20}) {
+          WriteOptions w;
+          w.codec = codec;
+          w.dictionary = dictionary;
+          w.data_page_bytes = page_bytes;
+          w.row_group_rows = 1024;
+          const Table table = RandomTable(3000, nulls, static_cast<uint32_t>(500 + file));
+          const std::string path = (dir / ("g" + std::to_string(file++) + ".parquet")).string();
+          ASSERT_TRUE(WriteParquet(path, table, w).ok()) << path;
+          const DeviceDecodeCounts counts = ExpectSameRead(path, gpu_decompress);
+          decompressed += counts.gpu_decompressed_chunks;
+          fallbacks += counts.gpu_decompress_fallbacks;
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+  EXPECT_GT(decompressed, 500);
+  EXPECT_EQ(fallbacks, 0);
+  fs::remove_all(dir);
+  const std::string data = ParquetTestingDir();
+  if (data.empty()) return;
+  for (const auto& entry : fs::directory_iterator(data)) {
+    if (entry.path().extension() != ".parquet" || !ReadParquet(entry.path().string()).ok()) {
+      continue;
+    }
+    ExpectSameRead(entry.path().string(), gpu_decompress);
+    if (HasFatalFailure()) return;
+  }
 }
 
 // --- Staging checked without a device (parquet_gpu_test_util.h expands staged chunks) ---------

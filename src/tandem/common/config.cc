@@ -105,6 +105,11 @@ std::vector<ConfigKey> MakeKeys() {
              "partition at a time), when the plan allows (0 or 1: only when the part's "
              "estimated peak passes the room left on the GPU, or after it ran out of GPU "
              "memory whole, in 4, 16, then 64)"),
+      Plain(kParquetGpuDecompress, ConfigType::kBool, "false",
+            "GPU scans of Parquet files send compressed data pages to the GPU compressed, where "
+            "nvCOMP decompresses them and one thread per page parses them (SNAPPY, ZSTD, LZ4_RAW, "
+            "GZIP; a chunk they refuse is read on the host); false: host threads decompress and "
+            "parse the pages (not yet run on a GPU, hence off)"),
       Plain(kGpuPrefetchSlices, ConfigType::kBool, "true",
             "a GPU part that runs over slices of rows from host memory or of Parquet files makes "
             "the next slice's input (reads, decodes, uploads it) on another thread and stream "

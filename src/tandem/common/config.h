@@ -47,6 +47,7 @@ inline constexpr const char* kDictionaryConditions = "tandem.exec.dictionaryCond
 inline constexpr const char* kGpuChunkBytes = "tandem.exec.gpu.chunkBytes";
 inline constexpr const char* kGpuHashPartitions = "tandem.exec.gpu.hashPartitions";
 inline constexpr const char* kGpuPrefetchSlices = "tandem.exec.gpu.prefetchSlices";
+inline constexpr const char* kParquetGpuDecompress = "tandem.io.parquet.gpuDecompress";
 inline constexpr const char* kGpuSpillInputs = "tandem.exec.gpu.spillInputs";
 inline constexpr const char* kGpuGeneratedKernels = "tandem.exec.gpu.generatedKernels";
 inline constexpr const char* kGpuKernelCacheDir = "tandem.exec.gpu.kernelCacheDir";

@@ -235,6 +235,8 @@ class ExecContext {
   // tandem.exec.gpu.prefetchSlices: a sliced GPU part makes its next slice's input while the
   // current one runs (exec/slice_prefetch.h).
   bool gpu_prefetch_slices = true;
+  // tandem.io.parquet.gpuDecompress: GPU Parquet scans decompress and parse pages on the GPU.
+  bool gpu_parquet_decompress = false;
   // tandem.exec.cpu.batchRows: rows per batch of a CPU pipeline (scan pieces, morsels).
   int64_t cpu_batch_rows = int64_t{1} << 17;
   // tandem.sql.concurrentGpuTasks: queries (and Spark tasks) of the process on the GPU at once.

@@ -266,8 +266,8 @@ std::string ScanTimeSplit(const parquet::DeviceDecodeCounts& c) {
 // A GPU scan of Parquet files: pages read and decompressed by host threads, decoded on the GPU
 // (io/parquet/device_reader.h); columns come out in the node's order under its names.
 Result<gpu::DeviceBatchPtr> ScanParquetToDevice(const PlanNode& node, const gpu::Stream& stream,
-                                                std::string* name, int slice_index,
-                                                int slice_count) {
+                                                std::string* name, bool gpu_decompress,
+                                                int slice_index, int slice_count) {
   const TableSource& source = *node.source;
   parquet::ReadOptions options;
   for (int c : node.scan_columns) options.columns.push_back(source.schema.field(c).name);
@@ -287,6 +287,7 @@ Result<gpu::DeviceBatchPtr> ScanParquetToDevice(const PlanNode& node, const gpu:
   options.split_length = source.split_length;
   options.slice_index = slice_index;
   options.slice_count = slice_count;
+  options.gpu_decompress = gpu_decompress;
   parquet::ReadStats stats;
   parquet::DeviceDecodeCounts counts;
   TANDEM_ASSIGN_OR_RAISE(
@@ -302,11 +303,19 @@ Result<gpu::DeviceBatchPtr> ScanParquetToDevice(const PlanNode& node, const gpu:
     }
     out->columns.push_back(read->columns[i]);
   }
-  *name = "Scan " + source.name + " (parquet decoded on the GPU: " +
-          std::to_string(stats.row_groups - stats.row_groups_skipped) + "/" +
-          std::to_string(stats.row_groups) + " row groups, " + FormatByteSize(stats.bytes_read) +
-          " read, " + std::to_string(counts.gpu_chunks) + " chunks on the GPU, " +
-          std::to_string(counts.host_chunks) + " on the host; " + ScanTimeSplit(counts) + ")";
+  *name =
+      "Scan " + source.name + " (parquet decoded on the GPU: " +
+      std::to_string(stats.row_groups - stats.row_groups_skipped) + "/" +
+      std::to_string(stats.row_groups) + " row groups, " + FormatByteSize(stats.bytes_read) +
+      " read, " + std::to_string(counts.gpu_chunks) + " chunks on the GPU" +
+      (counts.gpu_decompressed_chunks > 0 ? " (" + std::to_string(counts.gpu_decompressed_chunks) +
+                                                " decompressed and parsed there)"
+                                          : "") +
+      (counts.gpu_decompress_fallbacks > 0
+           ? ", " + std::to_string(counts.gpu_decompress_fallbacks) +
+                 " left compressed for it but read on the host"
+           : "") +
+      ", " + std::to_string(counts.host_chunks) + " on the host; " + ScanTimeSplit(counts) + ")";
   return out;
 }
 
@@ -763,7 +772,7 @@ Result<gpu::DeviceBatchPtr> QueryRun::RunGpuOperator(const PlanNode& node) {
                                 std::string(node.source ? node.source->name : "?") +
                                 ", which is neither Parquet files nor cached in GPU memory");
       }
-      result = ScanParquetToDevice(node, *g->stream, &name);
+      result = ScanParquetToDevice(node, *g->stream, &name, ctx_.gpu_parquet_decompress);
       break;
     }
     case PlanKind::kFilter:

@@ -141,10 +141,11 @@ Result<int> QueryRun::ForEachSlice(const SlicePlan& plan, int min_count,
       count = std::max(count, static_cast<int>(std::min(4096.0, std::ceil(est / slice))));
     }
     std::vector<std::string> names(static_cast<size_t>(count));
-    TANDEM_ASSIGN_OR_RAISE(
-        SliceRun run, RunSlices(src, count, each, [&](int i, const gpu::Stream& stream) {
-          return ScanParquetToDevice(src, stream, &names[static_cast<size_t>(i)], i, count);
-        }));
+    TANDEM_ASSIGN_OR_RAISE(SliceRun run,
+                           RunSlices(src, count, each, [&](int i, const gpu::Stream& stream) {
+                             return ScanParquetToDevice(src, stream, &names[static_cast<size_t>(i)],
+                                                        ctx_.gpu_parquet_decompress, i, count);
+                           }));
     std::string name =
         names.back() + (count > 1 ? " (in " + std::to_string(count) +
                                         " slices; the last one's counts" + run.AheadNote() + ")"

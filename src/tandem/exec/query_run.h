@@ -77,8 +77,8 @@ void UseKnownKeyRange(const cpu::Pipeline& p, int workers, cpu::AggregateSink* s
 // slice's metrics summed.
 gpu::DeviceBatchPtr SelectDeviceColumns(const PlanNode& scan, const CachedTable& cached);
 Result<gpu::DeviceBatchPtr> ScanParquetToDevice(const PlanNode& node, const gpu::Stream& stream,
-                                                std::string* name, int slice_index = 0,
-                                                int slice_count = 1);
+                                                std::string* name, bool gpu_decompress,
+                                                int slice_index = 0, int slice_count = 1);
 void AddSliceMetrics(const OperatorMetrics* slice, OperatorMetrics* sum);
 
 // Sets a variable for a scope and puts its old value back however the scope ends (a Status

@@ -95,6 +95,7 @@ Status FragmentTask::Execute() {
   ctx_.gpu_chunk_bytes = config_.GetInt(config_keys::kGpuChunkBytes);
   ctx_.gpu_hash_partitions = static_cast<int>(config_.GetInt(config_keys::kGpuHashPartitions));
   ctx_.gpu_prefetch_slices = config_.GetBool(config_keys::kGpuPrefetchSlices);
+  ctx_.gpu_parquet_decompress = config_.GetBool(config_keys::kParquetGpuDecompress);
   ctx_.gpu_input_spill = config_.GetBool(config_keys::kGpuSpillInputs);
   ctx_.cpu_batch_rows = config_.GetInt(config_keys::kCpuBatchRows);
   ctx_.scan_piece_rows = config_.GetInt(config_keys::kCpuScanPieceRows);

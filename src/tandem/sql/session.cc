@@ -442,6 +442,7 @@ class StatementRunner {
     ctx.gpu_chunk_bytes = config.GetInt(config_keys::kGpuChunkBytes);
     ctx.gpu_hash_partitions = static_cast<int>(config.GetInt(config_keys::kGpuHashPartitions));
     ctx.gpu_prefetch_slices = config.GetBool(config_keys::kGpuPrefetchSlices);
+    ctx.gpu_parquet_decompress = config.GetBool(config_keys::kParquetGpuDecompress);
     ctx.gpu_input_spill = config.GetBool(config_keys::kGpuSpillInputs);
     ctx.cpu_batch_rows = config.GetInt(config_keys::kCpuBatchRows);
     ctx.scan_piece_rows = config.GetInt(config_keys::kCpuScanPieceRows);

@@ -23,7 +23,10 @@ namespace tandem::parquet {
 // Where the column chunks were decoded, and where the read spent its time: whether the host
 // threads (reading, decompressing, staging) or the GPU (uploads, kernels) held the scan back.
 struct DeviceDecodeCounts {
-  int64_t gpu_chunks = 0;      // decoded by the GPU kernels
+  int64_t gpu_chunks = 0;                // decoded by the GPU kernels
+  int64_t gpu_decompressed_chunks = 0;   // of those, decompressed and parsed on the GPU too
+  int64_t gpu_decompress_fallbacks = 0;  // left compressed for the GPU, decoded on the host after
+                                         // all (nvCOMP or the GPU page parse refused them)
   int64_t host_chunks = 0;     // decoded on the host and copied (unsupported encodings or types)
   double stage_ms = 0;         // host threads' time staging chunks, summed over the threads
   double wait_stage_ms = 0;    // the uploading thread's time waiting for the next staged chunk

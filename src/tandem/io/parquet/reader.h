@@ -34,6 +34,10 @@ struct ReadOptions {
   // (about equal counts): a GPU scan's slices (docs/gpu.md, GPU slices). 1: all of them.
   int slice_index = 0;
   int slice_count = 1;
+  // GPU reads (device_reader.h): compressed data pages go to the GPU compressed and are
+  // decompressed there with nvCOMP and parsed there (tandem.io.parquet.gpuDecompress), for the
+  // codecs nvCOMP reads; otherwise host threads decompress and parse them.
+  bool gpu_decompress = false;
   // Optional: called once per row group, on the worker thread that decoded its last column, with
   // the assembled batch (projected columns, partition columns included); what it returns takes
   // the row group's place in the result (any number of batches, in order). A scan passes its

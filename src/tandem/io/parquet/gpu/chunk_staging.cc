@@ -380,11 +380,12 @@ int64_t Stager::Direct(const uint8_t* p, int64_t n) {
 int64_t Stager::Compressed(const uint8_t* p, int64_t n, int64_t out_bytes) {
   const int64_t at = out_.decompressed_bytes;
   if (out_bytes == 0) return at;  // nothing to decompress (an empty v2 values section)
+  // 16-byte aligned inputs and outputs (nvCOMP's batched decompressors ask for up to 8).
   const int64_t from =
-      compressed_.empty() ? 0 : (compressed_.back().at + compressed_.back().bytes + 7) / 8 * 8;
+      compressed_.empty() ? 0 : (compressed_.back().at + compressed_.back().bytes + 15) / 16 * 16;
   compressed_.push_back({p, n, from});
   out_.compressed_pages.push_back({from, n, at, out_bytes});
-  out_.decompressed_bytes = (at + out_bytes + 7) / 8 * 8;
+  out_.decompressed_bytes = (at + out_bytes + 15) / 16 * 16;
   return at;
 }
 
@@ -447,9 +448,10 @@ Status Stager::DeferredDataPage(const Page& page) {
 Status Stager::FinishDeferred(bool pinned) {
   out_.deferred = true;
   out_.codec = meta_.codec;
+  out_.direct_bytes = (out_.direct_bytes + 15) / 16 * 16;
   const int64_t direct = out_.direct_bytes;
   const int64_t compressed =
-      compressed_.empty() ? 0 : (compressed_.back().at + compressed_.back().bytes + 7) / 8 * 8;
+      compressed_.empty() ? 0 : (compressed_.back().at + compressed_.back().bytes + 15) / 16 * 16;
   // 8 bytes past the end: hybrid runs read whole bytes past a value's last bit.
   const int64_t total = direct + compressed + 8;
   if (pinned) {

@@ -7,7 +7,9 @@
 
 #include "tandem/gpu/cuda_util.cuh"
 #include "tandem/io/parquet/gpu/decode_kernels.h"
+#include "tandem/io/parquet/gpu/page_decompress.h"
 #include "tandem/io/parquet/gpu/page_parse.h"
+#include "tandem/io/parquet/gpu/page_parse_kernels.h"
 
 namespace tandem::parquet::gpu_decode {
 namespace {
@@ -224,6 +226,27 @@ struct Uploaded {
   DeviceBuffer staging, aux, word_rank;
 };
 
+Status RankWords(const gpu::Stream& stream, Uploaded* up, ChunkView* view);
+
+// The view's fields that come from the chunk's description and its uploaded aux buffer (the
+// dictionary; the runs, validity and positions too unless the GPU parsed the pages).
+void DescribeChunk(const StagedChunk& chunk, int32_t* error, const uint8_t* aux, ChunkView* c) {
+  const auto& l = chunk.aux_layout;
+  c->runs = reinterpret_cast<const ValueRun*>(aux + l.runs);
+  c->num_runs = static_cast<int64_t>(chunk.runs.size());
+  c->dictionary_values = aux + l.dictionary_values;
+  c->dictionary_offsets = reinterpret_cast<const int64_t*>(aux + l.dictionary_offsets);
+  c->dictionary_bytes = aux + l.dictionary_bytes;
+  c->dictionary_size = chunk.dictionary_size;
+  c->plain_positions = reinterpret_cast<const int64_t*>(aux + l.plain_positions);
+  c->num_rows = chunk.num_rows;
+  c->num_valid = chunk.num_valid;
+  c->conversion = chunk.conversion;
+  c->physical_width = chunk.physical_width;
+  c->values_are_indexes = chunk.kind == OutputKind::kBool;
+  c->error = error;
+}
+
 Status Upload(const StagedChunk& chunk, int32_t* error, const gpu::Stream& stream, Uploaded* up,
               ChunkView* view) {
   TANDEM_ASSIGN_OR_RAISE(up->staging, Allocate(chunk.staging_bytes, stream));
@@ -237,22 +260,16 @@ Status Upload(const StagedChunk& chunk, int32_t* error, const gpu::Stream& strea
   const uint8_t* aux = up->aux.data_as<uint8_t>();
   ChunkView& c = *view;
   c.staging = up->staging.data_as<uint8_t>();
-  c.runs = reinterpret_cast<const ValueRun*>(aux + l.runs);
-  c.num_runs = static_cast<int64_t>(chunk.runs.size());
-  c.dictionary_values = aux + l.dictionary_values;
-  c.dictionary_offsets = reinterpret_cast<const int64_t*>(aux + l.dictionary_offsets);
-  c.dictionary_bytes = aux + l.dictionary_bytes;
-  c.dictionary_size = chunk.dictionary_size;
-  c.plain_positions = reinterpret_cast<const int64_t*>(aux + l.plain_positions);
-  c.num_rows = chunk.num_rows;
-  c.num_valid = chunk.num_valid;
-  c.conversion = chunk.conversion;
-  c.physical_width = chunk.physical_width;
-  c.values_are_indexes = chunk.kind == OutputKind::kBool;
-  c.error = error;
+  DescribeChunk(chunk, error, aux, &c);
   if (chunk.validity.empty()) return Status::OK();
   c.validity = reinterpret_cast<const uint32_t*>(aux + l.validity);
-  const int64_t words = (chunk.num_rows + 31) / 32;
+  return RankWords(stream, up, view);
+}
+
+// The valid rows before each 32-row word of c's validity (c.word_rank), kept in up->word_rank.
+Status RankWords(const gpu::Stream& stream, Uploaded* up, ChunkView* view) {
+  ChunkView& c = *view;
+  const int64_t words = (c.num_rows + 31) / 32;
   TANDEM_ASSIGN_OR_RAISE(DeviceBuffer counts_buffer, Allocate(words * 8, stream));
   TANDEM_ASSIGN_OR_RAISE(up->word_rank, Allocate(words * 8, stream));
   int64_t* counts = counts_buffer.data_as<int64_t>();
@@ -314,12 +331,10 @@ Status DecodeStrings(const ChunkView& c, const gpu::Stream& stream, DeviceColumn
   return LaunchStatus("Parquet string offsets");
 }
 
-Status DecodeChunk(const StagedChunk& chunk, int32_t* error, const gpu::Stream& stream,
-                   DeviceColumn* col) {
-  Uploaded up;
-  ChunkView c;
-  TANDEM_RETURN_NOT_OK(Upload(chunk, error, stream, &up, &c));
-  if (!chunk.validity.empty()) {
+// Decodes the chunk that `c` views (its buffers on the device) into col.
+Status DecodeView(const StagedChunk& chunk, const ChunkView& c, const gpu::Stream& stream,
+                  DeviceColumn* col) {
+  if (c.validity != nullptr) {
     const int64_t bytes = (chunk.num_rows + 7) / 8;
     TANDEM_ASSIGN_OR_RAISE(col->validity, Allocate(bytes, stream));
     TANDEM_RETURN_NOT_OK(gpu::CopyDeviceToDevice(col->validity.data(), c.validity, bytes, stream));
@@ -343,6 +358,64 @@ Status DecodeChunk(const StagedChunk& chunk, int32_t* error, const gpu::Stream& 
   }
 }
 
+Status DecodeChunk(const StagedChunk& chunk, int32_t* error, const gpu::Stream& stream,
+                   DeviceColumn* col) {
+  Uploaded up;
+  ChunkView c;
+  TANDEM_RETURN_NOT_OK(Upload(chunk, error, stream, &up, &c));
+  return DecodeView(chunk, c, stream, col);
+}
+
+// A deferred chunk (chunk_staging.h): its staging uploaded into the device staging's layout,
+// its compressed pages decompressed by nvCOMP, its pages parsed on the GPU, then decoded as any
+// chunk. Both steps synchronize; their errors send the chunk to the host.
+Status DecodeDeferred(const StagedChunk& chunk, int32_t* error, const gpu::Stream& stream,
+                      DeviceColumn* col) {
+  const int64_t direct = chunk.direct_bytes;
+  const int64_t compressed = chunk.staging_bytes - direct;
+  const int64_t total = direct + chunk.decompressed_bytes + compressed;
+  Uploaded up;
+  TANDEM_ASSIGN_OR_RAISE(up.staging, Allocate(total, stream));
+  uint8_t* dev = up.staging.data_as<uint8_t>();
+  if (direct > 0) TANDEM_RETURN_NOT_OK(gpu::CopyToDevice(dev, chunk.staging, direct, stream));
+  if (compressed > 0) {
+    TANDEM_RETURN_NOT_OK(gpu::CopyToDevice(dev + direct + chunk.decompressed_bytes,
+                                           chunk.staging + direct, compressed, stream));
+  }
+  std::vector<DevicePage> pages;
+  for (const auto& p : chunk.compressed_pages) {
+    DevicePage page;
+    page.compressed = dev + chunk.decompressed_bytes + p.from;
+    page.host_compressed = chunk.staging + p.from;
+    page.compressed_bytes = p.bytes;
+    page.out = dev + p.to;
+    page.out_bytes = p.out_bytes;
+    pages.push_back(page);
+  }
+  if (!pages.empty()) TANDEM_RETURN_NOT_OK(DecompressPagesOnGpu(chunk.codec, pages, stream));
+  TANDEM_ASSIGN_OR_RAISE(
+      DevicePageTables tables,
+      ParsePagesOnDevice(dev, total, chunk.page_plans, chunk.parse, chunk.num_rows, stream));
+  const auto& l = chunk.aux_layout;
+  TANDEM_ASSIGN_OR_RAISE(up.aux, Allocate(l.total, stream));
+  TANDEM_RETURN_NOT_OK(gpu::CopyToDevice(up.aux.data(), chunk.aux.data(), l.total, stream));
+  ChunkView c;
+  c.staging = dev;
+  DescribeChunk(chunk, error, up.aux.data_as<uint8_t>(), &c);
+  c.runs = tables.runs.data_as<ValueRun>();
+  c.num_runs = tables.num_runs;
+  c.plain_positions = tables.positions.data_as<int64_t>();
+  c.num_valid = tables.num_valid;
+  col->null_count = chunk.num_rows - tables.num_valid;
+  if (!tables.validity.empty()) {
+    c.validity = tables.validity.data_as<uint32_t>();
+    TANDEM_RETURN_NOT_OK(RankWords(stream, &up, &c));
+  }
+  TANDEM_RETURN_NOT_OK(DecodeView(chunk, c, stream, col));
+  // The device buffers are freed stream-ordered, after the decode kernels that read them.
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<DeviceColumnPtr> DecodeOnDevice(const StagedChunk& chunk, int32_t* device_error_flag,
@@ -354,7 +427,8 @@ Result<DeviceColumnPtr> DecodeOnDevice(const StagedChunk& chunk, int32_t* device
   col->type = chunk.type;
   col->length = chunk.num_rows;
   col->null_count = chunk.num_rows - chunk.num_valid;
-  TANDEM_RETURN_NOT_OK(DecodeChunk(chunk, device_error_flag, stream, col.get()));
+  TANDEM_RETURN_NOT_OK(chunk.deferred ? DecodeDeferred(chunk, device_error_flag, stream, col.get())
+                                      : DecodeChunk(chunk, device_error_flag, stream, col.get()));
   return col;
 }
 

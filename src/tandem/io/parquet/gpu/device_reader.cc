@@ -27,6 +27,7 @@
 #include "tandem/io/parquet/decode/raw_buffer.h"
 #include "tandem/io/parquet/gpu/chunk_staging.h"
 #include "tandem/io/parquet/gpu/decode_kernels.h"
+#include "tandem/io/parquet/gpu/page_decompress.h"
 #include "tandem/io/parquet/read_plan.h"
 
 namespace tandem::parquet {
@@ -67,7 +68,7 @@ void OpenAccess(const ParquetFile& file, FileAccess* access) {
 // Stages one chunk when it looks like one the host would decode without complaint; otherwise
 // leaves staged->on_gpu false. The checks are ParquetFile's, without their messages.
 void TryStage(const FileAccess& access, const FileMetaData& meta, int row_group, int column,
-              StagedChunk* staged) {
+              bool gpu_decompress, StagedChunk* staged) {
   staged->on_gpu = false;
   if (!access.ok || column >= static_cast<int>(access.leaves.size())) return;
   const LeafColumn& leaf = access.leaves[column];
@@ -94,7 +95,10 @@ void TryStage(const FileAccess& access, const FileMetaData& meta, int row_group,
     if (!access.source->ReadAt(start, length, buffer.data()).ok()) return;
     bytes = buffer.data();
   }
-  gpu_decode::StageColumnChunk(bytes, length, md, leaf, rg.num_rows, /*pinned=*/true, staged);
+  const bool defer = gpu_decompress && md.codec != CompressionCodec::UNCOMPRESSED &&
+                     gpu_decode::GpuDecompresses(md.codec);
+  gpu_decode::StageColumnChunk(bytes, length, md, leaf, rg.num_rows, /*pinned=*/true, staged,
+                               defer);
 }
 
 // One (row group, column) chunk on its way to the device.
@@ -197,7 +201,7 @@ void DeviceRead::Stage(size_t t) {
   const Clock::time_point start = Clock::now();
   Status st = CallCatchingExceptions([&] {
     TryStage(access_[rg.file], plan_.files[rg.file]->metadata(), rg.row_group, column,
-             &slot.staged);
+             options_.gpu_decompress, &slot.staged);
     if (!slot.staged.on_gpu) return HostDecode(t, &slot.host);
     return Status::OK();
   });
@@ -240,16 +244,32 @@ Status DeviceRead::Consume(DeviceDecodeCounts* counts, size_t* error_slot) {
       staged_ahead_bytes_ -= PinnedBytes(slot.staged);
     }
     if (slot.staged.on_gpu) {
+      const bool deferred = slot.staged.deferred;
       auto part = gpu_decode::DecodeOnDevice(slot.staged, error_flags_ + t, stream_);
       in_flight_bytes += slot.staged.staging_bytes + slot.staged.aux_layout.total;
       counts->uploaded_bytes += slot.staged.staging_bytes + slot.staged.aux_layout.total;
       in_flight.push_back(std::move(slot.staged));
-      if (!part.ok()) {
+      if (!part.ok() && deferred) {
+        // nvCOMP or the GPU page parse refused the pages: the host decodes the chunk, and
+        // reports any damage in its own words.
+        ColumnPtr column;
+        Status s = HostDecode(t, &column);
+        if (s.ok()) part = gpu::ColumnToDevice(*column, stream_);
+        if (!s.ok()) part = s;
+        ++counts->gpu_decompress_fallbacks;
+        if (part.ok()) {
+          parts_[t] = std::move(part).value();
+          ++counts->host_chunks;
+        }
+      } else if (part.ok()) {
+        parts_[t] = std::move(part).value();
+        ++counts->gpu_chunks;
+        counts->gpu_decompressed_chunks += deferred;
+      }
+      if (!parts_[t]) {
         *error_slot = t;
         return part.status();
       }
-      parts_[t] = std::move(part).value();
-      ++counts->gpu_chunks;
     } else {
       auto part = gpu::ColumnToDevice(*slot.host, stream_);
       if (!part.ok()) {
