@@ -2,9 +2,9 @@
 // because Debian 12's libsnappy (1.1.9) calls an out-of-line memmove for every copy and literal
 // tag, which made snappy half of a TPC-H scan's CPU time. Where the output has room, a copy whose
 // source ends before its destination (and a literal of up to 64 bytes) is one unaligned 64-byte
-// load and store, other copies move 16 or 8 bytes at a time; the last bytes take a checked path. Every tag is
-// validated (lengths, offsets, output size), so corrupt input is rejected, never overrun.
-// libsnappy stays the compressor and, in tests, the oracle.
+// load and store, other copies move 16 or 8 bytes at a time; the last bytes take a checked path.
+// Every tag is validated (lengths, offsets, output size), so corrupt input is rejected, never
+// overrun. libsnappy stays the compressor and, in tests, the oracle.
 #pragma once
 
 #include <cstdint>
