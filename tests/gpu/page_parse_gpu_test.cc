@@ -75,6 +75,24 @@ bool PlanPages(const uint8_t* chunk, int64_t size, const ColumnMetaData& md, con
   return true;
 }
 
+// A chunk with ref's types and dictionary and nothing else (its tables are filled in after).
+StagedChunk DescribedLike(const StagedChunk& ref) {
+  StagedChunk out;
+  out.on_gpu = true;
+  out.type = ref.type;
+  out.kind = ref.kind;
+  out.conversion = ref.conversion;
+  out.physical_width = ref.physical_width;
+  out.out_width = ref.out_width;
+  out.num_rows = ref.num_rows;
+  out.has_dictionary = ref.has_dictionary;
+  out.dictionary_size = ref.dictionary_size;
+  out.dictionary_values = ref.dictionary_values;
+  out.dictionary_offsets = ref.dictionary_offsets;
+  out.dictionary_bytes = ref.dictionary_bytes;
+  return out;
+}
+
 // The device parse of one chunk as a StagedChunk over the host copy of its staging (so that
 // ExpandOnHost reads it as it reads the host staging's); `ref` gives the dictionary and types.
 Result<StagedChunk> ParseOnDevice(const StagedChunk& ref, const LeafColumn& leaf,
@@ -96,20 +114,8 @@ Result<StagedChunk> ParseOnDevice(const StagedChunk& ref, const LeafColumn& leaf
                          gpu_decode::ParsePagesOnDevice(device.data_as<uint8_t>(),
                                                         static_cast<int64_t>(staging.size()), plans,
                                                         column, ref.num_rows, stream));
-  StagedChunk out;
-  out.on_gpu = true;
-  out.type = ref.type;
-  out.kind = ref.kind;
-  out.conversion = ref.conversion;
-  out.physical_width = ref.physical_width;
-  out.out_width = ref.out_width;
-  out.num_rows = ref.num_rows;
+  StagedChunk out = DescribedLike(ref);
   out.num_valid = tables.num_valid;
-  out.has_dictionary = ref.has_dictionary;
-  out.dictionary_size = ref.dictionary_size;
-  out.dictionary_values = ref.dictionary_values;
-  out.dictionary_offsets = ref.dictionary_offsets;
-  out.dictionary_bytes = ref.dictionary_bytes;
   out.runs.resize(static_cast<size_t>(tables.num_runs));
   out.plain_positions.resize(static_cast<size_t>(tables.num_positions));
   TANDEM_RETURN_NOT_OK(gpu::CopyToHost(out.runs.data(), tables.runs.data(),
@@ -128,56 +134,25 @@ Result<StagedChunk> ParseOnDevice(const StagedChunk& ref, const LeafColumn& leaf
   return std::move(out);
 }
 
-void ExpectSameColumn(const ColumnPtr& want, const ColumnPtr& got, const Field& field,
-                      const std::string& what) {
-  Table a, b;
-  a.schema.fields = {field};
-  b.schema.fields = {field};
-  for (auto [table, column] : {std::pair{&a, want}, std::pair{&b, got}}) {
-    auto batch = std::make_shared<Batch>();
-    batch->schema = table->schema;
-    batch->num_rows = column->length();
-    batch->columns = {column};
-    table->batches = {batch};
-  }
-  ExpectSameTable(a, b, what);
-}
-
 // Parses every chunk of `path` that the host stages both ways; returns the chunks compared.
 int64_t DevicePagesMatchHostStaging(const std::string& path, const gpu::Stream& stream) {
-  auto file = ParquetFile::Open(path);
-  EXPECT_TRUE(file.ok());
-  if (!file.ok()) return 0;
-  std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto leaves = MapParquetSchema((*file)->metadata().schema);
-  if (!leaves.ok()) return 0;
-  int64_t compared = 0;
-  for (size_t col = 0; col < leaves->size(); ++col) {
-    const LeafColumn& leaf = (*leaves)[col];
-    for (const RowGroup& rg : (*file)->metadata().row_groups) {
-      const ColumnMetaData& md = *rg.columns[col].meta_data;
-      const int64_t start = ChunkStart(md);
-      const int64_t length =
-          std::min<int64_t>(md.total_compressed_size + 100, bytes.size() - start);
-      const auto* chunk = reinterpret_cast<const uint8_t*>(bytes.data()) + start;
-      StagedChunk host;
-      gpu_decode::StageColumnChunk(chunk, length, md, leaf, rg.num_rows, /*pinned=*/false, &host);
-      std::vector<uint8_t> staging;
-      std::vector<DevicePagePlan> plans;
-      if (!host.on_gpu || !PlanPages(chunk, length, md, leaf, &staging, &plans)) continue;
-      auto device = ParseOnDevice(host, leaf, std::move(staging), plans, stream);
-      EXPECT_TRUE(device.ok()) << path << " column " << leaf.name << ": "
-                               << device.status().ToString();
-      if (!device.ok()) continue;
-      EXPECT_EQ(device->num_valid, host.num_valid) << leaf.name;
-      const Field field{leaf.name, leaf.type, true};
-      ExpectSameColumn(ExpandOnHost(host), ExpandOnHost(*device), field,
-                       path + " column " + leaf.name + " (pages parsed on the GPU)");
-      ++compared;
-    }
-  }
-  return compared;
+  return CountChunks(path, [&](const uint8_t* chunk, int64_t length, const ColumnMetaData& md,
+                               const LeafColumn& leaf, const RowGroup& rg, int64_t, size_t) {
+    StagedChunk host;
+    gpu_decode::StageColumnChunk(chunk, length, md, leaf, rg.num_rows, /*pinned=*/false, &host);
+    std::vector<uint8_t> staging;
+    std::vector<DevicePagePlan> plans;
+    if (!host.on_gpu || !PlanPages(chunk, length, md, leaf, &staging, &plans)) return false;
+    auto device = ParseOnDevice(host, leaf, std::move(staging), plans, stream);
+    EXPECT_TRUE(device.ok()) << path << " column " << leaf.name << ": "
+                             << device.status().ToString();
+    if (!device.ok()) return false;
+    EXPECT_EQ(device->num_valid, host.num_valid) << leaf.name;
+    const Field field{leaf.name, leaf.type, true};
+    ExpectSameColumn(ExpandOnHost(host), ExpandOnHost(*device), field,
+                     path + " column " + leaf.name + " (pages parsed on the GPU)");
+    return true;
+  });
 }
 
 // ---- deferred staging, checked without a device ------------------------------------------
@@ -200,19 +175,7 @@ StagedChunk CarryDeferredOnHost(const StagedChunk& d) {
   }
   int width = 0;
   while ((int64_t{1} << width) <= d.parse.max_definition_level) ++width;
-  StagedChunk out;
-  out.on_gpu = true;
-  out.type = d.type;
-  out.kind = d.kind;
-  out.conversion = d.conversion;
-  out.physical_width = d.physical_width;
-  out.out_width = d.out_width;
-  out.num_rows = d.num_rows;
-  out.has_dictionary = d.has_dictionary;
-  out.dictionary_size = d.dictionary_size;
-  out.dictionary_values = d.dictionary_values;
-  out.dictionary_offsets = d.dictionary_offsets;
-  out.dictionary_bytes = d.dictionary_bytes;
+  StagedChunk out = DescribedLike(d);
   out.validity.assign(static_cast<size_t>((d.num_rows + 63) / 64 * 8), 0);
   int64_t dense = 0;
   for (const DevicePagePlan& p : d.page_plans) {
@@ -250,73 +213,33 @@ StagedChunk CarryDeferredOnHost(const StagedChunk& d) {
 // Every chunk of `path` staged both ways, the deferred one carried through on the host;
 // returns the chunks compared.
 int64_t DeferredStagingMatchesHostStaging(const std::string& path) {
-  auto file = ParquetFile::Open(path);
-  if (!file.ok()) return 0;
-  std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto leaves = MapParquetSchema((*file)->metadata().schema);
-  if (!leaves.ok()) return 0;
-  int64_t compared = 0;
-  for (size_t col = 0; col < leaves->size(); ++col) {
-    const LeafColumn& leaf = (*leaves)[col];
-    for (const RowGroup& rg : (*file)->metadata().row_groups) {
-      const ColumnMetaData& md = *rg.columns[col].meta_data;
-      const int64_t start = ChunkStart(md);
-      const int64_t length =
-          std::min<int64_t>(md.total_compressed_size + 100, bytes.size() - start);
-      const auto* chunk = reinterpret_cast<const uint8_t*>(bytes.data()) + start;
-      StagedChunk host, deferred;
-      gpu_decode::StageColumnChunk(chunk, length, md, leaf, rg.num_rows, /*pinned=*/false, &host);
-      gpu_decode::StageColumnChunk(chunk, length, md, leaf, rg.num_rows, /*pinned=*/false,
-                                   &deferred, /*defer_decompression=*/true);
-      if (!host.on_gpu || !deferred.on_gpu) continue;
-      SCOPED_TRACE(path + " column " + leaf.name);
-      EXPECT_TRUE(deferred.deferred);
-      const StagedChunk carried = CarryDeferredOnHost(deferred);
-      EXPECT_EQ(carried.num_valid, host.num_valid) << leaf.name;
-      const Field field{leaf.name, leaf.type, true};
-      ExpectSameColumn(ExpandOnHost(host), ExpandOnHost(carried), field,
-                       path + " column " + leaf.name + " (deferred staging)");
-      ++compared;
-    }
-  }
-  return compared;
+  return CountChunks(path, [&](const uint8_t* chunk, int64_t length, const ColumnMetaData& md,
+                               const LeafColumn& leaf, const RowGroup& rg, int64_t, size_t) {
+    StagedChunk host, deferred;
+    gpu_decode::StageColumnChunk(chunk, length, md, leaf, rg.num_rows, /*pinned=*/false, &host);
+    gpu_decode::StageColumnChunk(chunk, length, md, leaf, rg.num_rows, /*pinned=*/false, &deferred,
+                                 /*defer_decompression=*/true);
+    if (!host.on_gpu || !deferred.on_gpu) return false;
+    SCOPED_TRACE(path + " column " + leaf.name);
+    EXPECT_TRUE(deferred.deferred);
+    const StagedChunk carried = CarryDeferredOnHost(deferred);
+    EXPECT_EQ(carried.num_valid, host.num_valid) << leaf.name;
+    const Field field{leaf.name, leaf.type, true};
+    ExpectSameColumn(ExpandOnHost(host), ExpandOnHost(carried), field,
+                     path + " column " + leaf.name + " (deferred staging)");
+    return true;
+  });
 }
 
 TEST(DeferredStaging, RandomTablesCarryLikeTheHostStaging) {
   const fs::path dir = TempDir("deferred");
-  int file = 0;
-  int64_t compared = 0;
-  for (double nulls : {0.0, 0.4, 1.0}) {
-    for (bool dictionary : {true, false}) {
-      for (int64_t page_bytes : {int64_t{500}, int64_t{1} << 20}) {
-        WriteOptions w;
-        w.codec = file % 2 ? CompressionCodec::ZSTD : CompressionCodec::SNAPPY;
-        w.dictionary = dictionary;
-        w.data_page_bytes = page_bytes;
-        w.row_group_rows = 1000;
-        const std::string path = (dir / ("d" + std::to_string(file) + ".parquet")).string();
-        ASSERT_TRUE(WriteParquet(path, RandomTable(2500, nulls, 300 + file), w).ok());
-        ++file;
-        compared += DeferredStagingMatchesHostStaging(path);
-        if (HasFatalFailure()) return;
-      }
-    }
-  }
-  EXPECT_GT(compared, 200);
+  EXPECT_GT(SumOverRandomFiles(dir, 300, DeferredStagingMatchesHostStaging), 200);
   fs::remove_all(dir);
 }
 
 TEST(DeferredStaging, ParquetTestingFilesCarryLikeTheHostStaging) {
-  const std::string data = ParquetTestingDir();
-  if (data.empty()) GTEST_SKIP() << "parquet-testing data not found";
-  int64_t compared = 0;
-  for (const auto& entry : fs::directory_iterator(data)) {
-    if (entry.path().extension() != ".parquet") continue;
-    compared += DeferredStagingMatchesHostStaging(entry.path().string());
-    if (HasFatalFailure()) return;
-  }
-  EXPECT_GT(compared, 20);
+  if (ParquetTestingDir().empty()) GTEST_SKIP() << "parquet-testing data not found";
+  EXPECT_GT(SumOverParquetTestingFiles(DeferredStagingMatchesHostStaging), 20);
 }
 
 class GpuPageParse : public ::testing::Test {
@@ -332,38 +255,15 @@ class GpuPageParse : public ::testing::Test {
 
 TEST_F(GpuPageParse, RandomTablesParseLikeTheHostStaging) {
   const fs::path dir = TempDir("page_parse");
-  int file = 0;
-  int64_t compared = 0;
-  for (double nulls : {0.0, 0.4, 1.0}) {
-    for (bool dictionary : {true, false}) {
-      for (int64_t page_bytes : {int64_t{500}, int64_t{1} << 20}) {
-        WriteOptions w;
-        w.codec = file % 2 ? CompressionCodec::ZSTD : CompressionCodec::SNAPPY;
-        w.dictionary = dictionary;
-        w.data_page_bytes = page_bytes;
-        w.row_group_rows = 1000;
-        const std::string path = (dir / ("p" + std::to_string(file) + ".parquet")).string();
-        ASSERT_TRUE(WriteParquet(path, RandomTable(2500, nulls, 200 + file), w).ok());
-        ++file;
-        compared += DevicePagesMatchHostStaging(path, *stream_);
-        if (HasFatalFailure()) return;
-      }
-    }
-  }
-  EXPECT_GT(compared, 200);
+  auto check = [&](const std::string& path) { return DevicePagesMatchHostStaging(path, *stream_); };
+  EXPECT_GT(SumOverRandomFiles(dir, 200, check), 200);
   fs::remove_all(dir);
 }
 
 TEST_F(GpuPageParse, ParquetTestingFiles) {
-  const std::string data = ParquetTestingDir();
-  if (data.empty()) GTEST_SKIP() << "parquet-testing data not found";
-  int64_t compared = 0;
-  for (const auto& entry : fs::directory_iterator(data)) {
-    if (entry.path().extension() != ".parquet") continue;
-    compared += DevicePagesMatchHostStaging(entry.path().string(), *stream_);
-    if (HasFatalFailure()) return;
-  }
-  EXPECT_GT(compared, 20);
+  if (ParquetTestingDir().empty()) GTEST_SKIP() << "parquet-testing data not found";
+  auto check = [&](const std::string& path) { return DevicePagesMatchHostStaging(path, *stream_); };
+  EXPECT_GT(SumOverParquetTestingFiles(check), 20);
 }
 
 TEST_F(GpuPageParse, ALevelLengthPastItsPageNamesThePage) {

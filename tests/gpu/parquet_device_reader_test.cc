@@ -288,88 +288,32 @@ int64_t StagedChunksMatchHost(const std::string& path) {
   auto host = ReadParquet(path);
   if (!host.ok()) return 0;
   BatchPtr expected = OneBatch(*host);
-  auto file = ParquetFile::Open(path);
-  EXPECT_TRUE(file.ok());
-  if (!file.ok() || !expected) return 0;
-  std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto leaves = MapParquetSchema((*file)->metadata().schema);
-  EXPECT_TRUE(leaves.ok());
-  if (!leaves.ok()) return 0;
-  int64_t staged_chunks = 0;
-  for (size_t col = 0; col < leaves->size(); ++col) {
-    int64_t row_base = 0;
-    for (const RowGroup& rg : (*file)->metadata().row_groups) {
-      const ColumnMetaData& md = *rg.columns[col].meta_data;
-      const int64_t start = ChunkStart(md);
-      const int64_t length =
-          std::min<int64_t>(md.total_compressed_size + 100, bytes.size() - start);
-      gpu_decode::StagedChunk c;
-      gpu_decode::StageColumnChunk(reinterpret_cast<const uint8_t*>(bytes.data()) + start, length,
-                                   md, (*leaves)[col], rg.num_rows, /*pinned=*/false, &c);
-      if (c.on_gpu) {
-        ++staged_chunks;
-        ColumnPtr got = ExpandOnHost(c);
-        Table want_table, got_table;
+  if (!expected) return 0;
+  return CountChunks(
+      path, [&](const uint8_t* chunk, int64_t length, const ColumnMetaData& md,
+                const LeafColumn& leaf, const RowGroup& rg, int64_t first_row, size_t col) {
+        gpu_decode::StagedChunk c;
+        gpu_decode::StageColumnChunk(chunk, length, md, leaf, rg.num_rows, /*pinned=*/false, &c);
+        if (!c.on_gpu) return false;
         const Field field = host->schema.field(static_cast<int>(col));
-        want_table.schema.fields = {field};
-        got_table.schema.fields = {field};
-        auto want = std::make_shared<Batch>();
-        want->schema = want_table.schema;
-        want->num_rows = rg.num_rows;
         ColumnBuilder slice(field.type, rg.num_rows);
         for (int64_t i = 0; i < rg.num_rows; ++i) {
-          slice.AppendFrom(*expected->column(static_cast<int>(col)), row_base + i);
+          slice.AppendFrom(*expected->column(static_cast<int>(col)), first_row + i);
         }
-        want->columns = {slice.Finish()};
-        want_table.batches = {want};
-        auto got_batch = std::make_shared<Batch>();
-        got_batch->schema = got_table.schema;
-        got_batch->num_rows = rg.num_rows;
-        got_batch->columns = {got};
-        got_table.batches = {got_batch};
-        ExpectSameTable(want_table, got_table, path + " (staged on the host)");
-      }
-      row_base += rg.num_rows;
-    }
-  }
-  return staged_chunks;
+        ExpectSameColumn(slice.Finish(), ExpandOnHost(c), field, path + " (staged on the host)");
+        return true;
+      });
 }
 
 TEST(ParquetDeviceStaging, RandomTablesExpandLikeTheHostDecoder) {
   const fs::path dir = TempDir("staging");
-  int file = 0;
-  int64_t staged = 0;
-  for (double nulls : {0.0, 0.4, 1.0}) {
-    for (bool dictionary : {true, false}) {
-      for (int64_t page_bytes : {int64_t{500}, int64_t{1} << 20}) {
-        WriteOptions w;
-        w.codec = file % 2 ? CompressionCodec::ZSTD : CompressionCodec::SNAPPY;
-        w.dictionary = dictionary;
-        w.data_page_bytes = page_bytes;
-        w.row_group_rows = 1000;
-        const std::string path = (dir / ("s" + std::to_string(file) + ".parquet")).string();
-        ASSERT_TRUE(WriteParquet(path, RandomTable(2500, nulls, 100 + file), w).ok());
-        ++file;
-        staged += StagedChunksMatchHost(path);
-        if (HasFatalFailure()) return;
-      }
-    }
-  }
-  EXPECT_GT(staged, 100);
+  EXPECT_GT(SumOverRandomFiles(dir, 100, StagedChunksMatchHost), 100);
   fs::remove_all(dir);
 }
 
 TEST(ParquetDeviceStaging, ParquetTestingFilesExpandLikeTheHostDecoder) {
-  const std::string data = ParquetTestingDir();
-  if (data.empty()) GTEST_SKIP() << "parquet-testing data not found";
-  int64_t staged = 0;
-  for (const auto& entry : fs::directory_iterator(data)) {
-    if (entry.path().extension() != ".parquet") continue;
-    staged += StagedChunksMatchHost(entry.path().string());
-    if (HasFatalFailure()) return;
-  }
-  EXPECT_GT(staged, 20);
+  if (ParquetTestingDir().empty()) GTEST_SKIP() << "parquet-testing data not found";
+  EXPECT_GT(SumOverParquetTestingFiles(StagedChunksMatchHost), 20);
 }
 
 }  // namespace

@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
@@ -22,6 +24,8 @@
 #include "tandem/io/parquet/decode/convert.h"
 #include "tandem/io/parquet/gpu/chunk_staging.h"
 #include "tandem/io/parquet/reader.h"
+#include "tandem/io/parquet/type_mapping.h"
+#include "tandem/io/parquet/writer.h"
 
 namespace tandem::parquet {
 
@@ -257,6 +261,92 @@ inline ColumnPtr ExpandOnHost(const gpu_decode::StagedChunk& c) {
   }
   EXPECT_EQ(d, c.num_valid);
   return b.Finish();
+}
+
+// Writes the staging tests' random files into `dir` (12: no, some and only NULLs; dictionary on
+// and off; pages of 500 bytes and of 1 MiB; SNAPPY and ZSTD alternating; row groups of 1000 of
+// 2500 rows; seeds from `seed`) and returns the sum of check(path) over them, stopping at a fatal
+// failure.
+template <typename Check>
+int64_t SumOverRandomFiles(const fs::path& dir, uint32_t seed, Check&& check) {
+  int file = 0;
+  int64_t sum = 0;
+  for (double nulls : {0.0, 0.4, 1.0}) {
+    for (bool dictionary : {true, false}) {
+      for (int64_t page_bytes : {int64_t{500}, int64_t{1} << 20}) {
+        WriteOptions w;
+        w.codec = file % 2 ? CompressionCodec::ZSTD : CompressionCodec::SNAPPY;
+        w.dictionary = dictionary;
+        w.data_page_bytes = page_bytes;
+        w.row_group_rows = 1000;
+        const std::string path = (dir / ("f" + std::to_string(file) + ".parquet")).string();
+        EXPECT_TRUE(WriteParquet(path, RandomTable(2500, nulls, seed + file), w).ok()) << path;
+        ++file;
+        sum += check(path);
+        if (::testing::Test::HasFatalFailure()) return sum;
+      }
+    }
+  }
+  return sum;
+}
+
+// The same over the parquet-testing files (0 where they are not found).
+template <typename Check>
+int64_t SumOverParquetTestingFiles(Check&& check) {
+  const std::string data = ParquetTestingDir();
+  int64_t sum = 0;
+  if (data.empty()) return 0;
+  for (const auto& entry : fs::directory_iterator(data)) {
+    if (entry.path().extension() != ".parquet") continue;
+    sum += check(entry.path().string());
+    if (::testing::Test::HasFatalFailure()) return sum;
+  }
+  return sum;
+}
+
+// Calls visit(chunk, length, meta, leaf, row_group, first_row, column) for every column chunk of
+// `path`
+// (its bytes with the reader's 100 bytes of padding; columns in order, then row groups) and
+// returns how many visits returned true.
+template <typename Visit>
+int64_t CountChunks(const std::string& path, Visit&& visit) {
+  auto file = ParquetFile::Open(path);
+  if (!file.ok()) return 0;
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto leaves = MapParquetSchema((*file)->metadata().schema);
+  if (!leaves.ok()) return 0;
+  int64_t count = 0;
+  for (size_t col = 0; col < leaves->size(); ++col) {
+    int64_t first_row = 0;
+    for (const RowGroup& rg : (*file)->metadata().row_groups) {
+      const ColumnMetaData& md = *rg.columns[col].meta_data;
+      const int64_t start = ChunkStart(md);
+      const int64_t length =
+          std::min<int64_t>(md.total_compressed_size + 100, bytes.size() - start);
+      count += visit(reinterpret_cast<const uint8_t*>(bytes.data()) + start, length, md,
+                     (*leaves)[col], rg, first_row, col);
+      if (::testing::Test::HasFatalFailure()) return count;
+      first_row += rg.num_rows;
+    }
+  }
+  return count;
+}
+
+// ExpectSameTable for two columns of `field`.
+inline void ExpectSameColumn(const ColumnPtr& want, const ColumnPtr& got, const Field& field,
+                             const std::string& what) {
+  Table a, b;
+  a.schema.fields = {field};
+  b.schema.fields = {field};
+  for (auto [table, column] : {std::pair{&a, want}, std::pair{&b, got}}) {
+    auto batch = std::make_shared<Batch>();
+    batch->schema = table->schema;
+    batch->num_rows = column->length();
+    batch->columns = {column};
+    table->batches = {batch};
+  }
+  ExpectSameTable(a, b, what);
 }
 
 }  // namespace tandem::parquet

@@ -5,22 +5,12 @@
 
 #include <string>
 
+#include "tandem/io/parquet/gpu/hybrid_runs.h"
+
 namespace tandem::parquet::decode {
 
 bool ReadUleb128(const uint8_t** pos, const uint8_t* end, uint64_t* value) {
-  uint64_t result = 0;
-  const uint8_t* p = *pos;
-  for (int shift = 0; shift < 64; shift += 7) {
-    if (p >= end) return false;
-    const uint8_t byte = *p++;
-    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) {
-      *pos = p;
-      *value = result;
-      return true;
-    }
-  }
-  return false;
+  return gpu_decode::ReadVarint(pos, end, value);
 }
 
 Status RleBitPackedDecoder::NextRun() {
