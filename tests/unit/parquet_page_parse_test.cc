@@ -94,6 +94,19 @@ TEST(ParquetPageParse, LevelsCountTheDefinedRowsAndCheckTheMaximum) {
   }
 }
 
+TEST(ParquetPageParse, SetBitsAreCountedAtEveryOffsetAndLength) {
+  std::mt19937_64 rng(10);
+  std::vector<uint8_t> bytes(64);
+  for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
+  for (int64_t bit = 0; bit < 80; ++bit) {
+    for (int64_t count = 0; bit + count <= 64 * 8 - 8; count += 1 + count / 3) {
+      int64_t want = 0;
+      for (int64_t i = bit; i < bit + count; ++i) want += (bytes[i >> 3] >> (i & 7)) & 1;
+      ASSERT_EQ(CountSetBits(bytes.data(), bit, count), want) << bit << " " << count;
+    }
+  }
+}
+
 TEST(ParquetPageParse, ValuesSectionsOfEachEncoding) {
   auto collect = [](PageEncoding enc, ValueShape shape, const std::string& bytes, int64_t n,
                     int width, int64_t dictionary, std::vector<ValueRun>* runs,

@@ -113,14 +113,42 @@ TANDEM_PARQUET_HD inline uint32_t LittleEndian32(const uint8_t* p) {
          static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
 }
 
+TANDEM_PARQUET_HD inline int PopCount64(uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return __popcll(x);
+#else
+  return __builtin_popcountll(x);
+#endif
+}
+
+// Set bits among bits [bit, bit + count) of an LSB-first stream, a word at a time.
+TANDEM_PARQUET_HD inline int64_t CountSetBits(const uint8_t* base, int64_t bit, int64_t count) {
+  int64_t set = 0;
+  while (count > 0 && (bit & 7) != 0) {  // up to the next byte
+    set += (base[bit >> 3] >> (bit & 7)) & 1;
+    ++bit;
+    --count;
+  }
+  const uint8_t* p = base + (bit >> 3);
+  for (; count >= 64; count -= 64, p += 8, bit += 64) {
+    uint64_t word = 0;
+    for (int i = 0; i < 8; ++i) word |= static_cast<uint64_t>(p[i]) << (8 * i);
+    set += PopCount64(word);
+  }
+  for (int64_t i = 0; i < count; ++i) set += (base[(bit + i) >> 3] >> ((bit + i) & 7)) & 1;
+  return set;
+}
+
 // Defined values (level == max_def) among the first `count` levels of a level run; `base` is the
 // buffer its payload's bit offsets point into. *above is set when a level exceeds max_def.
+// Levels of one bit (a flat optional column) are counted a word at a time.
 TANDEM_PARQUET_HD inline int64_t DefinedInRun(const ValueRun& run, int64_t count,
                                               const uint8_t* base, int max_def, bool* above) {
   if (run.kind == RunKind::kRepeat) {
     if (run.payload > max_def) *above = true;
     return run.payload == max_def ? count : 0;
   }
+  if (run.bit_width == 1 && max_def == 1) return CountSetBits(base, run.payload, count);
   int64_t defined = 0;
   for (int64_t i = 0; i < count; ++i) {
     const uint32_t level = PackedBits(base, run.payload + i * run.bit_width, run.bit_width);
