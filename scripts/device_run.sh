@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see scripts/device_stage.sh), writing logs and results under $OUT.
 #   scripts/device_run.sh tests   GPU tests, the unit suite (if staged), the Python oracle tests
-#                                 (PYTESTS: files to run, default all; the GPU TPC-H test runs at
-#                                 SF0.01, SF0.1 and SF1)
+#                                 (PYTESTS: files to run, default all, "none" for none; the GPU
+#                                 TPC-H test runs at SF0.01, SF0.1 and SF1)
 #   scripts/device_run.sh bench   TPC-H SF10 (and more with SFS="10 100") on cpu/gpu/auto, files
 #                                 and hot, against DuckDB: bench/tpch_gpu_bench.py
 #   scripts/device_run.sh parquet the Parquet read benchmark (lineitem SF1 and SF10)
@@ -97,10 +97,12 @@ for what in "${@:-tests}"; do
       if [ -x .device/bin/tandem_tests ] && [ "${UNIT:-1}" = 1 ]; then
         echo "== unit tests"; .device/bin/tandem_tests 2>&1 | tee "$OUT/unit_tests.log" | tail -3
       fi
-      echo "== python tests (${PYTESTS:-all}; GPU TPC-H at SF1 included)"
-      # shellcheck disable=SC2086
-      TANDEM_TPCH_SF1=1 python3 -m pytest -q -rs -p no:cacheprovider ${PYTESTS:-tests/python} 2>&1 |
-        tee "$OUT/python_tests.log" | tail -15
+      if [ "${PYTESTS:-}" != none ]; then  # PYTESTS=none: no python tests
+        echo "== python tests (${PYTESTS:-all}; GPU TPC-H at SF1 included)"
+        # shellcheck disable=SC2086
+        TANDEM_TPCH_SF1=1 python3 -m pytest -q -rs -p no:cacheprovider ${PYTESTS:-tests/python} 2>&1 |
+          tee "$OUT/python_tests.log" | tail -15
+      fi
       ;;
     bench)
       for sf in ${SFS:-10}; do
