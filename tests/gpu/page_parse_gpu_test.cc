@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "deferred_carry.h"
 #include "gpu_test_util.h"
 #include "parquet_gpu_test_util.h"
 #include "tandem/io/parquet/codec.h"
@@ -75,24 +76,6 @@ bool PlanPages(const uint8_t* chunk, int64_t size, const ColumnMetaData& md, con
   return true;
 }
 
-// A chunk with ref's types and dictionary and nothing else (its tables are filled in after).
-StagedChunk DescribedLike(const StagedChunk& ref) {
-  StagedChunk out;
-  out.on_gpu = true;
-  out.type = ref.type;
-  out.kind = ref.kind;
-  out.conversion = ref.conversion;
-  out.physical_width = ref.physical_width;
-  out.out_width = ref.out_width;
-  out.num_rows = ref.num_rows;
-  out.has_dictionary = ref.has_dictionary;
-  out.dictionary_size = ref.dictionary_size;
-  out.dictionary_values = ref.dictionary_values;
-  out.dictionary_offsets = ref.dictionary_offsets;
-  out.dictionary_bytes = ref.dictionary_bytes;
-  return out;
-}
-
 // The device parse of one chunk as a StagedChunk over the host copy of its staging (so that
 // ExpandOnHost reads it as it reads the host staging's); `ref` gives the dictionary and types.
 Result<StagedChunk> ParseOnDevice(const StagedChunk& ref, const LeafColumn& leaf,
@@ -155,60 +138,7 @@ int64_t DevicePagesMatchHostStaging(const std::string& path, const gpu::Stream& 
   });
 }
 
-// ---- deferred staging, checked without a device ------------------------------------------
-// A chunk staged with deferred decompression, carried through on the host as the GPU would:
-// the device staging's image laid out from `staging` (direct bytes, decompressed pages, the
-// compressed bytes), each compressed page decompressed by the host codec into its place, and
-// every page plan parsed by ParsePage (the GPU parse's own per-page function).
-StagedChunk CarryDeferredOnHost(const StagedChunk& d) {
-  const int64_t compressed = d.staging_bytes - d.direct_bytes;
-  std::vector<uint8_t> image(
-      static_cast<size_t>(d.direct_bytes + d.decompressed_bytes + compressed + 64), 0);
-  std::memcpy(image.data(), d.staging, static_cast<size_t>(d.direct_bytes));
-  std::memcpy(image.data() + d.direct_bytes + d.decompressed_bytes, d.staging + d.direct_bytes,
-              static_cast<size_t>(compressed));
-  for (const auto& page : d.compressed_pages) {
-    const int64_t from = d.decompressed_bytes + page.from;  // in the image
-    const Status st = Decompress(d.codec, image.data() + from, page.bytes, image.data() + page.to,
-                                 page.out_bytes);
-    EXPECT_TRUE(st.ok()) << st.ToString() << " (codec " << static_cast<int>(d.codec) << ")";
-  }
-  int width = 0;
-  while ((int64_t{1} << width) <= d.parse.max_definition_level) ++width;
-  StagedChunk out = DescribedLike(d);
-  out.validity.assign(static_cast<size_t>((d.num_rows + 63) / 64 * 8), 0);
-  int64_t dense = 0;
-  for (const DevicePagePlan& p : d.page_plans) {
-    int64_t defined = 0;
-    const auto r = gpu_decode::ParsePage(
-        image.data(), p, d.parse, width, dense, static_cast<int64_t>(out.plain_positions.size()),
-        &defined,
-        [&](const gpu_decode::ValueRun& run, int64_t rows) {
-          for (int64_t i = 0; i < rows; ++i) {
-            const uint32_t level =
-                run.kind == gpu_decode::RunKind::kRepeat
-                    ? static_cast<uint32_t>(run.payload)
-                    : gpu_decode::PackedBits(image.data(), run.payload + i * run.bit_width,
-                                             run.bit_width);
-            if (static_cast<int>(level) == d.parse.max_definition_level) {
-              bit_util::SetBit(out.validity.data(), p.first_row + run.first + i);
-            }
-          }
-        },
-        [&](const gpu_decode::ValueRun& run) { out.runs.push_back(run); },
-        [&](int64_t position) { out.plain_positions.push_back(position); });
-    EXPECT_EQ(r.error, gpu_decode::PageParseError::kNone)
-        << gpu_decode::PageParseErrorText(r.error, r.runs);
-    if (!p.has_levels) bit_util::SetBitsTo(out.validity.data(), p.first_row, p.num_values, true);
-    dense += defined;
-  }
-  out.num_valid = dense;
-  if (dense == d.num_rows) out.validity.clear();
-  out.pageable = std::move(image);
-  out.staging = out.pageable.data();
-  out.staging_bytes = static_cast<int64_t>(out.pageable.size());
-  return out;
-}
+// ---- deferred staging, checked without a device (CarryDeferredOnHost) ---------------------
 
 // Every chunk of `path` staged both ways, the deferred one carried through on the host;
 // returns the chunks compared.
@@ -222,7 +152,8 @@ int64_t DeferredStagingMatchesHostStaging(const std::string& path) {
     if (!host.on_gpu || !deferred.on_gpu) return false;
     SCOPED_TRACE(path + " column " + leaf.name);
     EXPECT_TRUE(deferred.deferred);
-    const StagedChunk carried = CarryDeferredOnHost(deferred);
+    StagedChunk carried;
+    EXPECT_EQ(CarryDeferredOnHost(deferred, &carried), "");
     EXPECT_EQ(carried.num_valid, host.num_valid) << leaf.name;
     const Field field{leaf.name, leaf.type, true};
     ExpectSameColumn(ExpandOnHost(host), ExpandOnHost(carried), field,
