@@ -76,16 +76,16 @@ inline std::string CarryDeferredOnHost(const gpu_decode::StagedChunk& d,
         image.data(), p, d.parse, width, dense, static_cast<int64_t>(out->plain_positions.size()),
         &defined,
         [&](const gpu_decode::ValueRun& run, int64_t count) {
-          for (int64_t i = 0; i < count; ++i) {
-            const uint32_t level =
-                run.kind == gpu_decode::RunKind::kRepeat
-                    ? static_cast<uint32_t>(run.payload)
-                    : gpu_decode::PackedBits(image.data(), run.payload + i * run.bit_width,
-                                             run.bit_width);
-            if (static_cast<int>(level) == d.parse.max_definition_level) {
-              bit_util::SetBit(out->validity.data(), p.first_row + run.first + i);
-            }
-          }
+          uint8_t* bits = out->validity.data();
+          const int64_t row = p.first_row + run.first;
+          gpu_decode::DefinedRowsOfRun(
+              run, count, image.data(), d.parse.max_definition_level,
+              [&](int64_t first, int64_t n) { bit_util::SetBitsTo(bits, row + first, n, true); },
+              [&](int64_t first, uint32_t set, int take) {
+                for (int k = 0; k < take; ++k) {
+                  if ((set >> k) & 1) bit_util::SetBit(bits, row + first + k);
+                }
+              });
         },
         [&](const gpu_decode::ValueRun& run) { out->runs.push_back(run); },
         [&](int64_t position) { out->plain_positions.push_back(position); });

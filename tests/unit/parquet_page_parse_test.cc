@@ -79,16 +79,21 @@ TEST(ParquetPageParse, LevelsCountTheDefinedRowsAndCheckTheMaximum) {
     const auto size = static_cast<int64_t>(encoded.size()) - 8;
     std::vector<ValueRun> runs;
     int64_t defined = -1;
+    int64_t covered = 0;
     PageParseResult r = ParseLevels(data, size, 0, data, max_def, width, 3000, &defined,
-                                    [&](const ValueRun& run) { runs.push_back(run); });
+                                    [&](const ValueRun& run, int64_t rows) {
+                                      runs.push_back(run);
+                                      covered += rows;
+                                    });
     ASSERT_EQ(r.error, PageParseError::kNone);
     int64_t want = 0;
     for (uint32_t l : levels) want += l == static_cast<uint32_t>(max_def);
     EXPECT_EQ(defined, want) << "max_def " << max_def;
+    EXPECT_EQ(covered, 3000);  // the runs cover the page's rows exactly
     for (int64_t row = 0; row < 3000; ++row) ASSERT_EQ(ValueAt(runs, data, row), levels[row]);
     if (max_def >= 2) {  // the same levels read against a lower maximum: some are above it
       r = ParseLevels(data, size, 0, data, max_def - 1, width, 3000, &defined,
-                      [](const ValueRun&) {});
+                      [](const ValueRun&, int64_t) {});
       EXPECT_EQ(r.error, PageParseError::kLevelAboveMaximum);
     }
   }

@@ -313,7 +313,8 @@ Result<gpu::DeviceBatchPtr> ScanParquetToDevice(const PlanNode& node, const gpu:
                                           : "") +
       (counts.gpu_decompress_fallbacks > 0
            ? ", " + std::to_string(counts.gpu_decompress_fallbacks) +
-                 " left compressed for it but read on the host"
+                 " left compressed for it but read on the host, the first because: " +
+                 counts.first_fallback_reason
            : "") +
       ", " + std::to_string(counts.host_chunks) + " on the host; " + ScanTimeSplit(counts) + ")";
   return out;

@@ -27,6 +27,7 @@ struct DeviceDecodeCounts {
   int64_t gpu_decompressed_chunks = 0;   // of those, decompressed and parsed on the GPU too
   int64_t gpu_decompress_fallbacks = 0;  // left compressed for the GPU, decoded on the host after
                                          // all (nvCOMP or the GPU page parse refused them)
+  std::string first_fallback_reason;     // the first such refusal, in its words
   int64_t host_chunks = 0;     // decoded on the host and copied (unsupported encodings or types)
   double stage_ms = 0;         // host threads' time staging chunks, summed over the threads
   double wait_stage_ms = 0;    // the uploading thread's time waiting for the next staged chunk

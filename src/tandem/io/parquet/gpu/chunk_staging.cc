@@ -67,7 +67,7 @@ class Stager : public PageDestination {
   Status Append(const uint8_t* p, int64_t n, int64_t* offset);
   Status DictionaryPage(const Page& page);
   Status DataPage(const Page& page);
-  // Definition levels into validity bits (RLE levels through page_parse.h's level runs).
+  // Definition levels into validity bits (RLE levels through page_parse.h's ParseLevels).
   Status Levels(const uint8_t* data, int64_t size, int64_t n, bool bit_packed, int64_t* n_valid);
   // The values section into runs (page_parse.h), staged first where it does not lie already.
   Status Values(Encoding enc, const uint8_t* p, int64_t size, int64_t n_valid);
@@ -86,8 +86,7 @@ class Stager : public PageDestination {
   int64_t capacity_ = 0;
   int64_t rows_ = 0;
   int64_t dense_ = 0;
-  std::vector<uint8_t> levels_;       // BIT_PACKED levels
-  std::vector<ValueRun> level_runs_;  // RLE levels of the current page
+  std::vector<uint8_t> levels_;  // BIT_PACKED levels
   bool defer_ = false;
   // Deferred decompression: pieces to copy into staging (direct, then compressed), and which
   // plans' bodies lie in the decompressed region (offsets counted from its start until then).
@@ -243,24 +242,22 @@ Status Stager::Levels(const uint8_t* data, int64_t size, int64_t n, bool bit_pac
     *n_valid = count;
     return Status::OK();
   }
-  level_runs_.clear();
-  const int width = BitWidthOf(max_def);
-  const PageParseResult r = ParseLevels(data, size, 0, data, max_def, width, n, n_valid,
-                                        [&](const ValueRun& run) { level_runs_.push_back(run); });
+  const PageParseResult r = ParseLevels(data, size, 0, data, max_def, BitWidthOf(max_def), n,
+                                        n_valid, [&](const ValueRun& run, int64_t rows) {
+                                          const int64_t row = rows_ + run.first;
+                                          DefinedRowsOfRun(
+                                              run, rows, data, max_def,
+                                              [&](int64_t first, int64_t count) {
+                                                bit_util::SetBitsTo(bits, row + first, count, true);
+                                              },
+                                              [&](int64_t first, uint32_t set, int take) {
+                                                for (int k = 0; k < take; ++k) {
+                                                  if ((set >> k) & 1)
+                                                    bit_util::SetBit(bits, row + first + k);
+                                                }
+                                              });
+                                        });
   if (r.error != PageParseError::kNone) return Host(PageParseErrorText(r.error, r.runs));
-  for (size_t k = 0; k < level_runs_.size(); ++k) {
-    const ValueRun& run = level_runs_[k];
-    const int64_t end = k + 1 < level_runs_.size() ? level_runs_[k + 1].first : n;
-    if (run.kind == RunKind::kRepeat) {
-      if (run.payload == max_def)
-        bit_util::SetBitsTo(bits, rows_ + run.first, end - run.first, true);
-      continue;
-    }
-    for (int64_t i = run.first; i < end; ++i) {
-      const uint32_t level = PackedBits(data, run.payload + (i - run.first) * width, width);
-      if (static_cast<int>(level) == max_def) bit_util::SetBit(bits, rows_ + i);
-    }
-  }
   return Status::OK();
 }
 

@@ -252,11 +252,13 @@ Status DeviceRead::Consume(DeviceDecodeCounts* counts, size_t* error_slot) {
       if (!part.ok() && deferred) {
         // nvCOMP or the GPU page parse refused the pages: the host decodes the chunk, and
         // reports any damage in its own words.
+        if (counts->gpu_decompress_fallbacks++ == 0) {
+          counts->first_fallback_reason = part.status().message();
+        }
         ColumnPtr column;
         Status s = HostDecode(t, &column);
         if (s.ok()) part = gpu::ColumnToDevice(*column, stream_);
         if (!s.ok()) part = s;
-        ++counts->gpu_decompress_fallbacks;
         if (part.ok()) {
           parts_[t] = std::move(part).value();
           ++counts->host_chunks;

@@ -159,8 +159,9 @@ TANDEM_PARQUET_HD inline int64_t DefinedInRun(const ValueRun& run, int64_t count
 }
 
 // The definition levels of a page's n rows, RLE-encoded in [data, data + size), which lie at
-// byte `staging_offset` of `base`: their runs go to sink(run) (numbered from row 0 of the page)
-// and *defined counts the defined rows.
+// byte `staging_offset` of `base`: each run goes to sink(run, rows) with the rows of the page it
+// covers (runs numbered from row 0 of the page; the last may hold more levels than are left), and
+// *defined counts the defined rows.
 template <typename Sink>
 TANDEM_PARQUET_HD PageParseResult ParseLevels(const uint8_t* data, int64_t size,
                                               int64_t staging_offset, const uint8_t* base,
@@ -168,27 +169,52 @@ TANDEM_PARQUET_HD PageParseResult ParseLevels(const uint8_t* data, int64_t size,
                                               int64_t* defined, Sink&& sink) {
   PageParseResult r;
   int64_t count = 0;
-  int64_t row = 0;
   bool above = false;
   bool have_previous = false;
   ValueRun previous;
+  auto finish = [&](int64_t end) {
+    const int64_t rows = end - previous.first;
+    count += DefinedInRun(previous, rows, base, max_def, &above);
+    sink(previous, rows);
+  };
   r.runs =
       ParseHybridRuns(data, size, staging_offset, bit_width, n, 0, -1, [&](const ValueRun& run) {
-        if (have_previous)
-          count += DefinedInRun(previous, run.first - previous.first, base, max_def, &above);
+        if (have_previous) finish(run.first);
         previous = run;
         have_previous = true;
-        row = run.first;
-        sink(run);
       });
   if (r.runs != HybridRunError::kNone) {
     r.error = PageParseError::kRuns;
     return r;
   }
-  if (have_previous) count += DefinedInRun(previous, n - row, base, max_def, &above);
+  if (have_previous) finish(n);
   if (above) r.error = PageParseError::kLevelAboveMaximum;
   *defined = count;
   return r;
+}
+
+// The defined rows (level == max_def) among the first `rows` of a level run, for a validity
+// bitmap, numbered from the run's first row: set_range(first, count) for a repeated run of
+// max_def; set_bits(first, bits, take) for up to 32 rows of one-bit levels at a time (the levels
+// are the validity bits); set_bits(row, 1, 1) row by row for wider levels.
+template <typename SetRange, typename SetBits>
+TANDEM_PARQUET_HD void DefinedRowsOfRun(const ValueRun& run, int64_t rows, const uint8_t* base,
+                                        int max_def, SetRange&& set_range, SetBits&& set_bits) {
+  if (run.kind == RunKind::kRepeat) {
+    if (run.payload == max_def) set_range(int64_t{0}, rows);
+    return;
+  }
+  if (run.bit_width == 1 && max_def == 1) {
+    for (int64_t i = 0; i < rows; i += 32) {
+      const int take = rows - i < 32 ? static_cast<int>(rows - i) : 32;
+      set_bits(i, PackedBits(base, run.payload + i, take), take);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < rows; ++i) {
+    const uint32_t level = PackedBits(base, run.payload + i * run.bit_width, run.bit_width);
+    if (static_cast<int>(level) == max_def) set_bits(i, 1u, 1);
+  }
 }
 
 // The values section [p, p + size) of a page with n_valid defined values, lying at byte
@@ -328,17 +354,9 @@ TANDEM_PARQUET_HD PageParseResult ParsePage(const uint8_t* staging, const Device
   if (r.error != PageParseError::kNone) return r;
   *defined = p.num_values;
   if (p.has_levels) {
-    bool have = false;
-    ValueRun previous;
     r = ParseLevels(staging + s.levels, s.levels_bytes, s.levels, staging,
-                    column.max_definition_level, level_width, p.num_values, defined,
-                    [&](const ValueRun& run) {
-                      if (have) level_sink(previous, run.first - previous.first);
-                      previous = run;
-                      have = true;
-                    });
+                    column.max_definition_level, level_width, p.num_values, defined, level_sink);
     if (r.error != PageParseError::kNone) return r;
-    if (have) level_sink(previous, p.num_values - previous.first);
   }
   return ParseValues(p.encoding, column.shape, staging + s.values, s.values_bytes, s.values,
                      *defined, first_dense, first_position, column.physical_width,

@@ -43,31 +43,19 @@ __device__ void SetBitRange(uint32_t* words, int64_t first, int64_t count) {
   }
 }
 
-// Validity of one level run's first `count` rows, starting at chunk row `row`. Levels of one bit
-// (a flat optional column) are the validity bits themselves: copied 32 at a time.
+// Validity of one level run's first `count` rows, starting at chunk row `row`; pages share
+// words at their edges, hence atomicOr.
 __device__ void LevelRunValidity(const ValueRun& run, int64_t count, int64_t row,
                                  const uint8_t* staging, int max_def, uint32_t* words) {
-  if (run.kind == RunKind::kRepeat) {
-    if (run.payload == max_def) SetBitRange(words, row, count);
-    return;
-  }
-  if (run.bit_width == 1 && max_def == 1) {
-    for (int64_t i = 0; i < count; i += 32) {
-      const int take = count - i < 32 ? static_cast<int>(count - i) : 32;
-      uint32_t bits = PackedBits(staging, run.payload + i, take);
-      const int64_t at = row + i;
-      const int lo = static_cast<int>(at & 31);
-      atomicOr(&words[at >> 5], bits << lo);
-      if (lo > 0 && take > 32 - lo) atomicOr(&words[(at >> 5) + 1], bits >> (32 - lo));
-    }
-    return;
-  }
-  for (int64_t i = 0; i < count; ++i) {
-    const uint32_t level = PackedBits(staging, run.payload + i * run.bit_width, run.bit_width);
-    if (static_cast<int>(level) == max_def) {
-      atomicOr(&words[(row + i) >> 5], 1u << ((row + i) & 31));
-    }
-  }
+  DefinedRowsOfRun(
+      run, count, staging, max_def,
+      [&](int64_t first, int64_t n) { SetBitRange(words, row + first, n); },
+      [&](int64_t first, uint32_t bits, int take) {
+        const int64_t at = row + first;
+        const int lo = static_cast<int>(at & 31);
+        atomicOr(&words[at >> 5], bits << lo);
+        if (lo > 0 && take > 32 - lo) atomicOr(&words[(at >> 5) + 1], bits >> (32 - lo));
+      });
 }
 
 __global__ void CountPages(const uint8_t* staging, const DevicePagePlan* pages, int64_t n_pages,
