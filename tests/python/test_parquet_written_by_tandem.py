@@ -109,7 +109,7 @@ def _check_file(path, expected, context):
     assert_tables_equal(got, expected, f"{context} (duckdb)")
 
 
-@pytest.mark.parametrize("codec", ["none", "snappy", "zstd"])
+@pytest.mark.parametrize("codec", ["none", "snappy", "zstd", "gzip", "lz4_raw", "brotli"])
 @pytest.mark.parametrize("dictionary", [True, False])
 @pytest.mark.parametrize("seed", range(4))
 def test_random_tables_read_back_by_pyarrow_and_duckdb(tmp_path, codec, dictionary, seed):
@@ -127,7 +127,9 @@ def test_random_tables_read_back_by_pyarrow_and_duckdb(tmp_path, codec, dictiona
     expect_groups = 1 if row_group_rows == 0 else -(-table.num_rows // row_group_rows)
     assert meta.num_row_groups == expect_groups, context
     assert meta.created_by == "tandem 0.1.0"
-    expected_codec = {"none": "UNCOMPRESSED", "snappy": "SNAPPY", "zstd": "ZSTD"}[codec]
+    # pyarrow names Parquet's LZ4_RAW "LZ4" (Arrow's raw LZ4 block codec).
+    expected_codec = {"none": "UNCOMPRESSED", "snappy": "SNAPPY", "zstd": "ZSTD", "gzip": "GZIP",
+                      "lz4_raw": "LZ4", "brotli": "BROTLI"}[codec]
     for g in range(meta.num_row_groups):
         for c in range(meta.num_columns):
             col = meta.row_group(g).column(c)

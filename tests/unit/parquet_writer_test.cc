@@ -473,8 +473,9 @@ void ExpectRoundTrip(const Table& table, const WriteOptions& options, const std:
 TEST(ParquetWriterRoundTrip, EveryTypeCodecAndEncoding) {
   std::mt19937_64 rng(2024);
   const CompressionCodec codecs[] = {CompressionCodec::UNCOMPRESSED, CompressionCodec::SNAPPY,
-                                     CompressionCodec::ZSTD};
-  for (int trial = 0; trial < 6; ++trial) {
+                                     CompressionCodec::ZSTD,         CompressionCodec::GZIP,
+                                     CompressionCodec::LZ4_RAW,      CompressionCodec::BROTLI};
+  for (int trial = 0; trial < 12; ++trial) {
     Table table;
     table.schema.fields = AllTypes();
     // Several batches of uneven sizes, so row groups span batches.
@@ -490,10 +491,10 @@ TEST(ParquetWriterRoundTrip, EveryTypeCodecAndEncoding) {
       table.batches.push_back(b);
     }
     WriteOptions options;
-    options.codec = codecs[trial % 3];
+    options.codec = codecs[trial % 6];
     options.dictionary = trial % 4 != 3;
     options.row_group_rows = trial < 3 ? 512 : 100000;
-    options.data_page_bytes = trial % 2 == 0 ? 700 : 1 << 20;
+    options.data_page_bytes = (trial + trial / 6) % 2 == 0 ? 700 : 1 << 20;
     ExpectRoundTrip(table, options, "trial " + std::to_string(trial));
   }
 }

@@ -82,7 +82,11 @@ Result<tandem::parquet::CompressionCodec> ParseCodec(const char* codec) {
   }
   if (name == "snappy") return tandem::parquet::CompressionCodec::SNAPPY;
   if (name == "zstd") return tandem::parquet::CompressionCodec::ZSTD;
-  return Status::Invalid("unknown codec '" + name + "' (expected none, snappy or zstd)");
+  if (name == "gzip") return tandem::parquet::CompressionCodec::GZIP;
+  if (name == "brotli") return tandem::parquet::CompressionCodec::BROTLI;
+  if (name == "lz4_raw") return tandem::parquet::CompressionCodec::LZ4_RAW;
+  return Status::Invalid("unknown codec '" + name +
+                         "' (expected none, snappy, gzip, brotli, lz4_raw or zstd)");
 }
 
 }  // namespace

@@ -34,7 +34,8 @@ TANDEM_C_EXPORT int tandem_roundtrip(struct ArrowArrayStream* in, struct ArrowAr
 TANDEM_C_EXPORT int tandem_read_parquet(const char* path, const char* columns_csv, int num_threads,
                                         struct ArrowArrayStream* out, char* err, size_t err_len);
 
-/* Writes `in` to a Parquet file. codec: "none", "snappy" or "zstd"; dictionary: 0 or 1;
+/* Writes `in` to a Parquet file. codec: "none", "snappy", "gzip", "brotli",
+ * "lz4_raw" or "zstd"; dictionary: 0 or 1;
  * row_group_rows: rows per row group, <= 0 for the default. */
 TANDEM_C_EXPORT int tandem_write_parquet(struct ArrowArrayStream* in, const char* path,
                                          const char* codec, int dictionary, int64_t row_group_rows,

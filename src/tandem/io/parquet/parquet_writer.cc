@@ -28,7 +28,8 @@ constexpr char kCreatedBy[] = "tandem 0.1.0";
 
 bool CodecAllowed(CompressionCodec c) {
   return c == CompressionCodec::UNCOMPRESSED || c == CompressionCodec::SNAPPY ||
-         c == CompressionCodec::ZSTD;
+         c == CompressionCodec::GZIP || c == CompressionCodec::BROTLI ||
+         c == CompressionCodec::LZ4_RAW || c == CompressionCodec::ZSTD;
 }
 
 class FileWriterImpl final : public ParquetFileWriter {
@@ -207,7 +208,7 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(const std::st
   if (!CodecAllowed(options.codec)) {
     return Status::Unsupported("writing Parquet with codec number " +
                                std::to_string(static_cast<int>(options.codec)) +
-                               " (use none, snappy or zstd): " + path);
+                               " (use none, snappy, gzip, brotli, lz4_raw or zstd): " + path);
   }
   if (options.row_group_rows <= 0) {
     return Status::Invalid("cannot write " + path + ": row_group_rows must be positive");

@@ -12,7 +12,7 @@
 namespace tandem::parquet {
 
 struct WriteOptions {
-  CompressionCodec codec = CompressionCodec::SNAPPY;  // UNCOMPRESSED, SNAPPY or ZSTD
+  CompressionCodec codec = CompressionCodec::SNAPPY;  // UNCOMPRESSED, SNAPPY, GZIP, BROTLI, LZ4_RAW or ZSTD
   int zstd_level = 3;
   bool dictionary = true;             // dictionary-encode columns while the dictionary stays small
   int64_t row_group_rows = 1 << 20;   // rows per row group
