@@ -24,6 +24,7 @@
 #include "tandem/io/parquet/decode/convert.h"
 #include "tandem/io/parquet/device_reader.h"
 #include "tandem/io/parquet/gpu/chunk_staging.h"
+#include "tandem/io/parquet/gpu/decode_kernels.h"
 #include "tandem/io/parquet/gpu/page_decompress.h"
 #include "tandem/io/parquet/writer.h"
 #include "tandem/tpch/generator.h"
@@ -281,6 +282,84 @@ TEST(ParquetDeviceReader, PagesDecompressedAndParsedOnTheGpu) {
     ExpectSameRead(entry.path().string(), gpu_decompress);
     if (HasFatalFailure()) return;
   }
+}
+
+// Every chunk of a file decoded in one DecodeDeferredOnDevice group (one nvCOMP batch, one page
+// parse for all) gives the host reader's columns; a chunk whose first page has a damaged Snappy
+// length fails alone (the failed batch is retried chunk by chunk), and the others still decode.
+TEST(ParquetDeviceReader, DeferredChunksDecodeAsOneGroup) {
+  TANDEM_REQUIRE_GPU();
+  std::string why;
+  if (!gpu_decode::GpuDecompresses(CompressionCodec::SNAPPY, &why)) {
+    GTEST_SKIP() << "skipped: nvCOMP not usable here (" << why << ")";
+  }
+  const fs::path dir = TempDir("deferred_group");
+  const std::string path = (dir / "g.parquet").string();
+  WriteOptions w;
+  w.codec = CompressionCodec::SNAPPY;
+  w.row_group_rows = 1024;
+  w.data_page_bytes = 700;
+  ASSERT_TRUE(WriteParquet(path, RandomTable(5000, 0.3, 77), w).ok());
+  auto host = ReadParquet(path);
+  ASSERT_TRUE(host.ok()) << host.status().ToString();
+  BatchPtr expected = OneBatch(*host);
+  struct Placed {
+    std::unique_ptr<gpu_decode::StagedChunk> chunk;
+    int64_t first_row, rows;
+    size_t column;
+  };
+  std::vector<Placed> staged;
+  CountChunks(path, [&](const uint8_t* chunk, int64_t length, const ColumnMetaData& md,
+                        const LeafColumn& leaf, const RowGroup& rg, int64_t first_row, size_t col) {
+    auto c = std::make_unique<gpu_decode::StagedChunk>();
+    gpu_decode::StageColumnChunk(chunk, length, md, leaf, rg.num_rows, /*pinned=*/true, c.get(),
+                                 /*defer_decompression=*/true);
+    if (!c->on_gpu || !c->deferred || c->compressed_pages.empty()) return false;
+    staged.push_back(Placed{std::move(c), first_row, rg.num_rows, col});
+    return true;
+  });
+  ASSERT_GT(staged.size(), 20u);
+  // The first page's length prefix (a varint) names another size: the host framing check refuses
+  // the batch, and only this chunk should fail when retried alone.
+  const size_t bad = staged.size() / 2;
+  staged[bad].chunk->staging[staged[bad].chunk->compressed_pages[0].from] ^= 0x3f;
+  auto stream = gpu::Stream::Create();
+  ASSERT_TRUE(stream.ok()) << stream.status().ToString();
+  auto flags = gpu::DeviceBuffer::Allocate(static_cast<int64_t>(staged.size()) * 4, *stream);
+  ASSERT_TRUE(flags.ok());
+  ASSERT_TRUE(gpu::MemsetDevice(flags->data(), 0, flags->size(), *stream).ok());
+  std::vector<const gpu_decode::StagedChunk*> group;
+  std::vector<int32_t*> error_flags;
+  for (size_t i = 0; i < staged.size(); ++i) {
+    group.push_back(staged[i].chunk.get());
+    error_flags.push_back(flags->data_as<int32_t>() + i);
+  }
+  auto decoded = gpu_decode::DecodeDeferredOnDevice(group, error_flags, *stream);
+  ASSERT_EQ(decoded.size(), staged.size());
+  for (size_t i = 0; i < staged.size(); ++i) {
+    const std::string what = "chunk " + std::to_string(i) + " (column " +
+                             std::to_string(staged[i].column) + ", first row " +
+                             std::to_string(staged[i].first_row) + ")";
+    if (i == bad) {
+      EXPECT_FALSE(decoded[i].ok()) << what << " was damaged";
+      continue;
+    }
+    ASSERT_TRUE(decoded[i].ok()) << what << ": " << decoded[i].status().ToString();
+    auto back = gpu::ColumnToHost(**decoded[i], *stream);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    const Field field = host->schema.field(static_cast<int>(staged[i].column));
+    ColumnBuilder slice(field.type, staged[i].rows);
+    for (int64_t r = 0; r < staged[i].rows; ++r) {
+      slice.AppendFrom(*expected->column(static_cast<int>(staged[i].column)),
+                       staged[i].first_row + r);
+    }
+    ExpectSameColumn(slice.Finish(), *back, field, what);
+  }
+  std::vector<int32_t> host_flags(staged.size());
+  ASSERT_TRUE(gpu::CopyToHost(host_flags.data(), flags->data(), flags->size(), *stream).ok());
+  ASSERT_TRUE(stream->Synchronize().ok());
+  for (size_t i = 0; i < staged.size(); ++i) EXPECT_EQ(host_flags[i], 0) << "chunk " << i;
+  fs::remove_all(dir);
 }
 
 // --- Staging checked without a device (parquet_gpu_test_util.h expands staged chunks) ---------

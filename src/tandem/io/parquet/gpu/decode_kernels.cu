@@ -366,23 +366,24 @@ Status DecodeChunk(const StagedChunk& chunk, int32_t* error, const gpu::Stream& 
   return DecodeView(chunk, c, stream, col);
 }
 
-// A deferred chunk (chunk_staging.h): its staging uploaded into the device staging's layout,
-// its compressed pages decompressed by nvCOMP, its pages parsed on the GPU, then decoded as any
-// chunk. Both steps synchronize; their errors send the chunk to the host.
-Status DecodeDeferred(const StagedChunk& chunk, int32_t* error, const gpu::Stream& stream,
-                      DeviceColumn* col) {
+// A deferred chunk's device staging: [direct | decompressed | compressed] (chunk_staging.h), the
+// direct and compressed bytes uploaded.
+Status UploadDeferred(const StagedChunk& chunk, const gpu::Stream& stream, Uploaded* up) {
   const int64_t direct = chunk.direct_bytes;
   const int64_t compressed = chunk.staging_bytes - direct;
-  const int64_t total = direct + chunk.decompressed_bytes + compressed;
-  Uploaded up;
-  TANDEM_ASSIGN_OR_RAISE(up.staging, Allocate(total, stream));
-  uint8_t* dev = up.staging.data_as<uint8_t>();
+  TANDEM_ASSIGN_OR_RAISE(up->staging,
+                         Allocate(direct + chunk.decompressed_bytes + compressed, stream));
+  uint8_t* dev = up->staging.data_as<uint8_t>();
   if (direct > 0) TANDEM_RETURN_NOT_OK(gpu::CopyToDevice(dev, chunk.staging, direct, stream));
   if (compressed > 0) {
     TANDEM_RETURN_NOT_OK(gpu::CopyToDevice(dev + direct + chunk.decompressed_bytes,
                                            chunk.staging + direct, compressed, stream));
   }
-  std::vector<DevicePage> pages;
+  return Status::OK();
+}
+
+// The nvCOMP batch entries of a deferred chunk's compressed pages, in its device staging.
+void AppendPages(const StagedChunk& chunk, uint8_t* dev, std::vector<DevicePage>* pages) {
   for (const auto& p : chunk.compressed_pages) {
     DevicePage page;
     page.compressed = dev + chunk.decompressed_bytes + p.from;
@@ -390,45 +391,136 @@ Status DecodeDeferred(const StagedChunk& chunk, int32_t* error, const gpu::Strea
     page.compressed_bytes = p.bytes;
     page.out = dev + p.to;
     page.out_bytes = p.out_bytes;
-    pages.push_back(page);
+    pages->push_back(page);
   }
-  if (!pages.empty()) TANDEM_RETURN_NOT_OK(DecompressPagesOnGpu(chunk.codec, pages, stream));
-  TANDEM_ASSIGN_OR_RAISE(
-      DevicePageTables tables,
-      ParsePagesOnDevice(dev, total, chunk.page_plans, chunk.parse, chunk.num_rows, stream));
+}
+
+// Decodes one parsed deferred chunk (its tables in `parsed`) into col.
+Status DecodeParsed(const StagedChunk& chunk, int32_t* error, const ParsedChunks& parsed,
+                    const ParsedChunk& tables, Uploaded* up, const gpu::Stream& stream,
+                    DeviceColumn* col) {
   const auto& l = chunk.aux_layout;
-  TANDEM_ASSIGN_OR_RAISE(up.aux, Allocate(l.total, stream));
-  TANDEM_RETURN_NOT_OK(gpu::CopyToDevice(up.aux.data(), chunk.aux.data(), l.total, stream));
+  TANDEM_ASSIGN_OR_RAISE(up->aux, Allocate(l.total, stream));
+  TANDEM_RETURN_NOT_OK(gpu::CopyToDevice(up->aux.data(), chunk.aux.data(), l.total, stream));
   ChunkView c;
-  c.staging = dev;
-  DescribeChunk(chunk, error, up.aux.data_as<uint8_t>(), &c);
-  c.runs = tables.runs.data_as<ValueRun>();
+  c.staging = up->staging.data_as<uint8_t>();
+  DescribeChunk(chunk, error, up->aux.data_as<uint8_t>(), &c);
+  c.runs = parsed.runs.data_as<ValueRun>() + tables.first_run;
   c.num_runs = tables.num_runs;
-  c.plain_positions = tables.positions.data_as<int64_t>();
+  c.plain_positions = parsed.positions.data_as<int64_t>() + tables.first_position;
   c.num_valid = tables.num_valid;
   col->null_count = chunk.num_rows - tables.num_valid;
-  if (!tables.validity.empty()) {
-    c.validity = tables.validity.data_as<uint32_t>();
-    TANDEM_RETURN_NOT_OK(RankWords(stream, &up, &c));
+  if (tables.first_validity_word >= 0) {
+    c.validity = parsed.validity.data_as<uint32_t>() + tables.first_validity_word;
+    TANDEM_RETURN_NOT_OK(RankWords(stream, up, &c));
   }
-  TANDEM_RETURN_NOT_OK(DecodeView(chunk, c, stream, col));
-  // The device buffers are freed stream-ordered, after the decode kernels that read them.
-  return Status::OK();
+  return DecodeView(chunk, c, stream, col);
 }
 
 }  // namespace
+
+std::vector<Result<DeviceColumnPtr>> DecodeDeferredOnDevice(
+    const std::vector<const StagedChunk*>& chunks, const std::vector<int32_t*>& error_flags,
+    const gpu::Stream& stream) {
+  const size_t n = chunks.size();
+  std::vector<Status> failed(n);  // a chunk's error so far
+  std::vector<Uploaded> up(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!chunks[i]->on_gpu || !chunks[i]->deferred || chunks[i]->aux.data() == nullptr) {
+      failed[i] = Status::Invalid("chunk not staged for GPU decompression");
+    } else {
+      failed[i] = UploadDeferred(*chunks[i], stream, &up[i]);
+    }
+  }
+  // One nvCOMP batch per codec (a scan's chunks mostly share one). A batch that fails leaves its
+  // chunks to be decoded one by one below, so that only the damaged ones go to the host.
+  std::vector<bool> alone(n, false);
+  std::vector<CompressionCodec> codecs;
+  for (size_t i = 0; i < n; ++i) {
+    if (failed[i].ok() &&
+        std::find(codecs.begin(), codecs.end(), chunks[i]->codec) == codecs.end()) {
+      codecs.push_back(chunks[i]->codec);
+    }
+  }
+  for (CompressionCodec codec : codecs) {
+    std::vector<DevicePage> pages;
+    std::vector<size_t> members;
+    for (size_t i = 0; i < n; ++i) {
+      if (!failed[i].ok() || chunks[i]->codec != codec) continue;
+      AppendPages(*chunks[i], up[i].staging.data_as<uint8_t>(), &pages);
+      members.push_back(i);
+    }
+    if (pages.empty()) continue;
+    Status st = DecompressPagesOnGpu(codec, pages, stream);
+    if (st.ok()) continue;
+    for (size_t i : members) {
+      if (members.size() > 1) {
+        alone[i] = true;
+      } else {
+        failed[i] = st;
+      }
+    }
+  }
+  std::vector<ChunkPages> inputs;
+  std::vector<size_t> parsed_of;  // the chunk of each input
+  for (size_t i = 0; i < n; ++i) {
+    if (!failed[i].ok() || alone[i]) continue;
+    const StagedChunk& chunk = *chunks[i];
+    ChunkPages in;
+    in.staging = up[i].staging.data_as<uint8_t>();
+    in.staging_bytes = up[i].staging.size();
+    in.pages = &chunk.page_plans;
+    in.column = chunk.parse;
+    in.num_rows = chunk.num_rows;
+    inputs.push_back(in);
+    parsed_of.push_back(i);
+  }
+  std::vector<Result<DeviceColumnPtr>> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    out.emplace_back(failed[i].ok() ? Status::Internal("column chunk was not decoded") : failed[i]);
+  }
+  Result<ParsedChunks> parsed = ParseChunksOnDevice(inputs, stream);
+  for (size_t k = 0; k < parsed_of.size(); ++k) {
+    const size_t i = parsed_of[k];
+    if (!parsed.ok()) {
+      out[i] = parsed.status();
+      continue;
+    }
+    const ParsedChunk& tables = parsed->chunks[k];
+    if (!tables.status.ok()) {
+      out[i] = tables.status;
+      continue;
+    }
+    auto col = std::make_shared<DeviceColumn>();
+    col->type = chunks[i]->type;
+    col->length = chunks[i]->num_rows;
+    Status st =
+        DecodeParsed(*chunks[i], error_flags[i], *parsed, tables, &up[i], stream, col.get());
+    out[i] = st.ok() ? Result<DeviceColumnPtr>(std::move(col)) : Result<DeviceColumnPtr>(st);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!alone[i]) continue;
+    out[i] = std::move(DecodeDeferredOnDevice({chunks[i]}, {error_flags[i]}, stream)[0]);
+  }
+  // The device buffers (staging, tables) are freed stream-ordered, after the kernels that read
+  // them.
+  return out;
+}
 
 Result<DeviceColumnPtr> DecodeOnDevice(const StagedChunk& chunk, int32_t* device_error_flag,
                                        const gpu::Stream& stream) {
   if (!chunk.on_gpu || chunk.aux.data() == nullptr) {
     return Status::Invalid("chunk not staged for the device");
   }
+  if (chunk.deferred) {
+    return std::move(DecodeDeferredOnDevice({&chunk}, {device_error_flag}, stream)[0]);
+  }
   auto col = std::make_shared<DeviceColumn>();
   col->type = chunk.type;
   col->length = chunk.num_rows;
   col->null_count = chunk.num_rows - chunk.num_valid;
-  TANDEM_RETURN_NOT_OK(chunk.deferred ? DecodeDeferred(chunk, device_error_flag, stream, col.get())
-                                      : DecodeChunk(chunk, device_error_flag, stream, col.get()));
+  TANDEM_RETURN_NOT_OK(DecodeChunk(chunk, device_error_flag, stream, col.get()));
   return col;
 }
 

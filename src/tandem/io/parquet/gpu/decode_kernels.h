@@ -20,6 +20,17 @@ namespace tandem::parquet::gpu_decode {
 Result<gpu::DeviceColumnPtr> DecodeOnDevice(const StagedChunk& chunk, int32_t* device_error_flag,
                                             const gpu::Stream& stream);
 
+// Decodes chunks staged with deferred decompression (StagedChunk::deferred) together: their
+// compressed pages in one nvCOMP batch per codec, all their pages parsed in one pass
+// (page_parse_kernels.h), then each decoded as DecodeOnDevice does; two synchronizations for the
+// whole group (string chunks one more each). One entry per chunk: its column, or the error that
+// sends it to the host (Invalid where nvCOMP or the page parse refused it; a failed batch is
+// retried chunk by chunk, so that one damaged chunk does not send the others to the host). The
+// staged chunks must stay alive until `stream` has passed this point.
+std::vector<Result<gpu::DeviceColumnPtr>> DecodeDeferredOnDevice(
+    const std::vector<const StagedChunk*>& chunks, const std::vector<int32_t*>& device_error_flags,
+    const gpu::Stream& stream);
+
 // Concatenates columns of one type, rows in order (the parts may be released afterwards).
 Result<gpu::DeviceColumnPtr> ConcatColumns(const std::vector<gpu::DeviceColumnPtr>& parts,
                                            const DataType& type, const gpu::Stream& stream);

@@ -101,6 +101,10 @@ void TryStage(const FileAccess& access, const FileMetaData& meta, int row_group,
                                defer);
 }
 
+// Most deferred chunks decoded in one group (DecodeDeferredOnDevice): enough pages for nvCOMP
+// to fill the GPU, few enough that the group's tables stay small.
+constexpr size_t kMaxDeferredGroup = 256;
+
 // One (row group, column) chunk on its way to the device.
 struct Slot {
   StagedChunk staged;
@@ -122,6 +126,9 @@ class DeviceRead {
   void Stage(size_t t);
   int64_t EstimatedPinnedBytes(const KeptRowGroup& rg, int column) const;
   Status Consume(DeviceDecodeCounts* counts, size_t* error_slot);
+  // Takes slot t's device column, or for a deferred chunk the GPU refused, the host's.
+  Status Place(size_t t, Result<gpu::DeviceColumnPtr> part, bool deferred,
+               DeviceDecodeCounts* counts);
   Result<gpu::DeviceColumnPtr> PartitionColumn(size_t k) const;
 
   const ParquetReadPlan& plan_;
@@ -227,7 +234,7 @@ Status DeviceRead::Consume(DeviceDecodeCounts* counts, size_t* error_slot) {
     }
   } guard{stream_, in_flight};
   const int64_t sync_bytes = pinned_budget_;
-  for (size_t t = 0; t < slots_.size(); ++t) {
+  for (size_t t = 0; t < slots_.size();) {
     {
       const Clock::time_point start = Clock::now();
       std::unique_lock<std::mutex> lock(mutex_);
@@ -243,34 +250,46 @@ Status DeviceRead::Consume(DeviceDecodeCounts* counts, size_t* error_slot) {
       std::lock_guard<std::mutex> lock(mutex_);
       staged_ahead_bytes_ -= PinnedBytes(slot.staged);
     }
-    if (slot.staged.on_gpu) {
-      const bool deferred = slot.staged.deferred;
-      auto part = gpu_decode::DecodeOnDevice(slot.staged, error_flags_ + t, stream_);
-      in_flight_bytes += slot.staged.staging_bytes + slot.staged.aux_layout.total;
-      counts->uploaded_bytes += slot.staged.staging_bytes + slot.staged.aux_layout.total;
-      in_flight.push_back(std::move(slot.staged));
-      if (!part.ok() && deferred) {
-        // nvCOMP or the GPU page parse refused the pages: the host decodes the chunk, and
-        // reports any damage in its own words.
-        if (counts->gpu_decompress_fallbacks++ == 0) {
-          counts->first_fallback_reason = part.status().message();
+    size_t end = t + 1;  // slots [t, end) go to the device together
+    if (slot.staged.on_gpu && slot.staged.deferred) {
+      // Deferred chunks decode in groups (one nvCOMP batch and one page parse for the group): t
+      // and the deferred chunks after it that are staged already, within the in-flight budget.
+      std::vector<const StagedChunk*> group{&slot.staged};
+      std::vector<int32_t*> flags{error_flags_ + t};
+      int64_t group_bytes = PinnedBytes(slot.staged);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        while (end < slots_.size() && end - t < kMaxDeferredGroup && slots_[end].ready &&
+               slots_[end].status.ok() && slots_[end].staged.on_gpu &&
+               slots_[end].staged.deferred &&
+               group_bytes + PinnedBytes(slots_[end].staged) <= sync_bytes / 2) {
+          group_bytes += PinnedBytes(slots_[end].staged);
+          staged_ahead_bytes_ -= PinnedBytes(slots_[end].staged);
+          group.push_back(&slots_[end].staged);
+          flags.push_back(error_flags_ + end);
+          ++end;
         }
-        ColumnPtr column;
-        Status s = HostDecode(t, &column);
-        if (s.ok()) part = gpu::ColumnToDevice(*column, stream_);
-        if (!s.ok()) part = s;
-        if (part.ok()) {
-          parts_[t] = std::move(part).value();
-          ++counts->host_chunks;
-        }
-      } else if (part.ok()) {
-        parts_[t] = std::move(part).value();
-        ++counts->gpu_chunks;
-        counts->gpu_decompressed_chunks += deferred;
       }
-      if (!parts_[t]) {
+      auto decoded = gpu_decode::DecodeDeferredOnDevice(group, flags, stream_);
+      for (size_t u = t; u < end; ++u) {
+        in_flight_bytes += PinnedBytes(slots_[u].staged);
+        counts->uploaded_bytes += PinnedBytes(slots_[u].staged);
+        in_flight.push_back(std::move(slots_[u].staged));
+        Status placed = Place(u, std::move(decoded[u - t]), /*deferred=*/true, counts);
+        if (!placed.ok()) {
+          *error_slot = u;
+          return placed;
+        }
+      }
+    } else if (slot.staged.on_gpu) {
+      auto part = gpu_decode::DecodeOnDevice(slot.staged, error_flags_ + t, stream_);
+      in_flight_bytes += PinnedBytes(slot.staged);
+      counts->uploaded_bytes += PinnedBytes(slot.staged);
+      in_flight.push_back(std::move(slot.staged));
+      Status placed = Place(t, std::move(part), /*deferred=*/false, counts);
+      if (!placed.ok()) {
         *error_slot = t;
-        return part.status();
+        return placed;
       }
     } else {
       auto part = gpu::ColumnToDevice(*slot.host, stream_);
@@ -290,13 +309,35 @@ Status DeviceRead::Consume(DeviceDecodeCounts* counts, size_t* error_slot) {
       in_flight_bytes = 0;
     }
     std::lock_guard<std::mutex> lock(mutex_);
-    consumed_ = t + 1;
+    consumed_ = end;
     changed_.notify_all();
+    t = end;
   }
   const Clock::time_point start = Clock::now();
   Status synced = stream_.Synchronize();
   counts->wait_gpu_ms += MillisSince(start);
   return synced;
+}
+
+Status DeviceRead::Place(size_t t, Result<gpu::DeviceColumnPtr> part, bool deferred,
+                         DeviceDecodeCounts* counts) {
+  if (!part.ok() && deferred) {
+    // nvCOMP or the GPU page parse refused the pages: the host decodes the chunk, and reports
+    // any damage in its own words.
+    if (counts->gpu_decompress_fallbacks++ == 0) {
+      counts->first_fallback_reason = part.status().message();
+    }
+    ColumnPtr column;
+    TANDEM_RETURN_NOT_OK(HostDecode(t, &column));
+    TANDEM_ASSIGN_OR_RAISE(parts_[t], gpu::ColumnToDevice(*column, stream_));
+    ++counts->host_chunks;
+    return Status::OK();
+  }
+  TANDEM_RETURN_NOT_OK(part.status());
+  parts_[t] = std::move(part).value();
+  ++counts->gpu_chunks;
+  counts->gpu_decompressed_chunks += deferred;
+  return Status::OK();
 }
 
 Result<gpu::DeviceColumnPtr> DeviceRead::PartitionColumn(size_t k) const {

@@ -1,8 +1,8 @@
-// ParsePagesOnDevice (page_parse_kernels.h): one thread per page runs page_parse.h twice, first
-// counting (defined values, value runs, string positions), then, at the page's place in each
-// table (exclusive sums of the counts, taken on the host: a chunk has tens of pages), writing
-// its value runs, positions and validity bits. Pages share validity words at their edges, so
-// bits are set with atomicOr.
+// ParseChunksOnDevice (page_parse_kernels.h): one thread per page, the pages of many chunks in
+// one launch, runs page_parse.h twice, first counting (defined values, value runs, string
+// positions), then, at the page's place in each table (exclusive sums of the counts, taken on the
+// host: a batch has hundreds to thousands of pages), writing its value runs, positions and
+// validity bits. Pages share validity words at their edges, so bits are set with atomicOr.
 #include <algorithm>
 #include <vector>
 
@@ -58,42 +58,99 @@ __device__ void LevelRunValidity(const ValueRun& run, int64_t count, int64_t row
       });
 }
 
-__global__ void CountPages(const uint8_t* staging, const DevicePagePlan* pages, int64_t n_pages,
-                           DeviceColumnParse column, int level_width, PageCounts* counts) {
+// One page of the launch: where its chunk's bytes are and how its chunk is laid out.
+struct PageJob {
+  const uint8_t* staging;
+  DevicePagePlan plan;
+  DeviceColumnParse column;
+  int32_t level_width;
+};
+
+// Where the write pass puts one page: its chunk's first dense value index (chunk-relative, as
+// the run tables count), its first run and first position in the shared tables, and its chunk's
+// validity words (null: every row of the chunk is valid); skip: its chunk failed the count pass.
+struct PageTarget {
+  int64_t dense, run, position;
+  uint32_t* validity;
+  int32_t skip;
+};
+
+__global__ void CountPages(const PageJob* jobs, int64_t n_pages, PageCounts* counts) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n_pages;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const PageJob& job = jobs[i];
     PageCounts c;
     const PageParseResult r = ParsePage(
-        staging, pages[i], column, level_width, 0, 0, &c.defined, [](const ValueRun&, int64_t) {},
-        [&](const ValueRun&) { ++c.runs; }, [&](int64_t) { ++c.positions; });
+        job.staging, job.plan, job.column, job.level_width, 0, 0, &c.defined,
+        [](const ValueRun&, int64_t) {}, [&](const ValueRun&) { ++c.runs; },
+        [&](int64_t) { ++c.positions; });
     c.error = r.error;
     c.run_error = r.runs;
     counts[i] = c;
   }
 }
 
-// The write pass; bases[3 i ..] holds page i's first dense value, first run and first position.
-__global__ void WritePages(const uint8_t* staging, const DevicePagePlan* pages, int64_t n_pages,
-                           DeviceColumnParse column, int level_width, const int64_t* bases,
-                           ValueRun* runs, int64_t* positions, uint32_t* validity) {
+__global__ void WritePages(const PageJob* jobs, const PageTarget* targets, int64_t n_pages,
+                           ValueRun* runs, int64_t* positions) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n_pages;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const DevicePagePlan p = pages[i];
+    const PageTarget t = targets[i];
+    if (t.skip) continue;
+    const PageJob& job = jobs[i];
+    const DevicePagePlan& p = job.plan;
     int64_t defined = 0;
-    int64_t next_run = bases[3 * i + 1];
-    int64_t next_position = bases[3 * i + 2];
+    int64_t next_run = t.run;
+    int64_t next_position = t.position;
     ParsePage(
-        staging, p, column, level_width, bases[3 * i], next_position, &defined,
+        job.staging, p, job.column, job.level_width, t.dense, next_position, &defined,
         [&](const ValueRun& run, int64_t rows) {
-          if (validity) {
-            LevelRunValidity(run, rows, p.first_row + run.first, staging,
-                             column.max_definition_level, validity);
+          if (t.validity) {
+            LevelRunValidity(run, rows, p.first_row + run.first, job.staging,
+                             job.column.max_definition_level, t.validity);
           }
         },
         [&](const ValueRun& run) { runs[next_run++] = run; },
         [&](int64_t position) { positions[next_position++] = position; });
-    if (!p.has_levels && validity) SetBitRange(validity, p.first_row, p.num_values);
+    if (!p.has_levels && t.validity) SetBitRange(t.validity, p.first_row, p.num_values);
   }
+}
+
+// Allocates `count` elements of T (at least one) on `stream`.
+template <typename T>
+Result<DeviceBuffer> AllocateOf(int64_t count, const gpu::Stream& stream) {
+  return DeviceBuffer::Allocate(std::max<int64_t>(count, 1) * static_cast<int64_t>(sizeof(T)),
+                                stream);
+}
+
+// Uploads a host vector into a fresh device buffer.
+template <typename T>
+Result<DeviceBuffer> UploadVector(const std::vector<T>& v, const gpu::Stream& stream) {
+  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer d, AllocateOf<T>(static_cast<int64_t>(v.size()), stream));
+  if (!v.empty()) {
+    TANDEM_RETURN_NOT_OK(
+        gpu::CopyToDevice(d.data(), v.data(), static_cast<int64_t>(v.size() * sizeof(T)), stream));
+  }
+  return std::move(d);
+}
+
+// The host's checks of one chunk's plans before any page is parsed.
+Status CheckPlans(const ChunkPages& chunk) {
+  const std::vector<DevicePagePlan>& pages = *chunk.pages;
+  const int64_t staging_bytes = chunk.staging_bytes;
+  int64_t rows = 0;
+  for (size_t i = 0; i < pages.size(); ++i) {
+    const DevicePagePlan& p = pages[i];
+    auto outside = [&](int64_t at, int64_t bytes) {
+      return at < 0 || bytes < 0 || at > staging_bytes || bytes > staging_bytes - at;
+    };
+    if (outside(p.body, p.body_bytes) || (p.v2 && outside(p.v2_levels, p.v2_levels_bytes)) ||
+        p.num_values < 0 || p.first_row != rows) {
+      return Status::Invalid("page " + std::to_string(i) + ": outside the staged bytes");
+    }
+    rows += p.num_values;
+  }
+  if (rows != chunk.num_rows) return Status::Invalid("chunk rows differ from the row group's");
+  return Status::OK();
 }
 
 int LevelBitWidth(int max_def) {
@@ -104,84 +161,126 @@ int LevelBitWidth(int max_def) {
 
 }  // namespace
 
+Result<ParsedChunks> ParseChunksOnDevice(const std::vector<ChunkPages>& chunks,
+                                         const gpu::Stream& stream) {
+  ParsedChunks out;
+  out.chunks.resize(chunks.size());
+  std::vector<PageJob> jobs;
+  std::vector<size_t> owner;  // the chunk of each job
+  std::vector<size_t> first_job(chunks.size(), 0);
+  for (size_t k = 0; k < chunks.size(); ++k) {
+    ParsedChunk& parsed = out.chunks[k];
+    parsed.num_rows = chunks[k].num_rows;
+    first_job[k] = jobs.size();
+    parsed.status = CheckPlans(chunks[k]);
+    if (!parsed.status.ok()) continue;
+    const int level_width = LevelBitWidth(chunks[k].column.max_definition_level);
+    for (const DevicePagePlan& plan : *chunks[k].pages) {
+      jobs.push_back(PageJob{chunks[k].staging, plan, chunks[k].column, level_width});
+      owner.push_back(k);
+    }
+  }
+  const auto n_jobs = static_cast<int64_t>(jobs.size());
+  cudaStream_t s = CudaStream(stream);
+  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer device_jobs, UploadVector(jobs, stream));
+  std::vector<PageCounts> counts(jobs.size());
+  if (n_jobs > 0) {
+    TANDEM_ASSIGN_OR_RAISE(DeviceBuffer device_counts, AllocateOf<PageCounts>(n_jobs, stream));
+    CountPages<<<GridFor(n_jobs), kBlockThreads, 0, s>>>(device_jobs.data_as<PageJob>(), n_jobs,
+                                                         device_counts.data_as<PageCounts>());
+    TANDEM_RETURN_NOT_OK(LaunchStatus("page parse counts"));
+    TANDEM_RETURN_NOT_OK(gpu::CopyToHost(counts.data(), device_counts.data(),
+                                         n_jobs * static_cast<int64_t>(sizeof(PageCounts)),
+                                         stream));
+    TANDEM_RETURN_NOT_OK(stream.Synchronize());
+  }
+  // A chunk with a page that does not parse fails whole; the others get their places.
+  for (int64_t j = 0; j < n_jobs; ++j) {
+    const PageCounts& c = counts[static_cast<size_t>(j)];
+    ParsedChunk& parsed = out.chunks[owner[static_cast<size_t>(j)]];
+    if (c.error != PageParseError::kNone && parsed.status.ok()) {
+      const size_t page = static_cast<size_t>(j) - first_job[owner[static_cast<size_t>(j)]];
+      parsed.status = Status::Invalid("page " + std::to_string(page) + ": " +
+                                      PageParseErrorText(c.error, c.run_error));
+    }
+  }
+  std::vector<PageTarget> targets(jobs.size());
+  std::vector<int64_t> dense(chunks.size(), 0);
+  int64_t total_runs = 0, total_positions = 0, total_words = 0;
+  for (int64_t j = 0; j < n_jobs; ++j) {
+    const size_t k = owner[static_cast<size_t>(j)];
+    ParsedChunk& parsed = out.chunks[k];
+    PageTarget& t = targets[static_cast<size_t>(j)];
+    t.skip = !parsed.status.ok();
+    if (t.skip) continue;
+    const PageCounts& c = counts[static_cast<size_t>(j)];
+    if (static_cast<size_t>(j) == first_job[k]) {  // a chunk's pages are consecutive jobs
+      parsed.first_run = total_runs;
+      parsed.first_position = total_positions;
+    }
+    t.dense = dense[k];
+    t.run = total_runs;
+    t.position = total_positions;
+    dense[k] += c.defined;
+    parsed.num_runs += c.runs;
+    parsed.num_positions += c.positions;
+    total_runs += c.runs;
+    total_positions += c.positions;
+  }
+  for (size_t k = 0; k < chunks.size(); ++k) {
+    ParsedChunk& parsed = out.chunks[k];
+    if (!parsed.status.ok()) continue;
+    parsed.num_valid = dense[k];
+    if (parsed.num_valid != parsed.num_rows) {
+      parsed.first_validity_word = total_words;
+      total_words += (parsed.num_rows + 31) / 32;
+    }
+  }
+  TANDEM_ASSIGN_OR_RAISE(out.runs, AllocateOf<ValueRun>(total_runs, stream));
+  TANDEM_ASSIGN_OR_RAISE(out.positions, AllocateOf<int64_t>(total_positions, stream));
+  if (total_words > 0) {
+    TANDEM_ASSIGN_OR_RAISE(out.validity, AllocateOf<uint32_t>(total_words, stream));
+    TANDEM_RETURN_NOT_OK(gpu::MemsetDevice(out.validity.data(), 0, total_words * 4, stream));
+  }
+  for (int64_t j = 0; j < n_jobs; ++j) {
+    const ParsedChunk& parsed = out.chunks[owner[static_cast<size_t>(j)]];
+    targets[static_cast<size_t>(j)].validity =
+        parsed.first_validity_word >= 0
+            ? out.validity.data_as<uint32_t>() + parsed.first_validity_word
+            : nullptr;
+  }
+  if (n_jobs > 0) {
+    TANDEM_ASSIGN_OR_RAISE(DeviceBuffer device_targets, UploadVector(targets, stream));
+    WritePages<<<GridFor(n_jobs), kBlockThreads, 0, s>>>(
+        device_jobs.data_as<PageJob>(), device_targets.data_as<PageTarget>(), n_jobs,
+        out.runs.data_as<ValueRun>(), out.positions.data_as<int64_t>());
+    TANDEM_RETURN_NOT_OK(LaunchStatus("page parse"));
+  }
+  // The job and target tables are freed stream-ordered, after the write pass.
+  return std::move(out);
+}
+
 Result<DevicePageTables> ParsePagesOnDevice(const uint8_t* staging, int64_t staging_bytes,
                                             const std::vector<DevicePagePlan>& pages,
                                             const DeviceColumnParse& column, int64_t num_rows,
                                             const gpu::Stream& stream) {
-  const auto n_pages = static_cast<int64_t>(pages.size());
-  int64_t rows = 0;
-  for (int64_t i = 0; i < n_pages; ++i) {
-    const DevicePagePlan& p = pages[static_cast<size_t>(i)];
-    auto outside = [&](int64_t at, int64_t bytes) {
-      return at < 0 || bytes < 0 || at > staging_bytes || bytes > staging_bytes - at;
-    };
-    if (outside(p.body, p.body_bytes) || (p.v2 && outside(p.v2_levels, p.v2_levels_bytes)) ||
-        p.num_values < 0 || p.first_row != rows) {
-      return Status::Invalid("page " + std::to_string(i) + ": outside the staged bytes");
-    }
-    rows += p.num_values;
-  }
-  if (rows != num_rows) return Status::Invalid("chunk rows differ from the row group's");
+  ChunkPages chunk;
+  chunk.staging = staging;
+  chunk.staging_bytes = staging_bytes;
+  chunk.pages = &pages;
+  chunk.column = column;
+  chunk.num_rows = num_rows;
+  TANDEM_ASSIGN_OR_RAISE(ParsedChunks parsed, ParseChunksOnDevice({chunk}, stream));
+  const ParsedChunk& c = parsed.chunks[0];
+  TANDEM_RETURN_NOT_OK(c.status);
   DevicePageTables out;
+  out.runs = std::move(parsed.runs);
+  out.num_runs = c.num_runs;
+  out.positions = std::move(parsed.positions);
+  out.num_positions = c.num_positions;
+  if (c.first_validity_word >= 0) out.validity = std::move(parsed.validity);
   out.num_rows = num_rows;
-  cudaStream_t s = CudaStream(stream);
-  const int level_width = LevelBitWidth(column.max_definition_level);
-  const int64_t plan_bytes = std::max<int64_t>(n_pages, 1) * sizeof(DevicePagePlan);
-  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer plans, DeviceBuffer::Allocate(plan_bytes, stream));
-  if (n_pages > 0) {
-    TANDEM_RETURN_NOT_OK(
-        gpu::CopyToDevice(plans.data(), pages.data(), n_pages * sizeof(DevicePagePlan), stream));
-  }
-  TANDEM_ASSIGN_OR_RAISE(
-      DeviceBuffer counts,
-      DeviceBuffer::Allocate(std::max<int64_t>(n_pages, 1) * sizeof(PageCounts), stream));
-  std::vector<PageCounts> host_counts(static_cast<size_t>(n_pages));
-  if (n_pages > 0) {
-    CountPages<<<GridFor(n_pages), kBlockThreads, 0, s>>>(staging, plans.data_as<DevicePagePlan>(),
-                                                          n_pages, column, level_width,
-                                                          counts.data_as<PageCounts>());
-    TANDEM_RETURN_NOT_OK(LaunchStatus("page parse counts"));
-    TANDEM_RETURN_NOT_OK(
-        gpu::CopyToHost(host_counts.data(), counts.data(), n_pages * sizeof(PageCounts), stream));
-    TANDEM_RETURN_NOT_OK(stream.Synchronize());
-  }
-  std::vector<int64_t> bases(static_cast<size_t>(std::max<int64_t>(n_pages, 1)) * 3, 0);
-  for (int64_t i = 0; i < n_pages; ++i) {
-    const PageCounts& c = host_counts[static_cast<size_t>(i)];
-    if (c.error != PageParseError::kNone) {
-      return Status::Invalid("page " + std::to_string(i) + ": " +
-                             PageParseErrorText(c.error, c.run_error));
-    }
-    bases[3 * i] = out.num_valid;
-    bases[3 * i + 1] = out.num_runs;
-    bases[3 * i + 2] = out.num_positions;
-    out.num_valid += c.defined;
-    out.num_runs += c.runs;
-    out.num_positions += c.positions;
-  }
-  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer device_bases,
-                         DeviceBuffer::Allocate(bases.size() * sizeof(int64_t), stream));
-  TANDEM_RETURN_NOT_OK(
-      gpu::CopyToDevice(device_bases.data(), bases.data(), bases.size() * sizeof(int64_t), stream));
-  TANDEM_ASSIGN_OR_RAISE(
-      out.runs,
-      DeviceBuffer::Allocate(std::max<int64_t>(out.num_runs, 1) * sizeof(ValueRun), stream));
-  TANDEM_ASSIGN_OR_RAISE(
-      out.positions,
-      DeviceBuffer::Allocate(std::max<int64_t>(out.num_positions, 1) * sizeof(int64_t), stream));
-  const bool nullable = out.num_valid != num_rows;
-  if (nullable) {
-    const int64_t words = (num_rows + 31) / 32;
-    TANDEM_ASSIGN_OR_RAISE(out.validity, DeviceBuffer::Allocate(words * 4, stream));
-    TANDEM_RETURN_NOT_OK(gpu::MemsetDevice(out.validity.data(), 0, words * 4, stream));
-  }
-  if (n_pages > 0) {
-    WritePages<<<GridFor(n_pages), kBlockThreads, 0, s>>>(
-        staging, plans.data_as<DevicePagePlan>(), n_pages, column, level_width,
-        device_bases.data_as<int64_t>(), out.runs.data_as<ValueRun>(),
-        out.positions.data_as<int64_t>(), nullable ? out.validity.data_as<uint32_t>() : nullptr);
-    TANDEM_RETURN_NOT_OK(LaunchStatus("page parse"));
-  }
+  out.num_valid = c.num_valid;
   return std::move(out);
 }
 

@@ -2,10 +2,11 @@
 // stored) turned into the run tables, string positions and validity bitmap that the decode
 // kernels read (decode_kernels.h), without the host seeing a page's bytes: each page is parsed
 // by one GPU thread with the host staging's own parse (page_parse.h), in two passes (count, then
-// write where an exclusive scan of the counts puts each page). The host knows only what the page
-// headers say (DevicePagePlan). Flat columns, RLE definition levels (the deprecated BIT_PACKED
-// levels stay on the host). Not yet wired into the scan: tests/gpu/page_parse_gpu_test.cc checks
-// it against the host staging.
+// write where an exclusive scan of the counts puts each page); the pages of many chunks go in
+// one launch of each pass. The host knows only what the page headers say (DevicePagePlan). Flat
+// columns, RLE definition levels (the deprecated BIT_PACKED levels stay on the host). The scan's
+// GPU decompression (decode_kernels.h) uses it; tests/gpu/page_parse_gpu_test.cc checks it against
+// the host staging.
 // Without CUDA, ParsePagesOnDevice returns Unsupported("no CUDA device").
 #pragma once
 
@@ -19,7 +20,39 @@
 
 namespace tandem::parquet::gpu_decode {
 
-// The tables of one chunk, in device memory (the decode kernels' inputs).
+// One chunk's pages for ParseChunksOnDevice: its bodies lie in `staging` (device memory).
+struct ChunkPages {
+  const uint8_t* staging = nullptr;
+  int64_t staging_bytes = 0;
+  const std::vector<DevicePagePlan>* pages = nullptr;
+  DeviceColumnParse column;
+  int64_t num_rows = 0;
+};
+
+// One chunk's tables, at these places in ParsedChunks' shared buffers.
+struct ParsedChunk {
+  Status status;  // Invalid naming the first page that does not parse; its tables are empty
+  int64_t first_run = 0, num_runs = 0;            // ValueRun, sorted by first
+  int64_t first_position = 0, num_positions = 0;  // staging offset of each PLAIN byte array
+  int64_t first_validity_word = -1;  // LSB bitmap of num_rows bits in 32-bit words; -1: all valid
+  int64_t num_rows = 0, num_valid = 0;
+};
+
+// The tables of several chunks parsed together (the decode kernels' inputs).
+struct ParsedChunks {
+  gpu::DeviceBuffer runs, positions, validity;
+  std::vector<ParsedChunk> chunks;
+};
+
+// Parses the pages of every chunk in one count pass, one synchronization and one write pass.
+// A chunk whose plans fall outside its staging, whose pages do not add up to its rows, or one of
+// whose pages does not parse gets an Invalid status in the host staging's words ("page 3: RLE
+// data ends inside a repeated run"); the caller then decodes that chunk on the host, which reports
+// the damage as a host read does. The result's error is a CUDA or allocation failure.
+Result<ParsedChunks> ParseChunksOnDevice(const std::vector<ChunkPages>& chunks,
+                                         const gpu::Stream& stream);
+
+// The tables of one chunk, in device memory.
 struct DevicePageTables {
   gpu::DeviceBuffer runs;  // ValueRun[num_runs], sorted by first
   int64_t num_runs = 0;
@@ -30,10 +63,7 @@ struct DevicePageTables {
   int64_t num_valid = 0;
 };
 
-// Parses `pages` of one chunk (num_rows rows in all) whose bodies lie in `staging` (device
-// memory) and synchronizes once. Invalid naming the first page that does not parse, in the host
-// staging's words ("page 3: RLE data ends inside a repeated run"); the caller then decodes the
-// chunk on the host, which reports the damage as a host read does.
+// ParseChunksOnDevice of one chunk, its error as the result's.
 Result<DevicePageTables> ParsePagesOnDevice(const uint8_t* staging, int64_t staging_bytes,
                                             const std::vector<DevicePagePlan>& pages,
                                             const DeviceColumnParse& column, int64_t num_rows,

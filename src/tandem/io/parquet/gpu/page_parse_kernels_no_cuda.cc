@@ -3,6 +3,10 @@
 
 namespace tandem::parquet::gpu_decode {
 
+Result<ParsedChunks> ParseChunksOnDevice(const std::vector<ChunkPages>&, const gpu::Stream&) {
+  return Status::Unsupported("no CUDA device");
+}
+
 Result<DevicePageTables> ParsePagesOnDevice(const uint8_t*, int64_t,
                                             const std::vector<DevicePagePlan>&,
                                             const DeviceColumnParse&, int64_t, const gpu::Stream&) {
