@@ -319,46 +319,49 @@ TEST(ParquetDeviceReader, DeferredChunksDecodeAsOneGroup) {
     return true;
   });
   ASSERT_GT(staged.size(), 20u);
-  // The first page's length prefix (a varint) names another size: the host framing check refuses
-  // the batch, and only this chunk should fail when retried alone.
-  const size_t bad = staged.size() / 2;
-  staged[bad].chunk->staging[staged[bad].chunk->compressed_pages[0].from] ^= 0x3f;
   auto stream = gpu::Stream::Create();
   ASSERT_TRUE(stream.ok()) << stream.status().ToString();
   auto flags = gpu::DeviceBuffer::Allocate(static_cast<int64_t>(staged.size()) * 4, *stream);
   ASSERT_TRUE(flags.ok());
-  ASSERT_TRUE(gpu::MemsetDevice(flags->data(), 0, flags->size(), *stream).ok());
   std::vector<const gpu_decode::StagedChunk*> group;
   std::vector<int32_t*> error_flags;
   for (size_t i = 0; i < staged.size(); ++i) {
     group.push_back(staged[i].chunk.get());
     error_flags.push_back(flags->data_as<int32_t>() + i);
   }
-  auto decoded = gpu_decode::DecodeDeferredOnDevice(group, error_flags, *stream);
-  ASSERT_EQ(decoded.size(), staged.size());
-  for (size_t i = 0; i < staged.size(); ++i) {
-    const std::string what = "chunk " + std::to_string(i) + " (column " +
-                             std::to_string(staged[i].column) + ", first row " +
-                             std::to_string(staged[i].first_row) + ")";
-    if (i == bad) {
-      EXPECT_FALSE(decoded[i].ok()) << what << " was damaged";
-      continue;
+  // First every chunk as it was staged (one batch, one parse); then with the first page's length
+  // prefix (a varint) of one chunk naming another size: the host framing check refuses the batch,
+  // and only that chunk should fail once its chunks are retried alone.
+  const size_t bad = staged.size() / 2;
+  for (bool damaged : {false, true}) {
+    if (damaged) staged[bad].chunk->staging[staged[bad].chunk->compressed_pages[0].from] ^= 0x3f;
+    ASSERT_TRUE(gpu::MemsetDevice(flags->data(), 0, flags->size(), *stream).ok());
+    auto decoded = gpu_decode::DecodeDeferredOnDevice(group, error_flags, *stream);
+    ASSERT_EQ(decoded.size(), staged.size());
+    for (size_t i = 0; i < staged.size(); ++i) {
+      const std::string what = std::string(damaged ? "damaged batch, " : "") + "chunk " +
+                               std::to_string(i) + " (column " + std::to_string(staged[i].column) +
+                               ", first row " + std::to_string(staged[i].first_row) + ")";
+      if (damaged && i == bad) {
+        EXPECT_FALSE(decoded[i].ok()) << what << " was damaged";
+        continue;
+      }
+      ASSERT_TRUE(decoded[i].ok()) << what << ": " << decoded[i].status().ToString();
+      auto back = gpu::ColumnToHost(**decoded[i], *stream);
+      ASSERT_TRUE(back.ok()) << back.status().ToString();
+      const Field field = host->schema.field(static_cast<int>(staged[i].column));
+      ColumnBuilder slice(field.type, staged[i].rows);
+      for (int64_t r = 0; r < staged[i].rows; ++r) {
+        slice.AppendFrom(*expected->column(static_cast<int>(staged[i].column)),
+                         staged[i].first_row + r);
+      }
+      ExpectSameColumn(slice.Finish(), *back, field, what);
     }
-    ASSERT_TRUE(decoded[i].ok()) << what << ": " << decoded[i].status().ToString();
-    auto back = gpu::ColumnToHost(**decoded[i], *stream);
-    ASSERT_TRUE(back.ok()) << back.status().ToString();
-    const Field field = host->schema.field(static_cast<int>(staged[i].column));
-    ColumnBuilder slice(field.type, staged[i].rows);
-    for (int64_t r = 0; r < staged[i].rows; ++r) {
-      slice.AppendFrom(*expected->column(static_cast<int>(staged[i].column)),
-                       staged[i].first_row + r);
-    }
-    ExpectSameColumn(slice.Finish(), *back, field, what);
+    std::vector<int32_t> host_flags(staged.size());
+    ASSERT_TRUE(gpu::CopyToHost(host_flags.data(), flags->data(), flags->size(), *stream).ok());
+    ASSERT_TRUE(stream->Synchronize().ok());
+    for (size_t i = 0; i < staged.size(); ++i) EXPECT_EQ(host_flags[i], 0) << "chunk " << i;
   }
-  std::vector<int32_t> host_flags(staged.size());
-  ASSERT_TRUE(gpu::CopyToHost(host_flags.data(), flags->data(), flags->size(), *stream).ok());
-  ASSERT_TRUE(stream->Synchronize().ok());
-  for (size_t i = 0; i < staged.size(); ++i) EXPECT_EQ(host_flags[i], 0) << "chunk " << i;
   fs::remove_all(dir);
 }
 
