@@ -1,10 +1,10 @@
 // A chunk staged with deferred decompression (chunk_staging.h) carried through on the host as
 // the GPU carries it: the device staging's image laid out from `staging` (direct bytes,
 // decompressed pages, the compressed bytes), each compressed page decompressed by the host codec
-// into its place, the plans checked against the image as ParsePagesOnDevice checks them, and every
-// page parsed by ParsePage (the GPU parse's own per-page function). The image is exactly the
-// device staging's size, so under ASan a parse that would read past the device buffer fails.
-// Used by the GPU Parquet tests and by the staging damage test (tests/unit).
+// into its place, the plans checked against the image as ParseChunksOnDevice checks them
+// (CheckPagePlans), and every page parsed by ParsePage (the GPU parse's own per-page function). The
+// image is exactly the device staging's size, so under ASan a parse that would read past the device
+// buffer fails. Used by the GPU Parquet tests and by the staging damage test (tests/unit).
 #pragma once
 
 #include <cstring>
@@ -14,6 +14,7 @@
 #include "tandem/common/bit_util.h"
 #include "tandem/io/parquet/codec.h"
 #include "tandem/io/parquet/gpu/chunk_staging.h"
+#include "tandem/io/parquet/gpu/page_batch.h"
 #include "tandem/io/parquet/gpu/page_parse.h"
 
 namespace tandem::parquet {
@@ -54,17 +55,8 @@ inline std::string CarryDeferredOnHost(const gpu_decode::StagedChunk& d,
                                  page.out_bytes);
     if (!st.ok()) return "decompression: " + st.ToString();
   }
-  auto outside = [&](int64_t at, int64_t bytes) {
-    return at < 0 || bytes < 0 || at > total || bytes > total - at;
-  };
-  int64_t rows = 0;
-  for (const DevicePagePlan& p : d.page_plans) {
-    if (outside(p.body, p.body_bytes) || (p.v2 && outside(p.v2_levels, p.v2_levels_bytes)) ||
-        p.num_values < 0 || p.first_row != rows) {
-      return "a page plan outside the staged bytes";
-    }
-    rows += p.num_values;
-  }
+  const Status plans = gpu_decode::CheckPagePlans(d.page_plans, total, d.num_rows);
+  if (!plans.ok()) return "page plans: " + plans.message();
   int width = 0;
   while ((int64_t{1} << width) <= d.parse.max_definition_level) ++width;
   *out = DescribedLike(d);

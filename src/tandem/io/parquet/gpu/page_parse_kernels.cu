@@ -19,15 +19,6 @@ using gpu::GridFor;
 using gpu::kBlockThreads;
 using gpu::LaunchStatus;
 
-// Per page: what the count pass found (the write pass reads the bases from these, summed).
-struct PageCounts {
-  int64_t defined = 0;
-  int64_t runs = 0;
-  int64_t positions = 0;
-  PageParseError error = PageParseError::kNone;
-  HybridRunError run_error = HybridRunError::kNone;
-};
-
 // Sets bits [first, first + count) of a bitmap of 32-bit words.
 __device__ void SetBitRange(uint32_t* words, int64_t first, int64_t count) {
   int64_t bit = first;
@@ -66,15 +57,6 @@ struct PageJob {
   int32_t level_width;
 };
 
-// Where the write pass puts one page: its chunk's first dense value index (chunk-relative, as
-// the run tables count), its first run and first position in the shared tables, and its chunk's
-// validity words (null: every row of the chunk is valid); skip: its chunk failed the count pass.
-struct PageTarget {
-  int64_t dense, run, position;
-  uint32_t* validity;
-  int32_t skip;
-};
-
 __global__ void CountPages(const PageJob* jobs, int64_t n_pages, PageCounts* counts) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n_pages;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -91,27 +73,28 @@ __global__ void CountPages(const PageJob* jobs, int64_t n_pages, PageCounts* cou
 }
 
 __global__ void WritePages(const PageJob* jobs, const PageTarget* targets, int64_t n_pages,
-                           ValueRun* runs, int64_t* positions) {
+                           ValueRun* runs, int64_t* positions, uint32_t* validity_words) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n_pages;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const PageTarget t = targets[i];
     if (t.skip) continue;
     const PageJob& job = jobs[i];
+    uint32_t* validity = t.validity_word >= 0 ? validity_words + t.validity_word : nullptr;
     const DevicePagePlan& p = job.plan;
     int64_t defined = 0;
     int64_t next_run = t.run;
     int64_t next_position = t.position;
     ParsePage(
-        job.staging, p, job.column, job.level_width, t.dense, next_position, &defined,
+        job.staging, p, job.column, job.level_width, t.dense, t.chunk_position, &defined,
         [&](const ValueRun& run, int64_t rows) {
-          if (t.validity) {
+          if (validity) {
             LevelRunValidity(run, rows, p.first_row + run.first, job.staging,
-                             job.column.max_definition_level, t.validity);
+                             job.column.max_definition_level, validity);
           }
         },
         [&](const ValueRun& run) { runs[next_run++] = run; },
         [&](int64_t position) { positions[next_position++] = position; });
-    if (!p.has_levels && t.validity) SetBitRange(t.validity, p.first_row, p.num_values);
+    if (!p.has_levels && validity) SetBitRange(validity, p.first_row, p.num_values);
   }
 }
 
@@ -133,26 +116,6 @@ Result<DeviceBuffer> UploadVector(const std::vector<T>& v, const gpu::Stream& st
   return std::move(d);
 }
 
-// The host's checks of one chunk's plans before any page is parsed.
-Status CheckPlans(const ChunkPages& chunk) {
-  const std::vector<DevicePagePlan>& pages = *chunk.pages;
-  const int64_t staging_bytes = chunk.staging_bytes;
-  int64_t rows = 0;
-  for (size_t i = 0; i < pages.size(); ++i) {
-    const DevicePagePlan& p = pages[i];
-    auto outside = [&](int64_t at, int64_t bytes) {
-      return at < 0 || bytes < 0 || at > staging_bytes || bytes > staging_bytes - at;
-    };
-    if (outside(p.body, p.body_bytes) || (p.v2 && outside(p.v2_levels, p.v2_levels_bytes)) ||
-        p.num_values < 0 || p.first_row != rows) {
-      return Status::Invalid("page " + std::to_string(i) + ": outside the staged bytes");
-    }
-    rows += p.num_values;
-  }
-  if (rows != chunk.num_rows) return Status::Invalid("chunk rows differ from the row group's");
-  return Status::OK();
-}
-
 int LevelBitWidth(int max_def) {
   int width = 0;
   while ((int64_t{1} << width) <= max_def) ++width;
@@ -172,7 +135,7 @@ Result<ParsedChunks> ParseChunksOnDevice(const std::vector<ChunkPages>& chunks,
     ParsedChunk& parsed = out.chunks[k];
     parsed.num_rows = chunks[k].num_rows;
     first_job[k] = jobs.size();
-    parsed.status = CheckPlans(chunks[k]);
+    parsed.status = CheckPagePlans(*chunks[k].pages, chunks[k].staging_bytes, chunks[k].num_rows);
     if (!parsed.status.ok()) continue;
     const int level_width = LevelBitWidth(chunks[k].column.max_definition_level);
     for (const DevicePagePlan& plan : *chunks[k].pages) {
@@ -194,66 +157,20 @@ Result<ParsedChunks> ParseChunksOnDevice(const std::vector<ChunkPages>& chunks,
                                          stream));
     TANDEM_RETURN_NOT_OK(stream.Synchronize());
   }
-  // A chunk with a page that does not parse fails whole; the others get their places.
-  for (int64_t j = 0; j < n_jobs; ++j) {
-    const PageCounts& c = counts[static_cast<size_t>(j)];
-    ParsedChunk& parsed = out.chunks[owner[static_cast<size_t>(j)]];
-    if (c.error != PageParseError::kNone && parsed.status.ok()) {
-      const size_t page = static_cast<size_t>(j) - first_job[owner[static_cast<size_t>(j)]];
-      parsed.status = Status::Invalid("page " + std::to_string(page) + ": " +
-                                      PageParseErrorText(c.error, c.run_error));
-    }
-  }
-  std::vector<PageTarget> targets(jobs.size());
-  std::vector<int64_t> dense(chunks.size(), 0);
-  int64_t total_runs = 0, total_positions = 0, total_words = 0;
-  for (int64_t j = 0; j < n_jobs; ++j) {
-    const size_t k = owner[static_cast<size_t>(j)];
-    ParsedChunk& parsed = out.chunks[k];
-    PageTarget& t = targets[static_cast<size_t>(j)];
-    t.skip = !parsed.status.ok();
-    if (t.skip) continue;
-    const PageCounts& c = counts[static_cast<size_t>(j)];
-    if (static_cast<size_t>(j) == first_job[k]) {  // a chunk's pages are consecutive jobs
-      parsed.first_run = total_runs;
-      parsed.first_position = total_positions;
-    }
-    t.dense = dense[k];
-    t.run = total_runs;
-    t.position = total_positions;
-    dense[k] += c.defined;
-    parsed.num_runs += c.runs;
-    parsed.num_positions += c.positions;
-    total_runs += c.runs;
-    total_positions += c.positions;
-  }
-  for (size_t k = 0; k < chunks.size(); ++k) {
-    ParsedChunk& parsed = out.chunks[k];
-    if (!parsed.status.ok()) continue;
-    parsed.num_valid = dense[k];
-    if (parsed.num_valid != parsed.num_rows) {
-      parsed.first_validity_word = total_words;
-      total_words += (parsed.num_rows + 31) / 32;
-    }
-  }
-  TANDEM_ASSIGN_OR_RAISE(out.runs, AllocateOf<ValueRun>(total_runs, stream));
-  TANDEM_ASSIGN_OR_RAISE(out.positions, AllocateOf<int64_t>(total_positions, stream));
-  if (total_words > 0) {
-    TANDEM_ASSIGN_OR_RAISE(out.validity, AllocateOf<uint32_t>(total_words, stream));
-    TANDEM_RETURN_NOT_OK(gpu::MemsetDevice(out.validity.data(), 0, total_words * 4, stream));
-  }
-  for (int64_t j = 0; j < n_jobs; ++j) {
-    const ParsedChunk& parsed = out.chunks[owner[static_cast<size_t>(j)]];
-    targets[static_cast<size_t>(j)].validity =
-        parsed.first_validity_word >= 0
-            ? out.validity.data_as<uint32_t>() + parsed.first_validity_word
-            : nullptr;
+  const BatchLayout layout = PlaceBatch(counts, owner, first_job, &out.chunks);
+  TANDEM_ASSIGN_OR_RAISE(out.runs, AllocateOf<ValueRun>(layout.runs, stream));
+  TANDEM_ASSIGN_OR_RAISE(out.positions, AllocateOf<int64_t>(layout.positions, stream));
+  if (layout.validity_words > 0) {
+    TANDEM_ASSIGN_OR_RAISE(out.validity, AllocateOf<uint32_t>(layout.validity_words, stream));
+    TANDEM_RETURN_NOT_OK(
+        gpu::MemsetDevice(out.validity.data(), 0, layout.validity_words * 4, stream));
   }
   if (n_jobs > 0) {
-    TANDEM_ASSIGN_OR_RAISE(DeviceBuffer device_targets, UploadVector(targets, stream));
+    TANDEM_ASSIGN_OR_RAISE(DeviceBuffer device_targets, UploadVector(layout.targets, stream));
     WritePages<<<GridFor(n_jobs), kBlockThreads, 0, s>>>(
         device_jobs.data_as<PageJob>(), device_targets.data_as<PageTarget>(), n_jobs,
-        out.runs.data_as<ValueRun>(), out.positions.data_as<int64_t>());
+        out.runs.data_as<ValueRun>(), out.positions.data_as<int64_t>(),
+        out.validity.data_as<uint32_t>());
     TANDEM_RETURN_NOT_OK(LaunchStatus("page parse"));
   }
   // The job and target tables are freed stream-ordered, after the write pass.

@@ -16,6 +16,7 @@
 
 #include "tandem/common/status.h"
 #include "tandem/gpu/runtime.h"
+#include "tandem/io/parquet/gpu/page_batch.h"
 #include "tandem/io/parquet/gpu/page_parse.h"
 
 namespace tandem::parquet::gpu_decode {
@@ -27,15 +28,6 @@ struct ChunkPages {
   const std::vector<DevicePagePlan>* pages = nullptr;
   DeviceColumnParse column;
   int64_t num_rows = 0;
-};
-
-// One chunk's tables, at these places in ParsedChunks' shared buffers.
-struct ParsedChunk {
-  Status status;  // Invalid naming the first page that does not parse; its tables are empty
-  int64_t first_run = 0, num_runs = 0;            // ValueRun, sorted by first
-  int64_t first_position = 0, num_positions = 0;  // staging offset of each PLAIN byte array
-  int64_t first_validity_word = -1;  // LSB bitmap of num_rows bits in 32-bit words; -1: all valid
-  int64_t num_rows = 0, num_valid = 0;
 };
 
 // The tables of several chunks parsed together (the decode kernels' inputs).
