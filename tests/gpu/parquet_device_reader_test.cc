@@ -349,13 +349,9 @@ TEST(ParquetDeviceReader, DeferredChunksDecodeAsOneGroup) {
       ASSERT_TRUE(decoded[i].ok()) << what << ": " << decoded[i].status().ToString();
       auto back = gpu::ColumnToHost(**decoded[i], *stream);
       ASSERT_TRUE(back.ok()) << back.status().ToString();
-      const Field field = host->schema.field(static_cast<int>(staged[i].column));
-      ColumnBuilder slice(field.type, staged[i].rows);
-      for (int64_t r = 0; r < staged[i].rows; ++r) {
-        slice.AppendFrom(*expected->column(static_cast<int>(staged[i].column)),
-                         staged[i].first_row + r);
-      }
-      ExpectSameColumn(slice.Finish(), *back, field, what);
+      const auto col = static_cast<int>(staged[i].column);
+      ExpectSameColumn(RowsOf(*expected->column(col), staged[i].first_row, staged[i].rows), *back,
+                       host->schema.field(col), what);
     }
     std::vector<int32_t> host_flags(staged.size());
     ASSERT_TRUE(gpu::CopyToHost(host_flags.data(), flags->data(), flags->size(), *stream).ok());
@@ -381,11 +377,8 @@ int64_t StagedChunksMatchHost(const std::string& path) {
         gpu_decode::StageColumnChunk(chunk, length, md, leaf, rg.num_rows, /*pinned=*/false, &c);
         if (!c.on_gpu) return false;
         const Field field = host->schema.field(static_cast<int>(col));
-        ColumnBuilder slice(field.type, rg.num_rows);
-        for (int64_t i = 0; i < rg.num_rows; ++i) {
-          slice.AppendFrom(*expected->column(static_cast<int>(col)), first_row + i);
-        }
-        ExpectSameColumn(slice.Finish(), ExpandOnHost(c), field, path + " (staged on the host)");
+        ExpectSameColumn(RowsOf(*expected->column(static_cast<int>(col)), first_row, rg.num_rows),
+                         ExpandOnHost(c), field, path + " (staged on the host)");
         return true;
       });
 }

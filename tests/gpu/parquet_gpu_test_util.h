@@ -333,6 +333,13 @@ int64_t CountChunks(const std::string& path, Visit&& visit) {
   return count;
 }
 
+// Rows [first, first + count) of `column` as a column of their own.
+inline ColumnPtr RowsOf(const Column& column, int64_t first, int64_t count) {
+  ColumnBuilder rows(column.type(), count);
+  for (int64_t i = 0; i < count; ++i) rows.AppendFrom(column, first + i);
+  return rows.Finish();
+}
+
 // ExpectSameTable for two columns of `field`.
 inline void ExpectSameColumn(const ColumnPtr& want, const ColumnPtr& got, const Field& field,
                              const std::string& what) {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tandem/common/status.h"
 
@@ -138,5 +139,15 @@ Status CopyToDevice(void* device_dst, const void* host_src, int64_t bytes, const
 Status CopyToHost(void* host_dst, const void* device_src, int64_t bytes, const Stream& stream);
 Status CopyDeviceToDevice(void* dst, const void* src, int64_t bytes, const Stream& stream);
 Status MemsetDevice(void* dst, int value, int64_t bytes, const Stream& stream);
+
+// A fresh device buffer holding `host` (16 bytes when it is empty, so that it has an address).
+template <typename T>
+Result<DeviceBuffer> UploadVector(const std::vector<T>& host, const Stream& stream) {
+  const auto bytes = static_cast<int64_t>(host.size() * sizeof(T));
+  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer buffer,
+                         DeviceBuffer::Allocate(bytes > 0 ? bytes : 16, stream));
+  if (bytes > 0) TANDEM_RETURN_NOT_OK(CopyToDevice(buffer.data(), host.data(), bytes, stream));
+  return std::move(buffer);
+}
 
 }  // namespace tandem::gpu

@@ -48,14 +48,6 @@ Status CudaCheck(cudaError_t err, const char* what) {
   return Status::IOError(std::string("CUDA ") + what + ": " + cudaGetErrorString(err));
 }
 
-template <typename T>
-Result<DeviceBuffer> Upload(const std::vector<T>& host, const Stream& stream) {
-  const int64_t bytes = static_cast<int64_t>(host.size() * sizeof(T));
-  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer buf, DeviceBuffer::Allocate(bytes > 0 ? bytes : 16, stream));
-  if (bytes > 0) TANDEM_RETURN_NOT_OK(CopyToDevice(buf.data(), host.data(), bytes, stream));
-  return std::move(buf);
-}
-
 }  // namespace
 
 namespace internal {
@@ -90,12 +82,12 @@ Result<DeviceProgram> PrepareProgram(const Expr& expr, bool selection, const Dev
     v.type = in.a;
     v.wide = c.type.is_wide_decimal() ? 1 : 0;
   }
-  TANDEM_ASSIGN_OR_RAISE(dp.code, Upload(dp.program.code, stream));
-  TANDEM_ASSIGN_OR_RAISE(dp.consts, Upload(dp.program.consts, stream));
-  TANDEM_ASSIGN_OR_RAISE(dp.pool, Upload(dp.program.pool, stream));
-  TANDEM_ASSIGN_OR_RAISE(dp.cols, Upload(views, stream));
+  TANDEM_ASSIGN_OR_RAISE(dp.code, UploadVector(dp.program.code, stream));
+  TANDEM_ASSIGN_OR_RAISE(dp.consts, UploadVector(dp.program.consts, stream));
+  TANDEM_ASSIGN_OR_RAISE(dp.pool, UploadVector(dp.program.pool, stream));
+  TANDEM_ASSIGN_OR_RAISE(dp.cols, UploadVector(views, stream));
   const std::vector<DeviceStatus> init{DeviceStatus{~0ull, 0}};
-  TANDEM_ASSIGN_OR_RAISE(dp.status, Upload(init, stream));
+  TANDEM_ASSIGN_OR_RAISE(dp.status, UploadVector(init, stream));
   dp.params.code = dp.code.data_as<internal::Instr>();
   dp.params.ncode = static_cast<int32_t>(dp.program.code.size());
   dp.params.consts = dp.consts.data_as<internal::ConstVal>();

@@ -105,17 +105,6 @@ Result<DeviceBuffer> AllocateOf(int64_t count, const gpu::Stream& stream) {
                                 stream);
 }
 
-// Uploads a host vector into a fresh device buffer.
-template <typename T>
-Result<DeviceBuffer> UploadVector(const std::vector<T>& v, const gpu::Stream& stream) {
-  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer d, AllocateOf<T>(static_cast<int64_t>(v.size()), stream));
-  if (!v.empty()) {
-    TANDEM_RETURN_NOT_OK(
-        gpu::CopyToDevice(d.data(), v.data(), static_cast<int64_t>(v.size() * sizeof(T)), stream));
-  }
-  return std::move(d);
-}
-
 int LevelBitWidth(int max_def) {
   int width = 0;
   while ((int64_t{1} << width) <= max_def) ++width;
@@ -145,7 +134,7 @@ Result<ParsedChunks> ParseChunksOnDevice(const std::vector<ChunkPages>& chunks,
   }
   const auto n_jobs = static_cast<int64_t>(jobs.size());
   cudaStream_t s = CudaStream(stream);
-  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer device_jobs, UploadVector(jobs, stream));
+  TANDEM_ASSIGN_OR_RAISE(DeviceBuffer device_jobs, gpu::UploadVector(jobs, stream));
   std::vector<PageCounts> counts(jobs.size());
   if (n_jobs > 0) {
     TANDEM_ASSIGN_OR_RAISE(DeviceBuffer device_counts, AllocateOf<PageCounts>(n_jobs, stream));
@@ -166,7 +155,7 @@ Result<ParsedChunks> ParseChunksOnDevice(const std::vector<ChunkPages>& chunks,
         gpu::MemsetDevice(out.validity.data(), 0, layout.validity_words * 4, stream));
   }
   if (n_jobs > 0) {
-    TANDEM_ASSIGN_OR_RAISE(DeviceBuffer device_targets, UploadVector(layout.targets, stream));
+    TANDEM_ASSIGN_OR_RAISE(DeviceBuffer device_targets, gpu::UploadVector(layout.targets, stream));
     WritePages<<<GridFor(n_jobs), kBlockThreads, 0, s>>>(
         device_jobs.data_as<PageJob>(), device_targets.data_as<PageTarget>(), n_jobs,
         out.runs.data_as<ValueRun>(), out.positions.data_as<int64_t>(),
